@@ -1,0 +1,83 @@
+/**
+ * Shared building blocks of the contract: identifiers, money, pagination, timestamps.
+ * Money is exact: lamports and token base units decode to `bigint` and encode back to a JSON
+ * integer while it is a safe integer, else to a decimal string.
+ */
+import * as Schema from "effect/Schema"
+
+export const Uuid = Schema.UUID.annotations({ identifier: "Uuid", message: () => "must be a UUID" })
+
+/** A base58 Solana address (32 bytes): 32-44 characters of the base58 alphabet. */
+export const Base58Address = Schema.String.pipe(
+  Schema.pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, { message: () => "must be a base58 address" })
+).annotations({ identifier: "Base58Address" })
+
+export const Timestamp = Schema.String.annotations({ identifier: "Timestamp", description: "ISO 8601" })
+
+const DecimalDigits = Schema.String.pipe(
+  Schema.pattern(/^(0|[1-9][0-9]{0,29})$/, { message: () => "must be a non-negative integer string" })
+)
+const SafeNonNegativeInt = Schema.Number.pipe(
+  Schema.int({ message: () => "must be an integer" }),
+  Schema.nonNegative({ message: () => "must not be negative" }),
+  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { message: () => "is too large for a JSON number; send a decimal string" })
+)
+
+/**
+ * A non-negative amount in base units (lamports or token units): accepts a JSON integer or a decimal
+ * string, decodes to bigint; encodes to a number when safe, else a string.
+ */
+export const Amount = Schema.transform(
+  Schema.Union(SafeNonNegativeInt, DecimalDigits),
+  Schema.BigIntFromSelf,
+  {
+    strict: true,
+    decode: (input) => BigInt(input),
+    encode: (value) => (value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString())
+  }
+).annotations({ identifier: "Amount" })
+
+/** An amount that must be strictly positive. */
+export const PositiveAmount = Amount.pipe(
+  Schema.filter((value) => value > 0n, { message: () => "must be greater than 0" })
+)
+
+/** An amount always carried as a decimal string on the wire (token amounts in intents). */
+export const AmountString = Schema.transform(
+  Schema.Union(DecimalDigits, SafeNonNegativeInt),
+  Schema.BigIntFromSelf,
+  { strict: true, decode: (input) => BigInt(input), encode: (value) => value.toString() }
+).annotations({ identifier: "AmountString" })
+
+export const BasisPoints = Schema.Number.pipe(
+  Schema.int({ message: () => "must be an integer" }),
+  Schema.between(0, 10_000, { message: () => "must be between 0 and 10000" })
+)
+
+export const Label = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be 1-128 characters" }),
+  Schema.maxLength(128, { message: () => "must be 1-128 characters" })
+)
+
+/** Query-string integers arrive as text. */
+const IntFromQuery = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
+
+export const PaginationQuery = Schema.Struct({
+  limit: Schema.optionalWith(
+    IntFromQuery.pipe(Schema.between(1, 100, { message: () => "must be between 1 and 100" })),
+    { default: () => 50 }
+  ),
+  offset: Schema.optionalWith(
+    IntFromQuery.pipe(Schema.nonNegative({ message: () => "must not be negative" })),
+    { default: () => 0 }
+  )
+})
+export type PaginationQuery = typeof PaginationQuery.Type
+
+export const Page = <A, I, R>(itemsKey: string, item: Schema.Schema<A, I, R>) =>
+  Schema.Struct({
+    [itemsKey]: Schema.Array(item),
+    total: Schema.Number,
+    limit: Schema.Number,
+    offset: Schema.Number
+  })
