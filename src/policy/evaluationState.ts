@@ -1,0 +1,74 @@
+/**
+ * What the pure evaluator needs from the outside world, and what it asks the store to write back.
+ * The store computes the snapshot with a few SQL queries under the wallet's row lock, calls the
+ * evaluator, and applies the effects in the same SQL transaction. See `requiredState` for which
+ * parts a given set of policies needs.
+ */
+import type { EvaluateRequest } from "../../schemas/policy.js"
+
+/** Projected portfolio metrics after this transaction (supplied by the transaction engine). */
+export interface PortfolioMetrics {
+  readonly drawdownLamports: bigint
+  readonly dailyLossLamports: bigint
+  /** Projected exposure in bps of portfolio value, for each token mint this transaction changes. */
+  readonly tokenExposureBps: Readonly<Record<string, number>>
+  /** Projected exposure in bps of portfolio value, for each protocol this transaction touches. */
+  readonly protocolExposureBps: Readonly<Record<string, number>>
+}
+
+/** Facts about the built transaction that only the pipeline knows (protocol_risk needs them). */
+export interface TransactionFacts {
+  readonly pool?: string | undefined
+  readonly preBalanceLamports?: bigint | undefined
+  readonly quoteAgeSeconds?: number | undefined
+  readonly oracleDeviationBps?: number | undefined
+}
+
+export interface EvaluationState {
+  /** The evaluation instant when the request carries no timestamp. */
+  readonly now: Date
+  /** Lamports already counted for the wallet on `utcDayKey(instant)`; needed by daily limits. */
+  readonly dailySpentLamports?: bigint | undefined
+  /**
+   * For each rate_limit window length (seconds): the number of events recorded for
+   * `rateLimitKey(request)` and that window length, with `at > instant - windowSeconds`.
+   */
+  readonly rateCounts?: ReadonlyMap<number, number> | undefined
+  readonly portfolio?: PortfolioMetrics | undefined
+  readonly transaction?: TransactionFacts | undefined
+}
+
+export interface RateEvent {
+  readonly key: string
+  readonly windowSeconds: number
+}
+
+/** Writes the store applies atomically with the decision. */
+export interface PolicyEffects {
+  /** Added to the wallet's counter for `utcDay`. 0n when nothing is to be counted. */
+  readonly addDailySpendLamports: bigint
+  readonly utcDay: string
+  /** One event per distinct rate_limit window length, recorded at `at`, for key `key`. */
+  readonly rateEvents: ReadonlyArray<RateEvent>
+  readonly at: Date
+}
+
+/** Placeholder agent part of the rate key when the request has no agent (spec: fixed placeholder). */
+export const NO_AGENT = "-"
+
+export const rateLimitKey = (request: Pick<EvaluateRequest, "walletId" | "agentId">): string =>
+  `${request.walletId}:${request.agentId ?? NO_AGENT}`
+
+/** The instant rules look at: the request's timestamp, else the caller's clock. */
+export const evaluationInstant = (request: Pick<EvaluateRequest, "timestamp">, now: Date): Date =>
+  request.timestamp ?? now
+
+/** Types that carry a slippage and a quote; slippage checks apply to them. */
+export const isSwapLike = (type: string): boolean => type.includes("swap")
+
+/** What every rule evaluator receives. */
+export interface RuleContext {
+  readonly request: EvaluateRequest
+  readonly instant: Date
+  readonly state: EvaluationState
+}
