@@ -10,7 +10,12 @@ import { formatParseError } from "./formatParseError.js"
 
 export type CompiledRule =
   | { readonly ok: true; readonly rule: PolicyRule }
-  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: false
+      readonly error: string
+      /** One line per offending field, e.g. "rules[2].maxBps: must be between 0 and 10000". */
+      readonly issues: ReadonlyArray<string>
+    }
 
 /** A policy as the store reads it: rules still undecoded JSON. */
 export interface StoredPolicy {
@@ -41,15 +46,20 @@ const typeOf = (raw: unknown): unknown =>
 export const compileRule = (raw: unknown, path: string): CompiledRule => {
   const type = typeOf(raw)
   if (typeof type === "string" && !knownTypes.has(type)) {
-    return { ok: false, error: `${path}: unknown rule type "${type}"` }
+    const issue = `${path}.type: unknown rule type "${type}"`
+    return { ok: false, error: issue, issues: [issue] }
   }
   const decoded = decodeRule(raw)
   if (Either.isRight(decoded)) return { ok: true, rule: decoded.right }
-  return { ok: false, error: `${path} is malformed: ${formatParseError(decoded.left, path).join("; ")}` }
+  const issues = formatParseError(decoded.left, path)
+  return { ok: false, error: `${path} is malformed: ${issues.join("; ")}`, issues }
 }
 
 export const compileRules = (rawRules: unknown): ReadonlyArray<CompiledRule> => {
-  if (!Array.isArray(rawRules)) return [{ ok: false, error: "rules: stored rules are not an array" }]
+  if (!Array.isArray(rawRules)) {
+    const issue = "rules: stored rules are not an array"
+    return [{ ok: false, error: issue, issues: [issue] }]
+  }
   return rawRules.map((raw, index) => compileRule(raw, `rules[${index}]`))
 }
 
