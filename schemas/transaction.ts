@@ -1,0 +1,176 @@
+/**
+ * Transactions: the create body, the record a client polls, its proof and replay
+ * (spec: Transaction, Execution proof, Transactions endpoints; [n2] in docs/decisions/schemas.md).
+ */
+import * as Schema from "effect/Schema"
+import { Amount, Timestamp, Uuid } from "./common.js"
+import { ErrorCodeSchema, FailedAtSchema } from "./envelope.js"
+import { TransactionType } from "./intent.js"
+import { PolicyDecision } from "./policy.js"
+import { ProtocolId } from "./protocol.js"
+
+export const TRANSACTION_STATUSES = [
+  "pending",
+  "simulating",
+  "policy_eval",
+  "approval_gate",
+  "signing",
+  "submitting",
+  "confirmed",
+  "failed"
+] as const
+export const TransactionStatus = Schema.Literal(...TRANSACTION_STATUSES).annotations({
+  identifier: "TransactionStatus",
+  message: () => `must be one of: ${TRANSACTION_STATUSES.join(", ")}`
+})
+export type TransactionStatus = typeof TransactionStatus.Type
+
+export const TERMINAL_STATUSES = ["confirmed", "failed"] as const satisfies ReadonlyArray<TransactionStatus>
+export const isTerminalStatus = (status: TransactionStatus): boolean =>
+  (TERMINAL_STATUSES as ReadonlyArray<TransactionStatus>).includes(status)
+
+/** `stage` uses the envelope's vocabulary (validation ... completed), so record and envelope agree. */
+export const TransactionStage = FailedAtSchema
+export type TransactionStage = typeof TransactionStage.Type
+
+const IntentObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  message: () => ({ message: "must be a JSON object", override: true })
+})
+
+export const IdempotencyKey = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be 1-128 characters" }),
+  Schema.maxLength(128, { message: () => "must be 1-128 characters" })
+)
+
+/**
+ * Body of `POST /transactions`. `intent` is decoded by `type` afterwards (see intent.ts).
+ * Input bodies use exact optionals (a field is absent or valid), so a bad value gets one message;
+ * output records use `Schema.optional`, so service code may leave a field `undefined`.
+ */
+export const CreateTransactionBody = Schema.Struct({
+  walletId: Uuid,
+  agentId: Schema.optionalWith(Uuid, { exact: true }),
+  type: TransactionType,
+  protocol: ProtocolId,
+  gasless: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false }),
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true }),
+  /** On-demand approval: stop at the approval gate even when policy allows. */
+  requireApproval: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false }),
+  intent: IntentObject
+})
+export type CreateTransactionBody = typeof CreateTransactionBody.Type
+
+export const TxIdParams = Schema.Struct({ txId: Uuid })
+
+export const HistoryEntry = Schema.Struct({
+  status: TransactionStatus,
+  stage: TransactionStage,
+  at: Timestamp,
+  message: Schema.optional(Schema.String)
+})
+export type HistoryEntry = typeof HistoryEntry.Type
+
+export const DeltaGuard = Schema.Struct({
+  ok: Schema.Boolean,
+  expectedLamportsDelta: Schema.NullOr(Schema.Number),
+  observedLamportsDelta: Schema.NullOr(Schema.Number),
+  varianceBps: Schema.NullOr(Schema.Number),
+  reason: Schema.optional(Schema.String)
+})
+export type DeltaGuard = typeof DeltaGuard.Type
+
+const Sha256Hex = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/, { message: () => "must be a SHA-256 hex digest" }))
+
+export const ExecutionProof = Schema.Struct({
+  txId: Uuid,
+  walletId: Uuid,
+  agentId: Schema.optional(Uuid),
+  intentHash: Sha256Hex,
+  policyHash: Sha256Hex,
+  simulationHash: Sha256Hex,
+  signature: Schema.optional(Schema.String),
+  proofHash: Sha256Hex,
+  createdAt: Timestamp
+})
+export type ExecutionProof = typeof ExecutionProof.Type
+
+export const ApprovalStatus = Schema.Literal("pending", "approved", "rejected", "expired")
+export type ApprovalStatus = typeof ApprovalStatus.Type
+
+/** The approval gate's record on a transaction that stopped there. */
+export const TransactionApproval = Schema.Struct({
+  status: ApprovalStatus,
+  requestedAt: Timestamp,
+  expiresAt: Timestamp,
+  decidedAt: Schema.optional(Timestamp),
+  decidedBy: Schema.optional(Schema.String),
+  reason: Schema.optional(Schema.String)
+})
+export type TransactionApproval = typeof TransactionApproval.Type
+
+export const SimulationResult = Schema.Struct({
+  ok: Schema.Boolean,
+  logs: Schema.Array(Schema.String),
+  unitsConsumed: Schema.optional(Schema.Number),
+  error: Schema.optional(Schema.String)
+})
+export type SimulationResult = typeof SimulationResult.Type
+
+export const Transaction = Schema.Struct({
+  id: Uuid,
+  walletId: Uuid,
+  agentId: Schema.optional(Uuid),
+  type: TransactionType,
+  protocol: ProtocolId,
+  /** The intent as accepted (decoded and re-encoded, so defaults are filled in). */
+  intent: IntentObject,
+  gasless: Schema.Boolean,
+  idempotencyKey: Schema.optional(Schema.String),
+  status: TransactionStatus,
+  stage: TransactionStage,
+  failedAt: Schema.NullOr(FailedAtSchema),
+  errorCode: Schema.NullOr(ErrorCodeSchema),
+  error: Schema.optional(Schema.String),
+  signature: Schema.optional(Schema.String),
+  policyDecision: Schema.optional(PolicyDecision),
+  awaitingApproval: Schema.Boolean,
+  approval: Schema.optional(TransactionApproval),
+  executionProof: Schema.optional(ExecutionProof),
+  deltaGuard: Schema.optional(DeltaGuard),
+  preBalanceLamports: Schema.optional(Amount),
+  postBalanceLamports: Schema.optional(Amount),
+  /** Filled for read-only intents. */
+  result: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  /** Outbox attempts so far (a retry adds one). */
+  attempts: Schema.Number,
+  history: Schema.Array(HistoryEntry),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  confirmedAt: Schema.optional(Timestamp)
+})
+export type Transaction = typeof Transaction.Type
+export type TransactionEncoded = typeof Transaction.Encoded
+
+export const TransactionList = Schema.Struct({ transactions: Schema.Array(Transaction) })
+
+export const Replay = Schema.Struct({
+  txId: Uuid,
+  request: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  policyDecision: Schema.NullOr(PolicyDecision),
+  simulation: Schema.NullOr(SimulationResult),
+  proof: Schema.NullOr(ExecutionProof),
+  history: Schema.Array(HistoryEntry)
+})
+export type Replay = typeof Replay.Type
+
+/** Body of `POST /transactions/<txId>/reject` (the spec shows none; a reason is optional). */
+export const RejectBody = Schema.Struct({
+  reason: Schema.optionalWith(
+    Schema.String.pipe(
+      Schema.minLength(1, { message: () => "must be 1-256 characters" }),
+      Schema.maxLength(256, { message: () => "must be 1-256 characters" })
+    ),
+    { exact: true }
+  )
+})
+export type RejectBody = typeof RejectBody.Type
