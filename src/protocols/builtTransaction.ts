@@ -1,0 +1,51 @@
+import type { Keypair, TransactionInstruction } from "@solana/web3.js"
+
+/** What policy and risk need to know about a built transaction, without decoding it. */
+export interface BuildFacts {
+  /** the address receiving value (a wallet owner, or the new account created), if any */
+  readonly destination: string | null
+  /** the SPL mint involved, if any */
+  readonly tokenMint: string | null
+  /** lamports the intent moves out of the wallet (not fees), if any: a transfer amount, a new mint's rent.
+   *  Rent of an associated token account the adapter adds is not included (it is not a chain fact it has). */
+  readonly amountLamports: bigint | null
+  /** token base units moved or minted, if any */
+  readonly tokenAmount: bigint | null
+}
+
+/**
+ * An adapter's output: unsigned instructions (no compute budget: the pipeline prepends it),
+ * extra signers the transaction needs besides the wallet, and the program ids it invokes.
+ *
+ * `extraSigners` holds ephemeral keypairs of accounts the transaction creates (a new mint):
+ * the runtime requires the new account's signature for SystemProgram.createAccount. They
+ * have no authority after the transaction (the wallet is the mint authority), are never
+ * stored or logged, and must sign the same message as the wallet before submission.
+ */
+export interface BuiltTransaction {
+  readonly instructions: ReadonlyArray<TransactionInstruction>
+  readonly extraSigners: ReadonlyArray<Keypair>
+  /** distinct program ids in first-use order, for the program allowlist */
+  readonly programIds: ReadonlyArray<string>
+  readonly facts: BuildFacts
+}
+
+export const programIdsOf = (instructions: ReadonlyArray<TransactionInstruction>): string[] => [
+  ...new Set(instructions.map((ix) => ix.programId.toBase58()))
+]
+
+export const builtTransaction = (
+  instructions: ReadonlyArray<TransactionInstruction>,
+  facts: Partial<BuildFacts>,
+  extraSigners: ReadonlyArray<Keypair> = []
+): BuiltTransaction => ({
+  instructions,
+  extraSigners,
+  programIds: programIdsOf(instructions),
+  facts: {
+    destination: facts.destination ?? null,
+    tokenMint: facts.tokenMint ?? null,
+    amountLamports: facts.amountLamports ?? null,
+    tokenAmount: facts.tokenAmount ?? null
+  }
+})
