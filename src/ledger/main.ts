@@ -1,0 +1,73 @@
+// Child entry of the local ledger (`npm run ledger`, or spawned by the service when CHAIN_RPC_URL is unset).
+// Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, LEDGER_SLOT_MS (400),
+// LEDGER_PARENT_PID (exit when that process is gone; an IPC channel to the parent works the same way).
+import { existsSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { startLedgerServer } from "./server.js"
+
+const DEFAULT_ESCROW_PROGRAM_ID = "Escrow1111111111111111111111111111111111111"
+const PARENT_POLL_MS = 1000
+
+function log(message: string): void {
+  process.stdout.write(`[ledger] ${message}\n`)
+}
+
+function readPort(): number {
+  const port = Number(process.env.LEDGER_PORT ?? "8899")
+  if (!Number.isInteger(port) || port <= 0 || port >= 65535) throw new Error(`LEDGER_PORT must be a TCP port, got ${process.env.LEDGER_PORT}`)
+  return port
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return error instanceof Error && "code" in error && error.code === "EPERM"
+  }
+}
+
+async function main(): Promise<void> {
+  const port = readPort()
+  const dataDir = process.env.DATA_DIR ?? ".data"
+  const escrowProgramId = process.env.ESCROW_PROGRAM_ID ?? DEFAULT_ESCROW_PROGRAM_ID
+  const slotMs = process.env.LEDGER_SLOT_MS === undefined ? undefined : Number(process.env.LEDGER_SLOT_MS)
+  const escrowPath = fileURLToPath(new URL("../../programs/dist/escrow.so", import.meta.url))
+  const programs: Array<{ programId: string; path: string }> = []
+  if (existsSync(escrowPath)) programs.push({ programId: escrowProgramId, path: escrowPath })
+  else log(`escrow program not found at ${escrowPath}; starting without it`)
+
+  const server = await startLedgerServer({ port, dataDir, programs, slotMs })
+
+  let stopping = false
+  const shutdown = (why: string): void => {
+    if (stopping) return
+    stopping = true
+    log(`${why}: saving state and exiting`)
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1)
+    )
+  }
+  process.on("SIGTERM", () => shutdown("SIGTERM"))
+  process.on("SIGINT", () => shutdown("SIGINT"))
+  // A parent that dies without stopping us (kill -9) must not leave an orphan holding the port.
+  if (process.send !== undefined) process.on("disconnect", () => shutdown("parent disconnected"))
+  const parentPid = Number(process.env.LEDGER_PARENT_PID ?? "")
+  if (Number.isInteger(parentPid) && parentPid > 0) {
+    setInterval(() => {
+      if (!isAlive(parentPid)) shutdown("parent process gone")
+    }, PARENT_POLL_MS).unref()
+  }
+  // Requests are validated before they reach litesvm; should anything still throw, keep serving.
+  process.on("uncaughtException", (error) => log(`uncaught exception: ${error.stack ?? error.message}`))
+
+  const loaded = programs.map((p) => p.programId).join(",") || "none"
+  process.send?.({ type: "ready", rpcUrl: server.rpcUrl, wsUrl: server.wsUrl })
+  log(`ready rpc=${server.rpcUrl} ws=${server.wsUrl} dataDir=${dataDir} programs=${loaded} pid=${process.pid}`)
+}
+
+main().catch((error: unknown) => {
+  log(`failed to start: ${error instanceof Error ? error.message : String(error)}`)
+  process.exit(1)
+})

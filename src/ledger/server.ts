@@ -1,0 +1,135 @@
+// The local ledger in-process: Solana JSON-RPC over HTTP on 127.0.0.1:<port>, PubSub on <port>+1,
+// slots advancing with wall-clock time, state saved under <dataDir>/ledger/ at most once a second.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { address } from "@solana/kit"
+import { handleRpcBody, type RpcMethodTable } from "./jsonRpc.js"
+import { Ledger } from "./ledger.js"
+import { LedgerStore } from "./persistence.js"
+import { PubSub } from "./pubsub.js"
+import { createRpcMethods } from "./rpcMethods.js"
+
+export interface LedgerServerOptions {
+  readonly port: number
+  readonly dataDir: string
+  readonly programs?: Array<{ programId: string; path: string }>
+  readonly slotMs?: number
+}
+
+export interface LedgerServer {
+  readonly rpcUrl: string
+  readonly wsUrl: string
+  close(): Promise<void>
+}
+
+const DEFAULT_SLOT_MS = 400
+const SAVE_INTERVAL_MS = 1000
+const MAX_BODY_BYTES = 16 * 1024 * 1024
+const HOST = "127.0.0.1"
+
+function serveRpc(methods: RpcMethodTable) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method === "GET" && req.url === "/health") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok")
+      return
+    }
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "POST" }).end()
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) {
+        res.writeHead(413).end()
+        req.destroy()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on("error", () => req.destroy())
+    req.on("end", () => {
+      if (res.writableEnded) return
+      const text = handleRpcBody(methods, Buffer.concat(chunks).toString("utf8"))
+      res.writeHead(200, { "content-type": "application/json" }).end(text ?? "")
+    })
+  }
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, HOST, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })
+}
+
+export async function startLedgerServer(opts: LedgerServerOptions): Promise<LedgerServer> {
+  const slotMs = opts.slotMs ?? DEFAULT_SLOT_MS
+  const store = new LedgerStore(opts.dataDir)
+  const loaded = store.load()
+  for (const program of opts.programs ?? []) loaded.svm.addProgramFromFile(address(program.programId), program.path)
+  const ledger = new Ledger(loaded.svm, loaded.side, loaded.history)
+
+  // Slots keep running while the ledger is down, so old blockhashes are expired after a long stop.
+  const downtimeSlots = loaded.savedAtMs === null ? 0 : Math.max(0, Math.floor((Date.now() - loaded.savedAtMs) / slotMs))
+  const anchorSlot = loaded.side.slot + downtimeSlots + (loaded.savedAtMs === null ? 0 : 1)
+  const anchorTime = Date.now()
+  ledger.advanceTo(anchorSlot)
+  const slotTimer = setInterval(() => {
+    ledger.advanceTo(anchorSlot + Math.floor((Date.now() - anchorTime) / slotMs))
+  }, Math.max(10, Math.floor(slotMs / 4)))
+
+  const save = (): void => {
+    try {
+      store.save(ledger.svm, ledger.sideState(), ledger.history)
+      ledger.dirty = false
+    } catch (error) {
+      console.error(`[ledger] save failed: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  if (loaded.savedAtMs === null) save()
+  const saveTimer = setInterval(() => {
+    if (ledger.dirty) save()
+  }, SAVE_INTERVAL_MS)
+
+  const rpcServer = createServer(serveRpc(createRpcMethods(ledger)))
+  rpcServer.keepAliveTimeout = 60_000
+  const wsServer = createServer((_, res) => res.writeHead(426).end())
+  const wss = new PubSub(ledger).attach(wsServer)
+  try {
+    await listen(rpcServer, opts.port)
+    await listen(wsServer, opts.port + 1)
+  } catch (error) {
+    clearInterval(slotTimer)
+    clearInterval(saveTimer)
+    await closeServer(rpcServer)
+    throw error
+  }
+
+  let closed: Promise<void> | null = null
+  return {
+    rpcUrl: `http://${HOST}:${opts.port}`,
+    wsUrl: `ws://${HOST}:${opts.port + 1}`,
+    close: () => {
+      closed ??= (async () => {
+        clearInterval(slotTimer)
+        clearInterval(saveTimer)
+        for (const client of wss.clients) client.terminate()
+        wss.close()
+        await Promise.all([closeServer(rpcServer), closeServer(wsServer)])
+        save()
+      })()
+      return closed
+    }
+  }
+}

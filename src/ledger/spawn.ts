@@ -1,0 +1,95 @@
+// Starts the ledger as a child process (node + tsx loader, resolved from this project, not the cwd)
+// and resolves once it answers getHealth. The child watches its IPC channel and exits with its parent.
+import { spawn, type ChildProcess } from "node:child_process"
+import { createRequire } from "node:module"
+import { resolve } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+export interface SpawnedLedger {
+  readonly rpcUrl: string
+  readonly wsUrl: string
+  readonly pid: number
+  stop(): Promise<void>
+}
+
+const READY_TIMEOUT_MS = 30_000
+const STOP_TIMEOUT_MS = 10_000
+
+const projectRoot = fileURLToPath(new URL("../..", import.meta.url))
+const mainPath = fileURLToPath(new URL("./main.ts", import.meta.url))
+
+async function isHealthy(rpcUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getHealth" }),
+      signal: AbortSignal.timeout(1000)
+    })
+    const body: unknown = await response.json()
+    return typeof body === "object" && body !== null && "result" in body && body.result === "ok"
+  } catch {
+    return false
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolveExit) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolveExit()
+    else child.once("exit", () => resolveExit())
+  })
+}
+
+export async function spawnLedger(opts: { port: number; dataDir: string; env?: Record<string, string> }): Promise<SpawnedLedger> {
+  const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+  const child = spawn(process.execPath, ["--import", tsxLoader, mainPath], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      LEDGER_PORT: String(opts.port),
+      DATA_DIR: resolve(opts.dataDir),
+      LEDGER_PARENT_PID: String(process.pid),
+      ...opts.env
+    },
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
+  // The IPC channel exists so the child notices our death; it must not keep our event loop alive.
+  child.unref()
+  child.channel?.unref()
+  const rpcUrl = `http://127.0.0.1:${opts.port}`
+  const wsUrl = `ws://127.0.0.1:${opts.port + 1}`
+  // Ready means: this child said so over IPC (not just "something answers on the port") and getHealth is ok.
+  await new Promise<void>((resolveReady, rejectReady) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      rejectReady(new Error(`ledger did not become ready on ${rpcUrl} within ${READY_TIMEOUT_MS} ms`))
+    }, READY_TIMEOUT_MS)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      rejectReady(new Error(`ledger exited with code ${String(code)} before it was ready`))
+    })
+    child.on("message", (message: unknown) => {
+      if (typeof message === "object" && message !== null && "type" in message && message.type === "ready") {
+        clearTimeout(timer)
+        resolveReady()
+      }
+    })
+  })
+  if (!(await isHealthy(rpcUrl))) throw new Error(`ledger on ${rpcUrl} does not answer getHealth`)
+
+  const pid = child.pid
+  if (pid === undefined) throw new Error("ledger child has no pid")
+  return {
+    rpcUrl,
+    wsUrl,
+    pid,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const done = exited(child)
+      child.kill("SIGTERM")
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS)
+      await done
+      clearTimeout(timer)
+    }
+  }
+}
