@@ -65,7 +65,8 @@ export const evaluateRequest: fc.Arbitrary<EvaluateRequest> = fc
 export const evaluationState: fc.Arbitrary<EvaluationState> = fc.record({
   now: fc.constant(new Date(Date.UTC(2025, 2, 10, 12))),
   dailySpentLamports: opt(lamports.map(BigInt)),
-  rateCounts: fc.tuple(fc.nat(6), fc.nat(6)).map(([a, b]) => new Map([[60, a], [3600, b]])),
+  // Consistent counts: a longer window holds at least the events of a shorter one.
+  rateCounts: fc.tuple(fc.nat(6), fc.nat(6)).map(([a, b]) => new Map([[60, a], [3600, a + b]])),
   portfolio: opt(
     fc.record({
       drawdownLamports: lamports.map(BigInt),
