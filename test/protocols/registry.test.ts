@@ -1,0 +1,58 @@
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token"
+import { describe, expect, it } from "vitest"
+import { adapterToWire, findAdapter, PROTOCOL_IDS, protocolRegistry } from "../../src/protocols/registry.js"
+
+describe("protocol registry", () => {
+  const registry = protocolRegistry()
+
+  it("lists all nine protocols with a version", () => {
+    expect(registry.map((a) => a.protocol)).toEqual([...PROTOCOL_IDS])
+    expect(registry.every((a) => a.version === "1.0.0")).toBe(true)
+  })
+
+  it("carries the spec's capabilities", () => {
+    const caps = (p: string) => findAdapter(registry, p)?.capabilities
+    expect(caps("system-program")).toEqual(["transfer_sol", "create_account"])
+    expect(caps("spl-token")).toEqual(["transfer_spl", "create_mint", "mint_token"])
+    expect(caps("dex-aggregator")).toEqual(["swap", "quote"])
+    expect(caps("liquid-staking")).toEqual(["stake", "unstake"])
+    expect(caps("lending-market")).toEqual(["lend_supply", "lend_borrow"])
+    expect(caps("nft-program")).toEqual(["nft_mint"])
+    expect(caps("amm-one")).toEqual(["swap"])
+    expect(caps("amm-two")).toEqual(["swap"])
+    expect(caps("escrow")?.slice(0, 3)).toEqual(["create_escrow", "accept_escrow", "release_escrow"])
+    expect(caps("escrow")).toContain("refund_escrow")
+  })
+
+  it("uses the real program ids", () => {
+    expect(findAdapter(registry, "system-program")?.programIds).toEqual(["11111111111111111111111111111111"])
+    expect(findAdapter(registry, "spl-token")?.programIds).toEqual([
+      TOKEN_PROGRAM_ID.toBase58(),
+      ASSOCIATED_TOKEN_PROGRAM_ID.toBase58(),
+      "11111111111111111111111111111111"
+    ])
+    expect(TOKEN_PROGRAM_ID.toBase58()).toBe("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA")
+    expect(ASSOCIATED_TOKEN_PROGRAM_ID.toBase58()).toBe("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL")
+    expect(findAdapter(registry, "escrow")?.programIds).toEqual(["Escrow1111111111111111111111111111111111111"])
+  })
+
+  it("takes the escrow program id from configuration and refuses a bad one", () => {
+    const custom = protocolRegistry({ escrowProgramId: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" })
+    expect(findAdapter(custom, "escrow")?.programIds).toEqual(["9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"])
+    expect(() => protocolRegistry({ escrowProgramId: "not-a-key" })).toThrow(/ESCROW_PROGRAM_ID/)
+  })
+
+  it("marks the DeFi protocols as not implemented, with no program ids", () => {
+    for (const p of ["dex-aggregator", "amm-one", "amm-two", "liquid-staking", "lending-market", "nft-program"]) {
+      const adapter = findAdapter(registry, p)
+      expect(adapter?.implemented).toBe(false)
+      expect(adapter?.programIds).toEqual([])
+    }
+    expect(findAdapter(registry, "system-program")?.implemented).toBe(true)
+    expect(findAdapter(registry, "nope")).toBeUndefined()
+  })
+
+  it("has a wire shape with exactly the spec's four fields", () => {
+    expect(Object.keys(adapterToWire(registry[0])).sort()).toEqual(["capabilities", "programIds", "protocol", "version"])
+  })
+})
