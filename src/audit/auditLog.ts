@@ -1,0 +1,54 @@
+/**
+ * The audit log and metric counters, durable in SQL. Recording an event also increments the counter
+ * `audit_event.<eventType>` (spec: Events rule 1). Metadata is stored as given: callers never put keys
+ * or secrets in it.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+
+export interface AuditEventInput {
+  readonly tenantId: string
+  readonly eventType: string
+  readonly message: string
+  readonly metadata?: Record<string, unknown>
+  readonly txId?: string | null
+  readonly walletId?: string | null
+  readonly agentId?: string | null
+  readonly protocol?: string | null
+  readonly escrowId?: string | null
+  readonly entityType?: string | null
+  readonly category?: string | null
+  readonly traceId?: string | null
+}
+
+const jsonSafe = (value: unknown) =>
+  JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))
+
+export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const increment = (name: string, by: number | bigint = 1) =>
+      sql`
+        INSERT INTO metric_counters (name, value) VALUES (${name}, ${String(by)}::bigint)
+        ON CONFLICT (name) DO UPDATE SET value = metric_counters.value + EXCLUDED.value, updated_at = now()
+      `.pipe(Effect.asVoid, Effect.orDie)
+
+    const record = (event: AuditEventInput) =>
+      Effect.gen(function* () {
+        const id = randomUUID()
+        yield* sql`
+          INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id,
+            protocol, escrow_id, entity_type, category, trace_id)
+          VALUES (${id}, ${event.tenantId}, ${event.eventType}, ${event.message}, ${jsonSafe(event.metadata)}::jsonb,
+            ${event.txId ?? null}, ${event.walletId ?? null}, ${event.agentId ?? null}, ${event.protocol ?? null},
+            ${event.escrowId ?? null}, ${event.entityType ?? null}, ${event.category ?? null}, ${event.traceId ?? null})
+        `
+        yield* increment(`audit_event.${event.eventType}`)
+        return id
+      }).pipe(Effect.orDie, Effect.withSpan("AuditLog.record"))
+
+    return { record, increment }
+  })
+}) {}

@@ -1,0 +1,47 @@
+/**
+ * The service's only road to a ledger: Solana JSON-RPC through the scored RPC pool. The endpoints come
+ * from CHAIN_RPC_URL + CHAIN_RPC_POOL_URLS, or from the local ledger that main started.
+ */
+import { Context, Effect } from "effect"
+import { AppConfig } from "../config.js"
+import { RpcApplicationError, RpcUnavailableError } from "./rpcErrors.js"
+import { RpcPool } from "./rpcPool.js"
+
+/** The RPC URLs to use, decided at start (configured, or the spawned local ledger's). */
+export class ChainEndpoints extends Context.Tag("ChainEndpoints")<ChainEndpoints, { readonly urls: ReadonlyArray<string> }>() {}
+
+export type ChainError = RpcApplicationError | RpcUnavailableError
+
+export class ChainClient extends Effect.Service<ChainClient>()("ChainClient", {
+  effect: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const { urls } = yield* ChainEndpoints
+    const failoverListeners: Array<(from: string, to: string) => void> = []
+    const pool = new RpcPool(urls, {
+      maxRetries: config.chain.maxRetries,
+      retryDelayMs: config.chain.retryDelayMs,
+      onFailover: (from, to) => failoverListeners.forEach((listener) => listener(from, to))
+    })
+
+    const rpc = <T>(method: string, params: ReadonlyArray<unknown> = []) =>
+      Effect.tryPromise({
+        try: () => pool.call<T>(method, params),
+        catch: (error) =>
+          error instanceof RpcApplicationError || error instanceof RpcUnavailableError
+            ? error
+            : new RpcUnavailableError({ method, attempts: [], message: `${method} failed: ${String(error)}` })
+      })
+
+    const getBalance = (address: string) =>
+      Effect.map(rpc<{ value: number }>("getBalance", [address, { commitment: "confirmed" }]), (r) => BigInt(r.value))
+
+    return {
+      pool,
+      rpc,
+      getBalance,
+      onFailover: (listener: (from: string, to: string) => void) => {
+        failoverListeners.push(listener)
+      }
+    }
+  })
+}) {}

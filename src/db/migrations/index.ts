@@ -1,0 +1,10 @@
+/**
+ * Numbered migrations, run in order by PgMigrator at start. Append a new file for every change;
+ * never edit one that has shipped.
+ */
+import { Migrator } from "@effect/sql"
+import foundation from "./0001_foundation.js"
+
+export const migrations = Migrator.fromRecord({
+  "0001_foundation": foundation
+})

@@ -1,0 +1,67 @@
+/**
+ * The spec's Authentication rules 1-9: key presence and validity, scope by route, tenant binding,
+ * per-key rate limit. Pure over the request's headers; the route wrapper calls it.
+ */
+import { Effect } from "effect"
+import { InsufficientScope, InvalidApiKey, MissingApiKey, RateLimited, TenantMismatch } from "../../schemas/errors.js"
+import { type ApiKeyEntry, findApiKey, hasScope, SCOPES, type Scope } from "./apiKeys.js"
+import { type CallerInfo, DEFAULT_TENANT } from "./caller.js"
+import type { FixedWindowRateLimiter, RateDecision } from "./rateLimiter.js"
+
+export interface AuthSettings {
+  readonly enforceAuth: boolean
+  readonly keys: ReadonlyArray<ApiKeyEntry>
+  readonly rateLimiter: FixedWindowRateLimiter
+}
+
+export interface AuthResult {
+  readonly caller: CallerInfo
+  readonly rate: RateDecision | null
+}
+
+const headerValue = (headers: Readonly<Record<string, string | undefined>>, name: string) => {
+  const value = headers[name]
+  return value === undefined || value.trim() === "" ? undefined : value.trim()
+}
+
+export const authenticate = (
+  settings: AuthSettings,
+  headers: Readonly<Record<string, string | undefined>>,
+  requiredScope: Scope,
+  traceId: string
+): Effect.Effect<AuthResult, MissingApiKey | InvalidApiKey | InsufficientScope | TenantMismatch | RateLimited> =>
+  Effect.gen(function* () {
+    const requestedTenant = headerValue(headers, "x-tenant-id")
+    if (!settings.enforceAuth) {
+      // Development only: every scope, tenant from the header.
+      const tenant = requestedTenant !== undefined && requestedTenant !== "*" ? requestedTenant : DEFAULT_TENANT
+      return {
+        caller: { keyId: "anonymous", tenant, readTenant: requestedTenant === "*" ? null : tenant, scopes: new Set<Scope>(SCOPES), traceId },
+        rate: null
+      }
+    }
+    const presented = headerValue(headers, "x-api-key")
+    if (presented === undefined) return yield* new MissingApiKey()
+    const entry = findApiKey(settings.keys, presented)
+    if (entry === undefined) return yield* new InvalidApiKey()
+
+    const rate = settings.rateLimiter.take(entry.keyId)
+    if (!rate.allowed) return yield* new RateLimited({ limit: rate.limit, resetUnixSeconds: rate.resetUnixSeconds })
+
+    if (!hasScope(entry, requiredScope)) return yield* new InsufficientScope({ requiredScope })
+
+    let tenant: string
+    let readTenant: string | null
+    if (entry.tenant === "*") {
+      // An unbound key acts for the tenant it names; without one (or with `*`) it reads every tenant.
+      tenant = requestedTenant !== undefined && requestedTenant !== "*" ? requestedTenant : DEFAULT_TENANT
+      readTenant = requestedTenant !== undefined && requestedTenant !== "*" ? requestedTenant : null
+    } else {
+      if (requestedTenant !== undefined && requestedTenant !== "*" && requestedTenant !== entry.tenant) {
+        return yield* new TenantMismatch({ keyTenant: entry.tenant, requestedTenant })
+      }
+      tenant = entry.tenant
+      readTenant = entry.tenant
+    }
+    return { caller: { keyId: entry.keyId, tenant, readTenant, scopes: entry.scopes, traceId }, rate }
+  })

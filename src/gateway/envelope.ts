@@ -1,0 +1,72 @@
+/**
+ * The one envelope every gateway response leaves in (spec: Errors). Success and failure both carry a
+ * traceId; failures name errorCode, failedAt and a message, and never internals.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import type { ErrorCode, FailedAt } from "../../schemas/errors.js"
+
+export interface Failure {
+  readonly errorCode: ErrorCode
+  readonly failedAt: FailedAt | null
+  readonly stage?: string
+  readonly message: string
+}
+
+/** What a handler answers: data, an HTTP status, and optionally a failure (a failed transaction is 200 + failure). */
+export interface Reply {
+  readonly httpStatus: number
+  readonly data: unknown
+  readonly failure?: Failure
+  readonly stage?: string
+}
+
+export const ok = (data: unknown, httpStatus = 200): Reply => ({ httpStatus, data })
+
+/** bigint never reaches JSON.stringify unconverted: safe integers become numbers, others strings. */
+const jsonReplacer = (_key: string, value: unknown) =>
+  typeof value === "bigint"
+    ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString()
+    : value
+
+export const envelopeBody = (reply: Reply, traceId: string) =>
+  reply.failure === undefined
+    ? { status: "success", errorCode: null, failedAt: null, stage: reply.stage ?? "completed", traceId, data: reply.data ?? null }
+    : {
+        status: "failure",
+        errorCode: reply.failure.errorCode,
+        failedAt: reply.failure.failedAt,
+        stage: reply.failure.stage ?? reply.failure.failedAt ?? "gateway",
+        traceId,
+        data: reply.data ?? null,
+        error: reply.failure.message,
+        errorMessage: reply.failure.message
+      }
+
+export const envelopeResponse = (reply: Reply, traceId: string, headers: Record<string, string> = {}) =>
+  HttpServerResponse.text(JSON.stringify(envelopeBody(reply, traceId), jsonReplacer), {
+    status: reply.httpStatus,
+    contentType: "application/json",
+    headers: { "x-trace-id": traceId, ...headers }
+  })
+
+/** Errors that know their envelope fields (every class in schemas/errors.ts). */
+export interface EnvelopeError {
+  readonly errorCode: ErrorCode
+  readonly failedAt: FailedAt
+  readonly httpStatus: number
+  readonly message: string
+}
+
+export const failureReply = (error: EnvelopeError, data: unknown = null): Reply => ({
+  httpStatus: error.httpStatus,
+  data,
+  failure: { errorCode: error.errorCode, failedAt: error.failedAt, message: error.message }
+})
+
+export const internalErrorReply: Reply = {
+  httpStatus: 500,
+  data: null,
+  failure: { errorCode: "PIPELINE_ERROR", failedAt: "gateway", message: "Internal error; see the server log for this traceId" }
+}

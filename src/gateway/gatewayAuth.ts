@@ -1,0 +1,22 @@
+/** The gateway's authentication settings, read once from configuration. */
+import { Effect, Redacted } from "effect"
+import { AppConfig } from "../config.js"
+import { parseApiKeys } from "./apiKeys.js"
+import type { AuthSettings } from "./authenticate.js"
+import { FixedWindowRateLimiter } from "./rateLimiter.js"
+
+export class GatewayAuth extends Effect.Service<GatewayAuth>()("GatewayAuth", {
+  effect: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const keys = yield* Effect.try({
+      try: () => parseApiKeys(Redacted.value(config.gateway.apiKeys)),
+      catch: (error) => new Error(error instanceof Error ? error.message : "API_GATEWAY_API_KEYS is malformed")
+    })
+    const settings: AuthSettings = {
+      enforceAuth: config.gateway.enforceAuth,
+      keys,
+      rateLimiter: new FixedWindowRateLimiter(config.gateway.rateLimitPerMinute)
+    }
+    return { settings }
+  })
+}) {}

@@ -1,0 +1,88 @@
+/**
+ * The gateway's HTTP server. Every request gets a trace id and is authenticated by its path's scope
+ * BEFORE routing (so an unknown path under a scoped prefix still needs a key), then routed; unknown
+ * routes and wrong methods answer the 404 envelope. The node server is exposed so the stage stream can
+ * share the port (WebSocket upgrade).
+ */
+import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import * as http from "node:http"
+import { RouteNotFound } from "../../schemas/errors.js"
+import { AppConfig } from "../config.js"
+import { authenticate } from "./authenticate.js"
+import { Caller, type CallerInfo } from "./caller.js"
+import { envelopeResponse, failureReply } from "./envelope.js"
+import { GatewayAuth } from "./gatewayAuth.js"
+import { buildRouter, type Route } from "./route.js"
+import { scopeForPath } from "./routeScopes.js"
+
+/** The node server under the gateway, for upgrade handlers (the stage stream). */
+export class GatewayNodeServer extends Context.Tag("GatewayNodeServer")<GatewayNodeServer, http.Server>() {}
+
+/** The union of the services the routes need. */
+export type RoutesContext<Routes extends ReadonlyArray<Route<unknown>>> = Routes[number] extends Route<infer R> ? R : never
+
+const rateHeaders = (rate: { limit: number; remaining: number; resetUnixSeconds: number }): Record<string, string> => ({
+  "x-ratelimit-limit": String(rate.limit),
+  "x-ratelimit-remaining": String(rate.remaining),
+  "x-ratelimit-reset": String(rate.resetUnixSeconds)
+})
+
+const PUBLIC_PATHS = new Set(["/health"])
+
+export const gatewayApp = <Routes extends ReadonlyArray<Route<unknown>>>(routes: Routes) =>
+  Effect.gen(function* () {
+    const auth = yield* GatewayAuth
+    const router = buildRouter(routes as ReadonlyArray<Route<RoutesContext<Routes>>>)
+    return Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const traceId = randomUUID()
+      const path = new URL(request.url, "http://localhost").pathname
+      const notFound = envelopeResponse(failureReply(new RouteNotFound({ method: request.method, path })), traceId)
+      const scope = scopeForPath(path)
+      let caller: CallerInfo = { keyId: "anonymous", tenant: "default", readTenant: "default", scopes: new Set(), traceId }
+      let headers: Record<string, string> = {}
+      if (!PUBLIC_PATHS.has(path)) {
+        if (scope === undefined) return notFound
+        const outcome = yield* Effect.either(authenticate(auth.settings, request.headers, scope, traceId))
+        if (outcome._tag === "Left") {
+          const error = outcome.left
+          const limitHeaders =
+            error._tag === "RateLimited" ? rateHeaders({ limit: error.limit, remaining: 0, resetUnixSeconds: error.resetUnixSeconds }) : {}
+          return envelopeResponse(failureReply(error), traceId, limitHeaders)
+        }
+        caller = outcome.right.caller
+        if (outcome.right.rate !== null) headers = rateHeaders(outcome.right.rate)
+      }
+      const response = yield* router.pipe(
+        Effect.catchTag("RouteNotFound", () => Effect.succeed(notFound)),
+        Effect.provideService(Caller, caller)
+      )
+      return HttpServerResponse.setHeaders(response, headers)
+    })
+  })
+
+/** One node server per build of the layer (tests start several services in one process). */
+const NodeServerLive = Layer.sync(GatewayNodeServer, () => {
+  const nodeServer = http.createServer()
+  // A client that resets its connection must never crash the process.
+  nodeServer.on("clientError", (_error, socket) => socket.destroy())
+  return nodeServer
+})
+
+/** Serves the routes on API_GATEWAY_PORT (0 picks a free port, for tests). */
+export const gatewayServerLayer = <Routes extends ReadonlyArray<Route<unknown>>>(routes: Routes) => {
+  const serve = Layer.unwrapEffect(Effect.map(gatewayApp(routes), (app) => HttpServer.serve(app))).pipe(
+    Layer.provide(GatewayAuth.Default)
+  )
+  const listen = Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const config = yield* AppConfig
+      const nodeServer = yield* GatewayNodeServer
+      return NodeHttpServer.layer(() => nodeServer, { port: config.ports.gateway, host: "0.0.0.0" })
+    })
+  )
+  return serve.pipe(Layer.provideMerge(listen), Layer.provideMerge(NodeServerLive))
+}

@@ -1,0 +1,58 @@
+/** Wallet routes of the gateway (spec: Endpoints, Wallets). */
+import { Effect, Schema } from "effect"
+import { PaginationQuery, Uuid } from "../../schemas/common.js"
+import { CreateWalletBody, WalletListQuery } from "../../schemas/wallet.js"
+import { Caller } from "../gateway/caller.js"
+import { ok } from "../gateway/envelope.js"
+import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
+import { route } from "../gateway/route.js"
+import { WalletService } from "./walletService.js"
+
+const walletId = pathParam("walletId", Uuid)
+
+export const walletRoutes = [
+  route(
+    "POST",
+    "/api/v1/wallets",
+    Effect.gen(function* () {
+      const body = yield* decodeBody(CreateWalletBody)
+      const caller = yield* Caller
+      const wallet = yield* (yield* WalletService).create(caller, body)
+      return ok(wallet, 201)
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/wallets",
+    Effect.gen(function* () {
+      const query = yield* decodeQuery(Schema.extend(PaginationQuery, WalletListQuery))
+      const caller = yield* Caller
+      return ok(yield* (yield* WalletService).list(caller, query))
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/wallets/:walletId",
+    Effect.gen(function* () {
+      const id = yield* walletId
+      const stored = yield* (yield* WalletService).get(yield* Caller, id)
+      return ok(stored.wallet)
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/wallets/:walletId/balance",
+    Effect.gen(function* () {
+      const id = yield* walletId
+      return ok(yield* (yield* WalletService).balance(yield* Caller, id))
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/wallets/:walletId/tokens",
+    Effect.gen(function* () {
+      const id = yield* walletId
+      return ok(yield* (yield* WalletService).tokens(yield* Caller, id))
+    })
+  )
+]

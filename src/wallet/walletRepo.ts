@@ -1,0 +1,71 @@
+/** Wallet rows in SQL, always filtered by tenant. */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { KeyBackend, Wallet, WalletProvider } from "../../schemas/wallet.js"
+
+export interface WalletRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly public_key: string
+  readonly provider: WalletProvider
+  readonly key_backend: KeyBackend
+  readonly status: "active" | "disabled"
+  readonly label: string | null
+  readonly created_at: Date | string
+}
+
+export interface StoredWallet {
+  readonly wallet: Wallet
+  readonly tenantId: string
+  readonly keyBackend: KeyBackend
+}
+
+const custodyOf = (backend: KeyBackend) => (backend === "encrypted-file" || backend === "memory" ? "local" : "external")
+
+export const toStoredWallet = (row: WalletRow): StoredWallet => ({
+  tenantId: row.tenant_id,
+  keyBackend: row.key_backend,
+  wallet: {
+    id: row.id,
+    publicKey: row.public_key,
+    provider: row.provider,
+    status: row.status,
+    ...(row.label === null ? {} : { label: row.label }),
+    createdAt: new Date(row.created_at).toISOString(),
+    keyProvenance: { backend: row.key_backend, custody: custodyOf(row.key_backend), deterministicAddressing: false }
+  }
+})
+
+export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = (row: Omit<WalletRow, "created_at" | "status">) =>
+      sql<WalletRow>`
+        INSERT INTO wallets (id, tenant_id, public_key, provider, key_backend, label)
+        VALUES (${row.id}, ${row.tenant_id}, ${row.public_key}, ${row.provider}, ${row.key_backend}, ${row.label})
+        RETURNING *
+      `.pipe(Effect.map((rows) => toStoredWallet(rows[0])), Effect.orDie)
+
+    /** readTenant null = every tenant (an unbound key without x-tenant-id). */
+    const find = (id: string, readTenant: string | null) =>
+      sql<WalletRow>`
+        SELECT * FROM wallets WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
+      `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStoredWallet(rows[0]))), Effect.orDie)
+
+    const list = (readTenant: string | null, options: { limit: number; offset: number; publicKey?: string }) =>
+      Effect.gen(function* () {
+        const where = sql.and([
+          ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]),
+          ...(options.publicKey === undefined ? [] : [sql`public_key = ${options.publicKey}`])
+        ])
+        const rows = yield* sql<WalletRow>`
+          SELECT * FROM wallets WHERE ${where} ORDER BY created_at, id LIMIT ${options.limit} OFFSET ${options.offset}
+        `
+        const [{ total }] = yield* sql<{ total: string }>`SELECT count(*)::text AS total FROM wallets WHERE ${where}`
+        return { wallets: rows.map((row) => toStoredWallet(row).wallet), total: Number(total) }
+      }).pipe(Effect.orDie)
+
+    return { insert, find, list }
+  })
+}) {}

@@ -1,0 +1,110 @@
+/**
+ * The wallet component: creates wallets (key in the configured backend, row in SQL, optional funding),
+ * reads them within the caller's tenant, and reads balances and token accounts from the ledger.
+ */
+import { Effect } from "effect"
+import bs58 from "bs58"
+import { randomUUID } from "node:crypto"
+import { NotFound, UpstreamUnavailable } from "../../schemas/errors.js"
+import type { CreateWalletBody, TokenBalance } from "../../schemas/wallet.js"
+import { AuditLog } from "../audit/auditLog.js"
+import { ChainClient } from "../chain/chainClient.js"
+import type { CallerInfo } from "../gateway/caller.js"
+import { AutoFunder } from "./autoFund.js"
+import { KeyStore } from "./keyStore.js"
+import { WalletRepo } from "./walletRepo.js"
+
+const TOKEN_PROGRAMS = ["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"]
+
+interface ParsedTokenAccount {
+  readonly pubkey: string
+  readonly account: {
+    readonly data: { readonly parsed: { readonly info: { readonly mint: string; readonly tokenAmount: { amount: string; decimals: number; uiAmount: number | null } } } }
+  }
+}
+
+const chainUnavailable = (error: { message: string }) =>
+  new UpstreamUnavailable({ message: `ledger RPC unavailable: ${error.message}` })
+
+export class WalletService extends Effect.Service<WalletService>()("WalletService", {
+  effect: Effect.gen(function* () {
+    const repo = yield* WalletRepo
+    const keys = yield* KeyStore
+    const chain = yield* ChainClient
+    const funder = yield* AutoFunder
+    const audit = yield* AuditLog
+
+    const create = (caller: CallerInfo, body: CreateWalletBody) =>
+      Effect.gen(function* () {
+        const id = randomUUID()
+        const publicKey = yield* keys.createKey(id).pipe(Effect.orDie)
+        const stored = yield* repo.insert({
+          id,
+          tenant_id: caller.tenant,
+          public_key: bs58.encode(publicKey),
+          provider: keys.provider,
+          key_backend: keys.backend,
+          label: body.label ?? null
+        })
+        yield* audit.record({
+          tenantId: caller.tenant,
+          eventType: "wallet.created",
+          message: `wallet ${id} created`,
+          metadata: { publicKey: stored.wallet.publicKey, provider: stored.wallet.provider, autoFund: body.autoFund },
+          walletId: id,
+          entityType: "wallet",
+          category: "wallet",
+          traceId: caller.traceId
+        })
+        if (!body.autoFund) return { ...stored.wallet }
+        const funding = yield* funder.fund(stored.wallet.publicKey, body.fundLamports ?? funder.defaultLamports)
+        return { ...stored.wallet, funding }
+      }).pipe(Effect.withSpan("WalletService.create"))
+
+    const get = (caller: CallerInfo, id: string) =>
+      Effect.flatMap(repo.find(id, caller.readTenant), (stored) =>
+        stored === undefined ? Effect.fail(new NotFound({ resource: "wallet", id })) : Effect.succeed(stored)
+      )
+
+    const balance = (caller: CallerInfo, id: string) =>
+      Effect.gen(function* () {
+        const stored = yield* get(caller, id)
+        const lamports = yield* chain.getBalance(stored.wallet.publicKey).pipe(Effect.mapError(chainUnavailable))
+        return { lamports: Number(lamports), sol: Number(lamports) / 1e9 }
+      })
+
+    const tokens = (caller: CallerInfo, id: string) =>
+      Effect.gen(function* () {
+        const stored = yield* get(caller, id)
+        const results = yield* Effect.forEach(TOKEN_PROGRAMS, (programId) =>
+          chain
+            .rpc<{ value: Array<ParsedTokenAccount> }>("getTokenAccountsByOwner", [
+              stored.wallet.publicKey,
+              { programId },
+              { encoding: "jsonParsed", commitment: "confirmed" }
+            ])
+            .pipe(
+              Effect.map((r) => r.value),
+              // A ledger without Token-2022 answers an error for it; the classic program must answer.
+              Effect.catchTag("RpcApplicationError", (e) => (programId === TOKEN_PROGRAMS[0] ? Effect.fail(e) : Effect.succeed([])))
+            )
+        ).pipe(Effect.mapError(chainUnavailable))
+        const list: Array<TokenBalance> = results.flat().map((entry) => {
+          const info = entry.account.data.parsed.info
+          return {
+            mint: info.mint,
+            amount: info.tokenAmount.amount,
+            decimals: info.tokenAmount.decimals,
+            uiAmount: info.tokenAmount.uiAmount ?? Number(info.tokenAmount.amount) / 10 ** info.tokenAmount.decimals,
+            tokenAccount: entry.pubkey
+          }
+        })
+        return { tokens: list }
+      })
+
+    const list = (caller: CallerInfo, options: { limit: number; offset: number; publicKey?: string }) =>
+      Effect.map(repo.list(caller.readTenant, options), (page) => ({ ...page, limit: options.limit, offset: options.offset }))
+
+    return { create, get, balance, tokens, list }
+  })
+}) {}

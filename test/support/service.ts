@@ -1,0 +1,96 @@
+/**
+ * Starts the whole service in this test process, as main.ts composes it, against a real ledger and a
+ * real database (PGlite in a temp DATA_DIR, or a fresh PostgreSQL database when TEST_DATABASE_URL is
+ * set). Returns the gateway's base URL and a way to stop (and restart on the same data).
+ */
+import { HttpServer } from "@effect/platform"
+import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { AppLive } from "../../src/app.js"
+import { ChainEndpoints } from "../../src/chain/chainClient.js"
+import { AppConfig } from "../../src/config.js"
+import { createTestDatabase, type TestDatabase } from "./database.js"
+
+export interface TestKeys {
+  readonly admin: string
+}
+
+export const ADMIN_KEY = "test-admin-key"
+
+export interface ServiceOptions {
+  readonly rpcUrl: string
+  readonly env?: Record<string, string>
+  /** Reuse the data dir and database of an earlier start (restart tests). */
+  readonly reuse?: { readonly dataDir: string; readonly database: TestDatabase }
+}
+
+export interface RunningService {
+  readonly baseUrl: string
+  readonly dataDir: string
+  readonly database: TestDatabase
+  /** Stops the service; `keepData` leaves the data dir and database for a restart. */
+  readonly stop: (options?: { keepData?: boolean }) => Promise<void>
+}
+
+export const startService = async (options: ServiceOptions): Promise<RunningService> => {
+  const dataDir = options.reuse?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "custody-test-"))
+  const database = options.reuse?.database ?? (await createTestDatabase())
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    API_GATEWAY_PORT: "0",
+    API_GATEWAY_API_KEYS: `${ADMIN_KEY}:*:all`,
+    WALLET_KEY_ENCRYPTION_SECRET: "test-key-encryption-secret",
+    CHAIN_RPC_URL: options.rpcUrl,
+    ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
+    ...options.env
+  }
+  const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
+  const layer = AppLive.pipe(
+    Layer.provide(Layer.succeed(ChainEndpoints, { urls: [options.rpcUrl] })),
+    Layer.provideMerge(AppConfig.Default),
+    Layer.provide(Layer.setConfigProvider(provider))
+  )
+  const runtime = ManagedRuntime.make(layer)
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    dataDir,
+    database,
+    stop: async (stopOptions) => {
+      await runtime.dispose()
+      if (stopOptions?.keepData !== true) {
+        await database.drop()
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      }
+    }
+  }
+}
+
+/** fetch + JSON with the admin key unless headers say otherwise. */
+export const api = async (
+  baseUrl: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  headers: Record<string, string> = { "x-api-key": ADMIN_KEY }
+) => {
+  const response = await fetch(baseUrl + urlPath, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
+  })
+  const json = (await response.json()) as {
+    status: "success" | "failure"
+    errorCode: string | null
+    failedAt: string | null
+    stage: string
+    traceId: string
+    data: any
+    error?: string
+    errorMessage?: string
+  }
+  return { status: response.status, headers: response.headers, body: json }
+}
