@@ -1,0 +1,18 @@
+/** The contract: every schema of the service, one module per resource. */
+export * from "./common.js"
+export * from "./errors.js"
+export * from "./envelope.js"
+export * from "./protocol.js"
+export * from "./intent.js"
+export * from "./transaction.js"
+export * from "./policy.js"
+export * from "./wallet.js"
+export * from "./agent.js"
+export * from "./treasury.js"
+export * from "./strategy.js"
+export * from "./audit.js"
+export * from "./chain.js"
+export * from "./escrow.js"
+export * from "./mcp.js"
+// policy.ts has its own free-text ProtocolId for rule fields; the contract's ProtocolId is the nine-value literal.
+export { ProtocolId } from "./protocol.js"
