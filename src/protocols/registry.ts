@@ -1,3 +1,4 @@
+import { PROTOCOLS, type ProtocolId } from "../../schemas/protocol.js"
 import type { AdapterOperation } from "./transactionTypes.js"
 import {
   ASSOCIATED_TOKEN_PROGRAM,
@@ -7,18 +8,9 @@ import {
   TOKEN_PROGRAM
 } from "./programIds.js"
 
-export const PROTOCOL_IDS = [
-  "system-program",
-  "spl-token",
-  "escrow",
-  "dex-aggregator",
-  "amm-one",
-  "amm-two",
-  "liquid-staking",
-  "lending-market",
-  "nft-program"
-] as const
-export type ProtocolId = (typeof PROTOCOL_IDS)[number]
+/** The nine protocol identifiers, from the contract (schemas/protocol.ts). */
+export const PROTOCOL_IDS = PROTOCOLS
+export type { ProtocolId }
 
 export const isProtocolId = (value: unknown): value is ProtocolId =>
   typeof value === "string" && (PROTOCOL_IDS as ReadonlyArray<string>).includes(value)
