@@ -66,10 +66,15 @@ function listen(server: Server, port: number): Promise<void> {
   })
 }
 
+// Lets requests in flight finish (a reset would surface as an error in the client), then forces.
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve())
-    server.closeAllConnections()
+    const force = setTimeout(() => server.closeAllConnections(), 2000)
+    server.close(() => {
+      clearTimeout(force)
+      resolve()
+    })
+    server.closeIdleConnections()
   })
 }
 
