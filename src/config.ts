@@ -101,7 +101,8 @@ export const appConfig = Config.all({
     maxRetries: nonNegativeInt("CHAIN_RPC_MAX_RETRIES", 3),
     retryDelayMs: nonNegativeInt("CHAIN_RPC_RETRY_DELAY_MS", 1_000),
     priorityFeePercentile: percentile,
-    priorityFeeMultiplierBps: positiveInt("CHAIN_PRIORITY_FEE_MULTIPLIER_BPS", 1_150),
+    // 11,500 bps = 1.15x, what the spec means by "1150 bps (1.15x)" (docs/decisions.md).
+    priorityFeeMultiplierBps: positiveInt("CHAIN_PRIORITY_FEE_MULTIPLIER_BPS", 11_500),
     priorityFeeMinMicroLamports: nonNegativeInt("CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS", 2_000),
     priorityFeeMaxMicroLamports: positiveInt("CHAIN_PRIORITY_FEE_MAX_MICROLAMPORTS", 200_000),
     gaslessRpcUrl: optionalUrl("GASLESS_RPC_URL")

@@ -81,7 +81,8 @@ describe.each(PATTERNS)("$method $path (scope $scope)", ({ scope, method, path }
   })
 
   it("admits an `all` key, with its own tenant or `*` in x-tenant-id", async () => {
-    for (const headers of [{ "x-api-key": "key-all" }, { "x-api-key": "key-a", "x-tenant-id": "tenant-a" }, { "x-api-key": "key-a", "x-tenant-id": "*" }]) {
+    const variants: Array<Record<string, string>> = [{ "x-api-key": "key-all" }, { "x-api-key": "key-a", "x-tenant-id": "tenant-a" }, { "x-api-key": "key-a", "x-tenant-id": "*" }]
+    for (const headers of variants) {
       const response = await api(service.baseUrl, method, path, undefined, headers)
       expect([401, 403, 429]).not.toContain(response.status)
       expect(response.body.traceId).toMatch(/^[0-9a-f-]{36}$/)
