@@ -69,12 +69,11 @@ function jsonParsedData(account: RawAccount, read: AccountReader): unknown | nul
     const mintAccount = read(tokenAccount.mint)
     const mint = mintAccount === null ? null : decodeMint(mintAccount.data)
     if (mint === null) return null
-    const parsed = parsedTokenAccount(tokenAccount, mint.decimals, account.owner)
-    return { ...(parsed as object), space: account.data.length }
+    return { ...parsedTokenAccount(tokenAccount, mint.decimals, account.owner), space: account.data.length }
   }
   const mint = decodeMint(account.data)
   if (mint === null || !mint.isInitialized) return null
-  return { ...(parsedMint(mint, account.owner) as object), space: account.data.length }
+  return { ...parsedMint(mint, account.owner), space: account.data.length }
 }
 
 export function encodeAccount(

@@ -119,20 +119,33 @@ function withBlockhash(parsed: ParsedTransaction, blockhash: string): ParsedTran
   return parseWireTransaction(wire)
 }
 
-export function simulateTransaction(ledger: Ledger, original: ParsedTransaction, options: SimulateOptions): Record<string, unknown> {
+/** The `value` of a simulateTransaction answer. */
+export interface SimulationValue {
+  readonly err: RpcTransactionError | null
+  readonly logs: string[]
+  readonly unitsConsumed: number
+  readonly accounts: unknown
+  readonly innerInstructions: InnerInstructionSet[] | null
+  readonly replacementBlockhash: { blockhash: string; lastValidBlockHeight: number } | null
+  readonly returnData: TransactionRecord["returnData"]
+  readonly fee: number
+  readonly loadedAccountsDataSize: number
+}
+
+export function simulateTransaction(ledger: Ledger, original: ParsedTransaction, options: SimulateOptions): SimulationValue {
   const latest = ledger.window.latestEntry()
   const parsed = options.replaceRecentBlockhash ? withBlockhash(original, latest.blockhash) : original
   const base = {
-    accounts: null as unknown,
-    innerInstructions: null as unknown,
+    accounts: null,
+    innerInstructions: null,
     replacementBlockhash: options.replaceRecentBlockhash
       ? { blockhash: latest.blockhash, lastValidBlockHeight: ledger.window.lastValidBlockHeight() }
       : null,
-    returnData: null as unknown,
+    returnData: null,
     fee: feeForMessage(parsed.message),
     loadedAccountsDataSize: 0
   }
-  const fail = (err: RpcTransactionError, logs: string[] = [], unitsConsumed = 0) => ({ ...base, err, logs, unitsConsumed })
+  const fail = (err: RpcTransactionError, logs: string[] = [], unitsConsumed = 0): SimulationValue => ({ ...base, err, logs, unitsConsumed })
   if (!options.replaceRecentBlockhash && !blockhashOk(ledger, parsed)) return fail("BlockhashNotFound")
   const { keys, err: keysErr } = loadKeys(ledger, parsed)
   if (keys === undefined) return fail(keysErr)
@@ -156,7 +169,7 @@ export function simulateTransaction(ledger: Ledger, original: ParsedTransaction,
   const meta = result.meta()
   let accounts: unknown = null
   if (options.accounts !== null) {
-    const post = new Map(result.postAccounts().map((account) => [account.address as string, account]))
+    const post = new Map(result.postAccounts().map((account) => [String(account.address), account]))
     accounts = options.accounts.addresses.map((key) => {
       const updated = post.get(key)
       const raw = updated === undefined

@@ -107,7 +107,7 @@ export function uiTokenAmount(amount: bigint, decimals: number): UiTokenAmount {
   return { amount: digits, decimals, uiAmount: Number(uiAmountString), uiAmountString }
 }
 
-export function parsedTokenAccount(account: TokenAccountState, decimals: number, programOwner: string): unknown {
+export function parsedTokenAccount(account: TokenAccountState, decimals: number, programOwner: string): Record<string, unknown> {
   const info: Record<string, unknown> = {
     isNative: account.nativeReserve !== null,
     mint: account.mint,
@@ -124,7 +124,7 @@ export function parsedTokenAccount(account: TokenAccountState, decimals: number,
   return { program: programName(programOwner), parsed: { info, type: "account" } }
 }
 
-export function parsedMint(mint: MintState, programOwner: string): unknown {
+export function parsedMint(mint: MintState, programOwner: string): Record<string, unknown> {
   return {
     program: programName(programOwner),
     parsed: {

@@ -74,8 +74,7 @@ export function transactionMethods(ledger: Ledger): Array<[string, RpcHandler]> 
       const preflight = guardSignatures(() =>
         simulateTransaction(ledger, parsed, { sigVerify: true, replaceRecentBlockhash: false, innerInstructions: false, accounts: null })
       )
-      const err = preflight.err as RpcTransactionError | null
-      if (err !== null) throw preflightError(err, preflight.logs as string[], Number(preflight.unitsConsumed))
+      if (preflight.err !== null) throw preflightError(preflight.err, preflight.logs, preflight.unitsConsumed)
     }
     const outcome = guardSignatures(() => executeTransaction(ledger, parsed))
     if (outcome.kind === "processed") return signature
