@@ -1,7 +1,7 @@
 // Test fixture for the escrow program: a ledger with programs/dist/escrow.so loaded at the default
 // ESCROW_PROGRAM_ID, four funded parties, and shorthands for each instruction.
 import { readFileSync } from "node:fs"
-import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js"
 import {
   acceptEscrowInstruction, createEscrowInstruction, createMilestoneEscrowInstruction, decodeEscrowEvents, decodeEscrowState,
@@ -10,7 +10,7 @@ import {
 } from "../../src/protocols/escrow/index.js"
 import { ESCROW_PROGRAM_ID, TestLedger, type SendResult } from "./ledger.js"
 
-export const ESCROW_SO = join(__dirname, "..", "..", "programs", "dist", "escrow.so")
+export const ESCROW_SO = fileURLToPath(new URL("../../programs/dist/escrow.so", import.meta.url))
 export const START_TIME = 1_700_000_000n
 export const DEADLINE = START_TIME + 3_600n
 export const AMOUNT = 2_000_000_000n

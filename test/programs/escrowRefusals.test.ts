@@ -1,6 +1,5 @@
 // Every check of the escrow program refuses with its own custom error code and changes nothing.
 import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import {
@@ -153,7 +152,7 @@ describe("escrow refusals: acting on an escrow", () => {
 
 describe("escrow error table", () => {
   it("has a readable message for every code the program defines, and no others", () => {
-    const header = readFileSync(join(__dirname, "..", "..", "programs", "escrow", "escrow.h"), "utf8")
+    const header = readFileSync(new URL("../../programs/escrow/escrow.h", import.meta.url), "utf8")
     const programCodes = [...header.matchAll(/ERR_\w+ = (\d+)/g)].map((m) => Number(m[1]))
     expect(programCodes.length).toBeGreaterThan(30)
     expect(Object.keys(ESCROW_ERRORS).map(Number)).toEqual(programCodes)

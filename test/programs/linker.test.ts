@@ -1,13 +1,12 @@
 // The linker: its output for small committed C objects runs in litesvm; malformed objects are refused clearly.
 import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import { PublicKey, TransactionInstruction } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { linkObjects, LinkError, type ObjectInput } from "../../programs/linker/link.js"
 import { readElfObject } from "../../programs/linker/elf.js"
 import { TestLedger } from "./ledger.js"
 
-const fixture = (path: string): ObjectInput => ({ name: path, bytes: readFileSync(join(__dirname, "fixtures", path)) })
+const fixture = (path: string): ObjectInput => ({ name: path, bytes: readFileSync(new URL(`fixtures/${path}`, import.meta.url)) })
 const hello = fixture("hello/hello.o")
 const helper = fixture("hello/helper.o")
 const noRodata = fixture("norodata/entry.o")
