@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { MetricCounters } from "./metricCounters.js"
 
 export interface AuditEventInput {
   readonly tenantId: string
@@ -26,14 +27,11 @@ const jsonSafe = (value: unknown) =>
   JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))
 
 export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
+  dependencies: [MetricCounters.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-
-    const increment = (name: string, by: number | bigint = 1) =>
-      sql`
-        INSERT INTO metric_counters (name, value) VALUES (${name}, ${String(by)}::bigint)
-        ON CONFLICT (name) DO UPDATE SET value = metric_counters.value + EXCLUDED.value, updated_at = now()
-      `.pipe(Effect.asVoid, Effect.orDie)
+    const counters = yield* MetricCounters
+    const increment = counters.increment
 
     const record = (event: AuditEventInput) =>
       Effect.gen(function* () {

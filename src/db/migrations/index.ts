@@ -4,7 +4,9 @@
  */
 import { Migrator } from "@effect/sql"
 import foundation from "./0001_foundation.js"
+import pipeline from "./0002_pipeline.js"
 
 export const migrations = Migrator.fromRecord({
-  "0001_foundation": foundation
+  "0001_foundation": foundation,
+  "0002_pipeline": pipeline
 })
