@@ -1,27 +1,51 @@
 /**
- * The whole service as one layer: database, components, actors and the gateway. It needs only
- * AppConfig and the ledger endpoints, so main.ts and the tests compose it the same way.
+ * The whole service as one layer: database, infrastructure, components, actors and the gateway. It
+ * needs only AppConfig and ChainEndpoints, so main.ts and the tests compose it the same way.
+ *
+ * To add a component: export its routes (an array of `route(...)`) and add them to `routes`; add its
+ * service layer to `ComponentsLive` (component-to-component dependencies go in the service's own
+ * `dependencies`); add long-lived fibers (scoped layers using superviseActor) to `ActorsLive`.
  */
 import { Layer } from "effect"
+import { ActorRegistry } from "../actors/registry.js"
 import { AuditLog } from "./audit/auditLog.js"
+import { MetricCounters } from "./audit/metricCounters.js"
 import { ChainClient } from "./chain/chainClient.js"
 import { DatabaseLive } from "./db/database.js"
 import { healthRoutes } from "./gateway/health.js"
 import { gatewayServerLayer } from "./gateway/server.js"
+import { StageEvents } from "./pipeline/stageEvents.js"
 import { AutoFunder } from "./wallet/autoFund.js"
 import { walletRoutes } from "./wallet/http.js"
 import { KeyStore } from "./wallet/keyStore.js"
 import { WalletRepo } from "./wallet/walletRepo.js"
 import { WalletService } from "./wallet/walletService.js"
 
-export const routes = [...healthRoutes, ...walletRoutes]
+export const routes = [
+  ...healthRoutes,
+  ...walletRoutes
+]
 
-const ServicesLive = WalletService.Default.pipe(
-  Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default, AutoFunder.Default, AuditLog.Default)),
-  Layer.provideMerge(ChainClient.Default)
+/** Shared infrastructure every component may use from context. */
+const InfrastructureLive = Layer.mergeAll(
+  AuditLog.Default,
+  ChainClient.Default,
+  ActorRegistry.Default,
+  StageEvents.Default
+).pipe(Layer.provideMerge(MetricCounters.Default))
+
+/** Component services. */
+const ComponentsLive = Layer.mergeAll(
+  WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default, AutoFunder.Default)))
 )
 
-export const AppLive = gatewayServerLayer(routes).pipe(
-  Layer.provide(ServicesLive),
+/** Long-lived supervised fibers (scoped layers without output). */
+const ActorsLive = Layer.mergeAll(
+  Layer.empty
+)
+
+export const AppLive = Layer.mergeAll(gatewayServerLayer(routes), ActorsLive).pipe(
+  Layer.provideMerge(ComponentsLive),
+  Layer.provideMerge(InfrastructureLive),
   Layer.provideMerge(DatabaseLive)
 )
