@@ -151,6 +151,17 @@ describe("linker refusals", () => {
     refuses([patched(hello, (_, v) => v.setUint32(rel.offset + 12, 999, true)), helper], /symbol 999, which does not exist/)
   })
 
+  it("refuses unknown relocation types and relocations that do not fit their instruction", () => {
+    const object = readElfObject(hello.name, hello.bytes)
+    const rel = object.sections.find((s) => s.name === ".rel.text")
+    const relocations = object.relocations.get(object.sections.findIndex((s) => s.name === ".text")) ?? []
+    const lddwIndex = relocations.findIndex((r) => r.type === 1)
+    if (rel === undefined || lddwIndex < 0) throw new Error("fixture has no lddw relocation")
+    const typeAt = rel.offset + lddwIndex * 16 + 8
+    refuses([patched(hello, (_, v) => v.setUint32(typeAt, 77, true)), helper], /unknown relocation type 77/)
+    refuses([patched(hello, (_, v) => v.setUint32(typeAt, 10, true)), helper], /R_BPF_64_32 at .* does not patch a call instruction/)
+  })
+
   it("refuses an undefined function that is not a syscall", () => {
     refuses([hello], /undefined symbol sum_bytes .*neither defined in the objects nor a known syscall/)
   })
