@@ -14,6 +14,8 @@ import { ChainClient } from "./chain/chainClient.js"
 import { DatabaseLive } from "./db/database.js"
 import { healthRoutes } from "./gateway/health.js"
 import { gatewayServerLayer } from "./gateway/server.js"
+import { Chaos } from "./pipeline/chaos.js"
+import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { StageEvents } from "./pipeline/stageEvents.js"
 import { AutoFunder } from "./wallet/autoFund.js"
 import { walletRoutes } from "./wallet/http.js"
@@ -23,7 +25,8 @@ import { WalletService } from "./wallet/walletService.js"
 
 export const routes = [
   ...healthRoutes,
-  ...walletRoutes
+  ...walletRoutes,
+  ...chaosRoutes
 ]
 
 /** Shared infrastructure every component may use from context. */
@@ -36,6 +39,7 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Component services. */
 const ComponentsLive = Layer.mergeAll(
+  Chaos.Default,
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default, AutoFunder.Default)))
 )
 

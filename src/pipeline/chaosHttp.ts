@@ -1,0 +1,28 @@
+/** Chaos routes (spec: Health and operations): read and change the deployment's chaos config. */
+import { Effect } from "effect"
+import { ChaosUpdateBody } from "../../schemas/chain.js"
+import { ok } from "../gateway/envelope.js"
+import { decodeBody } from "../gateway/request.js"
+import { route } from "../gateway/route.js"
+import { Chaos } from "./chaos.js"
+
+export const chaosRoutes = [
+  route(
+    "GET",
+    "/api/v1/chaos",
+    Effect.gen(function* () {
+      return ok(yield* (yield* Chaos).get)
+    })
+  ),
+  route(
+    "PUT",
+    "/api/v1/chaos",
+    Effect.gen(function* () {
+      const chaos = yield* Chaos
+      // Refuse before reading the body: a disabled deployment answers 403 to any PUT.
+      if (!chaos.allowed) return ok(yield* chaos.update({}))
+      const body = yield* decodeBody(ChaosUpdateBody)
+      return ok(yield* chaos.update(body))
+    })
+  )
+]
