@@ -8,15 +8,26 @@
  */
 import { Layer } from "effect"
 import { ActorRegistry } from "../actors/registry.js"
+import { RpcProberLive } from "../actors/rpcProber.js"
+import { AuditEvents } from "./audit/auditEvents.js"
 import { AuditLog } from "./audit/auditLog.js"
+import { auditRoutes } from "./audit/http.js"
 import { MetricCounters } from "./audit/metricCounters.js"
 import { ChainClient } from "./chain/chainClient.js"
+import { RpcFailoverMetricsLive } from "./chain/failoverMetrics.js"
+import { rpcPoolRoutes } from "./chain/poolHttp.js"
 import { DatabaseLive } from "./db/database.js"
 import { healthRoutes } from "./gateway/health.js"
+import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { StageEvents } from "./pipeline/stageEvents.js"
+import { PolicyEngine } from "./policy/policyEngine.js"
+import { PolicyRepo } from "./policy/policyRepo.js"
+import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
+import { protocolRoutes } from "./protocols/http.js"
+import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
 import { AutoFunder } from "./wallet/autoFund.js"
 import { walletRoutes } from "./wallet/http.js"
 import { KeyStore } from "./wallet/keyStore.js"
@@ -26,7 +37,11 @@ import { WalletService } from "./wallet/walletService.js"
 export const routes = [
   ...healthRoutes,
   ...walletRoutes,
-  ...chaosRoutes
+  ...chaosRoutes,
+  ...auditRoutes,
+  ...rpcPoolRoutes,
+  ...protocolRoutes,
+  ...runtimeRoutes
 ]
 
 /** Shared infrastructure every component may use from context. */
@@ -39,13 +54,18 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Component services. */
 const ComponentsLive = Layer.mergeAll(
+  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyRepo.Default, RiskConfigRepo.Default))),
   Chaos.Default,
+  AuditEvents.Default,
+  ProtocolHealthCheck.Default,
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default, AutoFunder.Default)))
 )
 
 /** Long-lived supervised fibers (scoped layers without output). */
 const ActorsLive = Layer.mergeAll(
-  Layer.empty
+  Layer.empty,
+  RpcProberLive,
+  RpcFailoverMetricsLive
 )
 
 export const AppLive = Layer.mergeAll(gatewayServerLayer(routes), ActorsLive).pipe(

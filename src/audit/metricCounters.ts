@@ -11,13 +11,15 @@ export class MetricCounters extends Effect.Service<MetricCounters>()("MetricCoun
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     let pending = new Map<string, bigint>()
+    // Flush and snapshot exclude each other: a snapshot never sees a batch both in SQL and pending, or in neither.
+    const lock = yield* Effect.makeSemaphore(1)
 
     const increment = (name: string, by: number | bigint = 1) =>
       Effect.sync(() => {
         pending.set(name, (pending.get(name) ?? 0n) + BigInt(by))
       })
 
-    const flush = Effect.suspend(() => {
+    const flush = lock.withPermits(1)(Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
       const batch = pending
       pending = new Map()
@@ -35,18 +37,18 @@ export class MetricCounters extends Effect.Service<MetricCounters>()("MetricCoun
           }).pipe(Effect.zipRight(Effect.logWarning("metric flush failed; will retry", String(error))))
         )
       )
-    })
+    }))
 
     yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced("500 millis")))
     yield* Effect.addFinalizer(() => flush)
 
     /** Every counter: SQL values plus the deltas not yet flushed. */
-    const snapshot = Effect.gen(function* () {
+    const snapshot = lock.withPermits(1)(Effect.gen(function* () {
       const rows = yield* sql<{ name: string; value: string }>`SELECT name, value::text AS value FROM metric_counters`.pipe(Effect.orDie)
       const totals = new Map<string, bigint>(rows.map((r) => [r.name, BigInt(r.value)]))
       for (const [name, value] of pending) totals.set(name, (totals.get(name) ?? 0n) + value)
       return totals
-    })
+    }))
 
     return { increment, flush, snapshot }
   })

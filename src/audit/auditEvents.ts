@@ -1,0 +1,95 @@
+/**
+ * The read side of the audit log: events of the caller's tenant, filtered by any of the spec's fields
+ * (plus eventType), newest first (highest `seq`), paged with limit/offset ([n6], [n28]).
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import type { AuditEvent, AuditQuery } from "../../schemas/audit.js"
+import { Uuid } from "../../schemas/common.js"
+import { ValidationError } from "../../schemas/errors.js"
+import { canSee, type CallerInfo } from "../gateway/caller.js"
+
+interface AuditRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly event_type: string
+  readonly message: string
+  readonly metadata: string | Record<string, unknown>
+  readonly tx_id: string | null
+  readonly wallet_id: string | null
+  readonly agent_id: string | null
+  readonly protocol: string | null
+  readonly escrow_id: string | null
+  readonly entity_type: string | null
+  readonly category: string | null
+  readonly trace_id: string | null
+  readonly created_at: Date | string
+}
+
+/** Filters whose columns are uuid: a non-UUID value is a 400 naming the field, not a database error. */
+const UUID_FILTERS = ["txId", "walletId", "agentId"] as const
+const isUuid = Schema.is(Uuid)
+
+const optional = <K extends string>(key: K, value: string | null) => (value === null ? {} : ({ [key]: value } as Record<K, string>))
+
+const toEvent = (row: AuditRow): AuditEvent => ({
+  id: row.id,
+  eventType: row.event_type,
+  message: row.message,
+  metadata: typeof row.metadata === "string" ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+  tenantId: row.tenant_id,
+  ...optional("txId", row.tx_id),
+  ...optional("walletId", row.wallet_id),
+  ...optional("agentId", row.agent_id),
+  ...optional("protocol", row.protocol),
+  ...optional("escrowId", row.escrow_id),
+  ...optional("entityType", row.entity_type),
+  ...optional("category", row.category),
+  ...optional("traceId", row.trace_id),
+  createdAt: new Date(row.created_at).toISOString()
+})
+
+export class AuditEvents extends Effect.Service<AuditEvents>()("AuditEvents", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const list = (caller: CallerInfo, query: AuditQuery) =>
+      Effect.gen(function* () {
+        for (const field of UUID_FILTERS) {
+          const value = query[field]
+          if (value !== undefined && !isUuid(value)) return yield* Effect.fail(new ValidationError({ message: `${field}: must be a UUID`, field }))
+        }
+        const eq = (column: string, value: string | undefined) => (value === undefined ? [] : [sql`${sql(column)} = ${value}`])
+        const where = sql.and([
+          ...(caller.readTenant === null ? [] : [sql`tenant_id = ${caller.readTenant}`]),
+          ...eq("tx_id", query.txId),
+          ...eq("wallet_id", query.walletId),
+          ...eq("agent_id", query.agentId),
+          ...eq("protocol", query.protocol),
+          ...eq("escrow_id", query.escrowId),
+          ...eq("entity_type", query.entityType),
+          ...eq("category", query.category),
+          ...eq("event_type", query.eventType)
+        ])
+        const page = yield* Effect.all(
+          [
+            sql<AuditRow>`SELECT * FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
+            sql<{ total: string }>`SELECT count(*)::text AS total FROM audit_events WHERE ${where}`
+          ],
+          // One PGlite connection serves one query at a time anyway; keep the order explicit.
+          { concurrency: 1 }
+        ).pipe(Effect.orDie)
+        const [rows, [count]] = page
+        return { events: rows.map(toEvent), total: Number(count?.total ?? 0), limit: query.limit, offset: query.offset }
+      }).pipe(Effect.withSpan("AuditEvents.list"))
+
+    /** One event by id, if the caller may see it. */
+    const get = (caller: CallerInfo, id: string) =>
+      sql<AuditRow>`SELECT * FROM audit_events WHERE id = ${id}`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows.map(toEvent).find((event) => canSee(caller, event.tenantId)))
+      )
+
+    return { list, get }
+  })
+}) {}

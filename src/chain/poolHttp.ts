@@ -1,0 +1,17 @@
+/** RPC pool route (spec: Health and operations): the scored endpoints of this process's pool. */
+import { Effect } from "effect"
+import { ok } from "../gateway/envelope.js"
+import { route } from "../gateway/route.js"
+import { ChainClient } from "./chainClient.js"
+
+export const rpcPoolRoutes = [
+  route(
+    "GET",
+    "/api/v1/rpc/pool/status",
+    Effect.gen(function* () {
+      const chain = yield* ChainClient
+      // URLs are redacted by the pool (no API keys of paid endpoints in a response).
+      return ok({ endpoints: chain.pool.status() })
+    })
+  )
+]

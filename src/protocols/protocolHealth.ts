@@ -1,0 +1,95 @@
+/**
+ * Protocol health (spec: Protocols endpoints, Versioning 5), read from the ledger through ChainClient,
+ * never assumed: a protocol is ok only when its adapter exists and every program it uses is an
+ * executable account on chain. Escrow also reports `configured` (ESCROW_PROGRAM_ID set, or the local
+ * ledger's default id when the service runs the local ledger) and `deployed`.
+ */
+import { Duration, Effect, Option } from "effect"
+import type { ProtocolHealth } from "../../schemas/protocol.js"
+import { ChainClient } from "../chain/chainClient.js"
+import { AppConfig, LOCAL_ESCROW_PROGRAM_ID } from "../config.js"
+import { findAdapter, PROTOCOL_IDS, type ProtocolAdapterInfo, protocolRegistry } from "./registry.js"
+
+const CHECK_TIMEOUT = Duration.seconds(5)
+
+interface AccountInfo {
+  readonly value: { readonly executable: boolean; readonly owner: string } | null
+}
+
+type ProgramState = { readonly state: "executable" } | { readonly state: "missing" | "not-executable" } | { readonly state: "unreachable"; readonly error: string }
+
+export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("ProtocolHealthCheck", {
+  effect: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const chain = yield* ChainClient
+    // Without CHAIN_RPC_URL the service starts the local ledger, which loads the escrow at its default id.
+    const runsLocalLedger = Option.isNone(config.chain.rpcUrl)
+    const escrowConfigured = Option.isSome(config.escrowProgramId) || runsLocalLedger
+    const escrowProgramId = Option.getOrElse(config.escrowProgramId, () => LOCAL_ESCROW_PROGRAM_ID)
+    const registry = protocolRegistry({ escrowProgramId })
+
+    const programState = (programId: string): Effect.Effect<ProgramState> =>
+      chain.rpc<AccountInfo>("getAccountInfo", [programId, { encoding: "base64", commitment: "confirmed", dataSlice: { offset: 0, length: 0 } }]).pipe(
+        Effect.timeoutFail({ duration: CHECK_TIMEOUT, onTimeout: () => ({ message: `no answer within ${Duration.format(CHECK_TIMEOUT)}` }) }),
+        Effect.map((info): ProgramState =>
+          info.value === null ? { state: "missing" } : info.value.executable ? { state: "executable" } : { state: "not-executable" }
+        ),
+        Effect.catchAll((error) => Effect.succeed<ProgramState>({ state: "unreachable", error: error.message }))
+      )
+
+    const describe = (programId: string, state: ProgramState) =>
+      state.state === "unreachable"
+        ? `ledger RPC unavailable: ${state.error}`
+        : state.state === "missing"
+          ? `program ${programId} is not deployed on this ledger`
+          : `account ${programId} is not an executable program`
+
+    const escrowHealth = (adapter: ProtocolAdapterInfo) =>
+      Effect.gen(function* () {
+        const state = yield* programState(escrowProgramId)
+        const deployed = state.state === "executable"
+        const problems = [
+          ...(escrowConfigured ? [] : ["ESCROW_PROGRAM_ID is not set"]),
+          ...(deployed ? [] : [describe(escrowProgramId, state)])
+        ]
+        return {
+          protocol: adapter.protocol,
+          ok: escrowConfigured && deployed,
+          configured: escrowConfigured,
+          deployed,
+          programId: escrowProgramId,
+          ...(problems.length === 0 ? {} : { message: problems.join("; ") })
+        } satisfies ProtocolHealth
+      })
+
+    const programsHealth = (adapter: ProtocolAdapterInfo) =>
+      Effect.gen(function* () {
+        const states = yield* Effect.forEach(adapter.programIds, (id) => Effect.map(programState(id), (state) => [id, state] as const), {
+          concurrency: "unbounded"
+        })
+        const problems = states.filter(([, s]) => s.state !== "executable").map(([id, s]) => describe(id, s))
+        return {
+          protocol: adapter.protocol,
+          ok: problems.length === 0,
+          ...(problems.length === 0 ? {} : { message: problems.join("; ") })
+        } satisfies ProtocolHealth
+      })
+
+    /** Health of one protocol; undefined for an unknown protocol id. */
+    const check = (protocol: string): Effect.Effect<ProtocolHealth | undefined> => {
+      const adapter = findAdapter(registry, protocol)
+      if (adapter === undefined) return Effect.succeed(undefined)
+      if (!adapter.implemented) {
+        // No fake ok: without a transaction builder every transaction of this protocol fails at build.
+        return Effect.succeed({ protocol: adapter.protocol, ok: false, message: `no adapter for ${adapter.protocol} in this build: transactions fail at build` })
+      }
+      return adapter.protocol === "escrow" ? escrowHealth(adapter) : programsHealth(adapter)
+    }
+
+    const checkAll = Effect.forEach(PROTOCOL_IDS, (id) => check(id), { concurrency: "unbounded" }).pipe(
+      Effect.map((results) => results.filter((r): r is ProtocolHealth => r !== undefined))
+    )
+
+    return { registry, check, checkAll }
+  })
+}) {}
