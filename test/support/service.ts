@@ -24,12 +24,16 @@ export interface ServiceOptions {
   readonly env?: Record<string, string>
   /** Reuse the data dir and database of an earlier start (restart tests). */
   readonly reuse?: { readonly dataDir: string; readonly database: TestDatabase }
+  /** A layer built on top of the service (e.g. a test actor); it may use any of the service's services. */
+  readonly extraLayer?: Layer.Layer<never, unknown, Layer.Layer.Success<typeof AppLive> | AppConfig>
 }
 
 export interface RunningService {
   readonly baseUrl: string
   readonly dataDir: string
   readonly database: TestDatabase
+  /** The service's runtime: run an Effect against its services (StageEvents, SqlClient, ...). */
+  readonly runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<typeof AppLive> | AppConfig, unknown>
   /** Stops the service; `keepData` leaves the data dir and database for a restart. */
   readonly stop: (options?: { keepData?: boolean }) => Promise<void>
 }
@@ -47,8 +51,11 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
     ...options.env
   }
   const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
-  const layer = AppLive.pipe(
-    Layer.provide(Layer.succeed(ChainEndpoints, { urls: [options.rpcUrl] })),
+  // As ChainEndpointsLive: CHAIN_RPC_URL first, then CHAIN_RPC_POOL_URLS.
+  const poolUrls = (env.CHAIN_RPC_POOL_URLS ?? "").split(",").map((u) => u.trim()).filter((u) => u !== "")
+  const app = options.extraLayer === undefined ? AppLive : options.extraLayer.pipe(Layer.provideMerge(AppLive))
+  const layer = app.pipe(
+    Layer.provide(Layer.succeed(ChainEndpoints, { urls: [env.CHAIN_RPC_URL ?? options.rpcUrl, ...poolUrls] })),
     Layer.provideMerge(AppConfig.Default),
     Layer.provide(Layer.setConfigProvider(provider))
   )
@@ -59,6 +66,7 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
     baseUrl: `http://127.0.0.1:${address.port}`,
     dataDir,
     database,
+    runtime,
     stop: async (stopOptions) => {
       await runtime.dispose()
       if (stopOptions?.keepData !== true) {
