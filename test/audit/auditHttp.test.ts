@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { api, type RunningService, startService } from "../support/service.js"
 
 let service: RunningService
-const OPS = { "x-api-key": "key-ops" }
-const A = { "x-api-key": "key-a" }
-const B = { "x-api-key": "key-b" }
-const WALLETS_ONLY = { "x-api-key": "key-wallets" }
+type Headers = Record<string, string>
+const OPS: Headers = { "x-api-key": "key-ops" }
+const A: Headers = { "x-api-key": "key-a" }
+const B: Headers = { "x-api-key": "key-b" }
+const WALLETS_ONLY: Headers = { "x-api-key": "key-wallets" }
 
 beforeAll(async () => {
   service = await startService({
