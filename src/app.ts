@@ -23,6 +23,9 @@ import { gatewayServerLayer } from "./gateway/server.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { StageEvents } from "./pipeline/stageEvents.js"
+import { PolicyEngine } from "./policy/policyEngine.js"
+import { PolicyRepo } from "./policy/policyRepo.js"
+import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
 import { AutoFunder } from "./wallet/autoFund.js"
@@ -51,6 +54,7 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Component services. */
 const ComponentsLive = Layer.mergeAll(
+  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyRepo.Default, RiskConfigRepo.Default))),
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,

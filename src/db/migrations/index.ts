@@ -5,10 +5,12 @@
 import { Migrator } from "@effect/sql"
 import foundation from "./0001_foundation.js"
 import pipeline from "./0002_pipeline.js"
+import policy from "./0003_policy.js"
 import operations from "./0004_operations.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
   "0002_pipeline": pipeline,
+  "0003_policy": policy,
   "0004_operations": operations
 })

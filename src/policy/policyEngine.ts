@@ -1,0 +1,246 @@
+/**
+ * The policy engine the transaction pipeline calls. `decideForTransaction` runs gasless eligibility,
+ * the protocol risk config, the wallet's portfolio risk controls and every active policy of the wallet
+ * in ONE SQL transaction under the wallet's lock: it reads the exact state (daily spend, rate events),
+ * decides, writes the effects, the decision (keyed by txId: a repeat returns the stored decision and
+ * counts nothing twice) and the `policy.evaluated` audit event. It never fails: any error, defect or
+ * timeout is a deny naming the engine as unavailable (fail closed).
+ */
+import { SqlClient } from "@effect/sql"
+import { Cause, Duration, Effect, Option } from "effect"
+import type { EvaluateRequest, PolicyDecision } from "../../schemas/policy.js"
+import { NotFound } from "../../schemas/errors.js"
+import { AuditLog } from "../audit/auditLog.js"
+import { policyEvaluationMetric } from "../audit/metricNames.js"
+import { AppConfig } from "../config.js"
+import type { CallerInfo } from "../gateway/caller.js"
+import { projectPortfolioMetrics, readPortfolioHistory } from "../risk/portfolioMetrics.js"
+import { RiskConfigRepo } from "../risk/riskConfigRepo.js"
+import { WalletRepo } from "../wallet/walletRepo.js"
+import { aggregateOutcomes } from "./aggregate.js"
+import { CompiledPolicyCache } from "./compiledPolicyCache.js"
+import type { CompiledPolicy } from "./compileRules.js"
+import { evaluatePolicies } from "./evaluate.js"
+import type { EvaluationState, PolicyEffects, PortfolioMetrics } from "./evaluationState.js"
+import { PolicyRepo } from "./policyRepo.js"
+import { PolicyStore } from "./policyStore.js"
+import { requiredState } from "./requiredState.js"
+import { deriveRiskTier } from "./riskTier.js"
+import {
+  approvalRequestedCheck,
+  gaslessCheck,
+  hasPortfolioLimits,
+  portfolioControlsCheck,
+  protocolConfigCheck,
+  type TransactionRiskInput
+} from "./transactionRisk.js"
+
+export type { TransactionRiskInput } from "./transactionRisk.js"
+
+/** The decision plus whether the owning agent should be paused (portfolio breach with autoPauseOnBreach). */
+export interface TransactionDecision extends PolicyDecision {
+  readonly pauseAgent: boolean
+}
+
+export const ENGINE_TIMEOUT = Duration.seconds(20)
+export const EVALUATIONS_METRIC = "policy.evaluations"
+
+const unavailableReason = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  const text = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : String(error)
+  return `policy engine unavailable: ${text.split("\n")[0].slice(0, 200)}`
+}
+
+const toRequest = (input: TransactionRiskInput): EvaluateRequest => ({
+  walletId: input.walletId,
+  type: input.type,
+  protocol: input.protocol,
+  timestamp: input.timestamp,
+  programIds: input.facts.programIds,
+  ...(input.agentId === null ? {} : { agentId: input.agentId }),
+  ...(input.facts.destination === undefined ? {} : { destination: input.facts.destination }),
+  ...(input.facts.tokenMint === undefined ? {} : { tokenMint: input.facts.tokenMint }),
+  ...(input.facts.amountLamports === undefined ? {} : { amountLamports: input.facts.amountLamports }),
+  ...(input.facts.slippageBps === undefined ? {} : { slippageBps: input.facts.slippageBps })
+})
+
+export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
+  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default],
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* PolicyRepo
+    const store = yield* PolicyStore
+    const risk = yield* RiskConfigRepo
+    const wallets = yield* WalletRepo
+    const audit = yield* AuditLog
+    const relayConfigured = Option.isSome((yield* AppConfig).chain.gaslessRpcUrl)
+    const cache = new CompiledPolicyCache()
+
+    const loadPolicies = (walletId: string, tenantId: string) =>
+      repo.activeForWallet(walletId, tenantId).pipe(Effect.map((rows) => rows.map((row) => cache.compile(row))))
+
+    /** The snapshot the evaluator needs, read inside the caller's transaction (under the lock when deciding). */
+    const readState = (
+      policies: ReadonlyArray<CompiledPolicy>,
+      request: EvaluateRequest,
+      tenantId: string,
+      now: Date,
+      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; portfolio: boolean }
+    ) =>
+      Effect.gen(function* () {
+        const required = requiredState(policies, request, now)
+        const dailySpentLamports = required.dailySpend ? yield* store.dailySpent(request.walletId, required.utcDay) : undefined
+        const rateCounts =
+          required.rateWindowsSeconds.length > 0
+            ? yield* store.rateCounts(required.rateKey, required.rateWindowsSeconds, required.instant)
+            : undefined
+        let portfolio: PortfolioMetrics | undefined
+        if (required.portfolioMetrics || extra.portfolio) {
+          const history = yield* readPortfolioHistory(request.walletId, tenantId, required.utcDay).pipe(
+            Effect.provideService(SqlClient.SqlClient, sql)
+          )
+          portfolio = projectPortfolioMetrics(history, {
+            protocol: request.protocol,
+            tokenMint: request.tokenMint,
+            amountLamports: request.amountLamports,
+            preBalanceLamports: extra.preBalanceLamports
+          })
+        }
+        const state: EvaluationState = {
+          now,
+          dailySpentLamports,
+          rateCounts,
+          portfolio,
+          transaction: {
+            preBalanceLamports: extra.preBalanceLamports,
+            pool: extra.pool,
+            quoteAgeSeconds: extra.quoteAgeSeconds,
+            oracleDeviationBps: extra.oracleDeviationBps
+          }
+        }
+        return state
+      })
+
+    const report = (tenantId: string, decision: PolicyDecision, context: { txId?: string; walletId: string; agentId?: string | null; protocol: string; traceId?: string | undefined; source: string }) =>
+      Effect.gen(function* () {
+        yield* audit.record({
+          tenantId,
+          eventType: "policy.evaluated",
+          message: `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`,
+          metadata: { txId: context.txId ?? null, source: context.source, decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier },
+          txId: context.txId ?? null,
+          walletId: context.walletId,
+          agentId: context.agentId ?? null,
+          protocol: context.protocol,
+          entityType: "policy",
+          category: "policy",
+          traceId: context.traceId ?? null
+        })
+        yield* audit.increment(policyEvaluationMetric(decision.decision))
+        yield* audit.increment(EVALUATIONS_METRIC)
+      })
+
+    const decideLocked = (input: TransactionRiskInput) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* store.lockWallet(input.walletId)
+          const existing = yield* store.findDecision(input.txId)
+          if (existing !== undefined) return { decision: existing.decision, pauseAgent: false }
+          const now = new Date()
+          const request = toRequest(input)
+          const protocolConfig = yield* risk.findProtocol(input.tenantId, input.protocol)
+          const controls = yield* risk.findPortfolio(input.walletId, input.tenantId)
+          const policies = yield* loadPolicies(input.walletId, input.tenantId)
+          const state = yield* readState(policies, request, input.tenantId, now, {
+            preBalanceLamports: input.preBalanceLamports,
+            ...(input.facts.pool === undefined ? {} : { pool: input.facts.pool }),
+            ...(input.facts.quoteAgeSeconds === undefined ? {} : { quoteAgeSeconds: input.facts.quoteAgeSeconds }),
+            ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps }),
+            portfolio: hasPortfolioLimits(controls)
+          })
+          const controlsOutcome = portfolioControlsCheck(controls, state.portfolio)
+          const evaluation = evaluatePolicies(policies, request, state)
+          const combined = aggregateOutcomes([
+            gaslessCheck(input, protocolConfig, relayConfigured),
+            protocolConfigCheck(input, protocolConfig),
+            controlsOutcome,
+            { decision: evaluation.decision, reasons: evaluation.reasons },
+            approvalRequestedCheck(input.requireApproval)
+          ])
+          const decision: PolicyDecision = { decision: combined.decision, reasons: combined.reasons, riskTier: evaluation.riskTier }
+
+          // Effects per decisions/policy.md: allow counts spend and rate events now; require_approval counts
+          // rate events now and the spend at approval; deny counts nothing.
+          let effects: PolicyEffects | null = null
+          let approvalSpend: bigint | null = null
+          if (decision.decision === "allow") effects = evaluation.effects
+          if (decision.decision === "require_approval") {
+            effects = { ...evaluation.effects, addDailySpendLamports: 0n }
+            approvalSpend = input.facts.amountLamports ?? 0n
+          }
+          if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
+          yield* store.recordDecision(input.txId, input.tenantId, input.walletId, decision, approvalSpend)
+          yield* report(input.tenantId, decision, { ...input, source: "transaction" })
+          const pauseAgent = controlsOutcome.decision === "deny" && controls.autoPauseOnBreach && input.agentId !== null
+          return { decision, pauseAgent }
+        })
+      )
+
+    const decideForTransaction = (input: TransactionRiskInput): Effect.Effect<TransactionDecision> =>
+      decideLocked(input).pipe(
+        Effect.timeout(ENGINE_TIMEOUT),
+        Effect.map(({ decision, pauseAgent }): TransactionDecision => ({ ...decision, pauseAgent })),
+        Effect.catchAllCause((cause) => {
+          const decision: PolicyDecision = {
+            decision: "deny",
+            reasons: [unavailableReason(cause)],
+            riskTier: deriveRiskTier({ type: input.type, amountLamports: input.facts.amountLamports })
+          }
+          return Effect.logWarning("policy engine failed closed", { txId: input.txId }, Cause.pretty(cause)).pipe(
+            Effect.zipRight(report(input.tenantId, decision, { ...input, source: "transaction" }).pipe(Effect.catchAllCause(() => Effect.void))),
+            Effect.as({ ...decision, pauseAgent: false })
+          )
+        }),
+        Effect.withSpan("PolicyEngine.decideForTransaction")
+      )
+
+    /** A human approved: count the deferred daily spend on the approval's UTC day (once per tx). Dies on SQL errors. */
+    const onApproved = (txId: string): Effect.Effect<void> =>
+      store.approve(txId, new Date()).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.onApproved"))
+
+    /** The transaction failed before submission: its daily spend is given back (idempotent). Dies on SQL errors. */
+    const releaseSpend = (txId: string): Effect.Effect<void> =>
+      store.release(txId).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.releaseSpend"))
+
+    /** The stored decision of a transaction, if any. */
+    const decisionOf = (txId: string) => store.findDecision(txId).pipe(Effect.orDie)
+
+    /**
+     * POST /evaluate: a what-if over the wallet's active policies, with the current exact state; it
+     * writes no effects (no spend, no rate event) but is audited and counted. Fails closed to deny.
+     */
+    const evaluate = (caller: CallerInfo, request: EvaluateRequest) =>
+      Effect.gen(function* () {
+        const wallet = yield* wallets.find(request.walletId, caller.readTenant)
+        if (wallet === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
+        const tenantId = wallet.tenantId
+        const decision = yield* Effect.gen(function* () {
+          const policies = yield* loadPolicies(request.walletId, tenantId)
+          const state = yield* readState(policies, request, tenantId, new Date(), { portfolio: false })
+          const evaluation = evaluatePolicies(policies, request, state)
+          return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision
+        }).pipe(
+          Effect.timeout(ENGINE_TIMEOUT),
+          Effect.catchAllCause((cause) =>
+            Effect.succeed<PolicyDecision>({ decision: "deny", reasons: [unavailableReason(cause)], riskTier: deriveRiskTier(request) })
+          )
+        )
+        yield* report(tenantId, decision, { walletId: request.walletId, agentId: request.agentId ?? null, protocol: request.protocol, traceId: caller.traceId, source: "evaluate" }).pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning("policy.evaluated audit failed", Cause.pretty(cause)))
+        )
+        return decision
+      }).pipe(Effect.withSpan("PolicyEngine.evaluate"))
+
+    return { decideForTransaction, onApproved, releaseSpend, decisionOf, evaluate }
+  })
+}) {}

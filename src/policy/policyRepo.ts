@@ -1,0 +1,169 @@
+/**
+ * Policies in SQL: `policies` holds the current version of each policy, `policy_versions` every
+ * version ever written (append-only; a trigger refuses UPDATE and DELETE). Every read filters by
+ * tenant (`readTenant` null = every tenant). Rules are stored as given (the encoded JSON of the rule
+ * schema) and returned as stored, so a version reads back byte-for-byte as it was written.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Policy } from "../../schemas/policy.js"
+
+interface PolicyRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly wallet_id: string
+  readonly name: string
+  readonly version: number
+  readonly active: boolean
+  readonly rules_text: string
+  readonly created_at: Date | string
+  readonly updated_at: Date | string
+}
+
+export interface StoredPolicyRow {
+  readonly policy: Policy
+  readonly tenantId: string
+  /** The rules exactly as stored (JSON text), for the evaluator's compile cache. */
+  readonly rulesText: string
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString()
+
+const parseRules = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
+
+const toStored = (row: PolicyRow): StoredPolicyRow => ({
+  tenantId: row.tenant_id,
+  rulesText: row.rules_text,
+  policy: {
+    id: row.id,
+    walletId: row.wallet_id,
+    name: row.name,
+    version: Number(row.version),
+    active: row.active,
+    // Returned as stored: rules in their encoded wire form (amounts as numbers or decimal strings).
+    rules: parseRules(row.rules_text) as Policy["rules"],
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at)
+  }
+})
+
+export interface NewPolicy {
+  readonly id: string
+  readonly tenantId: string
+  readonly walletId: string
+  readonly name: string
+  readonly active: boolean
+  /** Encoded rules (JSON-serialisable). */
+  readonly rules: unknown
+}
+
+export interface PolicyChange {
+  readonly name?: string | undefined
+  readonly active?: boolean | undefined
+  /** Encoded rules; undefined keeps the current ones. */
+  readonly rules?: unknown
+}
+
+export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const tenantFilter = (readTenant: string | null) => (readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`)
+
+    const insertVersion = (row: PolicyRow) =>
+      sql`
+        INSERT INTO policy_versions (policy_id, version, tenant_id, wallet_id, name, active, rules, created_at)
+        VALUES (${row.id}, ${row.version}, ${row.tenant_id}, ${row.wallet_id}, ${row.name}, ${row.active},
+          ${row.rules_text}::jsonb, ${row.updated_at})
+      `
+
+    const create = (input: NewPolicy) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const [row] = yield* sql<PolicyRow>`
+            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, rules)
+            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active}, ${JSON.stringify(input.rules)}::jsonb)
+            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+          `
+          yield* insertVersion(row)
+          return toStored(row)
+        })
+      ).pipe(Effect.orDie, Effect.withSpan("PolicyRepo.create"))
+
+    /** Writes a new version (current version + 1) with the change applied; undefined when not visible. */
+    const appendVersion = (id: string, readTenant: string | null, change: PolicyChange) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const current = yield* sql<PolicyRow>`
+            SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            FROM policies WHERE id = ${id} ${tenantFilter(readTenant)} FOR UPDATE
+          `
+          if (current.length === 0) return undefined
+          const before = current[0]
+          const rulesText = change.rules === undefined ? before.rules_text : JSON.stringify(change.rules)
+          const [row] = yield* sql<PolicyRow>`
+            UPDATE policies SET
+              name = ${change.name ?? before.name},
+              active = ${change.active ?? before.active},
+              rules = ${rulesText}::jsonb,
+              version = version + 1,
+              updated_at = clock_timestamp()
+            WHERE id = ${id}
+            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+          `
+          yield* insertVersion(row)
+          return toStored(row)
+        })
+      ).pipe(Effect.orDie, Effect.withSpan("PolicyRepo.appendVersion"))
+
+    const find = (id: string, readTenant: string | null) =>
+      sql<PolicyRow>`
+        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+        FROM policies WHERE id = ${id} ${tenantFilter(readTenant)}
+      `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
+
+    const versionRows = (id: string, readTenant: string | null, version: number | null) =>
+      sql<PolicyRow>`
+        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+          p.created_at, v.created_at AS updated_at
+        FROM policy_versions v JOIN policies p ON p.id = v.policy_id
+        WHERE v.policy_id = ${id} ${readTenant === null ? sql`` : sql`AND v.tenant_id = ${readTenant}`}
+          ${version === null ? sql`` : sql`AND v.version = ${version}`}
+        ORDER BY v.version
+      `.pipe(Effect.map((rows) => rows.map(toStored)), Effect.orDie)
+
+    /** Every version, oldest first (a version's updatedAt is when it was written). */
+    const listVersions = (id: string, readTenant: string | null) => versionRows(id, readTenant, null)
+
+    const findVersion = (id: string, version: number, readTenant: string | null) =>
+      versionRows(id, readTenant, version).pipe(Effect.map((rows) => rows[0]))
+
+    const listByWallet = (walletId: string, readTenant: string | null, page: { limit: number; offset: number }) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<PolicyRow>`
+          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+          FROM policies WHERE wallet_id = ${walletId} ${tenantFilter(readTenant)}
+          ORDER BY created_at, id LIMIT ${page.limit} OFFSET ${page.offset}
+        `
+        const [{ total }] = yield* sql<{ total: string }>`
+          SELECT count(*)::text AS total FROM policies WHERE wallet_id = ${walletId} ${tenantFilter(readTenant)}
+        `
+        return { policies: rows.map((row) => toStored(row).policy), total: Number(total) }
+      }).pipe(Effect.orDie)
+
+    /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
+    const activeForWallet = (walletId: string, tenantId: string) =>
+      sql<PolicyRow>`
+        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+        FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
+        ORDER BY created_at, id
+      `.pipe(Effect.map((rows) => rows.map(toStored)))
+
+    return { create, appendVersion, find, listVersions, findVersion, listByWallet, activeForWallet }
+  })
+}) {}

@@ -1,0 +1,155 @@
+/**
+ * The state that must be exact under concurrency, in SQL: the decision per transaction, the daily
+ * spend (counter per wallet and UTC day, plus one entry per transaction so it can be released), and
+ * the rate-limit events. Every function runs inside the caller's SQL transaction after `lockWallet`,
+ * which serialises all decisions of one wallet (an upsert takes the row lock until commit), so two
+ * evaluations racing for the last lamports of a daily limit never both pass.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { PolicyDecision } from "../../schemas/policy.js"
+import type { PolicyEffects } from "./evaluationState.js"
+import { utcDayKey } from "./utcTime.js"
+
+export interface StoredDecision {
+  readonly decision: PolicyDecision
+  readonly walletId: string
+  readonly tenantId: string
+  /** For require_approval: the spend to count when a human approves. */
+  readonly approvalSpendLamports: bigint | null
+  readonly approvedAt: Date | null
+}
+
+const decodeDecision = Schema.decodeUnknownSync(Schema.parseJson(PolicyDecision))
+
+export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Takes the wallet's decision lock until the surrounding transaction ends. */
+    const lockWallet = (walletId: string) =>
+      sql`
+        INSERT INTO policy_wallet_locks (wallet_id) VALUES (${walletId})
+        ON CONFLICT (wallet_id) DO UPDATE SET last_decision_at = now()
+      `.pipe(Effect.asVoid)
+
+    const findDecision = (txId: string) =>
+      sql<{ decision: string; wallet_id: string; tenant_id: string; approval_spend_lamports: string | null; approved_at: Date | string | null }>`
+        SELECT decision::text AS decision, wallet_id::text AS wallet_id, tenant_id, approval_spend_lamports::text AS approval_spend_lamports, approved_at
+        FROM policy_decisions WHERE tx_id = ${txId}
+      `.pipe(
+        Effect.map((rows): StoredDecision | undefined => {
+          if (rows.length === 0) return undefined
+          const row = rows[0]
+          return {
+            decision: decodeDecision(row.decision),
+            walletId: row.wallet_id,
+            tenantId: row.tenant_id,
+            approvalSpendLamports: row.approval_spend_lamports === null ? null : BigInt(row.approval_spend_lamports),
+            approvedAt: row.approved_at === null ? null : new Date(row.approved_at)
+          }
+        })
+      )
+
+    const recordDecision = (
+      txId: string,
+      tenantId: string,
+      walletId: string,
+      decision: PolicyDecision,
+      approvalSpendLamports: bigint | null
+    ) =>
+      sql`
+        INSERT INTO policy_decisions (tx_id, tenant_id, wallet_id, decision, approval_spend_lamports)
+        VALUES (${txId}, ${tenantId}, ${walletId}, ${JSON.stringify(decision)}::jsonb,
+          ${approvalSpendLamports === null ? null : approvalSpendLamports.toString()}::numeric)
+      `.pipe(Effect.asVoid)
+
+    const dailySpent = (walletId: string, utcDay: string) =>
+      sql<{ spent: string }>`
+        SELECT spent_lamports::text AS spent FROM policy_daily_spend WHERE wallet_id = ${walletId} AND utc_day = ${utcDay}
+      `.pipe(Effect.map((rows) => (rows.length === 0 ? 0n : BigInt(rows[0].spent))))
+
+    /** Events per window length for `key` with at > instant - window (sliding). */
+    const rateCounts = (key: string, windowsSeconds: ReadonlyArray<number>, instant: Date) =>
+      Effect.forEach(windowsSeconds, (windowSeconds) =>
+        sql<{ n: string }>`
+          SELECT count(*)::text AS n FROM policy_rate_events
+          WHERE key = ${key} AND window_seconds = ${windowSeconds} AND at > ${new Date(instant.getTime() - windowSeconds * 1000)}
+        `.pipe(Effect.map((rows) => [windowSeconds, Number(rows[0].n)] as const))
+      ).pipe(Effect.map((entries) => new Map(entries)))
+
+    /** Counts `lamports` for the wallet on `utcDay`, keyed by txId (a second call for the same tx adds nothing). */
+    const addSpend = (txId: string, walletId: string, utcDay: string, lamports: bigint) =>
+      Effect.gen(function* () {
+        if (lamports <= 0n) return
+        const inserted = yield* sql`
+          INSERT INTO policy_spend_entries (tx_id, wallet_id, utc_day, lamports)
+          VALUES (${txId}, ${walletId}, ${utcDay}, ${lamports.toString()}::numeric)
+          ON CONFLICT (tx_id) DO NOTHING RETURNING tx_id
+        `
+        if (inserted.length === 0) return
+        yield* sql`
+          INSERT INTO policy_daily_spend (wallet_id, utc_day, spent_lamports)
+          VALUES (${walletId}, ${utcDay}, ${lamports.toString()}::numeric)
+          ON CONFLICT (wallet_id, utc_day) DO UPDATE SET spent_lamports = policy_daily_spend.spent_lamports + EXCLUDED.spent_lamports
+        `
+      })
+
+    /** Applies the evaluator's effects: the spend, and the rate events (pruning expired ones of the same key). */
+    const applyEffects = (txId: string, walletId: string, effects: PolicyEffects) =>
+      Effect.gen(function* () {
+        yield* addSpend(txId, walletId, effects.utcDay, effects.addDailySpendLamports)
+        const pruneBefore = Math.min(effects.at.getTime(), Date.now())
+        for (const event of effects.rateEvents) {
+          yield* sql`
+            DELETE FROM policy_rate_events WHERE key = ${event.key} AND window_seconds = ${event.windowSeconds}
+              AND at <= ${new Date(pruneBefore - event.windowSeconds * 1000)}
+          `
+          yield* sql`
+            INSERT INTO policy_rate_events (key, window_seconds, at, tx_id)
+            VALUES (${event.key}, ${event.windowSeconds}, ${effects.at}, ${txId})
+          `
+        }
+      })
+
+    /** Counts a require_approval decision's deferred spend on the approval's UTC day; once per tx. */
+    const approve = (txId: string, approvedAt: Date) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const stored = yield* findDecision(txId)
+          if (stored === undefined || stored.approvedAt !== null) return
+          yield* lockWallet(stored.walletId)
+          const marked = yield* sql`
+            UPDATE policy_decisions SET approved_at = ${approvedAt} WHERE tx_id = ${txId} AND approved_at IS NULL RETURNING tx_id
+          `
+          if (marked.length === 0) return
+          yield* addSpend(txId, stored.walletId, utcDayKey(approvedAt), stored.approvalSpendLamports ?? 0n)
+        })
+      )
+
+    /** Gives a transaction's counted spend back (it failed before submission); once per tx. */
+    const release = (txId: string) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const entries = yield* sql<{ wallet_id: string }>`
+            SELECT wallet_id::text AS wallet_id FROM policy_spend_entries WHERE tx_id = ${txId} AND NOT released
+          `
+          if (entries.length === 0) return
+          yield* lockWallet(entries[0].wallet_id)
+          const released = yield* sql<{ wallet_id: string; utc_day: string; lamports: string }>`
+            UPDATE policy_spend_entries SET released = true, released_at = now()
+            WHERE tx_id = ${txId} AND NOT released
+            RETURNING wallet_id::text AS wallet_id, utc_day, lamports::text AS lamports
+          `
+          for (const row of released) {
+            yield* sql`
+              UPDATE policy_daily_spend SET spent_lamports = greatest(spent_lamports - ${row.lamports}::numeric, 0)
+              WHERE wallet_id = ${row.wallet_id} AND utc_day = ${row.utc_day}
+            `
+          }
+        })
+      )
+
+    return { lockWallet, findDecision, recordDecision, dailySpent, rateCounts, applyEffects, approve, release }
+  })
+}) {}

@@ -1,0 +1,78 @@
+/**
+ * The pipeline's checks before policy, pure: gasless eligibility, the protocol risk config of the
+ * intent's protocol (spec order: slippage, pools, programs, pool concentration against the
+ * pre-balance, quote age, oracle deviation), then the wallet's portfolio risk controls.
+ */
+import type { PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
+import { portfolioRiskChecks } from "../risk/portfolioRiskChecks.js"
+import { protocolRiskChecks } from "../risk/protocolRiskChecks.js"
+import type { PortfolioMetrics } from "./evaluationState.js"
+import { ALLOW, deny, type RuleOutcome } from "./outcome.js"
+
+/** What the pipeline knows about a transaction when it asks for a decision. */
+export interface TransactionRiskInput {
+  readonly txId: string
+  readonly tenantId: string
+  readonly walletId: string
+  readonly agentId: string | null
+  readonly type: string
+  readonly protocol: string
+  readonly intent: Record<string, unknown>
+  readonly facts: {
+    readonly destination?: string | undefined
+    readonly tokenMint?: string | undefined
+    readonly amountLamports?: bigint | undefined
+    readonly programIds: ReadonlyArray<string>
+    readonly slippageBps?: number | undefined
+    readonly pool?: string | undefined
+    readonly quoteAgeSeconds?: number | undefined
+    readonly oracleDeviationBps?: number | undefined
+  }
+  readonly preBalanceLamports: bigint
+  readonly gasless: boolean
+  readonly requireApproval: boolean
+  readonly timestamp: Date
+  readonly traceId?: string | undefined
+}
+
+export const gaslessCheck = (
+  input: Pick<TransactionRiskInput, "gasless" | "protocol">,
+  config: ProtocolRiskConfig | undefined,
+  relayConfigured: boolean
+): RuleOutcome => {
+  if (!input.gasless) return ALLOW
+  if (config?.gaslessEligible !== true) return deny(`gasless: protocol ${input.protocol} is not gaslessEligible in its protocol risk config`)
+  if (!relayConfigured) return deny("gasless: GASLESS_RPC_URL is not configured")
+  return ALLOW
+}
+
+export const protocolConfigCheck = (input: TransactionRiskInput, config: ProtocolRiskConfig | undefined): RuleOutcome =>
+  config === undefined
+    ? ALLOW
+    : protocolRiskChecks(
+        config,
+        {
+          type: input.type,
+          slippageBps: input.facts.slippageBps,
+          pool: input.facts.pool,
+          programIds: input.facts.programIds,
+          amountLamports: input.facts.amountLamports,
+          preBalanceLamports: input.preBalanceLamports,
+          quoteAgeSeconds: input.facts.quoteAgeSeconds,
+          oracleDeviationBps: input.facts.oracleDeviationBps
+        },
+        `protocol risk (${input.protocol} config v${config.version})`
+      )
+
+export const hasPortfolioLimits = (controls: PortfolioRiskControls): boolean =>
+  controls.maxDrawdownLamports !== undefined ||
+  controls.maxDailyLossLamports !== undefined ||
+  controls.maxExposureBpsPerToken !== undefined ||
+  controls.maxExposureBpsPerProtocol !== undefined
+
+export const portfolioControlsCheck = (controls: PortfolioRiskControls, metrics: PortfolioMetrics | undefined): RuleOutcome =>
+  portfolioRiskChecks(controls, metrics, "portfolio risk controls")
+
+/** The on-demand approval flag of the transaction (spec: approval_gate transition). */
+export const approvalRequestedCheck = (requireApproval: boolean): RuleOutcome =>
+  requireApproval ? { decision: "require_approval", reasons: ["approval was requested for this transaction"] } : ALLOW

@@ -1,0 +1,113 @@
+/**
+ * The engine's SQL state under concurrency (PGlite, or PostgreSQL with TEST_DATABASE_URL): a daily
+ * limit admitting exactly 7 of 50 concurrent decisions, idempotency per txId, released spend, and
+ * fail-closed denies for a corrupted rule and an unreachable policy store.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PolicyEngine, type TransactionRiskInput } from "../../src/policy/policyEngine.js"
+import { type EngineHarness, startEngine } from "./engineHarness.js"
+
+const SYSTEM_PROGRAM = "11111111111111111111111111111111"
+const DEST = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
+
+let engine: EngineHarness
+beforeAll(async () => {
+  engine = await startEngine()
+}, 60_000)
+afterAll(async () => {
+  await engine?.stop()
+})
+
+const transfer = (walletId: string, lamports: bigint, overrides: Partial<TransactionRiskInput> = {}): TransactionRiskInput => ({
+  txId: randomUUID(),
+  tenantId: "default",
+  walletId,
+  agentId: null,
+  type: "transfer_sol",
+  protocol: "system-program",
+  intent: { to: DEST, lamports: Number(lamports) },
+  facts: { destination: DEST, amountLamports: lamports, programIds: [SYSTEM_PROGRAM] },
+  preBalanceLamports: 100_000_000_000n,
+  gasless: false,
+  requireApproval: false,
+  timestamp: new Date(),
+  ...overrides
+})
+
+const decide = (input: TransactionRiskInput) => engine.run(Effect.flatMap(PolicyEngine, (e) => e.decideForTransaction(input)))
+
+describe("policy store under concurrency", () => {
+  it("admits exactly 7 of 50 concurrent transfers against a daily limit of 7 transfers", async () => {
+    const wallet = await engine.createWallet()
+    await engine.createPolicy(wallet, [{ type: "spending_limit", maxLamportsPerDay: 7_000_000 }])
+    const decisions = await Promise.all(Array.from({ length: 50 }, () => decide(transfer(wallet, 1_000_000n))))
+    const allowed = decisions.filter((d) => d.decision === "allow")
+    const denied = decisions.filter((d) => d.decision === "deny")
+    expect(allowed).toHaveLength(7)
+    expect(denied).toHaveLength(43)
+    for (const d of denied) expect(d.reasons.join(" ")).toContain("maxLamportsPerDay 7000000")
+  }, 60_000)
+
+  it("returns the stored decision for a repeated txId and counts its spend once", async () => {
+    const wallet = await engine.createWallet()
+    await engine.createPolicy(wallet, [{ type: "spending_limit", maxLamportsPerDay: 2_000_000 }])
+    const input = transfer(wallet, 1_000_000n)
+    const first = await decide(input)
+    const again = await decide(input)
+    expect(first.decision).toBe("allow")
+    expect(again).toMatchObject({ decision: first.decision, reasons: first.reasons, riskTier: first.riskTier })
+    expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("allow")
+    expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("deny")
+  })
+
+  it("gives the budget back when a transaction's spend is released, once", async () => {
+    const wallet = await engine.createWallet()
+    await engine.createPolicy(wallet, [{ type: "spending_limit", maxLamportsPerDay: 1_000_000 }])
+    const spent = transfer(wallet, 1_000_000n)
+    expect((await decide(spent)).decision).toBe("allow")
+    expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("deny")
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.releaseSpend(spent.txId)))
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.releaseSpend(spent.txId)))
+    expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("allow")
+    expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("deny")
+  })
+
+  it("counts a require_approval's spend only when it is approved", async () => {
+    const wallet = await engine.createWallet()
+    await engine.createPolicy(wallet, [{ type: "spending_limit", maxLamportsPerDay: 1_500_000, requireApprovalAboveLamports: 500_000 }])
+    const pending = transfer(wallet, 1_000_000n)
+    expect((await decide(pending)).decision).toBe("require_approval")
+    expect((await decide(transfer(wallet, 400_000n))).decision).toBe("allow")
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.onApproved(pending.txId)))
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.onApproved(pending.txId)))
+    expect((await decide(transfer(wallet, 200_000n))).decision).toBe("deny")
+    expect((await decide(transfer(wallet, 100_000n))).decision).toBe("allow")
+  })
+
+  it("denies when a stored rule is corrupted", async () => {
+    const wallet = await engine.createWallet()
+    const policyId = await engine.createPolicy(wallet, [{ type: "max_slippage", maxBps: 100 }])
+    await engine.run(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE policies SET rules = '[{"type":"max_slippage","maxBps":"lots"}]'::jsonb WHERE id = ${policyId}`)
+    )
+    const decision = await decide(transfer(wallet, 1n))
+    expect(decision.decision).toBe("deny")
+    expect(decision.reasons.join(" ")).toContain("rules[0]")
+  })
+
+  it("denies, never fails, when the policy store is unreachable", async () => {
+    const wallet = await engine.createWallet()
+    const sqlRun = (statement: string) => engine.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)))
+    await sqlRun("ALTER TABLE policies RENAME TO policies_gone")
+    try {
+      const decision = await decide(transfer(wallet, 1n))
+      expect(decision.decision).toBe("deny")
+      expect(decision.reasons[0]).toMatch(/^policy engine unavailable/)
+    } finally {
+      await sqlRun("ALTER TABLE policies_gone RENAME TO policies")
+    }
+  })
+})
