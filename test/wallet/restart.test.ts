@@ -1,0 +1,62 @@
+/**
+ * Restart (issue #2): wallets and ledger balances survive a restart of both the service and the
+ * ledger process. The ledger runs as the service runs it (a child process, spawnLedger) and is
+ * restarted on the same data directory and port; the service restarts on the same data dir and database.
+ */
+import { Connection, PublicKey } from "@solana/web3.js"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
+import { freePortPair } from "../support/freePort.js"
+import { api, type RunningService, startService } from "../support/service.js"
+
+const ledgerDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-restart-ledger-"))
+let ledger: SpawnedLedger | undefined
+let service: RunningService | undefined
+
+afterAll(async () => {
+  await service?.stop()
+  await ledger?.stop()
+  fs.rmSync(ledgerDir, { recursive: true, force: true })
+})
+
+describe("restart", () => {
+  it("keeps wallets and balances across a restart of the service and the ledger", async () => {
+    const port = await freePortPair()
+    ledger = await spawnLedger({ port, dataDir: ledgerDir })
+    service = await startService({ rpcUrl: ledger.rpcUrl })
+
+    const created = await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "durable", autoFund: true, fundLamports: 1_250_000_000 })
+    expect(created.status).toBe(201)
+    const wallet = created.body.data
+    const unfunded = (await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "empty" })).body.data
+    const listBefore = (await api(service.baseUrl, "GET", "/api/v1/wallets?limit=100")).body.data
+
+    const { dataDir, database } = service
+    await service.stop({ keepData: true })
+    service = undefined
+    await ledger.stop()
+    ledger = undefined
+
+    ledger = await spawnLedger({ port, dataDir: ledgerDir })
+    expect(await new Connection(ledger.rpcUrl, "confirmed").getBalance(new PublicKey(wallet.publicKey))).toBe(1_250_000_000)
+    service = await startService({ rpcUrl: ledger.rpcUrl, reuse: { dataDir, database } })
+
+    const got = await api(service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}`)
+    expect(got.status).toBe(200)
+    const { funding: _funding, ...stored } = wallet
+    expect(got.body.data).toEqual(stored)
+    const balance = await api(service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/balance`)
+    expect(balance.body.data).toEqual({ lamports: 1_250_000_000, sol: 1.25 })
+    expect((await api(service.baseUrl, "GET", `/api/v1/wallets/${unfunded.id}/balance`)).body.data).toEqual({ lamports: 0, sol: 0 })
+    const listAfter = (await api(service.baseUrl, "GET", "/api/v1/wallets?limit=100")).body.data
+    expect(listAfter).toEqual(listBefore)
+
+    // The restarted service keeps creating wallets beside the old ones (same KDF salt, same database).
+    const another = await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "after restart" })
+    expect(another.status).toBe(201)
+    expect(another.body.data.publicKey).not.toBe(wallet.publicKey)
+  })
+})
