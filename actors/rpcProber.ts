@@ -18,12 +18,13 @@ export const RpcProberLive = Layer.scopedDiscard(
       RPC_PROBER_ACTOR,
       (handle) =>
         Effect.gen(function* () {
+          // Sleep first: at start nothing is known yet, and the calls themselves score the endpoints.
+          yield* handle.setStatus("idle")
+          yield* Effect.sleep(interval)
           yield* handle.setStatus("running")
           // probe() records each endpoint's failure in its status (GET /rpc/pool/status), not as the
           // actor's error; it rejects only on a bug, which the supervisor restarts.
           yield* Effect.tryPromise(() => chain.pool.probe())
-          yield* handle.setStatus("idle")
-          yield* Effect.sleep(interval)
         }).pipe(Effect.forever),
       { kind: "rpc-prober" }
     )

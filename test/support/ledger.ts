@@ -2,15 +2,26 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { startLedgerServer, type LedgerServer } from "../../src/ledger/server.js"
 
+/** Our built escrow program (programs/dist), loaded at LOCAL_ESCROW_PROGRAM_ID by `{ escrow: true }`. */
+export const ESCROW_SO_PATH = fileURLToPath(new URL("../../programs/dist/escrow.so", import.meta.url))
+
+export interface TestLedgerOptions {
+  /** Load the escrow program at LOCAL_ESCROW_PROGRAM_ID (default: no programs beyond the built-ins). */
+  readonly escrow?: boolean
+}
+
 /** Ports 20000-39999 in steps of 2 (RPC + PubSub); a collision retries with another pair. */
-export const startTestLedger = async (): Promise<LedgerServer & { dataDir: string }> => {
+export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<LedgerServer & { dataDir: string }> => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-ledger-"))
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + 2 * Math.floor(Math.random() * 10_000)
     try {
-      const server = await startLedgerServer({ port, dataDir })
+      const programs = options.escrow === true ? [{ programId: LOCAL_ESCROW_PROGRAM_ID, path: ESCROW_SO_PATH }] : undefined
+      const server = await startLedgerServer({ port, dataDir, ...(programs === undefined ? {} : { programs }) })
       return {
         ...server,
         dataDir,
