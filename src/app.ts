@@ -23,8 +23,11 @@ import { gatewayServerLayer } from "./gateway/server.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { StageEvents } from "./pipeline/stageEvents.js"
+import { policyRoutes } from "./policy/http.js"
 import { PolicyEngine } from "./policy/policyEngine.js"
 import { PolicyRepo } from "./policy/policyRepo.js"
+import { PolicyService } from "./policy/policyService.js"
+import { riskRoutes } from "./risk/http.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
@@ -41,7 +44,9 @@ export const routes = [
   ...auditRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
-  ...runtimeRoutes
+  ...runtimeRoutes,
+  ...policyRoutes,
+  ...riskRoutes
 ]
 
 /** Shared infrastructure every component may use from context. */
@@ -54,7 +59,7 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Component services. */
 const ComponentsLive = Layer.mergeAll(
-  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyRepo.Default, RiskConfigRepo.Default))),
+  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default))),
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,

@@ -68,6 +68,8 @@ export interface PolicyChange {
   readonly active?: boolean | undefined
   /** Encoded rules; undefined keeps the current ones. */
   readonly rules?: unknown
+  /** When set, the change applies only if the current version is still this one (else "stale"). */
+  readonly expectedVersion?: number | undefined
 }
 
 export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
@@ -105,6 +107,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
           `
           if (current.length === 0) return undefined
           const before = current[0]
+          if (change.expectedVersion !== undefined && Number(before.version) !== change.expectedVersion) return "stale" as const
           const rulesText = change.rules === undefined ? before.rules_text : JSON.stringify(change.rules)
           const [row] = yield* sql<PolicyRow>`
             UPDATE policies SET

@@ -1,0 +1,80 @@
+/**
+ * Risk routes (spec: Endpoints, Risk): protocol risk configs per protocol of the caller's tenant, and
+ * portfolio risk controls per wallet. PUT changes only the provided fields (null clears a bound) and
+ * creates the record when absent; bps fields are 0-10000 and unknown fields are refused (400).
+ */
+import { Effect } from "effect"
+import { Uuid } from "../../schemas/common.js"
+import { NotFound } from "../../schemas/errors.js"
+import { PortfolioRiskControlsUpdate, ProtocolId, ProtocolRiskConfigUpdate } from "../../schemas/policy.js"
+import { Caller } from "../gateway/caller.js"
+import { ok } from "../gateway/envelope.js"
+import { decodeBody, pathParam } from "../gateway/request.js"
+import { route } from "../gateway/route.js"
+import { PolicyService } from "../policy/policyService.js"
+import { RiskConfigRepo } from "./riskConfigRepo.js"
+
+const protocolParam = pathParam("protocol", ProtocolId)
+const walletParam = pathParam("walletId", Uuid)
+
+/** A stored row that no longer decodes is an internal error (500), not the caller's fault. */
+const orDie = Effect.orDie
+
+export const riskRoutes = [
+  route(
+    "GET",
+    "/api/v1/risk/protocols",
+    Effect.gen(function* () {
+      const caller = yield* Caller
+      return ok({ protocols: yield* orDie((yield* RiskConfigRepo).listProtocols(caller.readTenant)) })
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/risk/protocols/:protocol",
+    Effect.gen(function* () {
+      const protocol = yield* protocolParam
+      const caller = yield* Caller
+      const config = yield* orDie((yield* RiskConfigRepo).findProtocol(caller.tenant, protocol))
+      if (config === undefined) return yield* Effect.fail(new NotFound({ resource: "protocol risk config", id: protocol }))
+      return ok(config)
+    })
+  ),
+  route(
+    "PUT",
+    "/api/v1/risk/protocols/:protocol",
+    Effect.gen(function* () {
+      const protocol = yield* protocolParam
+      const body = yield* decodeBody(ProtocolRiskConfigUpdate)
+      const caller = yield* Caller
+      return ok(yield* (yield* RiskConfigRepo).putProtocol(caller.tenant, protocol, body))
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/risk/portfolio",
+    Effect.gen(function* () {
+      const caller = yield* Caller
+      return ok({ controls: yield* orDie((yield* RiskConfigRepo).listPortfolio(caller.readTenant)) })
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/risk/portfolio/:walletId",
+    Effect.gen(function* () {
+      const walletId = yield* walletParam
+      const wallet = yield* (yield* PolicyService).visibleWallet(yield* Caller, walletId)
+      return ok(yield* orDie((yield* RiskConfigRepo).findPortfolio(walletId, wallet.tenantId)))
+    })
+  ),
+  route(
+    "PUT",
+    "/api/v1/risk/portfolio/:walletId",
+    Effect.gen(function* () {
+      const walletId = yield* walletParam
+      const body = yield* decodeBody(PortfolioRiskControlsUpdate)
+      const wallet = yield* (yield* PolicyService).visibleWallet(yield* Caller, walletId)
+      return ok(yield* (yield* RiskConfigRepo).putPortfolio(wallet.tenantId, walletId, body))
+    })
+  )
+]

@@ -1,0 +1,162 @@
+/**
+ * Policies over HTTP: create with field-level 400s, update as new versions with old ones readable,
+ * versions, migrate (safe, force, dry_run), compatibility check, the wallet's policy list, evaluate,
+ * and tenant isolation.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { api, type RunningService, startService } from "../support/service.js"
+
+let service: RunningService
+const A = { "x-api-key": "key-a" }
+const B = { "x-api-key": "key-b" }
+const DEST = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
+
+beforeAll(async () => {
+  service = await startService({
+    rpcUrl: "http://127.0.0.1:9",
+    env: { API_GATEWAY_API_KEYS: "test-admin-key:*:all;key-a:tenant-a:all;key-b:tenant-b:all" }
+  })
+}, 60_000)
+afterAll(async () => {
+  await service?.stop()
+})
+
+const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => api(service.baseUrl, method, path, body, headers)
+const newWallet = async (headers?: Record<string, string>) => (await call("POST", "/api/v1/wallets", {}, headers)).body.data.id as string
+
+describe("policies over HTTP", () => {
+  it("creates a policy (201, version 1, active by default) and reads it back", async () => {
+    const walletId = await newWallet()
+    const created = await call("POST", "/api/v1/policies", { walletId, name: "limits", rules: [{ type: "spending_limit", maxLamportsPerTx: 1000 }] })
+    expect(created.status).toBe(201)
+    expect(created.body.data).toMatchObject({ walletId, name: "limits", version: 1, active: true, rules: [{ type: "spending_limit", maxLamportsPerTx: 1000 }] })
+    const got = await call("GET", `/api/v1/policies/${created.body.data.id}`)
+    expect(got.body.data).toEqual(created.body.data)
+  })
+
+  it("answers 400 naming the rule and field, and stores nothing", async () => {
+    const walletId = await newWallet()
+    const cases: Array<[unknown, string]> = [
+      [[{ type: "max_slippage", maxBps: 10_001 }], "rules[0].maxBps"],
+      [[{ type: "spending_limit" }, { type: "rate_limit", maxTx: 1 }], "rules[1].windowSeconds"],
+      [[{ type: "no_such_rule" }], "rules[0].type"],
+      [[{ type: "spending_limit", maxLamportPerTx: 5 }], "rules[0]"]
+    ]
+    for (const [rules, field] of cases) {
+      const refused = await call("POST", "/api/v1/policies", { walletId, name: "bad", rules })
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt: "validation" })
+      expect(refused.body.error).toContain(field)
+    }
+    const missingName = await call("POST", "/api/v1/policies", { walletId, rules: [] })
+    expect(missingName.status).toBe(400)
+    expect(missingName.body.error).toContain("name")
+    const listed = await call("GET", `/api/v1/wallets/${walletId}/policies`)
+    expect(listed.body.data.total).toBe(0)
+    const unknownWallet = await call("POST", "/api/v1/policies", { walletId: "00000000-0000-4000-8000-000000000000", name: "x", rules: [] })
+    expect(unknownWallet.status).toBe(404)
+  })
+
+  it("creates a new version on each update and keeps earlier versions readable", async () => {
+    const walletId = await newWallet()
+    const v1 = (await call("POST", "/api/v1/policies", { walletId, name: "p", rules: [{ type: "max_slippage", maxBps: 100 }] })).body.data
+    const v2 = await call("PUT", `/api/v1/policies/${v1.id}`, { rules: [{ type: "max_slippage", maxBps: 50 }] })
+    expect(v2.body.data).toMatchObject({ id: v1.id, version: 2, name: "p", rules: [{ type: "max_slippage", maxBps: 50 }] })
+    const v3 = await call("PUT", `/api/v1/policies/${v1.id}`, { name: "renamed", active: false })
+    expect(v3.body.data).toMatchObject({ version: 3, name: "renamed", active: false, rules: [{ type: "max_slippage", maxBps: 50 }] })
+    const versions = await call("GET", `/api/v1/policies/${v1.id}/versions`)
+    expect(versions.body.data).toMatchObject({ total: 3, limit: 50, offset: 0 })
+    expect(versions.body.data.versions.map((v: { version: number }) => v.version)).toEqual([1, 2, 3])
+    const first = await call("GET", `/api/v1/policies/${v1.id}/versions/1`)
+    expect(first.body.data).toMatchObject({ version: 1, name: "p", active: true, rules: [{ type: "max_slippage", maxBps: 100 }] })
+    expect((await call("GET", `/api/v1/policies/${v1.id}/versions/9`)).status).toBe(404)
+    expect((await call("GET", `/api/v1/policies/${v1.id}/versions/zero`)).body.error).toContain("version")
+    const badUpdate = await call("PUT", `/api/v1/policies/${v1.id}`, { rules: [{ type: "max_slippage", maxBps: -1 }] })
+    expect(badUpdate.status).toBe(400)
+    expect(badUpdate.body.error).toContain("rules[0].maxBps")
+    expect((await call("GET", `/api/v1/policies/${v1.id}`)).body.data.version).toBe(3)
+  })
+
+  it("migrates: dry_run changes nothing, safe refuses a less restrictive target, force applies it as a new version", async () => {
+    const walletId = await newWallet()
+    const id = (await call("POST", "/api/v1/policies", { walletId, name: "m", rules: [{ type: "max_slippage", maxBps: 300 }] })).body.data.id
+    await call("PUT", `/api/v1/policies/${id}`, { rules: [{ type: "max_slippage", maxBps: 100 }] })
+
+    const dry = await call("POST", `/api/v1/policies/${id}/migrate`, { targetVersion: 1, mode: "dry_run" })
+    expect(dry.status).toBe(200)
+    expect(dry.body.data).toMatchObject({ applied: false, mode: "dry_run", fromVersion: 2, targetVersion: 1, moreRestrictiveOrEqual: false })
+    expect(dry.body.data.differences.length).toBeGreaterThan(0)
+
+    const safe = await call("POST", `/api/v1/policies/${id}/migrate`, { targetVersion: 1 })
+    expect(safe.status).toBe(400)
+    expect(safe.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", data: { applied: false, mode: "safe" } })
+    expect((await call("GET", `/api/v1/policies/${id}`)).body.data.version).toBe(2)
+
+    const forced = await call("POST", `/api/v1/policies/${id}/migrate`, { targetVersion: 1, mode: "force" })
+    expect(forced.body.data).toMatchObject({ applied: true, policy: { version: 3, rules: [{ type: "max_slippage", maxBps: 300 }] } })
+
+    const safeTighter = await call("POST", `/api/v1/policies/${id}/migrate`, { targetVersion: 2, mode: "safe" })
+    expect(safeTighter.body.data).toMatchObject({ applied: true, moreRestrictiveOrEqual: true, policy: { version: 4, rules: [{ type: "max_slippage", maxBps: 100 }] } })
+    const versions = (await call("GET", `/api/v1/policies/${id}/versions`)).body.data.versions
+    expect(versions.map((v: { rules: Array<{ maxBps: number }> }) => v.rules[0].maxBps)).toEqual([300, 100, 300, 100])
+
+    const badMode = await call("POST", `/api/v1/policies/${id}/migrate`, { targetVersion: 1, mode: "sometimes" })
+    expect(badMode.status).toBe(400)
+    expect(badMode.body.error).toContain("mode")
+  })
+
+  it("checks compatibility: errors name fields, warnings flag rules that do little", async () => {
+    const checked = await call("POST", "/api/v1/policies/compatibility-check", {
+      rules: [{ type: "address_allowlist", addresses: [] }, { type: "max_slippage", maxBps: 20_000 }]
+    })
+    expect(checked.body.data.compatible).toBe(false)
+    expect(checked.body.data.errors.join(" ")).toContain("rules[1].maxBps")
+    expect(checked.body.data.warnings.length).toBeGreaterThan(0)
+    const fine = await call("POST", "/api/v1/policies/compatibility-check", { rules: [{ type: "max_slippage", maxBps: 100 }] })
+    expect(fine.body.data).toEqual({ compatible: true, warnings: [], errors: [] })
+  })
+
+  it("lists a wallet's policies with limit and offset", async () => {
+    const walletId = await newWallet()
+    for (let i = 0; i < 3; i++) await call("POST", "/api/v1/policies", { walletId, name: `p${i}`, rules: [] })
+    const page = await call("GET", `/api/v1/wallets/${walletId}/policies?limit=2&offset=1`)
+    expect(page.body.data).toMatchObject({ total: 3, limit: 2, offset: 1 })
+    expect(page.body.data.policies.map((p: { name: string }) => p.name)).toEqual(["p1", "p2"])
+    expect((await call("GET", `/api/v1/wallets/${walletId}/policies?limit=101`)).status).toBe(400)
+  })
+
+  it("evaluates what-if decisions without counting them", async () => {
+    const walletId = await newWallet()
+    await call("POST", "/api/v1/policies", {
+      walletId,
+      name: "e",
+      rules: [{ type: "spending_limit", maxLamportsPerDay: 1000, requireApprovalAboveLamports: 500 }, { type: "address_blocklist", addresses: [DEST] }]
+    })
+    const body = { walletId, type: "transfer_sol", protocol: "system-program", amountLamports: 600 }
+    const approval = await call("POST", "/api/v1/evaluate", body)
+    expect(approval.body.data).toMatchObject({ decision: "require_approval", riskTier: "low" })
+    for (let i = 0; i < 3; i++) expect((await call("POST", "/api/v1/evaluate", { ...body, amountLamports: 400 })).body.data.decision).toBe("allow")
+    const blocked = await call("POST", "/api/v1/evaluate", { ...body, destination: DEST, amountLamports: 1 })
+    expect(blocked.body.data.decision).toBe("deny")
+    expect(blocked.body.data.reasons.join(" ")).toContain("address_blocklist")
+    const critical = await call("POST", "/api/v1/evaluate", { ...body, amountLamports: 1, riskTierHint: "critical" })
+    expect(critical.body.data).toMatchObject({ decision: "require_approval", riskTier: "critical" })
+    const bad = await call("POST", "/api/v1/evaluate", { ...body, slippageBps: 10_001 })
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toContain("slippageBps")
+  })
+
+  it("keeps one tenant's policies invisible to another", async () => {
+    const walletA = await newWallet(A)
+    const policy = (await call("POST", "/api/v1/policies", { walletId: walletA, name: "a", rules: [] }, A)).body.data
+    expect((await call("GET", `/api/v1/policies/${policy.id}`, undefined, B)).status).toBe(404)
+    expect((await call("PUT", `/api/v1/policies/${policy.id}`, { name: "stolen" }, B)).status).toBe(404)
+    expect((await call("GET", `/api/v1/policies/${policy.id}/versions`, undefined, B)).status).toBe(404)
+    expect((await call("GET", `/api/v1/policies/${policy.id}/versions/1`, undefined, B)).status).toBe(404)
+    expect((await call("POST", `/api/v1/policies/${policy.id}/migrate`, { targetVersion: 1 }, B)).status).toBe(404)
+    expect((await call("GET", `/api/v1/wallets/${walletA}/policies`, undefined, B)).status).toBe(404)
+    expect((await call("POST", "/api/v1/policies", { walletId: walletA, name: "b", rules: [] }, B)).status).toBe(404)
+    expect((await call("POST", "/api/v1/evaluate", { walletId: walletA, type: "transfer_sol", protocol: "system-program" }, B)).status).toBe(404)
+    expect((await call("GET", `/api/v1/policies/${policy.id}`, undefined, A)).body.data.version).toBe(1)
+  })
+})
