@@ -7,7 +7,10 @@
  * `dependencies`); add long-lived fibers (scoped layers using superviseActor) to `ActorsLive`.
  */
 import { Layer } from "effect"
+import { ApprovalExpirerLive } from "../actors/approvalExpirer.js"
+import { PipelineWorkersLive } from "../actors/pipelineWorkers.js"
 import { ActorRegistry } from "../actors/registry.js"
+import { Signer } from "../actors/signer.js"
 import { RpcProberLive } from "../actors/rpcProber.js"
 import { AuditEvents } from "./audit/auditEvents.js"
 import { AuditLog } from "./audit/auditLog.js"
@@ -22,7 +25,16 @@ import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
+import { ChainFacts } from "./pipeline/chainFacts.js"
+import { PipelineExecutor } from "./pipeline/executor.js"
+import { transactionRoutes } from "./pipeline/http.js"
+import { MessageBuilder } from "./pipeline/messageBuilder.js"
+import { Outbox } from "./pipeline/outbox.js"
+import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageEvents } from "./pipeline/stageEvents.js"
+import { Submission } from "./pipeline/submission.js"
+import { TransactionRepo } from "./pipeline/transactionRepo.js"
+import { TransactionService } from "./pipeline/transactionService.js"
 import { policyRoutes } from "./policy/http.js"
 import { PolicyEngine } from "./policy/policyEngine.js"
 import { PolicyRepo } from "./policy/policyRepo.js"
@@ -40,6 +52,7 @@ import { WalletService } from "./wallet/walletService.js"
 export const routes = [
   ...healthRoutes,
   ...walletRoutes,
+  ...transactionRoutes,
   ...chaosRoutes,
   ...auditRoutes,
   ...rpcPoolRoutes,
@@ -58,7 +71,7 @@ const InfrastructureLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
 /** Component services. */
-const ComponentsLive = Layer.mergeAll(
+const CoreComponentsLive = Layer.mergeAll(
   PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default))),
   Chaos.Default,
   AuditEvents.Default,
@@ -66,9 +79,26 @@ const ComponentsLive = Layer.mergeAll(
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default, AutoFunder.Default)))
 )
 
+/** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, PipelineExecutor.Default).pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(
+      TransactionRepo.Default,
+      Outbox.Default,
+      ChainFacts.Default,
+      MessageBuilder.Default,
+      Submission.Default,
+      Signer.Default,
+      ReadOnlyIntents.Default
+    )
+  ),
+  Layer.provideMerge(CoreComponentsLive)
+)
+
 /** Long-lived supervised fibers (scoped layers without output). */
 const ActorsLive = Layer.mergeAll(
-  Layer.empty,
+  PipelineWorkersLive,
+  ApprovalExpirerLive,
   RpcProberLive,
   RpcFailoverMetricsLive
 )

@@ -26,6 +26,8 @@ export default Effect.gen(function* () {
       signature text,
       signed_transaction text,
       message_base64 text,
+      extra_signatures jsonb,
+      build_facts jsonb,
       last_valid_block_height bigint,
       policy_decision jsonb,
       simulation jsonb,

@@ -1,0 +1,81 @@
+/**
+ * Pipeline workers: TX_PIPELINE_WORKERS supervised fibers per process, each claiming one outbox job at
+ * a time (lease + SKIP LOCKED, so any number of processes share the queue), renewing the lease while
+ * the job runs, and completing it or giving it back with a backoff. A job whose lease is lost (this
+ * process stalled and another took over) is interrupted, never finished twice.
+ */
+import { Duration, Effect, Fiber, Layer, Schedule } from "effect"
+import { OUTBOX_RETRY_ATTEMPTS } from "../src/audit/metricNames.js"
+import { MetricCounters } from "../src/audit/metricCounters.js"
+import { AppConfig } from "../src/config.js"
+import { PipelineExecutor } from "../src/pipeline/executor.js"
+import { Outbox, type OutboxJob } from "../src/pipeline/outbox.js"
+import { Retryable } from "../src/pipeline/stageFailure.js"
+import { superviseActor } from "./supervise.js"
+
+const backoffMs = (attempts: number) => Math.min(100 * 2 ** Math.max(0, attempts - 1), 10_000)
+
+export const PipelineWorkersLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const outbox = yield* Outbox
+    const executor = yield* PipelineExecutor
+    const metrics = yield* MetricCounters
+
+    /** Runs the job while a side fiber keeps its lease alive; fails with Retryable when the lease is lost. */
+    const runLeased = (job: OutboxJob) =>
+      Effect.gen(function* () {
+        const renewEvery = Duration.millis(Math.max(250, Math.floor(outbox.leaseMs / 3)))
+        const work = yield* Effect.fork(executor.run(job.tx_id))
+        const keeper = yield* Effect.fork(
+          Effect.repeat(
+            Effect.flatMap(Effect.sleep(renewEvery).pipe(Effect.zipRight(outbox.renewLease(job))), (held) =>
+              held ? Effect.void : Fiber.interrupt(work).pipe(Effect.zipRight(Effect.fail("lease lost" as const)))
+            ),
+            Schedule.forever
+          )
+        )
+        const exit = yield* Fiber.await(work)
+        yield* Fiber.interrupt(keeper)
+        return yield* exit
+      })
+
+    const handle = (job: OutboxJob) =>
+      Effect.gen(function* () {
+        if (job.attempts > 1) yield* metrics.increment(OUTBOX_RETRY_ATTEMPTS)
+        const exit = yield* Effect.exit(runLeased(job))
+        if (exit._tag === "Success") return yield* outbox.complete(job)
+        const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+        if (failure instanceof Retryable) {
+          const status = yield* outbox.release(job, failure.message, backoffMs(job.attempts))
+          if (status === "failed") yield* executor.giveUp(job.tx_id, failure)
+          else yield* outbox.notifyLater(backoffMs(job.attempts))
+          return
+        }
+        // A defect in our code: give the job back (it may be a passing fault) and let supervision log it.
+        const status = yield* outbox.release(job, "unexpected error", backoffMs(job.attempts))
+        if (status === "failed") yield* executor.giveUp(job.tx_id, new Retryable({ message: "unexpected error in the pipeline", failedAt: "build" }))
+        return yield* Effect.failCause(exit.cause)
+      })
+
+    for (let index = 0; index < config.outbox.workers; index++) {
+      yield* superviseActor(
+        `pipeline-worker-${index + 1}`,
+        (actor) =>
+          Effect.forever(
+            Effect.gen(function* () {
+              const job = yield* outbox.claim
+              if (job === undefined) {
+                yield* actor.setStatus("idle")
+                yield* outbox.waitForWork
+                return
+              }
+              yield* actor.setStatus("running")
+              yield* handle(job)
+            })
+          ),
+        { kind: "pipeline-worker" }
+      )
+    }
+  })
+)

@@ -1,0 +1,92 @@
+/**
+ * The signer actor: the one fiber that asks the wallet component to sign. It signs only a transaction
+ * recorded at `signing` whose recorded decision allows it (allow, or require_approval that a human
+ * approved), only the exact message bytes that were simulated, and only when the fee payer is the
+ * wallet. Requests queue up (queue depth visible in the actor registry).
+ */
+import { SqlClient } from "@effect/sql"
+import bs58 from "bs58"
+import { Data, Deferred, Effect, Queue } from "effect"
+import { assembleTransaction, feePayerOf } from "../src/pipeline/wireTransaction.js"
+import { KeyStore } from "../src/wallet/keyStore.js"
+import type { KeyBackend } from "../schemas/wallet.js"
+import { superviseActor } from "./supervise.js"
+
+export class SignRefused extends Data.TaggedError("SignRefused")<{ readonly message: string }> {}
+
+export interface SignedTransaction {
+  readonly signature: string
+  readonly signedTransaction: string
+}
+
+interface SignRequest {
+  readonly txId: string
+  readonly reply: Deferred.Deferred<SignedTransaction, SignRefused>
+}
+
+interface SigningRow {
+  readonly status: string
+  readonly message_base64: string | null
+  readonly extra_signatures: Record<string, string> | null
+  readonly policy_decision: { decision?: string } | null
+  readonly approval: { status?: string } | null
+  readonly wallet_id: string
+  readonly public_key: string
+  readonly key_backend: KeyBackend
+  readonly wallet_status: string
+}
+
+export class Signer extends Effect.Service<Signer>()("Signer", {
+  scoped: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const keys = yield* KeyStore
+    const requests = yield* Queue.unbounded<SignRequest>()
+
+    const signOne = (txId: string) =>
+      Effect.gen(function* () {
+        const [row] = yield* sql<SigningRow>`
+          SELECT t.status, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
+            w.public_key, w.key_backend, w.status AS wallet_status
+          FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id = ${txId}
+        `.pipe(Effect.orDie)
+        if (row === undefined) return yield* new SignRefused({ message: `transaction ${txId} does not exist` })
+        if (row.status !== "signing") return yield* new SignRefused({ message: `transaction is ${row.status}, not at signing` })
+        const decision = row.policy_decision?.decision
+        const allowed = decision === "allow" || (decision === "require_approval" && row.approval?.status === "approved")
+        if (!allowed) return yield* new SignRefused({ message: `recorded decision ${decision ?? "none"} does not allow signing` })
+        if (row.wallet_status !== "active") return yield* new SignRefused({ message: `wallet is ${row.wallet_status}` })
+        if (row.message_base64 === null) return yield* new SignRefused({ message: "no simulated message is recorded" })
+        if (feePayerOf(row.message_base64) !== row.public_key) return yield* new SignRefused({ message: "the message's fee payer is not the wallet" })
+        const signature = yield* keys
+          .sign(row.wallet_id, row.key_backend, Buffer.from(row.message_base64, "base64"))
+          .pipe(Effect.mapError((error) => new SignRefused({ message: error.message })))
+        const wire = assembleTransaction(row.message_base64, { ...(row.extra_signatures ?? {}), [row.public_key]: signature })
+        return { signature: bs58.encode(signature), signedTransaction: wire.toString("base64") }
+      })
+
+    yield* superviseActor(
+      "signer",
+      (handle) =>
+        Effect.forever(
+          Effect.gen(function* () {
+            const request = yield* Queue.take(requests)
+            yield* handle.setQueueDepth(yield* Queue.size(requests))
+            const exit = yield* Effect.exit(signOne(request.txId))
+            yield* Deferred.done(request.reply, exit)
+          })
+        ),
+      { kind: "signer" }
+    )
+
+    /** Asks the signer actor to sign the transaction's recorded message. */
+    const sign = (txId: string) =>
+      Effect.gen(function* () {
+        const reply = yield* Deferred.make<SignedTransaction, SignRefused>()
+        yield* Queue.offer(requests, { txId, reply })
+        return yield* Deferred.await(reply)
+      })
+
+    return { sign }
+  })
+}) {}
+

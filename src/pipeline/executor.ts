@@ -1,0 +1,326 @@
+/**
+ * Runs one outbox job: the transaction's stages in the spec's fixed order, from wherever its recorded
+ * status says it is (so a job that died half way resumes, never repeats a side effect): validation,
+ * pre-balance read, build, simulate, risk and policy, approval gate, sign, submit, confirm,
+ * post-checks, proof. Every transition is one SQL statement (status, history, audit event), then a
+ * metric and a stage-stream message.
+ */
+import { PublicKey } from "@solana/web3.js"
+import { Effect } from "effect"
+import { Signer } from "../../actors/signer.js"
+import { txStageMetric, TX_CONFIRMATION_LATENCY_MS_TOTAL, TX_CONFIRMED, TX_FAILED } from "../audit/metricNames.js"
+import { MetricCounters } from "../audit/metricCounters.js"
+import { ChainClient } from "../chain/chainClient.js"
+import { AppConfig } from "../config.js"
+import { PolicyEngine } from "../policy/policyEngine.js"
+import { buildWithAdapter } from "./adapterDispatch.js"
+import { Chaos } from "./chaos.js"
+import { ChainFacts } from "./chainFacts.js"
+import { deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
+import { MessageBuilder } from "./messageBuilder.js"
+import { buildExecutionProof } from "./proof.js"
+import { ReadOnlyIntents } from "./readOnlyIntents.js"
+import { Retryable, Terminal } from "./stageFailure.js"
+import { StageEvents } from "./stageEvents.js"
+import { Submission } from "./submission.js"
+import { TransactionRepo, type Transition } from "./transactionRepo.js"
+import type { TransactionRow } from "./transactionRow.js"
+import { assembleTransaction } from "./wireTransaction.js"
+
+const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
+
+interface WalletKey {
+  readonly publicKey: string
+}
+
+export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("PipelineExecutor", {
+  effect: Effect.gen(function* () {
+    const repo = yield* TransactionRepo
+    const chain = yield* ChainClient
+    const facts = yield* ChainFacts
+    const messages = yield* MessageBuilder
+    const submission = yield* Submission
+    const signer = yield* Signer
+    const policy = yield* PolicyEngine
+    const chaos = yield* Chaos
+    const events = yield* StageEvents
+    const metrics = yield* MetricCounters
+    const readOnly = yield* ReadOnlyIntents
+    const config = yield* AppConfig
+
+    const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
+      Effect.fail(new Retryable({ message: error.message, failedAt }))
+
+    const chaosAt = (stage: "simulation" | "build" | "sign" | "send", failedAt: Retryable["failedAt"]) =>
+      chaos.inject(stage).pipe(Effect.mapError((fault) => new Retryable({ message: fault.message, failedAt })))
+
+    /** Applies a transition and announces it; undefined when another worker moved the row first. */
+    const move = (row: TransactionRow, change: Transition) =>
+      Effect.gen(function* () {
+        const moved = yield* repo.transition(row.id, change)
+        if (moved === undefined) return undefined
+        yield* metrics.increment(txStageMetric(moved.status))
+        yield* events.publish({
+          type: "stage", txId: moved.id, tenantId: moved.tenant_id, walletId: moved.wallet_id, agentId: moved.agent_id,
+          status: moved.status, stage: moved.stage, at: new Date().toISOString(),
+          ...(change.message === undefined ? {} : { message: change.message }),
+          ...(moved.signature === null ? {} : { signature: moved.signature }),
+          ...(moved.failed_at === null ? {} : { failedAt: moved.failed_at }),
+          ...(moved.error_code === null ? {} : { errorCode: moved.error_code })
+        })
+        return moved
+      })
+
+    /** Writes `failed` with a failure proof; gives back daily spend when nothing was submitted. */
+    const fail = (row: TransactionRow, failure: Terminal, recorded: { simulation?: unknown; policyDecision?: unknown } = {}) =>
+      Effect.gen(function* () {
+        const simulation = recorded.simulation ?? row.simulation
+        const policyDecision = recorded.policyDecision ?? row.policy_decision
+        const proof = buildExecutionProof({
+          txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
+          policyDecision, simulation, signature: row.signature ?? undefined
+        })
+        const moved = yield* move(row, {
+          from: [row.status], to: "failed", stage: failure.failedAt, message: failure.message,
+          fields: { failedAt: failure.failedAt, errorCode: failure.errorCode, error: failure.message, executionProof: proof, simulation, policyDecision },
+          eventType: "transaction.failed", eventMetadata: { failedAt: failure.failedAt, errorCode: failure.errorCode, stage: failure.stage }
+        })
+        if (moved !== undefined) yield* metrics.increment(TX_FAILED)
+        if (row.status !== "submitting") yield* policy.releaseSpend(row.id)
+        return moved
+      })
+
+    const walletOf = (row: TransactionRow) =>
+      Effect.map(
+        repo.walletKey(row.wallet_id),
+        (wallet): WalletKey => wallet
+      )
+
+    // ---- stages ---------------------------------------------------------------------------
+
+    const pending = (row: TransactionRow) =>
+      Effect.gen(function* () {
+        const wallet = yield* walletOf(row)
+        if (row.type === "query_balance" || row.type === "query_positions") {
+          const result =
+            row.type === "query_balance"
+              ? yield* readOnly.queryBalance(wallet.publicKey, row.intent).pipe(Effect.catchAll(chainRetryable("build")))
+              : yield* readOnly.queryPositions(wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
+          return yield* move(row, {
+            from: ["pending"], to: "confirmed", stage: "completed", message: "read-only intent answered",
+            fields: { result, confirmedAt: new Date() }, eventType: "transaction.confirmed"
+          })
+        }
+        yield* chaosAt("build", "build")
+        const preBalance = yield* chain.getBalance(wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
+        const payer = new PublicKey(wallet.publicKey)
+        const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
+          Effect.provideService(ChainFacts, facts),
+          Effect.catchTags({
+            AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
+            RpcUnavailableError: chainRetryable("build"),
+            RpcApplicationError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" }))
+          })
+        )
+        const compiled = yield* messages.compile(row.type, payer, built).pipe(Effect.catchAll(chainRetryable("build")))
+        return yield* move(row, {
+          from: ["pending"], to: "simulating", stage: "build", message: `built: ${built.instructions.length} instruction(s), ${compiled.computeUnitLimit} CU`,
+          fields: {
+            preBalanceLamports: preBalance,
+            messageBase64: compiled.messageBase64,
+            extraSignatures: compiled.extraSignatures,
+            lastValidBlockHeight: compiled.lastValidBlockHeight,
+            buildFacts: {
+              destination: built.facts.destination,
+              tokenMint: built.facts.tokenMint,
+              amountLamports: built.facts.amountLamports?.toString() ?? null,
+              tokenAmount: built.facts.tokenAmount?.toString() ?? null,
+              programIds: compiled.programIds,
+              computeUnitLimit: compiled.computeUnitLimit,
+              priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString()
+            }
+          },
+          eventType: "transaction.built"
+        })
+      })
+
+    const simulating = (row: TransactionRow) =>
+      Effect.gen(function* () {
+        yield* chaosAt("simulation", "build")
+        const wire = assembleTransaction(row.message_base64 ?? "", row.extra_signatures ?? {})
+        const { value } = yield* chain
+          .rpc<{ value: { err: unknown; logs: Array<string> | null; unitsConsumed?: number } }>("simulateTransaction", [
+            wire.toString("base64"),
+            { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" }
+          ])
+          .pipe(Effect.catchAll(chainRetryable("build")))
+        const logs = value.logs ?? []
+        if (value.err !== null) {
+          const error = describeSimulationError(value.err, logs)
+          const simulation = { ok: false, logs, ...(value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }), error }
+          // [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs.
+          yield* fail(row, new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed: ${error}`, stage: "simulate" }), { simulation })
+          return undefined
+        }
+        const simulation = { ok: true, logs, ...(value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }) }
+        return yield* move(row, {
+          from: ["simulating"], to: "policy_eval", stage: "policy", message: "simulation ok", fields: { simulation }, eventType: "transaction.simulated"
+        })
+      })
+
+    const policyEval = (row: TransactionRow) =>
+      Effect.gen(function* () {
+        const built = row.build_facts
+        const decision = yield* policy.decideForTransaction({
+          txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id,
+          type: row.type, protocol: row.protocol, intent: row.intent,
+          facts: {
+            destination: built?.destination ?? undefined,
+            tokenMint: built?.tokenMint ?? undefined,
+            amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
+            programIds: built?.programIds ?? [],
+            slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined
+          },
+          preBalanceLamports: BigInt(row.pre_balance_lamports ?? "0"),
+          gasless: row.gasless, requireApproval: row.require_approval, timestamp: new Date()
+        })
+        const reasons = decision.reasons.join("; ")
+        if (decision.decision === "deny") {
+          yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${reasons}`, stage: "policy" }), { policyDecision: decision })
+          return undefined
+        }
+        if (decision.decision === "require_approval") {
+          const now = Date.now()
+          return yield* move(row, {
+            from: ["policy_eval"], to: "approval_gate", stage: "policy", message: `approval required: ${reasons}`,
+            fields: { policyDecision: decision, approval: { status: "pending", requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + APPROVAL_TTL_MS).toISOString() } },
+            eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons }
+          })
+        }
+        return yield* move(row, {
+          from: ["policy_eval"], to: "signing", stage: "sign", message: "allowed",
+          fields: { policyDecision: decision }, eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons }
+        })
+      })
+
+    const signing = (row: TransactionRow) =>
+      Effect.gen(function* () {
+        yield* chaosAt("sign", "sign")
+        const signed = yield* signer.sign(row.id).pipe(
+          Effect.mapError((refused) => new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `signing refused: ${refused.message}`, stage: "sign" }))
+        )
+        return yield* move(row, {
+          from: ["signing"], to: "submitting", stage: "send", message: "signed",
+          fields: { signature: signed.signature, signedTransaction: signed.signedTransaction },
+          eventType: "transaction.signed", eventMetadata: { signature: signed.signature }
+        })
+      })
+
+    const submitting = (row: TransactionRow) =>
+      Effect.gen(function* () {
+        yield* chaosAt("send", "send")
+        const signature = row.signature ?? ""
+        const outcome = yield* submission.submitAndConfirm(signature, row.signed_transaction ?? "", BigInt(row.last_valid_block_height ?? "0"))
+        if (!outcome.landed) {
+          return yield* Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: outcome.reason, stage: "confirm" }))
+        }
+        if (outcome.err !== null) {
+          return yield* Effect.fail(
+            new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `transaction failed on chain: ${JSON.stringify(outcome.err)}`, stage: "confirm" })
+          )
+        }
+        return yield* confirmed(row, signature)
+      })
+
+    /** Post-checks on a landed transaction: balances from its own meta, delta guard, proof, confirmedAt. */
+    const confirmed = (row: TransactionRow, signature: string) =>
+      Effect.gen(function* () {
+        const meta = yield* chain
+          .rpc<{ meta: { preBalances: Array<number>; postBalances: Array<number>; fee: number } } | null>("getTransaction", [
+            signature,
+            { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }
+          ])
+          .pipe(Effect.catchAll(chainRetryable("confirm")))
+        // The wallet is the fee payer (account 0): its balance right before and after this transaction.
+        const pre = meta === null ? BigInt(row.pre_balance_lamports ?? "0") : BigInt(meta.meta.preBalances[0])
+        const post = meta === null ? yield* chain.getBalance((yield* walletOf(row)).publicKey).pipe(Effect.catchAll(chainRetryable("confirm"))) : BigInt(meta.meta.postBalances[0])
+        const guard = evaluateDeltaGuard({
+          type: row.type, intent: row.intent, preBalanceLamports: pre, postBalanceLamports: post,
+          absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports), varianceBpsThreshold: 0
+        })
+        const proof = buildExecutionProof({
+          txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
+          policyDecision: row.policy_decision, simulation: row.simulation, signature
+        })
+        const confirmedAt = new Date()
+        const moved = yield* move(row, {
+          from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
+          fields: { preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: deltaGuardToWire(guard), executionProof: proof, confirmedAt },
+          eventType: "transaction.confirmed",
+          eventMetadata: { signature, intentHash: proof.intentHash, policyHash: proof.policyHash, simulationHash: proof.simulationHash, proofHash: proof.proofHash, deltaGuardOk: guard.ok }
+        })
+        if (moved !== undefined) {
+          yield* metrics.increment(TX_CONFIRMED)
+          yield* metrics.increment(TX_CONFIRMATION_LATENCY_MS_TOTAL, Math.max(0, confirmedAt.getTime() - new Date(row.created_at).getTime()))
+        }
+        return moved
+      })
+
+    const step = (row: TransactionRow): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
+      switch (row.status) {
+        case "pending":
+          return pending(row)
+        case "simulating":
+          return simulating(row)
+        case "policy_eval":
+          return policyEval(row)
+        case "signing":
+          return signing(row)
+        case "submitting":
+          return submitting(row)
+        default:
+          return Effect.succeed(undefined)
+      }
+    }
+
+    /** Runs the transaction forward until it is terminal, waits at the gate, or another worker took it. */
+    const run = (txId: string): Effect.Effect<void, Retryable> =>
+      Effect.gen(function* () {
+        let row: TransactionRow | undefined = yield* repo.find(txId, null)
+        while (row !== undefined && !["confirmed", "failed", "approval_gate"].includes(row.status)) {
+          const current: TransactionRow = row
+          row = yield* step(current).pipe(
+            Effect.catchTag("Terminal", (failure) => Effect.zipRight(fail(current, failure), Effect.succeed(undefined)))
+          )
+        }
+      })
+
+    /** The outbox gave up (attempt limit): the transaction fails visibly at its current stage. */
+    const giveUp = (txId: string, lastError: Retryable) =>
+      Effect.gen(function* () {
+        const row = yield* repo.find(txId, null)
+        if (row === undefined || ["confirmed", "failed"].includes(row.status)) return
+        yield* fail(row, new Terminal({
+          failedAt: lastError.failedAt,
+          errorCode: lastError.failedAt === "send" || lastError.failedAt === "confirm" ? "CONFIRMATION_FAILED" : "PIPELINE_ERROR",
+          message: `gave up after ${config.outbox.maxAttempts} attempts: ${lastError.message}`,
+          stage: lastError.failedAt
+        }))
+      })
+
+    return { run, giveUp }
+  })
+}) {}
+
+const SYSTEM_PROGRAM = "11111111111111111111111111111111"
+
+/** A readable simulation error: the runtime's error plus the last program log line that explains it. */
+const describeSimulationError = (err: unknown, logs: ReadonlyArray<string>) => {
+  const text = typeof err === "string" ? err : JSON.stringify(err)
+  const hint = [...logs].reverse().find((line) => /insufficient|error|failed/i.test(line))
+  if (/InsufficientFundsForRent/.test(text)) return `insufficient funds for rent (${text})`
+  if (hint !== undefined && /insufficient lamports/i.test(hint)) return `insufficient funds: ${hint}`
+  // The system program's error 1 is ResultWithNegativeLamports: the payer cannot cover the transfer.
+  if (logs.some((line) => line === `Program ${SYSTEM_PROGRAM} failed: custom program error: 0x1`)) return `insufficient funds: the wallet cannot cover the transfer (${text})`
+  return hint === undefined ? text : `${text}: ${hint}`
+}

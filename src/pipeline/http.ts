@@ -1,0 +1,128 @@
+/** Transaction routes of the gateway (spec: Transactions; wallet lists [n12][n28]; outbox stats). */
+import { Effect, Schema } from "effect"
+import { PaginationQuery, Uuid } from "../../schemas/common.js"
+import { RejectBody } from "../../schemas/transaction.js"
+import { Caller } from "../gateway/caller.js"
+import { ok, type Reply } from "../gateway/envelope.js"
+import { decodeBody, decodeQuery, jsonBody, pathParam } from "../gateway/request.js"
+import { route } from "../gateway/route.js"
+import { decodeTransactionRequest } from "./acceptIntent.js"
+import { Outbox } from "./outbox.js"
+import { TransactionService } from "./transactionService.js"
+import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
+
+const txId = pathParam("txId", Uuid)
+const walletId = pathParam("walletId", Uuid)
+
+/** `?waitMs=` lets a client wait (at most 30 s) for the transaction to settle before the answer. */
+const WaitQuery = Schema.Struct({
+  waitMs: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 30_000, { message: () => "must be between 0 and 30000" })), { default: () => 0 })
+})
+
+const ListQuery = Schema.extend(PaginationQuery, Schema.Struct({ status: Schema.optional(Schema.String) }))
+
+const failureOf = (row: TransactionRow) =>
+  row.status === "failed" && row.error_code !== null
+    ? { errorCode: row.error_code, failedAt: row.failed_at, stage: row.failed_at ?? "gateway", message: row.error ?? "transaction failed" }
+    : undefined
+
+/** A transaction as the envelope carries it: failed ones are an envelope failure with the record as data. */
+const transactionReply = (row: TransactionRow, httpStatus: number): Reply => {
+  const failure = failureOf(row)
+  return failure === undefined ? { httpStatus, data: toTransactionRecord(row), stage: row.stage } : { httpStatus, data: toTransactionRecord(row), failure }
+}
+
+/** The create call's status: 202 at the approval gate; a failure's own status; 201 otherwise. */
+const createStatus = (row: TransactionRow) => {
+  if (row.status === "approval_gate") return 202
+  if (row.status !== "failed") return 201
+  return row.error_code === "POLICY_VIOLATION" ? 403 : row.error_code === "CONFIRMATION_FAILED" ? 200 : 500
+}
+
+export const createTransactionHandler = (agentId?: string) =>
+  Effect.gen(function* () {
+    const { waitMs } = yield* decodeQuery(WaitQuery)
+    const request = yield* Effect.flatMap(jsonBody, decodeTransactionRequest)
+    const service = yield* TransactionService
+    const { row, created } = yield* service.create(yield* Caller, request, agentId === undefined ? {} : { agentId })
+    const settled = waitMs > 0 ? ((yield* service.awaitSettled(row.id, waitMs)) ?? row) : row
+    return transactionReply(settled, created ? createStatus(settled) : settled.status === "approval_gate" ? 202 : 200)
+  })
+
+export const transactionRoutes = [
+  route("POST", "/api/v1/transactions", createTransactionHandler()),
+  route(
+    "GET",
+    "/api/v1/transactions/:txId",
+    Effect.gen(function* () {
+      const id = yield* txId
+      return transactionReply(yield* (yield* TransactionService).get(yield* Caller, id), 200)
+    })
+  ),
+  route(
+    "POST",
+    "/api/v1/transactions/:txId/approve",
+    Effect.gen(function* () {
+      const id = yield* txId
+      return transactionReply(yield* (yield* TransactionService).approve(yield* Caller, id), 200)
+    })
+  ),
+  route(
+    "POST",
+    "/api/v1/transactions/:txId/reject",
+    Effect.gen(function* () {
+      const id = yield* txId
+      const body = yield* decodeBody(RejectBody)
+      return transactionReply(yield* (yield* TransactionService).reject(yield* Caller, id, body.reason), 200)
+    })
+  ),
+  route(
+    "POST",
+    "/api/v1/transactions/:txId/retry",
+    Effect.gen(function* () {
+      const id = yield* txId
+      return transactionReply(yield* (yield* TransactionService).retry(yield* Caller, id), 202)
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/transactions/:txId/proof",
+    Effect.gen(function* () {
+      const id = yield* txId
+      return ok(yield* (yield* TransactionService).proof(yield* Caller, id))
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/transactions/:txId/replay",
+    Effect.gen(function* () {
+      const id = yield* txId
+      return ok(yield* (yield* TransactionService).replay(yield* Caller, id))
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/wallets/:walletId/transactions",
+    Effect.gen(function* () {
+      const id = yield* walletId
+      const query = yield* decodeQuery(ListQuery)
+      return ok(yield* (yield* TransactionService).listByWallet(yield* Caller, id, query))
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/wallets/:walletId/pending-approvals",
+    Effect.gen(function* () {
+      const id = yield* walletId
+      const query = yield* decodeQuery(PaginationQuery)
+      return ok(yield* (yield* TransactionService).listByWallet(yield* Caller, id, { ...query, status: "approval_gate" }))
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/outbox/stats",
+    Effect.gen(function* () {
+      return ok(yield* (yield* Outbox).stats)
+    })
+  )
+]

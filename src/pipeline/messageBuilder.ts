@@ -1,0 +1,87 @@
+/**
+ * Turns an adapter's instructions into the exact message bytes that will be simulated and signed:
+ * compute budget first (units by the spec's formula, price from recent prioritization fees), a
+ * recent blockhash, the wallet as fee payer; extra signers (a new mint account) sign here, and only
+ * their signatures are kept.
+ */
+import { PublicKey, Transaction } from "@solana/web3.js"
+import bs58 from "bs58"
+import { Effect } from "effect"
+import { ChainClient } from "../chain/chainClient.js"
+import { AppConfig } from "../config.js"
+import type { BuiltTransaction } from "../protocols/builtTransaction.js"
+import type { AdapterOperation } from "../protocols/transactionTypes.js"
+import { withComputeBudget } from "./computeBudget.js"
+import { priorityFeeMicroLamports, type RecentFeeSample } from "./priorityFee.js"
+
+export interface CompiledMessage {
+  readonly messageBase64: string
+  readonly lastValidBlockHeight: bigint
+  readonly extraSignatures: Record<string, string>
+  readonly computeUnitLimit: number
+  readonly priorityFeeMicroLamports: bigint
+  readonly programIds: ReadonlyArray<string>
+}
+
+const CACHE_MS = 1_000
+
+export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBuilder", {
+  effect: Effect.gen(function* () {
+    const chain = yield* ChainClient
+    const config = yield* AppConfig
+    const feeConfig = {
+      percentile: config.chain.priorityFeePercentile,
+      multiplierBps: config.chain.priorityFeeMultiplierBps,
+      minMicroLamports: BigInt(config.chain.priorityFeeMinMicroLamports),
+      maxMicroLamports: BigInt(config.chain.priorityFeeMaxMicroLamports)
+    }
+    // Blockhash and fee samples change slowly compared to a burst of transactions: read them at most once a second.
+    let blockhashCache: { at: number; blockhash: string; lastValidBlockHeight: number } | undefined
+    let feeCache: { at: number; microLamports: bigint } | undefined
+
+    const latestBlockhash = Effect.suspend(() =>
+      blockhashCache !== undefined && Date.now() - blockhashCache.at < CACHE_MS
+        ? Effect.succeed(blockhashCache)
+        : Effect.map(
+            chain.rpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }]),
+            ({ value }) => (blockhashCache = { at: Date.now(), ...value })
+          )
+    )
+
+    const priorityFee = Effect.suspend(() =>
+      feeCache !== undefined && Date.now() - feeCache.at < CACHE_MS
+        ? Effect.succeed(feeCache.microLamports)
+        : Effect.map(chain.rpc<Array<RecentFeeSample>>("getRecentPrioritizationFees", [[]]), (samples) => {
+            const microLamports = priorityFeeMicroLamports(samples, feeConfig)
+            feeCache = { at: Date.now(), microLamports }
+            return microLamports
+          })
+    )
+
+    const compile = (type: string, wallet: PublicKey, built: BuiltTransaction) =>
+      Effect.gen(function* () {
+        const microLamports = yield* priorityFee
+        const { instructions, computeUnitLimit } = withComputeBudget(type as AdapterOperation, built.instructions, microLamports)
+        const { blockhash, lastValidBlockHeight } = yield* latestBlockhash
+        const transaction = new Transaction({ feePayer: wallet, blockhash, lastValidBlockHeight }).add(...instructions)
+        const message = transaction.serializeMessage()
+        const extraSignatures: Record<string, string> = {}
+        if (built.extraSigners.length > 0) {
+          transaction.partialSign(...built.extraSigners)
+          for (const entry of transaction.signatures) {
+            if (entry.signature !== null) extraSignatures[entry.publicKey.toBase58()] = bs58.encode(entry.signature)
+          }
+        }
+        return {
+          messageBase64: message.toString("base64"),
+          lastValidBlockHeight: BigInt(lastValidBlockHeight),
+          extraSignatures,
+          computeUnitLimit,
+          priorityFeeMicroLamports: microLamports,
+          programIds: [...new Set(instructions.map((ix) => ix.programId.toBase58()))]
+        } satisfies CompiledMessage
+      })
+
+    return { compile }
+  })
+}) {}

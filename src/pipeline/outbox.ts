@@ -1,0 +1,123 @@
+/**
+ * The durable outbox: one PostgreSQL table of jobs (execute, retry, approve) with leases. A claim takes
+ * the oldest pending job that is due, or a processing job whose lease expired (its worker died), with
+ * FOR UPDATE SKIP LOCKED so any number of workers in any number of processes share the queue.
+ * Workers are woken at once on enqueue: in process always, and across processes by NOTIFY on
+ * PostgreSQL (the embedded PGlite has one connection, so no LISTEN there).
+ */
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Queue, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { AppConfig } from "../config.js"
+import { DatabaseMode } from "../db/database.js"
+
+export type OutboxAction = "execute" | "retry" | "approve"
+
+export interface OutboxJob {
+  readonly id: string
+  readonly tx_id: string
+  readonly action: OutboxAction
+  readonly status: "pending" | "processing" | "done" | "failed"
+  readonly attempts: number
+  readonly lease_id: string | null
+  readonly lease_expires_at: Date | string | null
+  readonly created_at: Date | string
+}
+
+const CHANNEL = "outbox_jobs"
+
+export class Outbox extends Effect.Service<Outbox>()("Outbox", {
+  scoped: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    const mode = yield* DatabaseMode
+    const config = yield* AppConfig
+    const leaseMs = config.outbox.leaseMs
+    // A doorbell: each enqueue rings once; an idle worker takes a ring or waits for the poll interval.
+    const doorbell = yield* Queue.dropping<void>(1024)
+    const ring = Queue.offer(doorbell, undefined).pipe(Effect.asVoid)
+
+    if (!mode.embedded) {
+      yield* pg.listen(CHANNEL).pipe(
+        Stream.runForEach(() => ring),
+        Effect.catchAll((error) => Effect.logWarning("outbox LISTEN stopped; falling back to polling", String(error))),
+        Effect.forkScoped
+      )
+    }
+
+    /** Inserts a job in the caller's SQL transaction (the unique index refuses a second open job). */
+    const enqueueInTransaction = (txId: string, action: OutboxAction) =>
+      sql`
+        INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending')
+      `.pipe(Effect.asVoid)
+
+    /** Call after the SQL transaction that enqueued committed. */
+    const notify = Effect.zipRight(ring, mode.embedded ? Effect.void : pg.notify(CHANNEL, "").pipe(Effect.ignore))
+
+    const claim = Effect.gen(function* () {
+      const leaseId = randomUUID()
+      const rows = yield* sql<OutboxJob>`
+        UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = ${leaseId},
+          lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval, updated_at = now()
+        WHERE id = (
+          SELECT id FROM outbox_jobs
+          WHERE (status = 'pending' AND available_at <= now()) OR (status = 'processing' AND lease_expires_at < now())
+          ORDER BY created_at, id
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED
+        )
+        RETURNING *
+      `
+      return rows[0]
+    }).pipe(Effect.orDie)
+
+    /** Extends the lease; false when the lease was lost (another worker took over). */
+    const renewLease = (job: OutboxJob) =>
+      sql`
+        UPDATE outbox_jobs SET lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval
+        WHERE id = ${job.id} AND lease_id = ${job.lease_id} AND status = 'processing'
+        RETURNING id
+      `.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
+
+    const complete = (job: OutboxJob) =>
+      sql`
+        UPDATE outbox_jobs SET status = 'done', lease_id = NULL, lease_expires_at = NULL, updated_at = now()
+        WHERE id = ${job.id} AND lease_id = ${job.lease_id}
+      `.pipe(Effect.asVoid, Effect.orDie)
+
+    /** A retryable failure: back to pending after a backoff, or failed at the attempt limit. */
+    const release = (job: OutboxJob, error: string, backoffMs: number) =>
+      sql<{ status: string }>`
+        UPDATE outbox_jobs SET
+          status = CASE WHEN attempts >= ${config.outbox.maxAttempts} THEN 'failed' ELSE 'pending' END,
+          available_at = now() + ${`${backoffMs} milliseconds`}::interval,
+          lease_id = NULL, lease_expires_at = NULL, last_error = ${error}, updated_at = now()
+        WHERE id = ${job.id} AND lease_id = ${job.lease_id}
+        RETURNING status
+      `.pipe(Effect.map((rows) => rows[0]?.status), Effect.orDie)
+
+    const fail = (job: OutboxJob, error: string) =>
+      sql`
+        UPDATE outbox_jobs SET status = 'failed', lease_id = NULL, lease_expires_at = NULL, last_error = ${error}, updated_at = now()
+        WHERE id = ${job.id}
+      `.pipe(Effect.asVoid, Effect.orDie)
+
+    const stats = sql<{ status: string; n: string }>`SELECT status, count(*)::text AS n FROM outbox_jobs GROUP BY status`.pipe(
+      Effect.map((rows) => {
+        const counts = { pending: 0, processing: 0, failed: 0, done: 0 }
+        for (const row of rows) counts[row.status as keyof typeof counts] = Number(row.n)
+        return counts
+      }),
+      Effect.orDie
+    )
+
+    /** Rings the doorbell after a delay (a job given back with a backoff becomes due then). */
+    const notifyLater = (delayMs: number) => Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${delayMs} millis`), ring)).pipe(Effect.asVoid)
+
+    /** Waits for a doorbell ring or the poll interval, whichever comes first. */
+    const waitForWork = Effect.race(Queue.take(doorbell), Effect.sleep(`${config.outbox.pollMs} millis`))
+
+    return { enqueueInTransaction, notify, notifyLater, claim, renewLease, complete, release, fail, stats, waitForWork, leaseMs }
+  })
+}) {}

@@ -1,0 +1,72 @@
+/**
+ * Submission and confirmation: send the signed bytes with maxRetries 0, rebroadcast the SAME bytes
+ * until the signature is confirmed or its blockhash expired, then read the status once more before
+ * declaring failure. Never re-signs: a signed transaction either lands or provably cannot.
+ */
+import { Effect } from "effect"
+import { ChainClient } from "../chain/chainClient.js"
+import { Retryable, Terminal } from "./stageFailure.js"
+
+interface SignatureStatus {
+  readonly err: unknown
+  readonly confirmationStatus?: string | null
+}
+
+export type SubmissionOutcome =
+  | { readonly landed: true; readonly err: unknown }
+  | { readonly landed: false; readonly reason: string }
+
+const REBROADCAST_MS = 2_000
+const POLL_MS = 150
+
+export class Submission extends Effect.Service<Submission>()("Submission", {
+  effect: Effect.gen(function* () {
+    const chain = yield* ChainClient
+
+    const statusOf = (signature: string) =>
+      Effect.map(
+        chain.rpc<{ value: Array<SignatureStatus | null> }>("getSignatureStatuses", [[signature], { searchTransactionHistory: true }]),
+        ({ value }) => value[0] ?? null
+      )
+
+    const send = (signedTransaction: string) =>
+      chain.rpc<string>("sendTransaction", [signedTransaction, { encoding: "base64", skipPreflight: true, maxRetries: 0 }]).pipe(
+        Effect.asVoid,
+        // An answer that refuses the bytes is not fatal by itself: the status read decides.
+        Effect.catchTag("RpcApplicationError", (error) => Effect.logDebug(`sendTransaction refused: ${error.rpcMessage}`))
+      )
+
+    const blockHeight = chain.rpc<number>("getBlockHeight", [{ commitment: "confirmed" }])
+
+    /** Sends and waits; RPC outages surface as Retryable (the job comes back later with the same bytes). */
+    const submitAndConfirm = (signature: string, signedTransaction: string, lastValidBlockHeight: bigint) =>
+      Effect.gen(function* () {
+        // A previous attempt may already have landed it.
+        const before = yield* statusOf(signature)
+        if (before !== null) return { landed: true, err: before.err } satisfies SubmissionOutcome
+        let lastSend = 0
+        for (;;) {
+          if (Date.now() - lastSend >= REBROADCAST_MS) {
+            yield* send(signedTransaction)
+            lastSend = Date.now()
+            const height = yield* blockHeight
+            if (BigInt(height) > lastValidBlockHeight) {
+              const final = yield* statusOf(signature)
+              if (final !== null) return { landed: true, err: final.err } satisfies SubmissionOutcome
+              return { landed: false, reason: `blockhash expired at block height ${lastValidBlockHeight} before the transaction was confirmed` } satisfies SubmissionOutcome
+            }
+          }
+          const status = yield* statusOf(signature)
+          if (status !== null) return { landed: true, err: status.err } satisfies SubmissionOutcome
+          yield* Effect.sleep(`${POLL_MS} millis`)
+        }
+      }).pipe(
+        Effect.catchTag("RpcUnavailableError", (error) => Effect.fail(new Retryable({ message: error.message, failedAt: "send" }))),
+        Effect.catchTag("RpcApplicationError", (error) =>
+          Effect.fail(new Terminal({ failedAt: "send", errorCode: "PIPELINE_ERROR", message: error.message, stage: "send" }))
+        )
+      )
+
+    return { submitAndConfirm, statusOf }
+  })
+}) {}

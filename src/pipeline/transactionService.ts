@@ -1,0 +1,233 @@
+/**
+ * The transaction engine's entry points: create (row + outbox job in ONE SQL transaction, idempotent
+ * per tenant, wallet and key), read, approve, reject, retry, proof, replay and the wallet's lists.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { InvalidState, NotFound, ValidationError } from "../../schemas/errors.js"
+import type { CallerInfo } from "../gateway/caller.js"
+import { PolicyEngine } from "../policy/policyEngine.js"
+import { WalletRepo } from "../wallet/walletRepo.js"
+import type { AcceptedRequest } from "./acceptIntent.js"
+import { Outbox } from "./outbox.js"
+import { canonicalJson, sha256Hex } from "./proof.js"
+import { StageEvents } from "./stageEvents.js"
+import { TransactionRepo } from "./transactionRepo.js"
+import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
+
+const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
+export { APPROVAL_TTL_MS }
+
+/** Failures a client may retry ([n7]): never policy refusals, never a success. */
+const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
+
+export class TransactionService extends Effect.Service<TransactionService>()("TransactionService", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* TransactionRepo
+    const wallets = yield* WalletRepo
+    const outbox = yield* Outbox
+    const events = yield* StageEvents
+    const policy = yield* PolicyEngine
+
+    const publish = (row: TransactionRow, message?: string) =>
+      events.publish({
+        type: "stage",
+        txId: row.id,
+        tenantId: row.tenant_id,
+        walletId: row.wallet_id,
+        agentId: row.agent_id,
+        status: row.status,
+        stage: row.stage,
+        at: new Date().toISOString(),
+        ...(message === undefined ? {} : { message }),
+        ...(row.signature === null ? {} : { signature: row.signature }),
+        ...(row.failed_at === null ? {} : { failedAt: row.failed_at }),
+        ...(row.error_code === null ? {} : { errorCode: row.error_code })
+      })
+
+    const mustFind = (caller: CallerInfo, txId: string) =>
+      Effect.flatMap(repo.find(txId, caller.readTenant), (row) =>
+        row === undefined ? Effect.fail(new NotFound({ resource: "transaction", id: txId })) : Effect.succeed(row)
+      )
+
+    const create = (caller: CallerInfo, request: AcceptedRequest, options: { agentId?: string } = {}) =>
+      Effect.gen(function* () {
+        const wallet = yield* wallets.find(request.walletId, caller.readTenant === null ? null : caller.tenant)
+        if (wallet === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
+        if (wallet.wallet.status !== "active") {
+          return yield* Effect.fail(new ValidationError({ message: `walletId: wallet ${request.walletId} is ${wallet.wallet.status}`, field: "walletId" }))
+        }
+        const tenantId = wallet.tenantId
+        const agentId = options.agentId ?? request.agentId ?? null
+        const stored = { walletId: request.walletId, ...(agentId === null ? {} : { agentId }), type: request.type, protocol: request.protocol, gasless: request.gasless, requireApproval: request.requireApproval, intent: request.intent }
+        const requestHash = sha256Hex(canonicalJson(stored))
+
+        if (request.idempotencyKey !== undefined) {
+          const existing = yield* repo.findByIdempotencyKey(tenantId, request.walletId, request.idempotencyKey)
+          if (existing !== undefined) return yield* sameRequestOrRefuse(existing, requestHash)
+        }
+
+        const id = randomUUID()
+        const at = new Date().toISOString()
+        const inserted = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* sql<TransactionRow>`
+              INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
+                require_approval, idempotency_key, status, stage, history)
+              VALUES (${id}, ${tenantId}, ${request.walletId}, ${agentId}, ${request.type}, ${request.protocol},
+                ${JSON.stringify(request.intent)}::jsonb, ${JSON.stringify(stored)}::jsonb, ${requestHash}, ${request.gasless},
+                ${request.requireApproval}, ${request.idempotencyKey ?? null}, 'pending', 'validation',
+                ${JSON.stringify([{ status: "pending", stage: "validation", at, message: "accepted" }])}::jsonb)
+              ON CONFLICT DO NOTHING
+              RETURNING *
+            `
+            if (rows.length === 0) return undefined
+            yield* outbox.enqueueInTransaction(id, "execute")
+            yield* sql`
+              INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id, protocol, entity_type, category, trace_id)
+              VALUES (${randomUUID()}, ${tenantId}, 'transaction.created', ${`transaction ${id} created`},
+                ${JSON.stringify({ type: request.type, protocol: request.protocol })}::jsonb, ${id}, ${request.walletId}, ${agentId},
+                ${request.protocol}, 'transaction', 'pipeline', ${caller.traceId})
+            `
+            return rows[0]
+          })
+        ).pipe(Effect.orDie)
+        if (inserted === undefined) {
+          // Lost a race on the same idempotency key: answer with the winner.
+          const winner = yield* repo.findByIdempotencyKey(tenantId, request.walletId, request.idempotencyKey ?? "")
+          if (winner === undefined) return yield* Effect.die(new Error("idempotency conflict without a winner"))
+          return yield* sameRequestOrRefuse(winner, requestHash)
+        }
+        yield* outbox.notify
+        yield* publish(inserted, "accepted")
+        return { row: inserted, created: true }
+      })
+
+    const sameRequestOrRefuse = (existing: TransactionRow, requestHash: string) =>
+      existing.request_hash === requestHash
+        ? Effect.succeed({ row: existing, created: false })
+        : Effect.fail(
+            new ValidationError({
+              message: `idempotencyKey: '${existing.idempotency_key}' was already used for transaction ${existing.id} with a different request`,
+              field: "idempotencyKey"
+            })
+          )
+
+    /** Waits (polling the row) until the transaction is terminal or at the approval gate, or the time is up. */
+    const awaitSettled = (txId: string, waitMs: number) =>
+      Effect.gen(function* () {
+        const deadline = Date.now() + waitMs
+        for (;;) {
+          const row = yield* repo.find(txId, null)
+          if (row === undefined || ["confirmed", "failed", "approval_gate"].includes(row.status) || Date.now() >= deadline) return row
+          yield* Effect.sleep("25 millis")
+        }
+      })
+
+    const approve = (caller: CallerInfo, txId: string) =>
+      Effect.gen(function* () {
+        const row = yield* mustFind(caller, txId)
+        if (row.status !== "approval_gate") {
+          return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is ${row.status}, not awaiting approval`, currentState: row.status }))
+        }
+        const approval = { ...(row.approval ?? {}), status: "approved", decidedAt: new Date().toISOString(), decidedBy: caller.keyId }
+        const moved = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const updated = yield* repo.transition(txId, {
+              from: ["approval_gate"], to: "signing", stage: "sign", message: "approved", fields: { approval }, eventType: "transaction.approved"
+            })
+            if (updated !== undefined) yield* outbox.enqueueInTransaction(txId, "approve")
+            return updated
+          })
+        ).pipe(Effect.orDie)
+        if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is no longer awaiting approval`, currentState: "changed" }))
+        yield* policy.onApproved(txId)
+        yield* outbox.notify
+        yield* publish(moved, "approved")
+        return moved
+      })
+
+    const reject = (caller: CallerInfo, txId: string, reason: string | undefined) =>
+      Effect.gen(function* () {
+        const row = yield* mustFind(caller, txId)
+        if (row.status !== "approval_gate") {
+          return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is ${row.status}, not awaiting approval`, currentState: row.status }))
+        }
+        const why = reason ?? "no reason given"
+        const approval = { ...(row.approval ?? {}), status: "rejected", decidedAt: new Date().toISOString(), decidedBy: caller.keyId, reason: why }
+        const moved = yield* repo.transition(txId, {
+          from: ["approval_gate"], to: "failed", stage: "policy", message: `rejected: ${why}`,
+          fields: { approval, failedAt: "policy", errorCode: "POLICY_VIOLATION", error: `rejected by approver: ${why}` },
+          eventType: "transaction.failed"
+        })
+        if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is no longer awaiting approval`, currentState: "changed" }))
+        yield* publish(moved, "rejected")
+        return moved
+      })
+
+    /** [n7] retry: a failed transaction with a retryable failure goes back to pending as a fresh attempt. */
+    const retry = (caller: CallerInfo, txId: string) =>
+      Effect.gen(function* () {
+        const row = yield* mustFind(caller, txId)
+        if (row.status !== "failed" || row.error_code === null || !RETRYABLE_CODES.has(row.error_code)) {
+          return yield* Effect.fail(
+            new InvalidState({
+              message: row.status === "failed"
+                ? `transaction ${txId} failed with ${row.error_code} at ${row.failed_at}; only PIPELINE_ERROR and CONFIRMATION_FAILED failures can be retried`
+                : `transaction ${txId} is ${row.status}; only failed transactions can be retried`,
+              currentState: row.status
+            })
+          )
+        }
+        const entry = JSON.stringify([{ status: "pending", stage: "validation", at: new Date().toISOString(), message: "retry requested" }])
+        const moved = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* sql<TransactionRow>`
+              UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL,
+                signature = NULL, signed_transaction = NULL, message_base64 = NULL, extra_signatures = NULL, last_valid_block_height = NULL,
+                policy_decision = NULL, simulation = NULL, execution_proof = NULL, delta_guard = NULL, approval = NULL,
+                history = history || ${entry}::jsonb, updated_at = now()
+              WHERE id = ${txId} AND status = 'failed'
+              RETURNING *
+            `
+            if (rows.length === 0) return undefined
+            yield* outbox.enqueueInTransaction(txId, "retry")
+            return rows[0]
+          })
+        ).pipe(Effect.orDie)
+        if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
+        yield* outbox.notify
+        yield* publish(moved, "retry requested")
+        return moved
+      })
+
+    const replay = (caller: CallerInfo, txId: string) =>
+      Effect.map(mustFind(caller, txId), (row) => ({
+        txId: row.id,
+        request: row.request,
+        policyDecision: row.policy_decision,
+        simulation: row.simulation,
+        proof: row.execution_proof,
+        history: row.history
+      }))
+
+    const proof = (caller: CallerInfo, txId: string) =>
+      Effect.flatMap(mustFind(caller, txId), (row) =>
+        row.execution_proof === null
+          ? Effect.fail(new NotFound({ resource: "execution proof of transaction", id: txId }))
+          : Effect.succeed(row.execution_proof)
+      )
+
+    const listByWallet = (caller: CallerInfo, walletId: string, options: { limit: number; offset: number; status?: string }) =>
+      Effect.gen(function* () {
+        const wallet = yield* wallets.find(walletId, caller.readTenant)
+        if (wallet === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: walletId }))
+        const page = yield* repo.listByWallet(walletId, caller.readTenant, options)
+        return { transactions: page.rows.map(toTransactionRecord), total: page.total, limit: options.limit, offset: options.offset }
+      })
+
+    return { create, awaitSettled, get: mustFind, approve, reject, retry, replay, proof, listByWallet, publish }
+  })
+}) {}
