@@ -1,0 +1,70 @@
+/**
+ * Bad configuration stops start-up (issue #2): the production entry point (`src/main.ts` without
+ * --dev, as `npm run start:prod` runs it) exits non-zero with a message naming the variable, and never
+ * echoes a secret it was given. Effect's default logger writes the error to stdout when it is not a
+ * terminal, so the message is looked for in both streams.
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+
+const projectRoot = path.resolve(import.meta.dirname, "../..")
+const tsx = path.join(projectRoot, "node_modules/.bin/tsx")
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-config-"))
+
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }))
+
+/** A valid production configuration; each case spoils one variable. CHAIN_RPC_URL avoids starting a ledger. */
+const VALID: Record<string, string> = {
+  DATA_DIR: dataDir,
+  API_GATEWAY_PORT: "0",
+  API_GATEWAY_API_KEYS: "config-test-key:*:all",
+  WALLET_KEY_ENCRYPTION_SECRET: "config-test-secret",
+  CHAIN_RPC_URL: "http://127.0.0.1:1"
+}
+
+const startProd = (env: Record<string, string | undefined>) =>
+  new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const merged: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? os.tmpdir() }
+    for (const [name, value] of Object.entries({ ...VALID, ...env })) if (value !== undefined) merged[name] = value
+    const child = spawn(tsx, ["src/main.ts"], { cwd: projectRoot, env: merged, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    // A start-up that does not fail within the limit is a failure of this test, not a hang.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000)
+    child.once("error", reject)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, output: stdout + stderr })
+    })
+  })
+
+describe("start-up with bad configuration", () => {
+  it.each<[string, Record<string, string | undefined>, RegExp]>([
+    ["a port that is not a number", { API_GATEWAY_PORT: "abc" }, /API_GATEWAY_PORT/],
+    ["a port out of range", { API_GATEWAY_PORT: "70000" }, /API_GATEWAY_PORT must be a port number/],
+    ["no key-encryption secret with the encrypted-file backend", { WALLET_KEY_ENCRYPTION_SECRET: undefined }, /WALLET_KEY_ENCRYPTION_SECRET is required/],
+    ["no API keys while auth is enforced", { API_GATEWAY_API_KEYS: undefined }, /API_GATEWAY_API_KEYS is required/],
+    ["an unknown signer backend", { WALLET_SIGNER_BACKEND: "vault" }, /WALLET_SIGNER_BACKEND/],
+    ["an RPC URL that is not http(s)", { CHAIN_RPC_URL: "ftp://ledger" }, /CHAIN_RPC_URL must be an http\(s\) URL/],
+    ["a rate limit of zero", { API_GATEWAY_RATE_LIMIT_PER_MINUTE: "0" }, /API_GATEWAY_RATE_LIMIT_PER_MINUTE must be a positive integer/],
+    ["a priority fee minimum above the maximum", { CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS: "300000" }, /CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS/]
+  ])("refuses %s", async (_why, env, message) => {
+    const result = await startProd(env)
+    expect(result.code).not.toBe(0)
+    expect(result.code).not.toBeNull()
+    expect(result.output).toMatch(message)
+    expect(result.output).not.toContain("listening")
+  })
+
+  it("names a malformed API key entry by position and never prints the key", async () => {
+    const result = await startProd({ API_GATEWAY_API_KEYS: "super-secret-key-value:all" })
+    expect(result.code).not.toBe(0)
+    expect(result.output).toMatch(/API_GATEWAY_API_KEYS entry 1/)
+    expect(result.output).not.toContain("super-secret-key-value")
+  })
+})
