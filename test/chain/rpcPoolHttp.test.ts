@@ -1,11 +1,14 @@
 /**
  * The RPC pool in the running service: with CHAIN_RPC_URL dead (a closed port) and CHAIN_RPC_POOL_URLS
- * the live ledger, wallets are still funded and read; the failover is counted (metric and audit
- * event) and the dead endpoint's score falls, both through calls and through the background prober.
+ * the live ledger, wallets are still funded and read and a transfer_sol confirms; the failover is
+ * counted (metric and audit event) and the dead endpoint's score falls, both through calls and
+ * through the background prober.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Connection, PublicKey } from "@solana/web3.js"
 import { startTestLedger } from "../support/ledger.js"
 import { api, type RunningService, startService } from "../support/service.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const DEAD_RPC = "http://127.0.0.1:9"
 
@@ -64,6 +67,22 @@ describe("RPC pool with a dead first endpoint", () => {
     expect(created.body.data.funding).toMatchObject({ ok: true, lamports: "2000000000" })
     const balance = await api(service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}/balance`)
     expect(balance.body.data).toEqual({ lamports: 2_000_000_000, sol: 2 })
+  })
+
+  it("confirms a transfer_sol through the pipeline", async () => {
+    const source = await createWallet(service.baseUrl, 1_000_000_000)
+    const destination = await createWallet(service.baseUrl, 1_000_000_000)
+    const created = await submit(service.baseUrl, {
+      walletId: source.id,
+      type: "transfer_sol",
+      protocol: "system-program",
+      intent: { destination: destination.publicKey, lamports: 100_000_000 }
+    })
+    expect(created.status).toBe(201)
+    const settled = await waitSettled(service.baseUrl, created.body.data.id)
+    expect(settled.body.data.status).toBe("confirmed")
+    const balance = await new Connection(ledger.rpcUrl, "confirmed").getBalance(new PublicKey(destination.publicKey))
+    expect(balance).toBe(1_100_000_000)
   })
 
   it("shows the dead endpoint's score fallen and the live one serving", async () => {
