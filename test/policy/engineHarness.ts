@@ -16,10 +16,11 @@ import { AppConfig } from "../../src/config.js"
 import { DatabaseLive } from "../../src/db/database.js"
 import { PolicyEngine } from "../../src/policy/policyEngine.js"
 import { PolicyRepo } from "../../src/policy/policyRepo.js"
+import { PolicyService } from "../../src/policy/policyService.js"
 import { RiskConfigRepo } from "../../src/risk/riskConfigRepo.js"
 import { createTestDatabase } from "../support/database.js"
 
-const EngineLayer = Layer.mergeAll(PolicyEngine.Default, PolicyRepo.Default, RiskConfigRepo.Default).pipe(
+const EngineLayer = Layer.mergeAll(PolicyEngine.Default, PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default).pipe(
   Layer.provideMerge(AuditLog.Default),
   Layer.provideMerge(DatabaseLive),
   Layer.provideMerge(AppConfig.Default)

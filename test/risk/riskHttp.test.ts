@@ -1,0 +1,89 @@
+/**
+ * Risk configs over HTTP: protocol risk configs (create when absent, partial update, null clears,
+ * bps 0-10000, unknown fields refused) and portfolio risk controls per wallet, tenant-filtered.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { api, type RunningService, startService } from "../support/service.js"
+
+let service: RunningService
+const A = { "x-api-key": "key-a" }
+const B = { "x-api-key": "key-b" }
+const POOL = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
+
+beforeAll(async () => {
+  service = await startService({
+    rpcUrl: "http://127.0.0.1:9",
+    env: { API_GATEWAY_API_KEYS: "test-admin-key:*:all;key-a:tenant-a:all;key-b:tenant-b:all" }
+  })
+}, 60_000)
+afterAll(async () => {
+  await service?.stop()
+})
+
+const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => api(service.baseUrl, method, path, body, headers)
+
+describe("protocol risk configs over HTTP", () => {
+  it("creates on first PUT with defaults, then changes only the provided fields", async () => {
+    expect((await call("GET", "/api/v1/risk/protocols/amm-one", undefined, A)).status).toBe(404)
+    const created = await call("PUT", "/api/v1/risk/protocols/amm-one", { maxSlippageBps: 150, allowedPools: [POOL] }, A)
+    expect(created.status).toBe(200)
+    expect(created.body.data).toMatchObject({
+      protocol: "amm-one",
+      version: "1",
+      maxSlippageBps: 150,
+      allowedPools: [POOL],
+      allowedPrograms: [],
+      requireOracleForSwap: false,
+      gaslessEligible: false
+    })
+    const updated = await call("PUT", "/api/v1/risk/protocols/amm-one", { oracleDeviationBps: 200, maxSlippageBps: null, version: "2" }, A)
+    expect(updated.body.data).toMatchObject({ version: "2", oracleDeviationBps: 200, allowedPools: [POOL] })
+    expect(updated.body.data.maxSlippageBps).toBeUndefined()
+    expect((await call("GET", "/api/v1/risk/protocols/amm-one", undefined, A)).body.data).toEqual(updated.body.data)
+    const listed = await call("GET", "/api/v1/risk/protocols", undefined, A)
+    expect(listed.body.data.protocols.map((p: { protocol: string }) => p.protocol)).toEqual(["amm-one"])
+  })
+
+  it("refuses out-of-range bps and unknown fields with a 400 naming the field, changing nothing", async () => {
+    await call("PUT", "/api/v1/risk/protocols/amm-two", { maxSlippageBps: 100 }, A)
+    for (const [body, field] of [
+      [{ maxSlippageBps: 10_001 }, "maxSlippageBps"],
+      [{ deltaVarianceBpsThreshold: -1 }, "deltaVarianceBpsThreshold"],
+      [{ maxSlipageBps: 1 }, "maxSlipageBps"],
+      [{ allowedPools: ["not base58!"] }, "allowedPools[0]"]
+    ] as const) {
+      const refused = await call("PUT", "/api/v1/risk/protocols/amm-two", body, A)
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toContain(field)
+    }
+    expect((await call("GET", "/api/v1/risk/protocols/amm-two", undefined, A)).body.data.maxSlippageBps).toBe(100)
+  })
+
+  it("keeps each tenant's configs apart", async () => {
+    await call("PUT", "/api/v1/risk/protocols/lending-market", { maxPoolConcentrationBps: 500 }, A)
+    expect((await call("GET", "/api/v1/risk/protocols/lending-market", undefined, B)).status).toBe(404)
+    const listedB = await call("GET", "/api/v1/risk/protocols", undefined, B)
+    expect(listedB.body.data.protocols).toEqual([])
+  })
+})
+
+describe("portfolio risk controls over HTTP", () => {
+  it("reads defaults for a wallet, updates partially, lists, and hides other tenants' wallets", async () => {
+    const walletId = (await call("POST", "/api/v1/wallets", {}, A)).body.data.id as string
+    const defaults = await call("GET", `/api/v1/risk/portfolio/${walletId}`, undefined, A)
+    expect(defaults.body.data).toMatchObject({ walletId, autoPauseOnBreach: true })
+    const put = await call("PUT", `/api/v1/risk/portfolio/${walletId}`, { maxDrawdownLamports: "5000000000", maxExposureBpsPerToken: 2500 }, A)
+    expect(put.body.data).toMatchObject({ walletId, maxDrawdownLamports: 5_000_000_000, maxExposureBpsPerToken: 2500, autoPauseOnBreach: true })
+    const second = await call("PUT", `/api/v1/risk/portfolio/${walletId}`, { autoPauseOnBreach: false, maxExposureBpsPerToken: null }, A)
+    expect(second.body.data).toMatchObject({ maxDrawdownLamports: 5_000_000_000, autoPauseOnBreach: false })
+    expect(second.body.data.maxExposureBpsPerToken).toBeUndefined()
+    const listed = await call("GET", "/api/v1/risk/portfolio", undefined, A)
+    expect(listed.body.data.controls.map((c: { walletId: string }) => c.walletId)).toContain(walletId)
+    expect((await call("PUT", `/api/v1/risk/portfolio/${walletId}`, { maxExposureBpsPerProtocol: 10_001 }, A)).body.error).toContain(
+      "maxExposureBpsPerProtocol"
+    )
+    expect((await call("GET", `/api/v1/risk/portfolio/${walletId}`, undefined, B)).status).toBe(404)
+    expect((await call("PUT", `/api/v1/risk/portfolio/${walletId}`, { autoPauseOnBreach: true }, B)).status).toBe(404)
+    expect((await call("GET", "/api/v1/risk/portfolio", undefined, B)).body.data.controls).toEqual([])
+  })
+})
