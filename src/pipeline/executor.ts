@@ -13,6 +13,7 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
+import { RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { buildWithAdapter } from "./adapterDispatch.js"
 import { Chaos } from "./chaos.js"
 import { ChainFacts } from "./chainFacts.js"
@@ -47,6 +48,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const metrics = yield* MetricCounters
     const readOnly = yield* ReadOnlyIntents
     const config = yield* AppConfig
+    const riskConfigs = yield* RiskConfigRepo
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -244,10 +246,15 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         // The wallet is the fee payer (account 0): its balance right before and after this transaction.
         const pre = meta === null ? BigInt(row.pre_balance_lamports ?? "0") : BigInt(meta.meta.preBalances[0])
         const post = meta === null ? yield* chain.getBalance((yield* walletOf(row)).publicKey).pipe(Effect.catchAll(chainRetryable("confirm"))) : BigInt(meta.meta.postBalances[0])
+        // The protocol's variance threshold; none configured (or unreadable) means no variance beyond the tolerance.
+        const protocolConfig = yield* riskConfigs.findProtocol(row.tenant_id, row.protocol).pipe(Effect.orElseSucceed(() => undefined))
         const guard = evaluateDeltaGuard({
           type: row.type, intent: row.intent, preBalanceLamports: pre, postBalanceLamports: post,
-          absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports), varianceBpsThreshold: 0
+          absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports),
+          varianceBpsThreshold: protocolConfig?.deltaVarianceBpsThreshold ?? 0
         })
+        // create_mint: the client learns its new mint's address from the result.
+        const result = row.type === "create_mint" && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined
         const proof = buildExecutionProof({
           txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
           policyDecision: row.policy_decision, simulation: row.simulation, signature
@@ -255,7 +262,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const confirmedAt = new Date()
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
-          fields: { preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: deltaGuardToWire(guard), executionProof: proof, confirmedAt },
+          fields: { preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: deltaGuardToWire(guard), executionProof: proof, confirmedAt, result },
           eventType: "transaction.confirmed",
           eventMetadata: { signature, intentHash: proof.intentHash, policyHash: proof.policyHash, simulationHash: proof.simulationHash, proofHash: proof.proofHash, deltaGuardOk: guard.ok }
         })

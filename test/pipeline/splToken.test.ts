@@ -1,0 +1,75 @@
+/**
+ * SPL token intents through the pipeline: create_mint, mint_token, and transfer_spl to a wallet that
+ * has no token account yet (the pipeline creates it), checked with @solana/spl-token against the ledger.
+ */
+import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
+import { Connection, PublicKey } from "@solana/web3.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestLedger } from "../support/ledger.js"
+import { api, type RunningService, startService } from "../support/service.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
+
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
+let service: RunningService
+let connection: Connection
+
+beforeAll(async () => {
+  ledger = await startTestLedger()
+  service = await startService({ rpcUrl: ledger.rpcUrl })
+  connection = new Connection(ledger.rpcUrl, "confirmed")
+})
+
+afterAll(async () => {
+  await service?.stop()
+  await ledger?.close()
+})
+
+const run = async (body: Record<string, unknown>) => {
+  const created = await submit(service.baseUrl, body)
+  expect(created.status).toBe(201)
+  return (await waitSettled(service.baseUrl, created.body.data.id)).body
+}
+
+describe("SPL token intents", () => {
+  it("creates a mint, mints to the wallet, and transfers to a wallet without a token account", async () => {
+    const issuer = await createWallet(service.baseUrl, 2_000_000_000)
+    const receiver = await createWallet(service.baseUrl)
+
+    const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 6 } })
+    expect(mintTx.data.status).toBe("confirmed")
+    const mint = mintTx.data.result.mint as string
+    expect(mint).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
+
+    const minted = await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "1000000000" } })
+    expect(minted.data.status).toBe("confirmed")
+    const issuerAta = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(issuer.publicKey))
+    expect((await getAccount(connection, issuerAta)).amount).toBe(1_000_000_000n)
+
+    const receiverAta = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(receiver.publicKey))
+    expect(await connection.getAccountInfo(receiverAta)).toBeNull()
+    const sent = await run({ walletId: issuer.id, type: "transfer_spl", protocol: "spl-token", intent: { destination: receiver.publicKey, mint, amount: "250000000" } })
+    expect(sent.data.status).toBe("confirmed")
+    expect((await getAccount(connection, receiverAta)).amount).toBe(250_000_000n)
+    expect((await getAccount(connection, issuerAta)).amount).toBe(750_000_000n)
+
+    const tokens = await api(service.baseUrl, "GET", `/api/v1/wallets/${receiver.id}/tokens`)
+    expect(tokens.body.data.tokens).toEqual([
+      { mint, amount: "250000000", decimals: 6, uiAmount: 250, tokenAccount: receiverAta.toBase58() }
+    ])
+
+    const query = await run({ walletId: receiver.id, type: "query_balance", protocol: "spl-token", intent: { mint } })
+    expect(query.data.result.tokens).toEqual([{ mint, amount: "250000000", decimals: 6, tokenAccount: receiverAta.toBase58() }])
+  })
+
+  it("fails at build when the wallet holds too few tokens, and for a type the protocol has no adapter for", async () => {
+    const issuer = await createWallet(service.baseUrl, 1_000_000_000)
+    const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: {} })
+    const mint = mintTx.data.result.mint as string
+    const tooMany = await run({ walletId: issuer.id, type: "transfer_spl", protocol: "spl-token", intent: { destination: issuer.publicKey, mint, amount: "5" } })
+    expect(tooMany).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+
+    const swap = await run({ walletId: issuer.id, type: "swap", protocol: "dex-aggregator", intent: { inputMint: mint, outputMint: mint, amount: "1", slippageBps: 50 } })
+    expect(swap).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+    expect(swap.error).toContain("no adapter")
+  })
+})
