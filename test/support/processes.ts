@@ -1,0 +1,270 @@
+/**
+ * Service processes for multi-process tests and benchmarks: the real entry point (`tsx src/main.ts`,
+ * as `npm run start:prod` runs it) as a child, a separately spawned ledger, and a fresh PostgreSQL
+ * database. Every child is tracked and killed (with its whole process group: tsx runs the service in
+ * a grandchild) by `killAllChildren`, which also runs when this process exits.
+ *
+ * PostgreSQL: the server of TEST_DATABASE_URL when set, else the machine's local server at
+ * postgres://postgres@127.0.0.1:5432/postgres (these tests need a real server: two processes cannot
+ * share the embedded PGlite). A fresh database is created per test file and dropped afterwards.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import pg from "pg"
+import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
+import { freePort, freePortPair } from "./freePort.js"
+
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..")
+export const SERVICE_API_KEY = "process-test-admin-key"
+export const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres"
+
+/** The PostgreSQL server used for a fresh database: TEST_DATABASE_URL, else the local default. */
+export const postgresAdminUrl = () => {
+  const configured = (process.env.TEST_DATABASE_URL ?? "").trim()
+  return configured === "" ? DEFAULT_POSTGRES_URL : configured
+}
+
+export interface FreshDatabase {
+  readonly url: string
+  /** Runs one query on the database (with a short-lived client). */
+  readonly query: <T extends pg.QueryResultRow>(text: string, values?: Array<unknown>) => Promise<Array<T>>
+  readonly drop: () => Promise<void>
+}
+
+export const createPostgresDatabase = async (adminUrl = postgresAdminUrl()): Promise<FreshDatabase> => {
+  const name = `t_${randomBytes(6).toString("hex")}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect().catch((error: unknown) => {
+    throw new Error(
+      `these tests need PostgreSQL: none answers at ${adminUrl} (set TEST_DATABASE_URL to a server where the user may CREATE DATABASE): ${String(error)}`
+    )
+  })
+  try {
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  const databaseUrl = url.toString()
+  return {
+    url: databaseUrl,
+    query: async <T extends pg.QueryResultRow>(text: string, values?: Array<unknown>) => {
+      const client = new pg.Client({ connectionString: databaseUrl })
+      await client.connect()
+      try {
+        return (await client.query<T>(text, values)).rows
+      } finally {
+        await client.end()
+      }
+    },
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: adminUrl })
+      await dropper.connect()
+      try {
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      } finally {
+        await dropper.end()
+      }
+    }
+  }
+}
+
+export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+
+/** A ledger child process of its own (killing a service does not kill it). */
+export const startLedgerProcess = async (): Promise<SpawnedLedger & { dataDir: string; close: () => Promise<void> }> => {
+  const dataDir = tempDir("custody-ledger-")
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const ledger = await spawnLedger({ port: await freePortPair(), dataDir })
+      return {
+        ...ledger,
+        dataDir,
+        close: async () => {
+          await ledger.stop()
+          fs.rmSync(dataDir, { recursive: true, force: true })
+        }
+      }
+    } catch (error) {
+      if (attempt >= 3) throw error
+    }
+  }
+}
+
+export interface ServiceProcess {
+  readonly baseUrl: string
+  readonly port: number
+  readonly pid: number
+  /** Everything the child printed so far (stdout and stderr). */
+  readonly output: () => string
+  /** Sends a signal to the service's whole process group (tsx and the node process running main.ts). */
+  readonly kill: (signal: NodeJS.Signals) => void
+  /** Resolves when the child has exited. */
+  readonly exited: Promise<void>
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child is gone. */
+  readonly stop: (graceMs?: number) => Promise<void>
+}
+
+export interface ServiceProcessOptions {
+  readonly databaseUrl?: string
+  readonly dataDir: string
+  readonly rpcUrl: string
+  readonly env?: Record<string, string>
+  readonly port?: number
+  readonly readyTimeoutMs?: number
+  /** Extra node flags for the service (e.g. --cpu-prof), passed through NODE_OPTIONS. */
+  readonly nodeOptions?: string
+}
+
+const children = new Set<ChildProcess>()
+
+const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null
+
+const killGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
+  if (child.pid === undefined) return
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Kills every service child still running (the whole group, SIGKILL). Safe to call more than once. */
+export const killAllChildren = () => {
+  for (const child of children) killGroup(child, "SIGKILL")
+  children.clear()
+}
+process.once("exit", killAllChildren)
+
+/** Starts `tsx src/main.ts` (production mode) and resolves once the gateway announced it listens. */
+export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
+  const port = options.port ?? (await freePort())
+  const child = spawn(path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/main.ts"], {
+    cwd: PROJECT_ROOT,
+    // Its own process group, so one signal reaches tsx and the node process it runs main.ts in.
+    detached: true,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? os.tmpdir(),
+      ...(options.nodeOptions === undefined ? {} : { NODE_OPTIONS: options.nodeOptions }),
+      DATA_DIR: options.dataDir,
+      CHAIN_RPC_URL: options.rpcUrl,
+      API_GATEWAY_PORT: String(port),
+      API_GATEWAY_API_KEYS: `${SERVICE_API_KEY}:*:all`,
+      API_GATEWAY_RATE_LIMIT_PER_MINUTE: "10000000",
+      WALLET_KEY_ENCRYPTION_SECRET: "process-test-key-encryption-secret",
+      ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+      ...options.env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  children.add(child)
+  let text = ""
+  const append = (chunk: Buffer) => {
+    text += chunk.toString()
+    // Keep the tail only: a long benchmark must not grow this without bound.
+    if (text.length > 200_000) text = text.slice(-100_000)
+  }
+  child.stdout?.on("data", append)
+  child.stderr?.on("data", append)
+  const exited = new Promise<void>((resolve) => {
+    if (!isRunning(child)) resolve()
+    else child.once("exit", () => resolve())
+  })
+  void exited.then(() => children.delete(child))
+
+  const kill = (signal: NodeJS.Signals) => killGroup(child, signal)
+  const stop = async (graceMs = 10_000) => {
+    if (!isRunning(child)) return
+    kill("SIGTERM")
+    const timer = setTimeout(() => kill("SIGKILL"), graceMs)
+    await exited
+    clearTimeout(timer)
+    // The grandchild may outlive tsx by a moment: make sure the group is gone.
+    kill("SIGKILL")
+  }
+
+  const timeoutMs = options.readyTimeoutMs ?? 90_000
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        cleanup()
+        reject(new Error(`the service did not start within ${timeoutMs} ms:\n${text}`))
+      }, timeoutMs)
+      const check = () => {
+        if (!text.includes("agent-custody gateway listening on")) return
+        cleanup()
+        resolve()
+      }
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+        cleanup()
+        reject(new Error(`the service exited (${String(code ?? signal)}) before it was ready:\n${text}`))
+      }
+      const cleanup = () => {
+        clearTimeout(timer)
+        child.stdout?.off("data", check)
+        child.off("exit", onExit)
+      }
+      child.stdout?.on("data", check)
+      child.once("exit", onExit)
+      check()
+    })
+  } catch (error) {
+    kill("SIGKILL")
+    throw error
+  }
+  const pid = child.pid
+  if (pid === undefined) throw new Error("service child has no pid")
+  return { baseUrl: `http://127.0.0.1:${port}`, port, pid, output: () => text, kill, exited, stop }
+}
+
+/** fetch + JSON with the process tests' admin key. */
+export const call = async (baseUrl: string, method: string, urlPath: string, body?: unknown) => {
+  const response = await fetch(baseUrl + urlPath, {
+    method,
+    headers: { "x-api-key": SERVICE_API_KEY, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const json = (await response.json()) as { status: "success" | "failure"; errorCode: string | null; data: any; error?: string }
+  return { status: response.status, body: json }
+}
+
+/** A funded wallet created over HTTP. */
+export const createFundedWallet = async (baseUrl: string, lamports: number) => {
+  const response = await call(baseUrl, "POST", "/api/v1/wallets", { autoFund: true, fundLamports: lamports })
+  if (response.status !== 201 || response.body.data?.funding?.ok !== true) {
+    throw new Error(`funded wallet create failed: ${response.status} ${JSON.stringify(response.body)}`)
+  }
+  return response.body.data as { id: string; publicKey: string }
+}
+
+/** Runs `task` over `items` with at most `concurrency` in flight; results in input order. */
+export const mapConcurrent = async <A, B>(items: ReadonlyArray<A>, concurrency: number, task: (item: A, index: number) => Promise<B>) => {
+  const results = new Array<B>(items.length)
+  let next = 0
+  const lane = async () => {
+    for (;;) {
+      const index = next++
+      if (index >= items.length) return
+      results[index] = await task(items[index]!, index)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane))
+  return results
+}
+
+/** A minimal JSON-RPC call to the ledger. */
+export const ledgerRpc = async <T>(rpcUrl: string, method: string, params: Array<unknown> = []): Promise<T> => {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+  })
+  const body = (await response.json()) as { result?: T; error?: { message: string } }
+  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
+  return body.result as T
+}
