@@ -74,7 +74,7 @@ const fillObject = (value: object, values: TemplateValues): Either.Either<Record
   const out: Record<string, unknown> = {}
   for (const [key, item] of Object.entries(value)) {
     const filled = fillValue(item, values)
-    if (Either.isLeft(filled)) return filled
+    if (Either.isLeft(filled)) return Either.left(filled.left)
     out[key] = filled.right
   }
   return Either.right(out)
