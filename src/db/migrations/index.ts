@@ -7,10 +7,12 @@ import foundation from "./0001_foundation.js"
 import pipeline from "./0002_pipeline.js"
 import policy from "./0003_policy.js"
 import operations from "./0004_operations.js"
+import agents from "./0005_agents.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
   "0002_pipeline": pipeline,
   "0003_policy": policy,
-  "0004_operations": operations
+  "0004_operations": operations,
+  "0005_agents": agents
 })

@@ -1,0 +1,117 @@
+/**
+ * Agent rows in SQL. Caller-facing reads filter by tenant (readTenant null = every tenant); the
+ * `*System` reads are for the scheduler and supervisor, which act for every tenant. Status changes are
+ * conditional UPDATEs (`WHERE status IN (...)`), so two instances never both apply one transition.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Schema } from "effect"
+import { Autonomy, type AgentStatus, type ExecutionMode } from "../../schemas/agent.js"
+import type { TransactionType } from "../../schemas/intent.js"
+import type { ProtocolId } from "../../schemas/protocol.js"
+import { AGENT_COLUMNS, toStoredAgent, type AgentRow, type StoredAgent } from "./agentRow.js"
+
+export interface NewAgent {
+  readonly id: string
+  readonly tenantId: string
+  readonly name: string
+  readonly walletId: string
+  readonly executionMode: ExecutionMode
+  readonly allowedIntents: ReadonlyArray<TransactionType>
+  readonly allowedProtocols: ReadonlyArray<ProtocolId> | undefined
+  readonly budgetLamports: bigint | undefined
+  readonly autonomy: Autonomy
+}
+
+/** A capabilities update; undefined fields keep their value. */
+export interface CapabilitiesChange {
+  readonly allowedIntents: ReadonlyArray<TransactionType>
+  readonly allowedProtocols?: ReadonlyArray<ProtocolId>
+  readonly executionMode?: ExecutionMode
+  readonly autonomy?: Autonomy
+  readonly budgetLamports?: bigint
+}
+
+const encodeAutonomy = Schema.encodeSync(Autonomy)
+
+/** UTC day key 'YYYY-MM-DD' of the Effect clock (TestClock-friendly). */
+export const utcToday = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString().slice(0, 10))
+
+export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(AGENT_COLUMNS)
+    const first = (rows: ReadonlyArray<AgentRow>) => (rows.length === 0 ? undefined : toStoredAgent(rows[0]))
+    const tenantFilter = (readTenant: string | null) => (readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`)
+
+    const insert = (input: NewAgent) =>
+      Effect.gen(function* () {
+        const today = yield* utcToday
+        const rows = yield* sql<AgentRow>`
+          INSERT INTO agents (id, tenant_id, name, wallet_id, status, execution_mode, allowed_intents, allowed_protocols,
+            budget_lamports, spent_day, autonomy)
+          VALUES (${input.id}, ${input.tenantId}, ${input.name}, ${input.walletId}, 'stopped', ${input.executionMode},
+            ${JSON.stringify(input.allowedIntents)}::jsonb,
+            ${input.allowedProtocols === undefined ? null : JSON.stringify(input.allowedProtocols)}::jsonb,
+            ${input.budgetLamports === undefined ? null : input.budgetLamports.toString()}::numeric,
+            ${today}, ${JSON.stringify(encodeAutonomy(input.autonomy))}::jsonb)
+          RETURNING ${columns}
+        `
+        return toStoredAgent(rows[0])
+      }).pipe(Effect.orDie, Effect.withSpan("AgentRepo.insert"))
+
+    const find = (id: string, readTenant: string | null) =>
+      sql<AgentRow>`SELECT ${columns} FROM agents WHERE id = ${id} ${tenantFilter(readTenant)}`.pipe(
+        Effect.map(first),
+        Effect.orDie
+      )
+
+    const list = (readTenant: string | null) =>
+      sql<AgentRow>`
+        SELECT ${columns} FROM agents WHERE ${readTenant === null ? sql`true` : sql`tenant_id = ${readTenant}`}
+        ORDER BY created_at, id
+      `.pipe(Effect.map((rows) => rows.map((row) => toStoredAgent(row).agent)), Effect.orDie)
+
+    const updateCapabilities = (id: string, readTenant: string | null, change: CapabilitiesChange) =>
+      sql<AgentRow>`
+        UPDATE agents SET
+          allowed_intents = ${JSON.stringify(change.allowedIntents)}::jsonb,
+          allowed_protocols = ${change.allowedProtocols === undefined ? sql`allowed_protocols` : sql`${JSON.stringify(change.allowedProtocols)}::jsonb`},
+          execution_mode = ${change.executionMode ?? sql`execution_mode`},
+          autonomy = ${change.autonomy === undefined ? sql`autonomy` : sql`${JSON.stringify(encodeAutonomy(change.autonomy))}::jsonb`},
+          budget_lamports = ${change.budgetLamports === undefined ? sql`budget_lamports` : sql`${change.budgetLamports.toString()}::numeric`},
+          budget_updated_at = ${change.budgetLamports === undefined ? sql`budget_updated_at` : sql`now()`},
+          updated_at = now()
+        WHERE id = ${id} ${tenantFilter(readTenant)}
+        RETURNING ${columns}
+      `.pipe(Effect.map(first), Effect.orDie, Effect.withSpan("AgentRepo.updateCapabilities"))
+
+    /**
+     * Moves the agent to `to` only if its status is one of `from`; undefined when it was not (the caller
+     * re-reads to name the current state). `pausedReason` is kept only while paused.
+     */
+    const transition = (
+      id: string,
+      readTenant: string | null,
+      from: ReadonlyArray<AgentStatus>,
+      to: AgentStatus,
+      pausedReason: string | null = null
+    ) =>
+      sql<AgentRow>`
+        UPDATE agents SET status = ${to}, paused_reason = ${to === "paused" ? pausedReason : null}, updated_at = now()
+        WHERE id = ${id} ${tenantFilter(readTenant)} AND status IN ${sql.in(from)}
+        RETURNING ${columns}
+      `.pipe(Effect.map(first), Effect.orDie, Effect.withSpan("AgentRepo.transition"))
+
+    /** Scheduler: agents in a status, every tenant. */
+    const listByStatusSystem = (status: AgentStatus) =>
+      sql<AgentRow>`SELECT ${columns} FROM agents WHERE status = ${status} ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map(toStoredAgent)),
+        Effect.orDie
+      )
+
+    /** Scheduler and supervisor: one agent by id, any tenant. */
+    const findSystem = (id: string) => find(id, null)
+
+    return { insert, find, list, updateCapabilities, transition, listByStatusSystem, findSystem }
+  })
+}) {}

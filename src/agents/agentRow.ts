@@ -1,0 +1,70 @@
+/** An agents row as read from SQL and its conversion to the Agent record (numerics arrive as strings). */
+import { Schema } from "effect"
+import { Autonomy, type Agent, type AgentStatus, type ExecutionMode } from "../../schemas/agent.js"
+import type { TransactionType } from "../../schemas/intent.js"
+import type { ProtocolId } from "../../schemas/protocol.js"
+
+export interface AgentRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly name: string
+  readonly wallet_id: string
+  readonly status: AgentStatus
+  readonly execution_mode: ExecutionMode
+  /** JSON text (jsonb cast to text: exact, independent of the driver's JSON parsing). */
+  readonly allowed_intents_text: string
+  readonly allowed_protocols_text: string | null
+  readonly budget_lamports: string | null
+  readonly spent_lamports_today: string
+  readonly spent_day: string
+  readonly budget_updated_at: Date | string
+  readonly autonomy_text: string
+  readonly paused_reason: string | null
+  readonly created_at: Date | string
+  readonly updated_at: Date | string
+}
+
+/** The column list every agent query selects, matching AgentRow. */
+export const AGENT_COLUMNS = `id, tenant_id, name, wallet_id, status, execution_mode,
+  allowed_intents::text AS allowed_intents_text, allowed_protocols::text AS allowed_protocols_text,
+  budget_lamports::text AS budget_lamports, spent_lamports_today::text AS spent_lamports_today, spent_day,
+  budget_updated_at, autonomy::text AS autonomy_text, paused_reason, created_at, updated_at`
+
+export interface StoredAgent {
+  readonly agent: Agent
+  readonly tenantId: string
+  /** Spent on `spentDay` (UTC); a different day means nothing is spent today yet. */
+  readonly spentLamports: bigint
+  readonly spentDay: string
+  readonly budgetUpdatedAt: string
+}
+
+const decodeAutonomy = Schema.decodeUnknownSync(Autonomy)
+const iso = (value: Date | string) => new Date(value).toISOString()
+
+export const toStoredAgent = (row: AgentRow): StoredAgent => ({
+  tenantId: row.tenant_id,
+  spentLamports: BigInt(row.spent_lamports_today),
+  spentDay: row.spent_day,
+  budgetUpdatedAt: iso(row.budget_updated_at),
+  agent: {
+    id: row.id,
+    name: row.name,
+    walletId: row.wallet_id,
+    status: row.status,
+    executionMode: row.execution_mode,
+    allowedIntents: JSON.parse(row.allowed_intents_text) as ReadonlyArray<TransactionType>,
+    ...(row.allowed_protocols_text === null
+      ? {}
+      : { allowedProtocols: JSON.parse(row.allowed_protocols_text) as ReadonlyArray<ProtocolId> }),
+    ...(row.budget_lamports === null ? {} : { budgetLamports: BigInt(row.budget_lamports) }),
+    autonomy: decodeAutonomy(JSON.parse(row.autonomy_text)),
+    ...(row.paused_reason === null ? {} : { pausedReason: row.paused_reason }),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at)
+  }
+})
+
+/** Spent today as of `todayKey`: a counter of an earlier day counts as nothing spent. */
+export const spentToday = (stored: StoredAgent, todayKey: string): bigint =>
+  stored.spentDay === todayKey ? stored.spentLamports : 0n
