@@ -57,17 +57,23 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     const claim = Effect.gen(function* () {
       const leaseId = randomUUID()
+      // The transaction's own attempt counter moves with its job's (one round trip).
       const rows = yield* sql<OutboxJob>`
-        UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = ${leaseId},
-          lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval, updated_at = now()
-        WHERE id = (
-          SELECT id FROM outbox_jobs
-          WHERE (status = 'pending' AND available_at <= now()) OR (status = 'processing' AND lease_expires_at < now())
-          ORDER BY created_at, id
-          LIMIT 1
-          FOR UPDATE SKIP LOCKED
+        WITH claimed AS (
+          UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = ${leaseId},
+            lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval, updated_at = now()
+          WHERE id = (
+            SELECT id FROM outbox_jobs
+            WHERE (status = 'pending' AND available_at <= now()) OR (status = 'processing' AND lease_expires_at < now())
+            ORDER BY created_at, id
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED
+          )
+          RETURNING *
+        ), counted AS (
+          UPDATE transactions SET attempts = attempts + 1 WHERE id IN (SELECT tx_id FROM claimed)
         )
-        RETURNING *
+        SELECT * FROM claimed
       `
       return rows[0]
     }).pipe(Effect.orDie)

@@ -46,6 +46,8 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
     API_GATEWAY_PORT: "0",
     API_GATEWAY_API_KEYS: `${ADMIN_KEY}:*:all`,
     WALLET_KEY_ENCRYPTION_SECRET: "test-key-encryption-secret",
+    // Tests poll hard; the rate limit has its own test with its own setting.
+    API_GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000",
     CHAIN_RPC_URL: options.rpcUrl,
     ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
     ...options.env

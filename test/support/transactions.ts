@@ -18,6 +18,7 @@ export const waitSettled = async (baseUrl: string, txId: string, timeoutMs = 30_
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const response = await api(baseUrl, "GET", `/api/v1/transactions/${txId}`, undefined, headers)
+    if (response.status !== 200) throw new Error(`polling ${txId} answered ${response.status}: ${JSON.stringify(response.body)}`)
     if (SETTLED.has(response.body.data?.status) || Date.now() > deadline) return response
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
