@@ -7,6 +7,7 @@ import type { EvaluateRequest } from "../schemas/policy.js"
 import { CompiledRulesCache, type StoredPolicy } from "../src/policy/compileRules.js"
 import { evaluatePolicies } from "../src/policy/evaluate.js"
 import type { EvaluationState } from "../src/policy/evaluationState.js"
+import { httpEvaluateSection } from "./policyHttp.js"
 
 export interface BenchFigures {
   readonly name: string
@@ -105,8 +106,8 @@ const inProcessEvaluator: BenchSection = {
   }
 }
 
-/** Append further sections (e.g. the HTTP evaluate endpoint) here. */
-export const sections: Array<BenchSection> = [inProcessEvaluator]
+/** Append further sections here. */
+export const sections: Array<BenchSection> = [inProcessEvaluator, httpEvaluateSection]
 
 const report = (f: BenchFigures): boolean => {
   const meets = f.target === undefined || (f.perSecond >= f.target.minPerSecond && f.p99Ms < f.target.maxP99Ms)

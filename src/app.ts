@@ -41,6 +41,10 @@ import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
+import { escrowRoutes } from "./protocols/escrow/http.js"
+import { EscrowIndexer } from "./protocols/escrow/indexer.js"
+import { EscrowProgram } from "./protocols/escrow/program.js"
+import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
 import { AutoFunder } from "./wallet/autoFund.js"
@@ -57,6 +61,7 @@ export const routes = [
   ...auditRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
+  ...escrowRoutes,
   ...runtimeRoutes,
   ...policyRoutes,
   ...riskRoutes
@@ -89,7 +94,10 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, PipelineExecut
       MessageBuilder.Default,
       Submission.Default,
       Signer.Default,
-      ReadOnlyIntents.Default
+      ReadOnlyIntents.Default,
+      EscrowProgram.Default,
+      EscrowRepo.Default,
+      EscrowIndexer.Default
     )
   ),
   Layer.provideMerge(CoreComponentsLive)

@@ -9,6 +9,8 @@ import bs58 from "bs58"
 import type { ChainError } from "../chain/chainClient.js"
 import { AdapterInputError } from "../protocols/adapterError.js"
 import type { BuiltTransaction } from "../protocols/builtTransaction.js"
+import { buildEscrowWithChain } from "../protocols/escrow/buildWithChain.js"
+import type { EscrowProgram } from "../protocols/escrow/program.js"
 import { buildCreateMint, buildMintToken, buildTransferSpl, type MintFacts } from "../protocols/splToken.js"
 import { buildTransferSol } from "../protocols/systemProgram.js"
 import { ChainFacts, decodeMint, decodeTokenAccountAmount } from "./chainFacts.js"
@@ -108,8 +110,11 @@ const splToken = (request: BuildRequest) =>
     }
   })
 
-export const buildWithAdapter = (request: BuildRequest): Effect.Effect<BuiltTransaction, AdapterInputError | ChainError, ChainFacts> => {
+export const buildWithAdapter = (
+  request: BuildRequest
+): Effect.Effect<BuiltTransaction, AdapterInputError | ChainError, ChainFacts | EscrowProgram> => {
   if (request.protocol === "system-program") return systemProgram(request)
   if (request.protocol === "spl-token") return splToken(request)
+  if (request.protocol === "escrow") return buildEscrowWithChain(request)
   return refuse(request, `no adapter builds ${request.type} for protocol ${request.protocol} yet`)
 }

@@ -14,6 +14,9 @@ import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { RiskConfigRepo } from "../risk/riskConfigRepo.js"
+import { EscrowIndexer } from "../protocols/escrow/indexer.js"
+import { EscrowProgram } from "../protocols/escrow/program.js"
+import { describeEscrowFailure } from "../protocols/escrow/simulationError.js"
 import { buildWithAdapter } from "./adapterDispatch.js"
 import { Chaos } from "./chaos.js"
 import { ChainFacts } from "./chainFacts.js"
@@ -49,6 +52,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const readOnly = yield* ReadOnlyIntents
     const config = yield* AppConfig
     const riskConfigs = yield* RiskConfigRepo
+    const escrowProgram = yield* EscrowProgram
+    const escrowIndexer = yield* EscrowIndexer
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -118,6 +123,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const payer = new PublicKey(wallet.publicKey)
         const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
           Effect.provideService(ChainFacts, facts),
+          Effect.provideService(EscrowProgram, escrowProgram),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             RpcUnavailableError: chainRetryable("build"),
@@ -158,7 +164,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           .pipe(Effect.catchAll(chainRetryable("build")))
         const logs = value.logs ?? []
         if (value.err !== null) {
-          const error = describeSimulationError(value.err, logs)
+          const error = describeSimulationError(value.err, logs, escrowProgram.programId.toBase58())
           const simulation = { ok: false, logs, ...(value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }), error }
           // [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs.
           yield* fail(row, new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed: ${error}`, stage: "simulate" }), { simulation })
@@ -269,6 +275,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         if (moved !== undefined) {
           yield* metrics.increment(TX_CONFIRMED)
           yield* metrics.increment(TX_CONFIRMATION_LATENCY_MS_TOTAL, Math.max(0, confirmedAt.getTime() - new Date(row.created_at).getTime()))
+          yield* escrowIndexer.onConfirmed(moved, signature)
         }
         return moved
       })
@@ -322,7 +329,9 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
 const SYSTEM_PROGRAM = "11111111111111111111111111111111"
 
 /** A readable simulation error: the runtime's error plus the last program log line that explains it. */
-const describeSimulationError = (err: unknown, logs: ReadonlyArray<string>) => {
+const describeSimulationError = (err: unknown, logs: ReadonlyArray<string>, escrowProgramId: string) => {
+  const escrowFailure = describeEscrowFailure(logs, escrowProgramId)
+  if (escrowFailure !== undefined) return escrowFailure
   const text = typeof err === "string" ? err : JSON.stringify(err)
   const hint = [...logs].reverse().find((line) => /insufficient|error|failed/i.test(line))
   if (/InsufficientFundsForRent/.test(text)) return `insufficient funds for rent (${text})`

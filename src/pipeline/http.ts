@@ -6,7 +6,7 @@ import { Caller } from "../gateway/caller.js"
 import { ok, type Reply } from "../gateway/envelope.js"
 import { decodeBody, decodeQuery, jsonBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
-import { decodeTransactionRequest } from "./acceptIntent.js"
+import { type AcceptedRequest, decodeTransactionRequest } from "./acceptIntent.js"
 import { Outbox } from "./outbox.js"
 import { TransactionService } from "./transactionService.js"
 import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
@@ -39,15 +39,19 @@ const createStatus = (row: TransactionRow) => {
   return row.error_code === "POLICY_VIOLATION" ? 403 : row.error_code === "CONFIRMATION_FAILED" ? 200 : 500
 }
 
-export const createTransactionHandler = (agentId?: string) =>
+/** Creates the transaction `decodeRequest` yields and answers as POST /transactions does (`?waitMs=`
+ *  included); the escrow helpers reuse it with requests they assemble. */
+export const createAndReply = <E, R>(decodeRequest: Effect.Effect<AcceptedRequest, E, R>, agentId?: string) =>
   Effect.gen(function* () {
     const { waitMs } = yield* decodeQuery(WaitQuery)
-    const request = yield* Effect.flatMap(jsonBody, decodeTransactionRequest)
+    const request = yield* decodeRequest
     const service = yield* TransactionService
     const { row, created } = yield* service.create(yield* Caller, request, agentId === undefined ? {} : { agentId })
     const settled = waitMs > 0 ? ((yield* service.awaitSettled(row.id, waitMs)) ?? row) : row
     return transactionReply(settled, created ? createStatus(settled) : settled.status === "approval_gate" ? 202 : 200)
   })
+
+export const createTransactionHandler = (agentId?: string) => createAndReply(Effect.flatMap(jsonBody, decodeTransactionRequest), agentId)
 
 export const transactionRoutes = [
   route("POST", "/api/v1/transactions", createTransactionHandler()),

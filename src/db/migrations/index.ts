@@ -8,11 +8,13 @@ import pipeline from "./0002_pipeline.js"
 import policy from "./0003_policy.js"
 import operations from "./0004_operations.js"
 import agents from "./0005_agents.js"
+import escrow from "./0007_escrow.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
   "0002_pipeline": pipeline,
   "0003_policy": policy,
   "0004_operations": operations,
-  "0005_agents": agents
+  "0005_agents": agents,
+  "0007_escrow": escrow
 })
