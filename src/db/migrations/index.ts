@@ -8,6 +8,7 @@ import pipeline from "./0002_pipeline.js"
 import policy from "./0003_policy.js"
 import operations from "./0004_operations.js"
 import agents from "./0005_agents.js"
+import agentRuntime from "./0006_agent_runtime.js"
 import escrow from "./0007_escrow.js"
 
 export const migrations = Migrator.fromRecord({
@@ -16,5 +17,6 @@ export const migrations = Migrator.fromRecord({
   "0003_policy": policy,
   "0004_operations": operations,
   "0005_agents": agents,
+  "0006_agent_runtime": agentRuntime,
   "0007_escrow": escrow
 })
