@@ -8,10 +8,21 @@
  */
 import { Layer } from "effect"
 import { ApprovalExpirerLive } from "../actors/approvalExpirer.js"
+import { BudgetReconcilerLive } from "../actors/budgetReconciler.js"
 import { PipelineWorkersLive } from "../actors/pipelineWorkers.js"
 import { ActorRegistry } from "../actors/registry.js"
 import { Signer } from "../actors/signer.js"
 import { RpcProberLive } from "../actors/rpcProber.js"
+import { AgentBreaches } from "./agents/agentBreaches.js"
+import { AgentExecution } from "./agents/agentExecution.js"
+import { AgentRepo } from "./agents/agentRepo.js"
+import { AgentService } from "./agents/agentService.js"
+import { AgentBudgets } from "./agents/budgets.js"
+import { agentRoutes } from "./agents/http.js"
+import { ManifestStore } from "./agents/manifestStore.js"
+import { Strategy } from "./agents/strategy.js"
+import { Treasury } from "./agents/treasury.js"
+import { strategyRoutes, treasuryRoutes } from "./agents/treasuryHttp.js"
 import { AuditEvents } from "./audit/auditEvents.js"
 import { AuditLog } from "./audit/auditLog.js"
 import { auditRoutes } from "./audit/http.js"
@@ -64,7 +75,10 @@ export const routes = [
   ...escrowRoutes,
   ...runtimeRoutes,
   ...policyRoutes,
-  ...riskRoutes
+  ...riskRoutes,
+  ...agentRoutes,
+  ...treasuryRoutes,
+  ...strategyRoutes
 ]
 
 /** Shared infrastructure every component may use from context. */
@@ -103,15 +117,24 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, PipelineExecut
   Layer.provideMerge(CoreComponentsLive)
 )
 
+/** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
+const AgentsLive = AgentExecution.Default.pipe(
+  Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
+  Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),
+  Layer.provideMerge(AgentRepo.Default)
+)
+
 /** Long-lived supervised fibers (scoped layers without output). */
 const ActorsLive = Layer.mergeAll(
   PipelineWorkersLive,
   ApprovalExpirerLive,
   RpcProberLive,
-  RpcFailoverMetricsLive
+  RpcFailoverMetricsLive,
+  BudgetReconcilerLive
 )
 
 export const AppLive = Layer.mergeAll(gatewayServerLayer(routes), ActorsLive).pipe(
+  Layer.provideMerge(AgentsLive),
   Layer.provideMerge(ComponentsLive),
   Layer.provideMerge(InfrastructureLive),
   Layer.provideMerge(DatabaseLive)

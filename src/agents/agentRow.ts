@@ -67,4 +67,4 @@ export const toStoredAgent = (row: AgentRow): StoredAgent => ({
 
 /** Spent today as of `todayKey`: a counter of an earlier day counts as nothing spent. */
 export const spentToday = (stored: StoredAgent, todayKey: string): bigint =>
-  stored.spentDay === todayKey ? stored.spentLamports : 0n
+  stored.spentDay >= todayKey ? stored.spentLamports : 0n

@@ -32,10 +32,12 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX agents_status ON agents (status)`
   yield* sql`CREATE INDEX agents_wallet ON agents (wallet_id)`
 
-  // One row per executed spend: released at most once (released_at set), and only on the day it counted.
+  // One row per executed spend, reserved before the transaction exists and then bound to it (tx_id).
+  // Released at most once (released_at set), and only on the UTC day it counted.
   yield* sql`
     CREATE TABLE agent_budget_reservations (
-      tx_id uuid PRIMARY KEY,
+      id uuid PRIMARY KEY,
+      tx_id uuid UNIQUE,
       agent_id uuid NOT NULL REFERENCES agents (id),
       tenant_id text NOT NULL,
       utc_day text NOT NULL,

@@ -1,0 +1,106 @@
+/**
+ * An agent's execution, in the spec's order: capability allowlists, the manifest (when
+ * AGENT_REQUIRE_MANIFEST=true), the remaining budget, then the full pipeline (TransactionService.create,
+ * which runs policy). The budget is reserved before the transaction exists and bound to it after, so it
+ * is exact under concurrency and a crash in between is released by the reconciler.
+ * Also the runtime's entry point: an agent actor calls `execute` with the agent's own caller.
+ */
+import { Effect } from "effect"
+import type { ExecuteBody } from "../../schemas/agent.js"
+import { InvalidState, PolicyViolation } from "../../schemas/errors.js"
+import { AuditLog } from "../audit/auditLog.js"
+import { AppConfig } from "../config.js"
+import type { CallerInfo } from "../gateway/caller.js"
+import { decodeTransactionRequest } from "../pipeline/acceptIntent.js"
+import { TransactionService } from "../pipeline/transactionService.js"
+import { AgentBreaches } from "./agentBreaches.js"
+import { AgentService } from "./agentService.js"
+import type { StoredAgent } from "./agentRow.js"
+import { AgentBudgets, budgetExceededMessage } from "./budgets.js"
+import { intentSpendLamports } from "./intentSpend.js"
+import { ManifestStore } from "./manifestStore.js"
+
+/** What execute was given: the body's fields, and the manifest from the body or the header (if any). */
+export interface ExecuteInput {
+  readonly order: Omit<ExecuteBody, "manifest">
+  /** undefined: none sent. A header that does not decode arrives as the string "malformed". */
+  readonly manifest: unknown
+}
+
+const capabilityRefusal = (stored: StoredAgent, type: string, protocol: string): string | undefined => {
+  if (!stored.agent.allowedIntents.some((allowed) => allowed === type)) {
+    return `intent type '${type}' is not in the allowedIntents of agent ${stored.agent.id} (${stored.agent.allowedIntents.join(", ")})`
+  }
+  const protocols = stored.agent.allowedProtocols
+  if (protocols !== undefined && !protocols.some((allowed) => allowed === protocol)) {
+    return `protocol '${protocol}' is not in the allowedProtocols of agent ${stored.agent.id} (${protocols.join(", ")})`
+  }
+  return undefined
+}
+
+export class AgentExecution extends Effect.Service<AgentExecution>()("AgentExecution", {
+  effect: Effect.gen(function* () {
+    const agents = yield* AgentService
+    const budgets = yield* AgentBudgets
+    const breaches = yield* AgentBreaches
+    const manifests = yield* ManifestStore
+    const transactions = yield* TransactionService
+    const audit = yield* AuditLog
+    const config = yield* AppConfig
+
+    const refuseOverBudget = (caller: CallerInfo, stored: StoredAgent, remaining: bigint, required: bigint, budget: bigint) =>
+      Effect.gen(function* () {
+        const message = budgetExceededMessage(remaining, required)
+        yield* audit.record({
+          tenantId: stored.tenantId, eventType: "agent.budget.exceeded", message: `agent ${stored.agent.id}: ${message}`,
+          metadata: { remainingLamports: remaining, requiredLamports: required, budgetLamports: budget },
+          agentId: stored.agent.id, walletId: stored.agent.walletId, entityType: "agent", category: "budget", traceId: caller.traceId
+        })
+        yield* breaches.record({ tenantId: stored.tenantId, agentId: stored.agent.id, kind: "budget", reason: message })
+        return yield* Effect.fail(new PolicyViolation({ message, reasons: [message] }))
+      })
+
+    const execute = (caller: CallerInfo, agentId: string, input: ExecuteInput) =>
+      Effect.gen(function* () {
+        const stored = yield* agents.get(caller, agentId)
+        // A paused agent (operator or breach) acts again only after resume.
+        if (stored.agent.status === "paused") {
+          return yield* Effect.fail(
+            new InvalidState({ message: `agent ${agentId} is paused (${stored.agent.pausedReason ?? "no reason"}): resume it to execute`, currentState: "paused" })
+          )
+        }
+        const { type, protocol } = input.order
+        const refusal = capabilityRefusal(stored, type, protocol)
+        if (refusal !== undefined) return yield* Effect.fail(new PolicyViolation({ message: refusal, reasons: [refusal] }))
+        if (config.agents.requireManifest) yield* manifests.requireForExecute(stored, input.manifest, type, protocol)
+
+        const request = yield* decodeTransactionRequest({
+          walletId: stored.agent.walletId,
+          type,
+          protocol,
+          intent: input.order.intent,
+          gasless: input.order.gasless,
+          // A supervised agent's every action waits for a human at the approval gate.
+          requireApproval: stored.agent.executionMode === "supervised",
+          ...(input.order.idempotencyKey === undefined ? {} : { idempotencyKey: input.order.idempotencyKey })
+        })
+        const lamports = intentSpendLamports(type, request.intent)
+        const reservation = lamports === 0n ? undefined : yield* budgets.reserve(stored.agent.id, lamports, caller.traceId)
+        if (reservation?._tag === "Exceeded") {
+          return yield* refuseOverBudget(caller, stored, reservation.remainingLamports, reservation.requiredLamports, reservation.budgetLamports)
+        }
+        const reservationId = reservation?._tag === "Reserved" ? reservation.reservationId : undefined
+        const release = (why: string) => (reservationId === undefined ? Effect.void : Effect.asVoid(budgets.release(reservationId, why)))
+
+        const created = yield* transactions.create(caller, request, { agentId: stored.agent.id }).pipe(
+          Effect.onError(() => release("transaction was not created"))
+        )
+        // An idempotent repeat answers the first transaction, which holds its own reservation.
+        if (!created.created) yield* release("idempotent repeat of an earlier execute")
+        else if (reservationId !== undefined) yield* budgets.bind(reservationId, created.row.id)
+        return created
+      }).pipe(Effect.withSpan("AgentExecution.execute"))
+
+    return { execute }
+  })
+}) {}

@@ -1,0 +1,139 @@
+/**
+ * The agent registry: create (with a new wallet when none is given), read within the caller's tenant,
+ * capabilities, the state table's transitions (a refused one is a 400 naming the current state), the
+ * budget view, and the automatic pause the supervisor applies after a breach.
+ */
+import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { Autonomy, type AgentStatus, type CreateAgentBody, type UpdateCapabilitiesBody } from "../../schemas/agent.js"
+import { InvalidState, NotFound, PolicyViolation } from "../../schemas/errors.js"
+import { AuditLog } from "../audit/auditLog.js"
+import { AppConfig } from "../config.js"
+import type { CallerInfo } from "../gateway/caller.js"
+import { WalletService } from "../wallet/walletService.js"
+import { AgentRepo } from "./agentRepo.js"
+import type { StoredAgent } from "./agentRow.js"
+import { AGENT_TRANSITIONS, invalidTransitionMessage, type AgentAction } from "./agentTransitions.js"
+import { AgentBudgets } from "./budgets.js"
+import { Strategy } from "./strategy.js"
+
+const DEFAULT_AUTONOMY = Schema.decodeUnknownSync(Autonomy)({})
+const MAX_LABEL = 128
+
+export class AgentService extends Effect.Service<AgentService>()("AgentService", {
+  effect: Effect.gen(function* () {
+    const repo = yield* AgentRepo
+    const wallets = yield* WalletService
+    const budgets = yield* AgentBudgets
+    const strategy = yield* Strategy
+    const audit = yield* AuditLog
+    const config = yield* AppConfig
+
+    const event = (stored: StoredAgent, eventType: string, message: string, metadata: Record<string, unknown>, traceId?: string) =>
+      audit.record({
+        tenantId: stored.tenantId, eventType, message, metadata, agentId: stored.agent.id, walletId: stored.agent.walletId,
+        entityType: "agent", category: "agent", traceId: traceId ?? null
+      })
+
+    const get = (caller: CallerInfo, id: string) =>
+      Effect.flatMap(repo.find(id, caller.readTenant), (stored) =>
+        stored === undefined ? Effect.fail(new NotFound({ resource: "agent", id })) : Effect.succeed(stored)
+      )
+
+    const create = (caller: CallerInfo, body: CreateAgentBody) =>
+      Effect.gen(function* () {
+        // A given wallet must be visible to the caller; the agent lives in that wallet's tenant.
+        const wallet =
+          body.walletId === undefined
+            ? { id: (yield* wallets.create(caller, { label: `agent ${body.name}`.slice(0, MAX_LABEL), autoFund: false })).id, tenantId: caller.tenant }
+            : { id: body.walletId, tenantId: (yield* wallets.get(caller, body.walletId)).tenantId }
+        const stored = yield* repo.insert({
+          id: randomUUID(),
+          tenantId: wallet.tenantId,
+          name: body.name,
+          walletId: wallet.id,
+          executionMode: body.executionMode,
+          allowedIntents: body.allowedIntents,
+          allowedProtocols: body.allowedProtocols,
+          budgetLamports: body.budgetLamports,
+          autonomy: body.autonomy ?? DEFAULT_AUTONOMY
+        })
+        yield* event(stored, "agent.created", `agent ${stored.agent.id} created`, {
+          name: body.name, walletCreated: body.walletId === undefined, executionMode: body.executionMode,
+          allowedIntents: body.allowedIntents, budgetLamports: body.budgetLamports ?? null
+        }, caller.traceId)
+        return stored.agent
+      }).pipe(Effect.withSpan("AgentService.create"))
+
+    const list = (caller: CallerInfo) => Effect.map(repo.list(caller.readTenant), (agents) => ({ agents }))
+
+    const updateCapabilities = (caller: CallerInfo, id: string, body: UpdateCapabilitiesBody) =>
+      Effect.gen(function* () {
+        const before = yield* get(caller, id)
+        const after = yield* repo.updateCapabilities(id, caller.readTenant, body)
+        if (after === undefined) return yield* Effect.fail(new NotFound({ resource: "agent", id }))
+        yield* event(after, "agent.capabilities_updated", `agent ${id} capabilities updated`, {
+          allowedIntents: body.allowedIntents, allowedProtocols: body.allowedProtocols ?? null,
+          executionMode: after.agent.executionMode, autonomyChanged: body.autonomy !== undefined
+        }, caller.traceId)
+        if (body.budgetLamports !== undefined) {
+          yield* budgets.budgetEvent(after.tenantId, id, "agent.budget.updated", `agent ${id} budget set to ${body.budgetLamports} lamports`, {
+            change: "set", budgetLamportsBefore: before.agent.budgetLamports ?? null, budgetLamports: body.budgetLamports, traceId: caller.traceId
+          })
+        }
+        return after.agent
+      }).pipe(Effect.withSpan("AgentService.updateCapabilities"))
+
+    /** AGENT_REQUIRE_BACKTEST_PASS: an autonomous agent starts only with a passing backtest on its wallet. */
+    const checkBacktestGate = (stored: StoredAgent) =>
+      Effect.gen(function* () {
+        if (!config.agents.requireBacktestPass || stored.agent.executionMode !== "autonomous") return
+        if (yield* strategy.hasPassingBacktest(stored.tenantId, stored.agent.walletId)) return
+        return yield* Effect.fail(
+          new PolicyViolation({
+            message: `agent ${stored.agent.id} cannot start: AGENT_REQUIRE_BACKTEST_PASS requires a passing backtest on wallet ${stored.agent.walletId}`
+          })
+        )
+      })
+
+    const refuse = (caller: CallerInfo, id: string, action: AgentAction) =>
+      Effect.flatMap(get(caller, id), (current) =>
+        Effect.fail(new InvalidState({ message: invalidTransitionMessage(action, current.agent.status), currentState: current.agent.status }))
+      )
+
+    /** start / stop / pause / resume as the state table allows; anything else is a 400 naming the current state. */
+    const transition = (caller: CallerInfo, id: string, action: AgentAction, reason?: string) =>
+      Effect.gen(function* () {
+        const current = yield* get(caller, id)
+        const rule = AGENT_TRANSITIONS[action]
+        if (!rule.from.includes(current.agent.status)) return yield* refuse(caller, id, action)
+        if (action === "start") yield* checkBacktestGate(current)
+        const pausedReason = action === "pause" ? (reason ?? "paused by operator") : null
+        const moved = yield* repo.transition(id, caller.readTenant, rule.from, rule.to, pausedReason)
+        if (moved === undefined) return yield* refuse(caller, id, action)
+        yield* event(moved, rule.eventType, `agent ${id} ${rule.done}`, {
+          from: current.agent.status, to: rule.to, ...(pausedReason === null ? {} : { reason: pausedReason }), automatic: false
+        }, caller.traceId)
+        return moved.agent
+      }).pipe(Effect.withSpan(`AgentService.${action}`))
+
+    const budget = (caller: CallerInfo, id: string) => Effect.flatMap(get(caller, id), budgets.view)
+
+    /**
+     * The automatic pause of the state table (supervisor): a running autonomous agent becomes paused with
+     * the breach as its reason. Answers the new status, or the unchanged one when nothing applied.
+     */
+    const pauseForBreach = (agentId: string, reason: string) =>
+      Effect.gen(function* () {
+        const current = yield* repo.findSystem(agentId)
+        if (current === undefined) return undefined
+        if (current.agent.executionMode !== "autonomous") return current.agent.status
+        const moved = yield* repo.transition(agentId, null, ["running"], "paused", reason)
+        if (moved === undefined) return current.agent.status
+        yield* event(moved, "agent.paused", `agent ${agentId} paused automatically: ${reason}`, { from: "running", to: "paused", reason, automatic: true })
+        return "paused" as AgentStatus
+      }).pipe(Effect.withSpan("AgentService.pauseForBreach"))
+
+    return { create, get, list, updateCapabilities, transition, budget, pauseForBreach }
+  })
+}) {}

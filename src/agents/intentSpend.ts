@@ -1,0 +1,27 @@
+/**
+ * The lamports an intent spends from its wallet, which is what an agent's budget counts. Only SOL
+ * outflows count: token amounts are not lamports, read-only and bookkeeping intents (treasury, paper
+ * trades) move nothing on chain. The delta guard's outflow types use its own reading of the amount.
+ */
+import type { TransactionType } from "../../schemas/intent.js"
+import { DELTA_DIRECTION, expectedAmountLamports } from "../pipeline/deltaGuard.js"
+
+const positive = (raw: unknown): bigint => {
+  if (typeof raw === "bigint") return raw > 0n ? raw : 0n
+  if (typeof raw === "number" && Number.isSafeInteger(raw) && raw > 0) return BigInt(raw)
+  if (typeof raw === "string" && /^\d+$/.test(raw)) return BigInt(raw)
+  return 0n
+}
+
+export const intentSpendLamports = (type: TransactionType, intent: Readonly<Record<string, unknown>>): bigint => {
+  if (DELTA_DIRECTION[type] === "outflow") return expectedAmountLamports(intent) ?? 0n
+  if (type === "x402_pay") return positive(intent.lamports)
+  if (type === "create_milestone_escrow" && Array.isArray(intent.milestones)) {
+    return intent.milestones.reduce<bigint>(
+      (sum, milestone: unknown) =>
+        sum + (typeof milestone === "object" && milestone !== null ? positive((milestone as { amount?: unknown }).amount) : 0n),
+      0n
+    )
+  }
+  return 0n
+}

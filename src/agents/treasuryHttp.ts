@@ -1,0 +1,57 @@
+/** Treasury and strategy routes of the gateway (spec: Treasury, Strategy). */
+import { Effect } from "effect"
+import { Uuid } from "../../schemas/common.js"
+import { BacktestBody, PaperExecuteBody } from "../../schemas/strategy.js"
+import { AllocateBody, RebalanceBody } from "../../schemas/treasury.js"
+import { Caller } from "../gateway/caller.js"
+import { ok } from "../gateway/envelope.js"
+import { decodeBody, pathParam } from "../gateway/request.js"
+import { route } from "../gateway/route.js"
+import { Strategy } from "./strategy.js"
+import { Treasury } from "./treasury.js"
+
+export const treasuryRoutes = [
+  route(
+    "POST",
+    "/api/v1/treasury/allocate",
+    Effect.gen(function* () {
+      const body = yield* decodeBody(AllocateBody)
+      return ok(yield* (yield* Treasury).allocate(yield* Caller, body), 201)
+    })
+  ),
+  route(
+    "POST",
+    "/api/v1/treasury/rebalance",
+    Effect.gen(function* () {
+      const body = yield* decodeBody(RebalanceBody)
+      return ok(yield* (yield* Treasury).rebalance(yield* Caller, body), 201)
+    })
+  )
+]
+
+export const strategyRoutes = [
+  route(
+    "POST",
+    "/api/v1/strategy/backtest",
+    Effect.gen(function* () {
+      const body = yield* decodeBody(BacktestBody)
+      return ok(yield* (yield* Strategy).backtest(yield* Caller, body), 201)
+    })
+  ),
+  route(
+    "POST",
+    "/api/v1/strategy/paper/execute",
+    Effect.gen(function* () {
+      const body = yield* decodeBody(PaperExecuteBody)
+      return ok(yield* (yield* Strategy).paperExecute(yield* Caller, body), 201)
+    })
+  ),
+  route(
+    "GET",
+    "/api/v1/strategy/paper/:agentId",
+    Effect.gen(function* () {
+      const agentId = yield* pathParam("agentId", Uuid)
+      return ok(yield* (yield* Strategy).listPaperTrades(yield* Caller, agentId))
+    })
+  )
+]

@@ -1,0 +1,126 @@
+/**
+ * Agents over HTTP against the real service and ledger: create with the spec's defaults and a new
+ * wallet, the state table (a refused transition names the current state), capabilities, execute
+ * through the pipeline with allowlists and the budget (the breach message names remaining and
+ * required lamports), budget bookkeeping and the audit events.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestLedger } from "../support/ledger.js"
+import { api, type RunningService, startService } from "../support/service.js"
+import { createWallet, waitSettled } from "../support/transactions.js"
+
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
+let service: RunningService
+const DESTINATION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
+
+beforeAll(async () => {
+  ledger = await startTestLedger()
+  service = await startService({ rpcUrl: ledger.rpcUrl })
+}, 120_000)
+
+afterAll(async () => {
+  await service?.stop()
+  await ledger?.close()
+})
+
+const post = (path: string, body?: unknown) => api(service.baseUrl, "POST", path, body ?? {})
+const get = (path: string) => api(service.baseUrl, "GET", path)
+
+const events = async (agentId: string, eventType: string) =>
+  (await get(`/api/v1/audit/events?agentId=${agentId}&eventType=${eventType}`)).body.data.events as Array<{ metadata: Record<string, unknown>; message: string }>
+
+describe("agents", () => {
+  it("creates an agent with the spec's defaults and a wallet of its own, stopped", async () => {
+    const created = await post("/api/v1/agents", { name: "alpha" })
+    expect(created.status).toBe(201)
+    const agent = created.body.data
+    expect(agent).toMatchObject({
+      name: "alpha",
+      status: "stopped",
+      executionMode: "autonomous",
+      allowedIntents: ["transfer_sol", "transfer_spl", "query_balance"]
+    })
+    expect((await get(`/api/v1/wallets/${agent.walletId}`)).status).toBe(200)
+    expect((await get(`/api/v1/agents/${agent.id}`)).body.data).toEqual(agent)
+    const listed = (await get("/api/v1/agents")).body.data.agents as Array<{ id: string }>
+    expect(listed.map((a) => a.id)).toContain(agent.id)
+    expect(await events(agent.id, "agent.created")).toHaveLength(1)
+  })
+
+  it("refuses a bad body naming the field, and an unknown agent with 404", async () => {
+    const bad = await post("/api/v1/agents", { name: "" })
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toMatch(/^name:/)
+    expect((await get("/api/v1/agents/00000000-0000-4000-8000-000000000000")).status).toBe(404)
+  })
+
+  it("follows the state table; an invalid transition is a 400 naming the current state", async () => {
+    const agent = (await post("/api/v1/agents", { name: "states" })).body.data
+    const stop = await post(`/api/v1/agents/${agent.id}/stop`)
+    expect(stop.status).toBe(400)
+    expect(stop.body.errorCode).toBe("VALIDATION_ERROR")
+    expect(stop.body.error).toContain("stopped")
+    expect((await post(`/api/v1/agents/${agent.id}/start`)).body.data.status).toBe("running")
+    expect((await post(`/api/v1/agents/${agent.id}/resume`)).body.error).toContain("running")
+    const paused = await post(`/api/v1/agents/${agent.id}/pause`, { reason: "maintenance" })
+    expect(paused.body.data).toMatchObject({ status: "paused", pausedReason: "maintenance" })
+    expect((await post(`/api/v1/agents/${agent.id}/start`)).body.error).toContain("paused")
+    expect((await post(`/api/v1/agents/${agent.id}/resume`)).body.data.status).toBe("running")
+    expect((await post(`/api/v1/agents/${agent.id}/stop`)).body.data.status).toBe("stopped")
+    for (const type of ["agent.started", "agent.paused", "agent.stopped"]) expect(await events(agent.id, type)).not.toHaveLength(0)
+  })
+
+  it("updates capabilities", async () => {
+    const agent = (await post("/api/v1/agents", { name: "caps" })).body.data
+    const updated = await api(service.baseUrl, "PUT", `/api/v1/agents/${agent.id}/capabilities`, {
+      allowedIntents: ["transfer_sol"], allowedProtocols: ["system-program"], budgetLamports: 5000, executionMode: "supervised"
+    })
+    expect(updated.status).toBe(200)
+    expect(updated.body.data).toMatchObject({ allowedIntents: ["transfer_sol"], allowedProtocols: ["system-program"], budgetLamports: 5000, executionMode: "supervised" })
+    const missing = await api(service.baseUrl, "PUT", `/api/v1/agents/${agent.id}/capabilities`, {})
+    expect(missing.status).toBe(400)
+    expect(missing.body.error).toMatch(/^allowedIntents/)
+  })
+
+  it("executes through the pipeline within its budget and refuses a breach naming remaining and required lamports", async () => {
+    const wallet = await createWallet(service.baseUrl, 1_000_000_000)
+    const agent = (await post("/api/v1/agents", { name: "spender", walletId: wallet.id, budgetLamports: 2_000_000 })).body.data
+    const first = await post(`/api/v1/agents/${agent.id}/execute`, { type: "transfer_sol", protocol: "system-program", intent: { destination: DESTINATION, lamports: 1_200_000 } })
+    expect(first.status).toBe(201)
+    expect(first.body.data).toMatchObject({ agentId: agent.id, walletId: wallet.id, type: "transfer_sol" })
+    const settled = await waitSettled(service.baseUrl, first.body.data.id)
+    expect(settled.body.data.error ?? null).toBeNull()
+    expect(settled.body.data.status).toBe("confirmed")
+
+    const budget = (await get(`/api/v1/agents/${agent.id}/budget`)).body.data
+    expect(budget).toMatchObject({ agentId: agent.id, walletId: wallet.id, budgetLamports: 2_000_000, spentLamportsToday: 1_200_000 })
+
+    const breach = await post(`/api/v1/agents/${agent.id}/execute`, { type: "transfer_sol", protocol: "system-program", intent: { destination: DESTINATION, lamports: 1_000_000 } })
+    expect(breach.status).toBe(403)
+    expect(breach.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect(breach.body.error).toBe("agent budget exceeded: remaining 800000 lamports, required 1000000 lamports")
+    expect(await events(agent.id, "agent.budget.exceeded")).toHaveLength(1)
+    expect((await get(`/api/v1/agents/${agent.id}/budget`)).body.data.spentLamportsToday).toBe(1_200_000)
+  })
+
+  it("refuses an intent or protocol outside the agent's allowlists with 403", async () => {
+    const agent = (await post("/api/v1/agents", { name: "narrow", allowedIntents: ["query_balance"], allowedProtocols: ["system-program"] })).body.data
+    const swap = await post(`/api/v1/agents/${agent.id}/execute`, { type: "transfer_sol", protocol: "system-program", intent: { destination: DESTINATION, lamports: 1 } })
+    expect(swap.status).toBe(403)
+    expect(swap.body.error).toContain("allowedIntents")
+    const protocol = await post(`/api/v1/agents/${agent.id}/execute`, { type: "query_balance", protocol: "spl-token", intent: {} })
+    expect(protocol.status).toBe(403)
+    expect(protocol.body.error).toContain("allowedProtocols")
+    const read = await post(`/api/v1/agents/${agent.id}/execute`, { type: "query_balance", protocol: "system-program" })
+    expect(read.status).toBe(201)
+  })
+
+  it("refuses to execute while paused, naming the state", async () => {
+    const agent = (await post("/api/v1/agents", { name: "paused" })).body.data
+    await post(`/api/v1/agents/${agent.id}/start`)
+    await post(`/api/v1/agents/${agent.id}/pause`)
+    const refused = await post(`/api/v1/agents/${agent.id}/execute`, { type: "query_balance", protocol: "system-program" })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toContain("paused")
+  })
+})
