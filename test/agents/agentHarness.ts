@@ -11,13 +11,17 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Autonomy, DEFAULT_ALLOWED_INTENTS } from "../../schemas/agent.js"
 import { Schema } from "effect"
+import { AgentBreaches } from "../../src/agents/agentBreaches.js"
 import { AgentRepo } from "../../src/agents/agentRepo.js"
+import { AgentBudgets } from "../../src/agents/budgets.js"
+import { Treasury } from "../../src/agents/treasury.js"
 import { AuditLog } from "../../src/audit/auditLog.js"
 import { AppConfig } from "../../src/config.js"
 import { DatabaseLive } from "../../src/db/database.js"
 import { createTestDatabase } from "../support/database.js"
 
-const AgentsLayer = AgentRepo.Default.pipe(
+const AgentsLayer = Layer.mergeAll(AgentBudgets.Default, AgentBreaches.Default, Treasury.Default).pipe(
+  Layer.provideMerge(AgentRepo.Default),
   Layer.provideMerge(AuditLog.Default),
   Layer.provideMerge(DatabaseLive),
   Layer.provideMerge(AppConfig.Default)
