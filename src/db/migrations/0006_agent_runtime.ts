@@ -66,4 +66,7 @@ export default Effect.gen(function* () {
     )`
   yield* sql`CREATE INDEX agent_actions_agent_at ON agent_actions (agent_id, at)`
   yield* sql`CREATE INDEX agent_actions_claimed ON agent_actions (agent_id) WHERE status = 'claimed'`
+  // The supervisor's sweep: agent transactions that confirmed with a failed delta guard, one breach each.
+  yield* sql`CREATE INDEX transactions_agent_delta_breach ON transactions (created_at) WHERE agent_id IS NOT NULL AND (delta_guard->>'ok') = 'false'`
+  yield* sql`CREATE UNIQUE INDEX agent_breaches_one_per_tx ON agent_breaches (tx_id, kind) WHERE tx_id IS NOT NULL`
 })

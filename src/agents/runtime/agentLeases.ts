@@ -1,0 +1,57 @@
+/**
+ * One SQL lease per running agent: only the process holding it runs the agent's actor, so two
+ * processes on one PostgreSQL never both run an agent. A lease is claimed by an atomic
+ * upsert-if-expired (or renewed by its owner), and released when the owner stops. Expiry uses the
+ * database's clock, the one clock every process shares.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+export class AgentLeases extends Effect.Service<AgentLeases>()("AgentLeases", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Claims or renews the lease of each agent; returns the agents whose lease `ownerId` now holds. */
+    const claim = (agentIds: ReadonlyArray<string>, ownerId: string, ttlMs: number) =>
+      Effect.forEach(
+        agentIds,
+        (agentId) =>
+          sql<{ agent_id: string }>`
+            INSERT INTO agent_leases (agent_id, owner_id, expires_at)
+            VALUES (${agentId}, ${ownerId}, now() + ${ttlMs} * interval '1 millisecond')
+            ON CONFLICT (agent_id) DO UPDATE
+              SET owner_id = EXCLUDED.owner_id, expires_at = EXCLUDED.expires_at,
+                  acquired_at = CASE WHEN agent_leases.owner_id = EXCLUDED.owner_id THEN agent_leases.acquired_at ELSE now() END
+              WHERE agent_leases.owner_id = EXCLUDED.owner_id OR agent_leases.expires_at < now()
+            RETURNING agent_id
+          `.pipe(Effect.map((rows) => rows.length > 0)),
+        { concurrency: 1 }
+      ).pipe(
+        Effect.map((held) => new Set(agentIds.filter((_, index) => held[index]))),
+        Effect.orDie,
+        Effect.withSpan("AgentLeases.claim")
+      )
+
+    /** Gives up leases (all of the owner's, or one agent's) so another process may take them at once. */
+    const release = (ownerId: string, agentId?: string) =>
+      sql`DELETE FROM agent_leases WHERE owner_id = ${ownerId} ${agentId === undefined ? sql`` : sql`AND agent_id = ${agentId}`}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    /** Gives up the owner's leases on agents not in `keep` (they stopped running). */
+    const releaseExcept = (ownerId: string, keep: ReadonlyArray<string>) =>
+      sql`
+        DELETE FROM agent_leases WHERE owner_id = ${ownerId} ${keep.length === 0 ? sql`` : sql`AND agent_id NOT IN ${sql.in(keep)}`}
+      `.pipe(Effect.asVoid, Effect.orDie)
+
+    /** Whether some process holds a live lease on the agent (its actor runs somewhere). */
+    const isHeld = (agentId: string) =>
+      sql<{ held: boolean }>`SELECT expires_at > now() AS held FROM agent_leases WHERE agent_id = ${agentId}`.pipe(
+        Effect.map((rows) => rows.length > 0 && rows[0].held),
+        Effect.orDie
+      )
+
+    return { claim, release, releaseExcept, isHeld }
+  })
+}) {}

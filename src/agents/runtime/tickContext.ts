@@ -1,0 +1,137 @@
+/**
+ * The context each scheduler tick supplies (spec: Autonomy configuration): tick, walletId,
+ * knownWallets, meta, balance, tokens, recentTransactions, openApprovals, protocolPositions,
+ * escrowSummary, policySummary. Read through JSON-RPC (balance, tokens) and SQL (the rest); agents
+ * never import the wallet component. The balance must be read (fail closed: no balance, no tick);
+ * tokens are informational and read best effort.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Agent } from "../../../schemas/agent.js"
+import { ChainClient } from "../../chain/chainClient.js"
+import type { TickMetrics } from "./conditions.js"
+import type { TemplateValues } from "./templates.js"
+
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+const RECENT_TRANSACTIONS = 10
+const MAX_KNOWN_WALLETS = 100
+
+export interface KnownWallet {
+  readonly walletId: string
+  readonly publicKey: string
+  readonly label: string | null
+}
+
+export interface TickContext {
+  readonly tick: number
+  readonly walletId: string
+  /** The other active wallets of the agent's tenant, oldest first ({{knownWallet0}} is the first). */
+  readonly knownWallets: ReadonlyArray<KnownWallet>
+  readonly meta: {
+    readonly agentId: string
+    readonly agentName: string
+    readonly executionMode: Agent["executionMode"]
+    readonly mode: Agent["autonomy"]["mode"]
+    readonly publicKey: string
+    readonly at: string
+  }
+  readonly balance: { readonly lamports: bigint }
+  readonly tokens: ReadonlyArray<{ readonly mint: string; readonly amount: string; readonly decimals: number; readonly tokenAccount: string }>
+  readonly recentTransactions: ReadonlyArray<{ readonly id: string; readonly type: string; readonly status: string; readonly createdAt: string }>
+  readonly openApprovals: ReadonlyArray<{ readonly txId: string; readonly type: string; readonly createdAt: string }>
+  /** Positions are not indexed yet by the pipeline: always empty for now. */
+  readonly protocolPositions: ReadonlyArray<never>
+  /** Escrow records are not indexed yet: counts stay zero for now. */
+  readonly escrowSummary: { readonly open: number }
+  readonly policySummary: { readonly activePolicies: number; readonly ruleTypes: ReadonlyArray<string> }
+}
+
+export const tickMetrics = (context: TickContext): TickMetrics => ({
+  tick: context.tick,
+  balanceLamports: context.balance.lamports,
+  knownWalletsCount: context.knownWallets.length
+})
+
+export const templateValues = (context: TickContext): TemplateValues => ({
+  tick: context.tick,
+  walletId: context.walletId,
+  balanceLamports: context.balance.lamports,
+  knownWalletAddresses: context.knownWallets.map((wallet) => wallet.publicKey)
+})
+
+interface ParsedTokenAccount {
+  readonly pubkey: string
+  readonly account: { readonly data: { readonly parsed: { readonly info: { readonly mint: string; readonly tokenAmount: { readonly amount: string; readonly decimals: number } } } } }
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString()
+
+export class NoWallet {
+  readonly _tag = "NoWallet"
+  constructor(readonly message: string) {}
+}
+
+/** Builds the context of tick `tick` for an agent; fails when the wallet or its balance cannot be read. */
+export const buildTickContext = (agent: Agent, tick: number, nowMs: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const chain = yield* ChainClient
+    const own = yield* sql<{ public_key: string; tenant_id: string }>`
+      SELECT public_key, tenant_id FROM wallets WHERE id = ${agent.walletId}
+    `.pipe(Effect.orDie)
+    if (own.length === 0) return yield* Effect.fail(new NoWallet(`wallet ${agent.walletId} of agent ${agent.id} not found`))
+    const { public_key: publicKey, tenant_id: tenantId } = own[0]
+    const known = yield* sql<{ id: string; public_key: string; label: string | null }>`
+      SELECT id, public_key, label FROM wallets
+      WHERE tenant_id = ${tenantId} AND id <> ${agent.walletId} AND status = 'active'
+      ORDER BY created_at, id LIMIT ${MAX_KNOWN_WALLETS}
+    `.pipe(Effect.orDie)
+    const recent = yield* sql<{ id: string; type: string; status: string; created_at: Date | string }>`
+      SELECT id, type, status, created_at FROM transactions WHERE wallet_id = ${agent.walletId}
+      ORDER BY created_at DESC, id LIMIT ${RECENT_TRANSACTIONS}
+    `.pipe(Effect.orDie)
+    const approvals = yield* sql<{ id: string; type: string; created_at: Date | string }>`
+      SELECT id, type, created_at FROM transactions WHERE wallet_id = ${agent.walletId} AND status = 'approval_gate'
+      ORDER BY created_at, id
+    `.pipe(Effect.orDie)
+    const policies = yield* sql<{ rule_type: string | null; policies: string }>`
+      SELECT r.value->>'type' AS rule_type, count(DISTINCT p.id) OVER ()::text AS policies
+      FROM policies p LEFT JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(p.rules) = 'array' THEN p.rules ELSE '[]'::jsonb END) r(value) ON true
+      WHERE p.wallet_id = ${agent.walletId} AND p.active
+    `.pipe(Effect.orDie)
+    const lamports = yield* chain.getBalance(publicKey)
+    const tokens = yield* chain
+      .rpc<{ value: ReadonlyArray<ParsedTokenAccount> }>("getTokenAccountsByOwner", [
+        publicKey,
+        { programId: TOKEN_PROGRAM },
+        { encoding: "jsonParsed", commitment: "confirmed" }
+      ])
+      .pipe(
+        Effect.map((answer) =>
+          answer.value.map((entry) => ({
+            mint: entry.account.data.parsed.info.mint,
+            amount: entry.account.data.parsed.info.tokenAmount.amount,
+            decimals: entry.account.data.parsed.info.tokenAmount.decimals,
+            tokenAccount: entry.pubkey
+          }))
+        ),
+        Effect.orElseSucceed(() => [])
+      )
+    const context: TickContext = {
+      tick,
+      walletId: agent.walletId,
+      knownWallets: known.map((row) => ({ walletId: row.id, publicKey: row.public_key, label: row.label })),
+      meta: { agentId: agent.id, agentName: agent.name, executionMode: agent.executionMode, mode: agent.autonomy.mode, publicKey, at: new Date(nowMs).toISOString() },
+      balance: { lamports },
+      tokens,
+      recentTransactions: recent.map((row) => ({ id: row.id, type: row.type, status: row.status, createdAt: iso(row.created_at) })),
+      openApprovals: approvals.map((row) => ({ txId: row.id, type: row.type, createdAt: iso(row.created_at) })),
+      protocolPositions: [],
+      escrowSummary: { open: 0 },
+      policySummary: {
+        activePolicies: Number(policies[0]?.policies ?? 0),
+        ruleTypes: [...new Set(policies.flatMap((row) => (row.rule_type === null ? [] : [row.rule_type])))].sort()
+      }
+    }
+    return context
+  })
