@@ -7,6 +7,8 @@
  * `dependencies`); add long-lived fibers (scoped layers using superviseActor) to `ActorsLive`.
  */
 import { Layer } from "effect"
+import { AgentSchedulerLive } from "../actors/agentScheduler.js"
+import { AgentSupervisorLive } from "../actors/agentSupervisor.js"
 import { ApprovalExpirerLive } from "../actors/approvalExpirer.js"
 import { BudgetReconcilerLive } from "../actors/budgetReconciler.js"
 import { PipelineWorkersLive } from "../actors/pipelineWorkers.js"
@@ -17,9 +19,13 @@ import { AgentBreaches } from "./agents/agentBreaches.js"
 import { AgentExecution } from "./agents/agentExecution.js"
 import { AgentRepo } from "./agents/agentRepo.js"
 import { AgentService } from "./agents/agentService.js"
+import { autonomyStateRoutes } from "./agents/autonomyStateHttp.js"
 import { AgentBudgets } from "./agents/budgets.js"
 import { agentRoutes } from "./agents/http.js"
 import { ManifestStore } from "./agents/manifestStore.js"
+import { ActionRunner } from "./agents/runtime/actionRunner.js"
+import { AgentLeases } from "./agents/runtime/agentLeases.js"
+import { AgentRunStore } from "./agents/runtime/runStore.js"
 import { Strategy } from "./agents/strategy.js"
 import { Treasury } from "./agents/treasury.js"
 import { strategyRoutes, treasuryRoutes } from "./agents/treasuryHttp.js"
@@ -77,6 +83,7 @@ export const routes = [
   ...policyRoutes,
   ...riskRoutes,
   ...agentRoutes,
+  ...autonomyStateRoutes,
   ...treasuryRoutes,
   ...strategyRoutes
 ]
@@ -124,17 +131,24 @@ const AgentsLive = AgentExecution.Default.pipe(
   Layer.provideMerge(AgentRepo.Default)
 )
 
+/** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
+const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default).pipe(
+  Layer.provideMerge(AgentsLive)
+)
+
 /** Long-lived supervised fibers (scoped layers without output). */
 const ActorsLive = Layer.mergeAll(
   PipelineWorkersLive,
   ApprovalExpirerLive,
   RpcProberLive,
   RpcFailoverMetricsLive,
-  BudgetReconcilerLive
+  BudgetReconcilerLive,
+  AgentSchedulerLive,
+  AgentSupervisorLive
 )
 
 export const AppLive = Layer.mergeAll(gatewayServerLayer(routes), ActorsLive).pipe(
-  Layer.provideMerge(AgentsLive),
+  Layer.provideMerge(AgentRuntimeLive),
   Layer.provideMerge(ComponentsLive),
   Layer.provideMerge(InfrastructureLive),
   Layer.provideMerge(DatabaseLive)
