@@ -5,7 +5,7 @@
  * unauthorized release fails with the program's readable message and moves nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { api } from "../support/service.js"
+import { ADMIN_KEY, api } from "../support/service.js"
 import {
   balances,
   confirmedTx,
@@ -76,6 +76,10 @@ describe("escrow create, accept, release", () => {
         escrowAddress: escrowAddressOf(creator.publicKey, id).toBase58()
       })
     }
+
+    // Tenancy: another tenant sees neither the wallet nor its escrows.
+    const otherTenant = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${creator.id}/escrows`, undefined, { "x-api-key": ADMIN_KEY, "x-tenant-id": "another-tenant" })
+    expect(otherTenant.status).toBe(404)
 
     // One audit event per ledger event, filterable by escrowId.
     const audit = await api(env.service.baseUrl, "GET", `/api/v1/audit/events?escrowId=${id}&limit=100`)
