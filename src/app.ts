@@ -40,6 +40,7 @@ import { DatabaseLive } from "./db/database.js"
 import { healthRoutes } from "./gateway/health.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
+import { StageStreamLive } from "./gateway/stream.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./pipeline/chainFacts.js"
@@ -147,7 +148,10 @@ const ActorsLive = Layer.mergeAll(
   AgentSupervisorLive
 )
 
-export const AppLive = Layer.mergeAll(gatewayServerLayer(routes), ActorsLive).pipe(
+/** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */
+const GatewayLive = StageStreamLive.pipe(Layer.provideMerge(gatewayServerLayer(routes)))
+
+export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(AgentRuntimeLive),
   Layer.provideMerge(ComponentsLive),
   Layer.provideMerge(InfrastructureLive),

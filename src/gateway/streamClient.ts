@@ -1,0 +1,94 @@
+/**
+ * One connected stage-stream client. Events come from the client's own subscription to the hub and
+ * leave through `ws.send`, which only buffers: nothing here ever waits for the client. A client that
+ * lets more than `maxBufferedBytes` pile up, or misses a pong between two heartbeats, is terminated.
+ */
+import { Deferred, Duration, Effect, Either, Exit, Queue, Schema } from "effect"
+import { WebSocket } from "ws"
+import type { StageEvent } from "../pipeline/stageEvents.js"
+import type { CallerInfo } from "./caller.js"
+import { validationErrorFrom } from "./request.js"
+import { applyMessage, describeSubscriptions, SubscriptionMessage, type Subscriptions, wants } from "./streamSubscriptions.js"
+
+export interface StreamLimits {
+  readonly heartbeatMs: number
+  readonly maxBufferedBytes: number
+}
+
+/** Events taken from the hub per wake-up, so a burst is sent without a fiber hop per event. */
+const BATCH = 256
+
+const decodeMessage = Schema.decodeUnknownEither(SubscriptionMessage, { errors: "all", onExcessProperty: "ignore" })
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+/** Serves the client until its socket closes; terminates the socket when interrupted. */
+export const serveClient = (
+  ws: WebSocket,
+  caller: CallerInfo,
+  subscriptions: Subscriptions,
+  events: Queue.Dequeue<StageEvent>,
+  limits: StreamLimits
+) =>
+  Effect.gen(function* () {
+    const closed = yield* Deferred.make<void>()
+    yield* Effect.addFinalizer(() => Effect.sync(() => ws.terminate()))
+    ws.on("close", () => Deferred.unsafeDone(closed, Exit.void))
+    if (ws.readyState !== WebSocket.OPEN) return
+
+    /** Sends unless the client is too far behind, in which case it is dropped. */
+    const send = (message: unknown): boolean => {
+      if (ws.readyState !== WebSocket.OPEN) return false
+      if (ws.bufferedAmount > limits.maxBufferedBytes) {
+        ws.terminate()
+        return false
+      }
+      ws.send(JSON.stringify(message))
+      return true
+    }
+
+    ws.on("message", (data, isBinary) => {
+      const parsed = isBinary ? undefined : parseJson(data.toString())
+      const decoded = decodeMessage(parsed)
+      if (Either.isLeft(decoded)) {
+        send({ type: "error", error: parsed === undefined ? "message: malformed JSON" : validationErrorFrom(decoded.left).message })
+        return
+      }
+      applyMessage(subscriptions, decoded.right)
+      send({ type: "subscribed", subscriptions: describeSubscriptions(subscriptions) })
+    })
+
+    let answeredPing = true
+    ws.on("pong", () => {
+      answeredPing = true
+    })
+    const heartbeat = Effect.sync(() => {
+      if (ws.readyState !== WebSocket.OPEN) return
+      if (!answeredPing) {
+        ws.terminate()
+        return
+      }
+      answeredPing = false
+      ws.ping()
+      send({ type: "heartbeat", at: new Date().toISOString() })
+    })
+
+    const deliver = Effect.flatMap(Queue.takeBetween(events, 1, BATCH), (batch) =>
+      Effect.sync(() => {
+        for (const event of batch) {
+          if (wants(caller, subscriptions, event) && !send(event)) return
+        }
+      })
+    )
+
+    send({ type: "subscribed", subscriptions: describeSubscriptions(subscriptions) })
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(limits.heartbeatMs)), heartbeat)))
+    yield* Effect.forkScoped(Effect.forever(deliver))
+    yield* Deferred.await(closed)
+  })
