@@ -106,7 +106,8 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
         const budget = stored.agent.budgetLamports
         const outcome = {
           simulated: true,
-          spendLamports: spend,
+          // A JSON integer while safe, else a decimal string (the API's rule for amounts).
+          spendLamports: spend <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(spend) : spend.toString(),
           intentAllowed: stored.agent.allowedIntents.includes(order.type),
           protocolAllowed: stored.agent.allowedProtocols === undefined || stored.agent.allowedProtocols.includes(order.protocol),
           withinBudget: budget === undefined || spentToday(stored, today) + spend <= budget
@@ -119,7 +120,7 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
             const inserted = yield* sql<PaperRow>`
               INSERT INTO paper_trades (id, tenant_id, agent_id, wallet_id, type, protocol, intent, outcome)
               VALUES (${id}, ${stored.tenantId}, ${stored.agent.id}, ${stored.agent.walletId}, ${order.type}, ${order.protocol},
-                ${JSON.stringify(intent)}::jsonb, ${JSON.stringify(outcome, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}::jsonb)
+                ${JSON.stringify(intent)}::jsonb, ${JSON.stringify(outcome)}::jsonb)
               RETURNING id, agent_id, wallet_id, type, protocol, intent::text AS intent_text, outcome::text AS outcome_text, created_at
             `
             yield* sql`
