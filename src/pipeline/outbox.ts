@@ -46,14 +46,26 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       )
     }
 
-    /** Inserts a job in the caller's SQL transaction (the unique index refuses a second open job). */
+    /**
+     * Inserts a job in the caller's SQL transaction (the unique index refuses a second open job). On
+     * PostgreSQL the same statement queues the NOTIFY for other processes: PostgreSQL delivers it when
+     * the transaction commits (never for a rollback), and it costs no round trip of its own.
+     */
     const enqueueInTransaction = (txId: string, action: OutboxAction) =>
-      sql`
-        INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending')
-      `.pipe(Effect.asVoid)
+      (mode.embedded
+        ? sql`
+            INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending')
+          `
+        : sql`
+            WITH job AS (
+              INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending') RETURNING id
+            )
+            SELECT pg_notify(${CHANNEL}, '') FROM job
+          `
+      ).pipe(Effect.asVoid)
 
-    /** Call after the SQL transaction that enqueued committed. */
-    const notify = Effect.zipRight(ring, mode.embedded ? Effect.void : pg.notify(CHANNEL, "").pipe(Effect.ignore))
+    /** Call after the SQL transaction that enqueued committed: wakes this process's workers (others got the NOTIFY). */
+    const notify = ring
 
     const claim = Effect.gen(function* () {
       const leaseId = randomUUID()

@@ -38,17 +38,26 @@ export class Submission extends Effect.Service<Submission>()("Submission", {
 
     const blockHeight = chain.rpc<number>("getBlockHeight", [{ commitment: "confirmed" }])
 
-    /** Sends and waits; RPC outages surface as Retryable (the job comes back later with the same bytes). */
+    /**
+     * Sends and waits; RPC outages surface as Retryable (the job comes back later with the same bytes).
+     * Every round sends first and reads the status right after: on a resumed attempt whose bytes already
+     * landed, the send is a rebroadcast the ledger deduplicates by signature, and the status read finds
+     * it. The block height is read only while the transaction is not yet seen, so a transaction that
+     * lands at once costs two RPC calls (send, status); failure is declared only past the last valid
+     * block height and after a final status read.
+     */
     const submitAndConfirm = (signature: string, signedTransaction: string, lastValidBlockHeight: bigint) =>
       Effect.gen(function* () {
-        // A previous attempt may already have landed it.
-        const before = yield* statusOf(signature)
-        if (before !== null) return { landed: true, err: before.err } satisfies SubmissionOutcome
         let lastSend = 0
         for (;;) {
-          if (Date.now() - lastSend >= REBROADCAST_MS) {
+          const rebroadcast = Date.now() - lastSend >= REBROADCAST_MS
+          if (rebroadcast) {
             yield* send(signedTransaction)
             lastSend = Date.now()
+          }
+          const status = yield* statusOf(signature)
+          if (status !== null) return { landed: true, err: status.err } satisfies SubmissionOutcome
+          if (rebroadcast) {
             const height = yield* blockHeight
             if (BigInt(height) > lastValidBlockHeight) {
               const final = yield* statusOf(signature)
@@ -56,8 +65,6 @@ export class Submission extends Effect.Service<Submission>()("Submission", {
               return { landed: false, reason: `blockhash expired at block height ${lastValidBlockHeight} before the transaction was confirmed` } satisfies SubmissionOutcome
             }
           }
-          const status = yield* statusOf(signature)
-          if (status !== null) return { landed: true, err: status.err } satisfies SubmissionOutcome
           yield* Effect.sleep(`${POLL_MS} millis`)
         }
       }).pipe(
