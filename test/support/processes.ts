@@ -11,8 +11,10 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import pg from "pg"
 import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
 import { freePort, freePortPair } from "./freePort.js"
@@ -116,8 +118,11 @@ export interface ServiceProcessOptions {
   readonly env?: Record<string, string>
   readonly port?: number
   readonly readyTimeoutMs?: number
-  /** Extra node flags for the service (e.g. --cpu-prof), passed through NODE_OPTIONS. */
-  readonly nodeOptions?: string
+  /**
+   * Node flags for the service (e.g. --cpu-prof, which NODE_OPTIONS refuses): the service then runs as
+   * `node <flags> --import tsx src/main.ts` instead of through the tsx CLI.
+   */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 const children = new Set<ChildProcess>()
@@ -143,14 +148,17 @@ process.once("exit", killAllChildren)
 /** Starts `tsx src/main.ts` (production mode) and resolves once the gateway announced it listens. */
 export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
   const port = options.port ?? (await freePort())
-  const child = spawn(path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/main.ts"], {
+  const [command, args] =
+    options.nodeArgs === undefined
+      ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/main.ts"]]
+      : [process.execPath, [...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts"]]
+  const child = spawn(command, args, {
     cwd: PROJECT_ROOT,
     // Its own process group, so one signal reaches tsx and the node process it runs main.ts in.
     detached: true,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? os.tmpdir(),
-      ...(options.nodeOptions === undefined ? {} : { NODE_OPTIONS: options.nodeOptions }),
       DATA_DIR: options.dataDir,
       CHAIN_RPC_URL: options.rpcUrl,
       API_GATEWAY_PORT: String(port),

@@ -1,0 +1,302 @@
+/**
+ * `npm run bench:pipeline`: transfer_sol through the whole service over HTTP, on PostgreSQL and on the
+ * embedded PGlite, against the ledger alone as the ceiling.
+ *
+ * For each database: a fresh ledger child, a fresh database, the service as a child process (the real
+ * entry point, `tsx src/main.ts`, so client and server CPU are separate processes; all share this
+ * machine's cores), BENCH_SOURCES funded source wallets, a warm-up, then BENCH_TRANSFERS (2,000)
+ * transfers posted by BENCH_CLIENTS (32) concurrent clients as fast as the gateway answers. Completion
+ * is watched through GET /api/v1/outbox/stats (4 calls a second), so the clients add almost no read
+ * load; latencies come from the records afterwards:
+ *   - create: the HTTP time of each POST /api/v1/transactions, measured by the client;
+ *   - create to confirmed: confirmedAt - createdAt of each record (the service's clock; includes the
+ *     time a job waits in the outbox behind the others, since all 2,000 are posted at once);
+ *   - per stage: the gaps between the record's history entries.
+ * Throughput: confirmed transactions / (last confirmedAt - first createdAt).
+ *
+ * Targets (PostgreSQL, this 2-core machine): >= 250 confirmed/s, create p99 < 25 ms.
+ *
+ * Environment: BENCH_TRANSFERS, BENCH_CLIENTS, BENCH_SOURCES (32), BENCH_WARMUP (100),
+ * BENCH_DATABASES ("postgres,pglite"), BENCH_SKIP_CEILING=1, BENCH_CPU_PROF=<dir> (service runs with
+ * --cpu-prof), TX_PIPELINE_WORKERS (passed to the service; its default otherwise), TEST_DATABASE_URL
+ * (PostgreSQL server; default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+import { Keypair } from "@solana/web3.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import pg from "pg"
+import {
+  call,
+  createFundedWallet,
+  createPostgresDatabase,
+  type FreshDatabase,
+  killAllChildren,
+  mapConcurrent,
+  startLedgerProcess,
+  startServiceProcess,
+  tempDir
+} from "../test/support/processes.js"
+import { cpuDelta, cpuSnapshot, type CpuSnapshot } from "./support/cpu.js"
+import { runLedgerCeiling } from "./support/ledgerCeiling.js"
+import { mean, ms, percentile, sleep, table } from "./support/stats.js"
+
+const intEnv = (name: string, fallback: number) => {
+  const raw = process.env[name]
+  return raw === undefined || raw.trim() === "" ? fallback : Number.parseInt(raw, 10)
+}
+
+const settings = {
+  transfers: intEnv("BENCH_TRANSFERS", 2_000),
+  clients: intEnv("BENCH_CLIENTS", 32),
+  sources: intEnv("BENCH_SOURCES", 32),
+  warmup: intEnv("BENCH_WARMUP", 100),
+  databases: (process.env.BENCH_DATABASES ?? "postgres,pglite").split(",").map((s) => s.trim()).filter((s) => s === "postgres" || s === "pglite"),
+  skipCeiling: process.env.BENCH_SKIP_CEILING === "1",
+  cpuProfDir: process.env.BENCH_CPU_PROF,
+  workers: process.env.TX_PIPELINE_WORKERS
+}
+
+const TARGET = { minPerSecond: 250, maxCreateP99Ms: 25 }
+
+interface HistoryEntry {
+  readonly status: string
+  readonly at: string
+}
+
+interface TxRecord {
+  readonly id: string
+  readonly status: string
+  readonly error: string | null
+  readonly createdAt: string
+  readonly confirmedAt?: string
+  readonly history: ReadonlyArray<HistoryEntry>
+}
+
+interface RunFigures {
+  readonly name: string
+  readonly confirmed: number
+  readonly failed: number
+  readonly perSecond: number
+  readonly wallPerSecond: number
+  readonly createMs: ReadonlyArray<number>
+  readonly endToEndMs: ReadonlyArray<number>
+  readonly stages: ReadonlyArray<{ readonly name: string; readonly values: ReadonlyArray<number> }>
+  readonly cpu: CpuSnapshot
+  readonly elapsedMs: number
+  readonly sql?: { readonly commitsPerTx: number; readonly insertedPerTx: number; readonly updatedPerTx: number; readonly fetchedPerTx: number }
+  readonly failures: ReadonlyArray<string>
+}
+
+const STAGES: ReadonlyArray<[string, string, string]> = [
+  ["queue + pre-balance + build", "pending", "simulating"],
+  ["simulate", "simulating", "policy_eval"],
+  ["risk + policy", "policy_eval", "signing"],
+  ["sign", "signing", "submitting"],
+  ["send + confirm + post-checks", "submitting", "confirmed"]
+]
+
+const listWallet = async (baseUrl: string, walletId: string): Promise<Array<TxRecord>> => {
+  const all: Array<TxRecord> = []
+  for (let offset = 0; ; offset += 100) {
+    const page = await call(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100&offset=${offset}`)
+    const rows = page.body.data.transactions as Array<TxRecord>
+    all.push(...rows)
+    if (rows.length < 100) return all
+  }
+}
+
+/** Posts `count` transfers with `clients` concurrent clients; returns the ids and each POST's time. */
+const postTransfers = async (baseUrl: string, count: number, sources: ReadonlyArray<{ id: string }>, destinations: ReadonlyArray<string>, offset: number) => {
+  const createMs: Array<number> = []
+  const ids: Array<string> = []
+  await mapConcurrent(Array.from({ length: count }, (_, i) => i), settings.clients, async (i) => {
+    const body = {
+      walletId: sources[i % sources.length]!.id, type: "transfer_sol", protocol: "system-program",
+      intent: { destination: destinations[i % destinations.length]!, lamports: 1_000_000 + offset + i }
+    }
+    const t0 = performance.now()
+    const response = await call(baseUrl, "POST", "/api/v1/transactions", body)
+    createMs.push(performance.now() - t0)
+    if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`)
+    ids.push(response.body.data.id as string)
+  })
+  return { createMs, ids }
+}
+
+/** Waits until the outbox has `total` finished jobs (done or failed). */
+const waitDrained = async (baseUrl: string, total: number, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const stats = (await call(baseUrl, "GET", "/api/v1/outbox/stats")).body.data as { done: number; failed: number; pending: number; processing: number }
+    if (stats.done + stats.failed >= total) return
+    if (Date.now() > deadline) throw new Error(`not drained within ${timeoutMs} ms: ${JSON.stringify(stats)}`)
+    await sleep(250)
+  }
+}
+
+const pgCounters = async (url: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ xact_commit: string; tup_inserted: string; tup_updated: string; tup_fetched: string }>(
+      "SELECT xact_commit, tup_inserted, tup_updated, tup_fetched FROM pg_stat_database WHERE datname = current_database()"
+    )
+    const row = rows[0]!
+    return { commits: Number(row.xact_commit), inserted: Number(row.tup_inserted), updated: Number(row.tup_updated), fetched: Number(row.tup_fetched) }
+  } finally {
+    await client.end()
+  }
+}
+
+const runService = async (mode: "postgres" | "pglite"): Promise<RunFigures> => {
+  const ledger = await startLedgerProcess()
+  let database: FreshDatabase | undefined
+  const dataDir = tempDir("custody-bench-")
+  try {
+    database = mode === "postgres" ? await createPostgresDatabase() : undefined
+    const service = await startServiceProcess({
+      ...(database === undefined ? {} : { databaseUrl: database.url }),
+      dataDir,
+      rpcUrl: ledger.rpcUrl,
+      env: settings.workers === undefined ? {} : { TX_PIPELINE_WORKERS: settings.workers },
+      ...(settings.cpuProfDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${path.resolve(settings.cpuProfDir, mode)}`] })
+    })
+    try {
+      const sources = await mapConcurrent(Array.from({ length: settings.sources }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 1_000_000_000))
+      const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
+
+      // Warm-up (not measured): the JIT, connection pools and caches settle.
+      if (settings.warmup > 0) {
+        await postTransfers(service.baseUrl, settings.warmup, sources, destinations, 500_000)
+        await waitDrained(service.baseUrl, settings.warmup, 120_000)
+      }
+
+      const sqlBefore = database === undefined ? undefined : await pgCounters(database.url)
+      const cpuBefore = cpuSnapshot(service.pid, ledger.pid)
+      const started = performance.now()
+      const { createMs, ids } = await postTransfers(service.baseUrl, settings.transfers, sources, destinations, 0)
+      await waitDrained(service.baseUrl, settings.warmup + settings.transfers, 600_000)
+      const elapsedMs = performance.now() - started
+      const cpu = cpuDelta(cpuBefore, cpuSnapshot(service.pid, ledger.pid))
+      const sqlAfter = database === undefined ? undefined : await pgCounters(database.url)
+
+      const measured = new Set(ids)
+      const records = (await mapConcurrent(sources, 4, (source) => listWallet(service.baseUrl, source.id))).flat().filter((r) => measured.has(r.id))
+      const confirmed = records.filter((r) => r.status === "confirmed")
+      const failed = records.filter((r) => r.status === "failed")
+      const at = (iso: string) => Date.parse(iso)
+      const firstCreated = Math.min(...records.map((r) => at(r.createdAt)))
+      const lastConfirmed = Math.max(...confirmed.map((r) => at(r.confirmedAt ?? r.createdAt)))
+      const stageAt = (record: TxRecord, status: string) => record.history.find((h) => h.status === status)?.at
+      const stages = STAGES.map(([name, from, to]) => ({
+        name,
+        values: confirmed.flatMap((r) => {
+          const a = stageAt(r, from)
+          const b = stageAt(r, to)
+          return a === undefined || b === undefined ? [] : [at(b) - at(a)]
+        })
+      }))
+      const perTx = (n: number) => n / settings.transfers
+      return {
+        name: mode === "postgres" ? "service on PostgreSQL" : "service on PGlite (embedded)",
+        confirmed: confirmed.length,
+        failed: failed.length,
+        perSecond: confirmed.length / ((lastConfirmed - firstCreated) / 1000),
+        wallPerSecond: confirmed.length / (elapsedMs / 1000),
+        createMs,
+        endToEndMs: confirmed.map((r) => at(r.confirmedAt ?? r.createdAt) - at(r.createdAt)),
+        stages,
+        cpu,
+        elapsedMs,
+        ...(sqlBefore === undefined || sqlAfter === undefined
+          ? {}
+          : {
+              sql: {
+                commitsPerTx: perTx(sqlAfter.commits - sqlBefore.commits),
+                insertedPerTx: perTx(sqlAfter.inserted - sqlBefore.inserted),
+                updatedPerTx: perTx(sqlAfter.updated - sqlBefore.updated),
+                fetchedPerTx: perTx(sqlAfter.fetched - sqlBefore.fetched)
+              }
+            }),
+        failures: [...new Set(failed.map((r) => r.error ?? "unknown"))].slice(0, 5)
+      }
+    } finally {
+      await service.stop(15_000)
+    }
+  } finally {
+    await ledger.close()
+    await database?.drop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const main = async () => {
+  console.log(
+    `pipeline bench: ${settings.transfers} transfer_sol, ${settings.clients} clients, ${settings.sources} source wallets, ` +
+      `warm-up ${settings.warmup}, TX_PIPELINE_WORKERS=${settings.workers ?? "(service default)"}`
+  )
+  const runs: Array<RunFigures> = []
+  for (const mode of settings.databases) {
+    console.log(`running: ${mode} ...`)
+    runs.push(await runService(mode as "postgres" | "pglite"))
+  }
+  let ceiling: Awaited<ReturnType<typeof runLedgerCeiling>> | undefined
+  if (!settings.skipCeiling) {
+    console.log("running: ledger alone ...")
+    const ledger = await startLedgerProcess()
+    try {
+      ceiling = await runLedgerCeiling(ledger.rpcUrl, { transfers: settings.transfers, clients: settings.clients, sources: settings.sources })
+    } finally {
+      await ledger.close()
+    }
+  }
+
+  const rows: Array<Array<string>> = [["", "confirmed", "failed", "confirmed/s", "create p50", "create p99", "e2e p50", "e2e p99", "wall s"]]
+  for (const run of runs) {
+    rows.push([
+      run.name, String(run.confirmed), String(run.failed), run.perSecond.toFixed(0),
+      ms(percentile(run.createMs, 50)), ms(percentile(run.createMs, 99)),
+      ms(percentile(run.endToEndMs, 50)), ms(percentile(run.endToEndMs, 99)), (run.elapsedMs / 1000).toFixed(1)
+    ])
+  }
+  if (ceiling !== undefined) {
+    rows.push([
+      "ledger alone (ceiling, send->status)", String(ceiling.transfers), "0", (ceiling.transfers / (ceiling.elapsedMs / 1000)).toFixed(0),
+      "-", "-", ms(percentile(ceiling.latenciesMs, 50)), ms(percentile(ceiling.latenciesMs, 99)), (ceiling.elapsedMs / 1000).toFixed(1)
+    ])
+  }
+  console.log(`\n${table(rows)}\n(latencies in ms; e2e = createdAt -> confirmedAt of each record, including the wait in the outbox)`)
+  if (ceiling !== undefined) console.log(`ceiling: transfers built and signed (node:crypto) beforehand at ${ceiling.signPerSecond.toFixed(0)}/s`)
+
+  for (const run of runs) {
+    console.log(`\n${run.name}: time per stage (ms, from the records' history)`)
+    console.log(table([["stage", "mean", "p50", "p99"], ...run.stages.map((s) => [s.name, ms(mean(s.values)), ms(percentile(s.values, 50)), ms(percentile(s.values, 99))])]))
+    const seconds = run.elapsedMs / 1000
+    const share = (cpuSeconds: number) => `${cpuSeconds.toFixed(1)} s (${((cpuSeconds / seconds) * 100).toFixed(0)}% of a core)`
+    console.log(`CPU during the run: service ${share(run.cpu.service)}, ledger ${share(run.cpu.ledger)}, PostgreSQL ${share(run.cpu.postgres)}, bench clients ${share(run.cpu.bench)}`)
+    if (run.sql !== undefined) {
+      console.log(
+        `SQL per transfer: ${run.sql.commitsPerTx.toFixed(1)} commits, ${run.sql.insertedPerTx.toFixed(1)} rows inserted, ` +
+          `${run.sql.updatedPerTx.toFixed(1)} rows updated, ${run.sql.fetchedPerTx.toFixed(0)} rows fetched`
+      )
+    }
+    if (run.failures.length > 0) console.log(`failures: ${run.failures.join(" | ")}`)
+  }
+
+  const postgres = runs.find((r) => r.name.includes("PostgreSQL"))
+  if (postgres !== undefined) {
+    const createP99 = percentile(postgres.createMs, 99)
+    const met = postgres.perSecond >= TARGET.minPerSecond && createP99 < TARGET.maxCreateP99Ms && postgres.failed === 0
+    console.log(
+      `\ntarget on PostgreSQL: >= ${TARGET.minPerSecond} confirmed/s and create p99 < ${TARGET.maxCreateP99Ms} ms: ` +
+        `${postgres.perSecond.toFixed(0)}/s, p99 ${ms(createP99)} ms: ${met ? "met" : "MISSED"}`
+    )
+    if (!met) process.exitCode = 1
+  }
+}
+
+try {
+  await main()
+} finally {
+  killAllChildren()
+}

@@ -1,0 +1,60 @@
+/**
+ * CPU time per component, read from /proc (Linux): a process group (the service: tsx and its node
+ * child), one pid (the ledger), every process with a given command name (PostgreSQL's backends), and
+ * this process. Used to show where the machine's cores went during a run.
+ */
+import * as fs from "node:fs"
+
+const TICKS_PER_SECOND = 100
+
+interface ProcStat {
+  readonly pid: number
+  readonly comm: string
+  readonly pgrp: number
+  readonly cpuSeconds: number
+}
+
+const readStat = (pid: string): ProcStat | undefined => {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const close = text.lastIndexOf(")")
+    const comm = text.slice(text.indexOf("(") + 1, close)
+    const fields = text.slice(close + 2).split(" ")
+    // After "pid (comm)": state ppid pgrp ... utime(14th field overall = index 11 here) stime(index 12).
+    return { pid: Number(pid), comm, pgrp: Number(fields[2]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND }
+  } catch {
+    return undefined
+  }
+}
+
+const allStats = (): Array<ProcStat> =>
+  fs
+    .readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(readStat)
+    .filter((stat): stat is ProcStat => stat !== undefined)
+
+export interface CpuSnapshot {
+  readonly service: number
+  readonly ledger: number
+  readonly postgres: number
+  readonly bench: number
+}
+
+export const cpuSnapshot = (servicePgid: number, ledgerPid: number): CpuSnapshot => {
+  const stats = allStats()
+  const usage = process.cpuUsage()
+  return {
+    service: stats.filter((s) => s.pgrp === servicePgid).reduce((n, s) => n + s.cpuSeconds, 0),
+    ledger: stats.find((s) => s.pid === ledgerPid)?.cpuSeconds ?? 0,
+    postgres: stats.filter((s) => s.comm === "postgres").reduce((n, s) => n + s.cpuSeconds, 0),
+    bench: (usage.user + usage.system) / 1e6
+  }
+}
+
+export const cpuDelta = (before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot => ({
+  service: after.service - before.service,
+  ledger: after.ledger - before.ledger,
+  postgres: after.postgres - before.postgres,
+  bench: after.bench - before.bench
+})
