@@ -1,7 +1,8 @@
 /**
  * Restart (issue #2): wallets and ledger balances survive a restart of both the service and the
  * ledger process. The ledger runs as the service runs it (a child process, spawnLedger) and is
- * restarted on the same data directory and port; the service restarts on the same data dir and database.
+ * restarted on the same data directory and port; the service restarts on the same data dir and database,
+ * and the wallet's key, opened again from its file, still signs a transfer.
  */
 import { Connection, PublicKey } from "@solana/web3.js"
 import * as fs from "node:fs"
@@ -58,5 +59,16 @@ describe("restart", () => {
     const another = await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "after restart" })
     expect(another.status).toBe(201)
     expect(another.body.data.publicKey).not.toBe(wallet.publicKey)
-  })
+
+    // The key opened from its file after the restart signs: a transfer from the old wallet confirms.
+    const sent = await api(service.baseUrl, "POST", "/api/v1/transactions?waitMs=30000", {
+      walletId: wallet.id,
+      type: "transfer_sol",
+      protocol: "system-program",
+      intent: { destination: another.body.data.publicKey, lamports: 1_000_000 }
+    })
+    expect(sent.body.data.status).toBe("confirmed")
+    const connection = new Connection(ledger.rpcUrl, "confirmed")
+    expect(await connection.getBalance(new PublicKey(another.body.data.publicKey))).toBe(1_000_000)
+  }, 120_000) // two service starts, two ledger starts and a transfer
 })
