@@ -33,10 +33,6 @@ import { assembleTransaction } from "./wireTransaction.js"
 
 const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
 
-interface WalletKey {
-  readonly publicKey: string
-}
-
 export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("PipelineExecutor", {
   effect: Effect.gen(function* () {
     const repo = yield* TransactionRepo
@@ -97,11 +93,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         return moved
       })
 
-    const walletOf = (row: TransactionRow) =>
-      Effect.map(
-        repo.walletKey(row.wallet_id),
-        (wallet): WalletKey => wallet
-      )
+    const walletOf = (row: TransactionRow) => repo.walletKey(row.wallet_id)
 
     // ---- stages ---------------------------------------------------------------------------
 
@@ -254,8 +246,11 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const post = meta === null ? yield* chain.getBalance((yield* walletOf(row)).publicKey).pipe(Effect.catchAll(chainRetryable("confirm"))) : BigInt(meta.meta.postBalances[0])
         // The protocol's variance threshold; none configured (or unreadable) means no variance beyond the tolerance.
         const protocolConfig = yield* riskConfigs.findProtocol(row.tenant_id, row.protocol).pipe(Effect.orElseSucceed(() => undefined))
+        // An escrow create also pays the escrow account's rent: the expected outflow is what the build recorded.
+        const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
+        const guardIntent = escrowCreate ? { ...row.intent, lamports: row.build_facts?.amountLamports } : row.intent
         const guard = evaluateDeltaGuard({
-          type: row.type, intent: row.intent, preBalanceLamports: pre, postBalanceLamports: post,
+          type: row.type, intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
           absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports),
           varianceBpsThreshold: protocolConfig?.deltaVarianceBpsThreshold ?? 0
         })

@@ -16,9 +16,6 @@ import { StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
 
-const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
-export { APPROVAL_TTL_MS }
-
 /** Failures a client may retry ([n7]): never policy refusals, never a success. */
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
 
