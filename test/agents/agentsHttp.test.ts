@@ -115,6 +115,16 @@ describe("agents", () => {
     expect(read.status).toBe(201)
   })
 
+  it("keeps agents within their tenant", async () => {
+    const asTenant = (tenant: string) => ({ "x-api-key": "test-admin-key", "x-tenant-id": tenant })
+    const agent = (await api(service.baseUrl, "POST", "/api/v1/agents", { name: "tenant-a" }, asTenant("tenant-a"))).body.data
+    expect((await api(service.baseUrl, "GET", `/api/v1/agents/${agent.id}`, undefined, asTenant("tenant-a"))).status).toBe(200)
+    expect((await api(service.baseUrl, "GET", `/api/v1/agents/${agent.id}`, undefined, asTenant("tenant-b"))).status).toBe(404)
+    expect((await api(service.baseUrl, "POST", `/api/v1/agents/${agent.id}/start`, {}, asTenant("tenant-b"))).status).toBe(404)
+    const listed = (await api(service.baseUrl, "GET", "/api/v1/agents", undefined, asTenant("tenant-b"))).body.data.agents as Array<{ id: string }>
+    expect(listed.map((a) => a.id)).not.toContain(agent.id)
+  })
+
   it("refuses to execute while paused, naming the state", async () => {
     const agent = (await post("/api/v1/agents", { name: "paused" })).body.data
     await post(`/api/v1/agents/${agent.id}/start`)
