@@ -12,6 +12,7 @@ import { AuditLog } from "../audit/auditLog.js"
 import { AppConfig } from "../config.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { decodeTransactionRequest } from "../pipeline/acceptIntent.js"
+import { TransactionRepo } from "../pipeline/transactionRepo.js"
 import { TransactionService } from "../pipeline/transactionService.js"
 import { AgentBreaches } from "./agentBreaches.js"
 import { AgentService } from "./agentService.js"
@@ -45,6 +46,7 @@ export class AgentExecution extends Effect.Service<AgentExecution>()("AgentExecu
     const breaches = yield* AgentBreaches
     const manifests = yield* ManifestStore
     const transactions = yield* TransactionService
+    const transactionRows = yield* TransactionRepo
     const audit = yield* AuditLog
     const config = yield* AppConfig
 
@@ -84,6 +86,11 @@ export class AgentExecution extends Effect.Service<AgentExecution>()("AgentExecu
           requireApproval: stored.agent.executionMode === "supervised",
           ...(input.order.idempotencyKey === undefined ? {} : { idempotencyKey: input.order.idempotencyKey })
         })
+        // A repeat of an earlier execute answers that transaction (or refuses a different request) without new budget.
+        if (request.idempotencyKey !== undefined) {
+          const earlier = yield* transactionRows.findByIdempotencyKey(stored.tenantId, stored.agent.walletId, request.idempotencyKey)
+          if (earlier !== undefined) return yield* transactions.create(caller, request, { agentId: stored.agent.id })
+        }
         const lamports = intentSpendLamports(type, request.intent)
         const reservation = lamports === 0n ? undefined : yield* budgets.reserve(stored.agent.id, lamports, caller.traceId)
         if (reservation?._tag === "Exceeded") {

@@ -101,6 +101,15 @@ describe("agents", () => {
     expect(breach.body.error).toBe("agent budget exceeded: remaining 800000 lamports, required 1000000 lamports")
     expect(await events(agent.id, "agent.budget.exceeded")).toHaveLength(1)
     expect((await get(`/api/v1/agents/${agent.id}/budget`)).body.data.spentLamportsToday).toBe(1_200_000)
+
+    // An idempotent repeat answers the first transaction and spends nothing more.
+    const keyed = { type: "transfer_sol", protocol: "system-program", intent: { destination: DESTINATION, lamports: 500_000 }, idempotencyKey: "agent-repeat-1" }
+    const once = await post(`/api/v1/agents/${agent.id}/execute`, keyed)
+    expect(once.status).toBe(201)
+    const again = await post(`/api/v1/agents/${agent.id}/execute`, keyed)
+    expect(again.status).toBe(200)
+    expect(again.body.data.id).toBe(once.body.data.id)
+    expect((await get(`/api/v1/agents/${agent.id}/budget`)).body.data.spentLamportsToday).toBe(1_700_000)
   })
 
   it("refuses an intent or protocol outside the agent's allowlists with 403", async () => {
