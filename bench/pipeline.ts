@@ -241,11 +241,14 @@ const main = async () => {
     runs.push(await runService(mode as "postgres" | "pglite"))
   }
   let ceiling: Awaited<ReturnType<typeof runLedgerCeiling>> | undefined
+  let ceilingCpu: CpuSnapshot | undefined
   if (!settings.skipCeiling) {
     console.log("running: ledger alone ...")
     const ledger = await startLedgerProcess()
     try {
+      const before = cpuSnapshot(-1, ledger.pid)
       ceiling = await runLedgerCeiling(ledger.rpcUrl, { transfers: settings.transfers, clients: settings.clients, sources: settings.sources })
+      ceilingCpu = cpuDelta(before, cpuSnapshot(-1, ledger.pid))
     } finally {
       await ledger.close()
     }
@@ -266,7 +269,13 @@ const main = async () => {
     ])
   }
   console.log(`\n${table(rows)}\n(latencies in ms; e2e = createdAt -> confirmedAt of each record, including the wait in the outbox)`)
-  if (ceiling !== undefined) console.log(`ceiling: transfers built and signed (node:crypto) beforehand at ${ceiling.signPerSecond.toFixed(0)}/s`)
+  if (ceiling !== undefined) {
+    const perTransfer = (seconds: number) => `${((seconds * 1000) / ceiling.transfers).toFixed(2)} ms`
+    console.log(
+      `ceiling: transfers built and signed (node:crypto) beforehand at ${ceiling.signPerSecond.toFixed(0)}/s; ` +
+        `CPU per transfer: ledger ${perTransfer(ceilingCpu?.ledger ?? Number.NaN)}, bench clients ${perTransfer(ceilingCpu?.bench ?? Number.NaN)}`
+    )
+  }
 
   for (const run of runs) {
     console.log(`\n${run.name}: time per stage (ms, from the records' history)`)
@@ -274,6 +283,11 @@ const main = async () => {
     const seconds = run.elapsedMs / 1000
     const share = (cpuSeconds: number) => `${cpuSeconds.toFixed(1)} s (${((cpuSeconds / seconds) * 100).toFixed(0)}% of a core)`
     console.log(`CPU during the run: service ${share(run.cpu.service)}, ledger ${share(run.cpu.ledger)}, PostgreSQL ${share(run.cpu.postgres)}, bench clients ${share(run.cpu.bench)}`)
+    const perTransfer = (cpuSeconds: number) => `${((cpuSeconds * 1000) / run.confirmed).toFixed(2)} ms`
+    console.log(
+      `CPU per confirmed transfer: service ${perTransfer(run.cpu.service)}, ledger ${perTransfer(run.cpu.ledger)}, ` +
+        `PostgreSQL ${perTransfer(run.cpu.postgres)}, bench clients ${perTransfer(run.cpu.bench)}`
+    )
     if (run.sql !== undefined) {
       console.log(
         `SQL per transfer: ${run.sql.commitsPerTx.toFixed(1)} commits, ${run.sql.insertedPerTx.toFixed(1)} rows inserted, ` +
