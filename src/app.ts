@@ -48,7 +48,9 @@ import { PipelineExecutor } from "./pipeline/executor.js"
 import { transactionRoutes } from "./pipeline/http.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
 import { Outbox } from "./pipeline/outbox.js"
+import { PostChecks } from "./pipeline/postChecks.js"
 import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
+import { StageTransitions } from "./pipeline/stageTransitions.js"
 import { StageEvents } from "./pipeline/stageEvents.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
@@ -108,6 +110,8 @@ const CoreComponentsLive = Layer.mergeAll(
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
 const ComponentsLive = Layer.mergeAll(TransactionService.Default, PipelineExecutor.Default).pipe(
+  Layer.provideMerge(PostChecks.Default),
+  Layer.provideMerge(StageTransitions.Default),
   Layer.provideMerge(
     Layer.mergeAll(
       TransactionRepo.Default,

@@ -8,26 +8,21 @@
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
 import { Signer } from "../../actors/signer.js"
-import { txStageMetric, TX_CONFIRMATION_LATENCY_MS_TOTAL, TX_CONFIRMED, TX_FAILED } from "../audit/metricNames.js"
-import { MetricCounters } from "../audit/metricCounters.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
-import { RiskConfigRepo } from "../risk/riskConfigRepo.js"
-import { EscrowIndexer } from "../protocols/escrow/indexer.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
-import { describeEscrowFailure } from "../protocols/escrow/simulationError.js"
 import { buildWithAdapter } from "./adapterDispatch.js"
 import { Chaos } from "./chaos.js"
 import { ChainFacts } from "./chainFacts.js"
-import { deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
 import { MessageBuilder } from "./messageBuilder.js"
-import { buildExecutionProof } from "./proof.js"
+import { PostChecks } from "./postChecks.js"
 import { ReadOnlyIntents } from "./readOnlyIntents.js"
+import { describeSimulationError } from "./simulationError.js"
 import { Retryable, Terminal } from "./stageFailure.js"
-import { StageEvents } from "./stageEvents.js"
+import { StageTransitions } from "./stageTransitions.js"
 import { Submission } from "./submission.js"
-import { TransactionRepo, type Transition } from "./transactionRepo.js"
+import { TransactionRepo } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { assembleTransaction } from "./wireTransaction.js"
 
@@ -43,55 +38,17 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const signer = yield* Signer
     const policy = yield* PolicyEngine
     const chaos = yield* Chaos
-    const events = yield* StageEvents
-    const metrics = yield* MetricCounters
     const readOnly = yield* ReadOnlyIntents
     const config = yield* AppConfig
-    const riskConfigs = yield* RiskConfigRepo
     const escrowProgram = yield* EscrowProgram
-    const escrowIndexer = yield* EscrowIndexer
+    const { move, fail } = yield* StageTransitions
+    const postChecks = yield* PostChecks
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
 
     const chaosAt = (stage: "simulation" | "build" | "sign" | "send", failedAt: Retryable["failedAt"]) =>
       chaos.inject(stage).pipe(Effect.mapError((fault) => new Retryable({ message: fault.message, failedAt })))
-
-    /** Applies a transition and announces it; undefined when another worker moved the row first. */
-    const move = (row: TransactionRow, change: Transition) =>
-      Effect.gen(function* () {
-        const moved = yield* repo.transition(row.id, change)
-        if (moved === undefined) return undefined
-        yield* metrics.increment(txStageMetric(moved.status))
-        yield* events.publish({
-          type: "stage", txId: moved.id, tenantId: moved.tenant_id, walletId: moved.wallet_id, agentId: moved.agent_id,
-          status: moved.status, stage: moved.stage, at: new Date().toISOString(),
-          ...(change.message === undefined ? {} : { message: change.message }),
-          ...(moved.signature === null ? {} : { signature: moved.signature }),
-          ...(moved.failed_at === null ? {} : { failedAt: moved.failed_at }),
-          ...(moved.error_code === null ? {} : { errorCode: moved.error_code })
-        })
-        return moved
-      })
-
-    /** Writes `failed` with a failure proof; gives back daily spend when nothing was submitted. */
-    const fail = (row: TransactionRow, failure: Terminal, recorded: { simulation?: unknown; policyDecision?: unknown } = {}) =>
-      Effect.gen(function* () {
-        const simulation = recorded.simulation ?? row.simulation
-        const policyDecision = recorded.policyDecision ?? row.policy_decision
-        const proof = buildExecutionProof({
-          txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
-          policyDecision, simulation, signature: row.signature ?? undefined
-        })
-        const moved = yield* move(row, {
-          from: [row.status], to: "failed", stage: failure.failedAt, message: failure.message,
-          fields: { failedAt: failure.failedAt, errorCode: failure.errorCode, error: failure.message, executionProof: proof, simulation, policyDecision },
-          eventType: "transaction.failed", eventMetadata: { failedAt: failure.failedAt, errorCode: failure.errorCode, stage: failure.stage }
-        })
-        if (moved !== undefined) yield* metrics.increment(TX_FAILED)
-        if (row.status !== "submitting") yield* policy.releaseSpend(row.id)
-        return moved
-      })
 
     const walletOf = (row: TransactionRow) => repo.walletKey(row.wallet_id)
 
@@ -229,50 +186,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `transaction failed on chain: ${JSON.stringify(outcome.err)}`, stage: "confirm" })
           )
         }
-        return yield* confirmed(row, signature)
-      })
-
-    /** Post-checks on a landed transaction: balances from its own meta, delta guard, proof, confirmedAt. */
-    const confirmed = (row: TransactionRow, signature: string) =>
-      Effect.gen(function* () {
-        const meta = yield* chain
-          .rpc<{ meta: { preBalances: Array<number>; postBalances: Array<number>; fee: number } } | null>("getTransaction", [
-            signature,
-            { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }
-          ])
-          .pipe(Effect.catchAll(chainRetryable("confirm")))
-        // The wallet is the fee payer (account 0): its balance right before and after this transaction.
-        const pre = meta === null ? BigInt(row.pre_balance_lamports ?? "0") : BigInt(meta.meta.preBalances[0])
-        const post = meta === null ? yield* chain.getBalance((yield* walletOf(row)).publicKey).pipe(Effect.catchAll(chainRetryable("confirm"))) : BigInt(meta.meta.postBalances[0])
-        // The protocol's variance threshold; none configured (or unreadable) means no variance beyond the tolerance.
-        const protocolConfig = yield* riskConfigs.findProtocol(row.tenant_id, row.protocol).pipe(Effect.orElseSucceed(() => undefined))
-        // An escrow create also pays the escrow account's rent: the expected outflow is what the build recorded.
-        const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
-        const guardIntent = escrowCreate ? { ...row.intent, lamports: row.build_facts?.amountLamports } : row.intent
-        const guard = evaluateDeltaGuard({
-          type: row.type, intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
-          absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports),
-          varianceBpsThreshold: protocolConfig?.deltaVarianceBpsThreshold ?? 0
-        })
-        // create_mint: the client learns its new mint's address from the result.
-        const result = row.type === "create_mint" && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined
-        const proof = buildExecutionProof({
-          txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
-          policyDecision: row.policy_decision, simulation: row.simulation, signature
-        })
-        const confirmedAt = new Date()
-        const moved = yield* move(row, {
-          from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
-          fields: { preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: deltaGuardToWire(guard), executionProof: proof, confirmedAt, result },
-          eventType: "transaction.confirmed",
-          eventMetadata: { signature, intentHash: proof.intentHash, policyHash: proof.policyHash, simulationHash: proof.simulationHash, proofHash: proof.proofHash, deltaGuardOk: guard.ok }
-        })
-        if (moved !== undefined) {
-          yield* metrics.increment(TX_CONFIRMED)
-          yield* metrics.increment(TX_CONFIRMATION_LATENCY_MS_TOTAL, Math.max(0, confirmedAt.getTime() - new Date(row.created_at).getTime()))
-          yield* escrowIndexer.onConfirmed(moved, signature)
-        }
-        return moved
+        return yield* postChecks.confirmed(row, signature)
       })
 
     const step = (row: TransactionRow): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
@@ -320,18 +234,3 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     return { run, giveUp }
   })
 }) {}
-
-const SYSTEM_PROGRAM = "11111111111111111111111111111111"
-
-/** A readable simulation error: the runtime's error plus the last program log line that explains it. */
-const describeSimulationError = (err: unknown, logs: ReadonlyArray<string>, escrowProgramId: string) => {
-  const escrowFailure = describeEscrowFailure(logs, escrowProgramId)
-  if (escrowFailure !== undefined) return escrowFailure
-  const text = typeof err === "string" ? err : JSON.stringify(err)
-  const hint = [...logs].reverse().find((line) => /insufficient|error|failed/i.test(line))
-  if (/InsufficientFundsForRent/.test(text)) return `insufficient funds for rent (${text})`
-  if (hint !== undefined && /insufficient lamports/i.test(hint)) return `insufficient funds: ${hint}`
-  // The system program's error 1 is ResultWithNegativeLamports: the payer cannot cover the transfer.
-  if (logs.some((line) => line === `Program ${SYSTEM_PROGRAM} failed: custom program error: 0x1`)) return `insufficient funds: the wallet cannot cover the transfer (${text})`
-  return hint === undefined ? text : `${text}: ${hint}`
-}

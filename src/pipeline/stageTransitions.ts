@@ -1,0 +1,61 @@
+/**
+ * Writing a stage transition and announcing it: the SQL transition (status, history, audit event in
+ * one statement), then the stage metric and the stage-stream message. `fail` also writes the failure
+ * proof and gives back the daily spend of a transaction that never reached submission.
+ */
+import { Effect } from "effect"
+import { txStageMetric, TX_FAILED } from "../audit/metricNames.js"
+import { MetricCounters } from "../audit/metricCounters.js"
+import { PolicyEngine } from "../policy/policyEngine.js"
+import { buildExecutionProof } from "./proof.js"
+import type { Terminal } from "./stageFailure.js"
+import { StageEvents } from "./stageEvents.js"
+import { TransactionRepo, type Transition } from "./transactionRepo.js"
+import type { TransactionRow } from "./transactionRow.js"
+
+export class StageTransitions extends Effect.Service<StageTransitions>()("StageTransitions", {
+  effect: Effect.gen(function* () {
+    const repo = yield* TransactionRepo
+    const policy = yield* PolicyEngine
+    const events = yield* StageEvents
+    const metrics = yield* MetricCounters
+
+    /** Applies a transition and announces it; undefined when another worker moved the row first. */
+    const move = (row: TransactionRow, change: Transition) =>
+      Effect.gen(function* () {
+        const moved = yield* repo.transition(row.id, change)
+        if (moved === undefined) return undefined
+        yield* metrics.increment(txStageMetric(moved.status))
+        yield* events.publish({
+          type: "stage", txId: moved.id, tenantId: moved.tenant_id, walletId: moved.wallet_id, agentId: moved.agent_id,
+          status: moved.status, stage: moved.stage, at: new Date().toISOString(),
+          ...(change.message === undefined ? {} : { message: change.message }),
+          ...(moved.signature === null ? {} : { signature: moved.signature }),
+          ...(moved.failed_at === null ? {} : { failedAt: moved.failed_at }),
+          ...(moved.error_code === null ? {} : { errorCode: moved.error_code })
+        })
+        return moved
+      })
+
+    /** Writes `failed` with a failure proof; gives back daily spend when nothing was submitted. */
+    const fail = (row: TransactionRow, failure: Terminal, recorded: { simulation?: unknown; policyDecision?: unknown } = {}) =>
+      Effect.gen(function* () {
+        const simulation = recorded.simulation ?? row.simulation
+        const policyDecision = recorded.policyDecision ?? row.policy_decision
+        const proof = buildExecutionProof({
+          txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
+          policyDecision, simulation, signature: row.signature ?? undefined
+        })
+        const moved = yield* move(row, {
+          from: [row.status], to: "failed", stage: failure.failedAt, message: failure.message,
+          fields: { failedAt: failure.failedAt, errorCode: failure.errorCode, error: failure.message, executionProof: proof, simulation, policyDecision },
+          eventType: "transaction.failed", eventMetadata: { failedAt: failure.failedAt, errorCode: failure.errorCode, stage: failure.stage }
+        })
+        if (moved !== undefined) yield* metrics.increment(TX_FAILED)
+        if (row.status !== "submitting") yield* policy.releaseSpend(row.id)
+        return moved
+      })
+
+    return { move, fail }
+  })
+}) {}
