@@ -48,6 +48,7 @@ import { PipelineExecutor } from "./pipeline/executor.js"
 import { transactionRoutes } from "./pipeline/http.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
 import { Outbox } from "./pipeline/outbox.js"
+import { OffChainIntents } from "./pipeline/offChainIntents.js"
 import { PostChecks } from "./pipeline/postChecks.js"
 import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
@@ -110,7 +111,9 @@ const CoreComponentsLive = Layer.mergeAll(
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
 const ComponentsLive = Layer.mergeAll(TransactionService.Default, PipelineExecutor.Default).pipe(
-  Layer.provideMerge(PostChecks.Default),
+  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, OffChainIntents.Default)),
+  // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs.
+  Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default).pipe(Layer.provideMerge(AgentRepo.Default))),
   Layer.provideMerge(StageTransitions.Default),
   Layer.provideMerge(
     Layer.mergeAll(

@@ -16,6 +16,7 @@ import { buildWithAdapter } from "./adapterDispatch.js"
 import { Chaos } from "./chaos.js"
 import { ChainFacts } from "./chainFacts.js"
 import { MessageBuilder } from "./messageBuilder.js"
+import { OFF_CHAIN_TYPES, OffChainIntents } from "./offChainIntents.js"
 import { PostChecks } from "./postChecks.js"
 import { ReadOnlyIntents } from "./readOnlyIntents.js"
 import { describeSimulationError } from "./simulationError.js"
@@ -43,6 +44,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const escrowProgram = yield* EscrowProgram
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
+    const offChain = yield* OffChainIntents
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -64,6 +66,13 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
               : yield* readOnly.queryPositions(wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
           return yield* move(row, {
             from: ["pending"], to: "confirmed", stage: "completed", message: "read-only intent answered",
+            fields: { result, confirmedAt: new Date() }, eventType: "transaction.confirmed"
+          })
+        }
+        if (OFF_CHAIN_TYPES.has(row.type)) {
+          const result = yield* offChain.perform(row)
+          return yield* move(row, {
+            from: ["pending"], to: "confirmed", stage: "completed", message: "off-chain intent performed",
             fields: { result, confirmedAt: new Date() }, eventType: "transaction.confirmed"
           })
         }
