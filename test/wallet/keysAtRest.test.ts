@@ -1,6 +1,7 @@
 /**
- * Keys at rest (issue #2): after wallets are created over HTTP, no key file, no database row (every
- * table, read through information_schema), no file under DATA_DIR and no API response holds a secret
+ * Keys at rest (issue #2): after wallets are created over HTTP and one signs a transfer, no key file,
+ * no database row (every table, read through information_schema), no file under DATA_DIR and no API
+ * response holds a secret
  * seed or secret key in any common encoding. The test knows the seeds only because it holds the
  * key-encryption secret and opens the key files itself, which also proves the files are the real keys.
  */
@@ -41,6 +42,19 @@ beforeAll(async () => {
     await call("GET", `/api/v1/wallets/${wallet.id}/balance`)
   }
   await call("GET", "/api/v1/wallets?limit=100")
+  // Signing opens a key: its record, proof and audit trail are scanned too.
+  const sent = await call("POST", "/api/v1/transactions?waitMs=30000", {
+    walletId: wallets[1]!.id,
+    type: "transfer_sol",
+    protocol: "system-program",
+    intent: { destination: wallets[0]!.publicKey, lamports: 1_000_000 }
+  })
+  expect(sent.body.data.status).toBe("confirmed")
+  await call("GET", `/api/v1/transactions/${sent.body.data.id}`)
+  await call("GET", `/api/v1/transactions/${sent.body.data.id}/proof`)
+  await call("GET", `/api/v1/wallets/${wallets[1]!.id}/transactions`)
+  const audit = await call("GET", "/api/v1/audit/events?limit=100")
+  expect(audit.status).toBe(200)
 })
 
 afterAll(async () => {
@@ -154,7 +168,7 @@ describe("keys at rest", () => {
     for (const file of filesUnder(service.dataDir)) expectNoSecret(fs.readFileSync(file), file)
   })
 
-  it("no API response holds a secret", () => {
+  it("no API response (wallets, transaction, proof, audit events) holds a secret", () => {
     expect(responses.length).toBeGreaterThan(wallets.length)
     expectNoSecret(responses.join("\n"), "API responses")
   })
