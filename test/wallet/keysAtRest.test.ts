@@ -1,8 +1,7 @@
 /**
  * Keys at rest (issue #2): after wallets are created over HTTP and one signs a transfer, no key file,
  * no database row (every table, read through information_schema), no file under DATA_DIR and no API
- * response holds a secret
- * seed or secret key in any common encoding. The test knows the seeds only because it holds the
+ * response holds a secret seed or secret key in any common encoding. The test knows the seeds only because it holds the
  * key-encryption secret and opens the key files itself, which also proves the files are the real keys.
  */
 import { SqlClient } from "@effect/sql"
