@@ -66,6 +66,19 @@ interface ParsedTokenAccount {
 
 const iso = (value: Date | string) => new Date(value).toISOString()
 
+/** The distinct `type`s of the rules of the active policies (rules are stored as a JSON array). */
+const ruleTypesOf = (rulesTexts: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const types = new Set<string>()
+  for (const text of rulesTexts) {
+    const rules: unknown = JSON.parse(text)
+    if (!Array.isArray(rules)) continue
+    for (const rule of rules) {
+      if (typeof rule === "object" && rule !== null && "type" in rule && typeof rule.type === "string") types.add(rule.type)
+    }
+  }
+  return [...types].sort()
+}
+
 export class NoWallet {
   readonly _tag = "NoWallet"
   constructor(readonly message: string) {}
@@ -94,10 +107,8 @@ export const buildTickContext = (agent: Agent, tick: number, nowMs: number) =>
       SELECT id, type, created_at FROM transactions WHERE wallet_id = ${agent.walletId} AND status = 'approval_gate'
       ORDER BY created_at, id
     `.pipe(Effect.orDie)
-    const policies = yield* sql<{ rule_type: string | null; policies: string }>`
-      SELECT r.value->>'type' AS rule_type, count(DISTINCT p.id) OVER ()::text AS policies
-      FROM policies p LEFT JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(p.rules) = 'array' THEN p.rules ELSE '[]'::jsonb END) r(value) ON true
-      WHERE p.wallet_id = ${agent.walletId} AND p.active
+    const policies = yield* sql<{ rules_text: string }>`
+      SELECT rules::text AS rules_text FROM policies WHERE wallet_id = ${agent.walletId} AND active
     `.pipe(Effect.orDie)
     const lamports = yield* chain.getBalance(publicKey)
     const tokens = yield* chain
@@ -128,10 +139,7 @@ export const buildTickContext = (agent: Agent, tick: number, nowMs: number) =>
       openApprovals: approvals.map((row) => ({ txId: row.id, type: row.type, createdAt: iso(row.created_at) })),
       protocolPositions: [],
       escrowSummary: { open: 0 },
-      policySummary: {
-        activePolicies: Number(policies[0]?.policies ?? 0),
-        ruleTypes: [...new Set(policies.flatMap((row) => (row.rule_type === null ? [] : [row.rule_type])))].sort()
-      }
+      policySummary: { activePolicies: policies.length, ruleTypes: ruleTypesOf(policies.map((row) => row.rules_text)) }
     }
     return context
   })
