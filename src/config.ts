@@ -24,7 +24,9 @@ const nonNegativeInt = (name: string, fallback: number) =>
     Config.validate({ message: `${name} must be a non-negative integer`, validation: (n) => n >= 0 })
   )
 
-const optionalSecret = (name: string) => Config.option(Config.redacted(name))
+/** An empty value counts as unset: a blank secret must never pass for a configured one. */
+const optionalSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((secret) => Redacted.value(secret).trim().length > 0)))
 const optionalString = (name: string) =>
   Config.option(Config.string(name)).pipe(Config.map(Option.filter((s) => s.trim().length > 0)))
 
@@ -111,7 +113,7 @@ export const appConfig = Config.all({
     leaseMs: positiveInt("TX_OUTBOX_LEASE_MS", 30_000),
     pollMs: positiveInt("TX_OUTBOX_POLL_MS", 2_000),
     maxAttempts: positiveInt("TX_OUTBOX_MAX_ATTEMPTS", 6),
-    workers: positiveInt("TX_PIPELINE_WORKERS", 8)
+    workers: positiveInt("TX_PIPELINE_WORKERS", 32)
   }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),

@@ -3,7 +3,7 @@
  * `npm run start:prod` does not. Configuration errors stop start-up with a message naming the variable.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { Cause, ConfigProvider, Effect, Layer } from "effect"
 import { AppLive } from "./app.js"
 import { ChainEndpointsLive } from "./chain/endpointsLayer.js"
 import { AppConfig } from "./config.js"
@@ -12,9 +12,11 @@ import { devEnvironment } from "./devCredentials.js"
 const devMode = process.argv.includes("--dev")
 const dev = devMode ? devEnvironment(process.env) : { overrides: {}, apiKey: null }
 
-const configProvider = ConfigProvider.fromMap(new Map(Object.entries(dev.overrides))).pipe(
-  ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+// One flat provider (the environment, with development defaults filled in) so a bad value is reported once.
+const environment = Object.entries({ ...process.env, ...dev.overrides }).filter(
+  (entry): entry is [string, string] => entry[1] !== undefined
 )
+const configProvider = ConfigProvider.fromMap(new Map(environment))
 
 const announce = Effect.gen(function* () {
   const config = yield* AppConfig
@@ -35,4 +37,15 @@ const MainLive = Layer.effectDiscard(announce).pipe(
   Layer.provideMerge(AppConfig.Default)
 )
 
-Layer.launch(MainLive).pipe(Effect.withConfigProvider(configProvider), NodeRuntime.runMain)
+/** A failed start says why on stderr (a configuration error names the variable) and exits non-zero. */
+const reportStartupFailure = (cause: Cause.Cause<unknown>) =>
+  Effect.sync(() => {
+    console.error(`agent-custody could not start:\n${Cause.pretty(cause)}`)
+    process.exitCode = 1
+  })
+
+Layer.launch(MainLive).pipe(
+  Effect.withConfigProvider(configProvider),
+  Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : reportStartupFailure(cause))),
+  NodeRuntime.runMain
+)
