@@ -83,3 +83,23 @@ export const ledgerBalance = (rpcUrl: string, publicKey: string) => new Connecti
 
 export const autonomyState = async (service: RunningService, agentId: string, headers: Record<string, string>) =>
   (await api(service.baseUrl, "GET", `/api/v1/agents/${agentId}/autonomy/state`, undefined, headers)).body.data
+
+export const agentRecord = async (service: RunningService, agentId: string, headers: Record<string, string>) =>
+  (await api(service.baseUrl, "GET", `/api/v1/agents/${agentId}`, undefined, headers)).body.data as {
+    status: string
+    pausedReason?: string
+  }
+
+/** The agent's audit events of one type (SQL), oldest first. */
+export const agentEvents = (service: RunningService, agentId: string, eventType: string) =>
+  inService(
+    service,
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ message: string; metadata_text: string }>`
+        SELECT message, metadata::text AS metadata_text FROM audit_events WHERE agent_id = ${agentId} AND event_type = ${eventType} ORDER BY seq
+      `
+    ).pipe(
+      Effect.map((rows) => rows.map((row) => ({ message: row.message, metadata: JSON.parse(row.metadata_text) as Record<string, unknown> }))),
+      Effect.orDie
+    )
+  )

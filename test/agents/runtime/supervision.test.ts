@@ -1,0 +1,113 @@
+/**
+ * Supervision in real time (the service's own scheduler and supervisor, AGENT_LOOP_INTERVAL_MS=200):
+ * an autonomous agent whose budget runs out is paused with the reason and an `agent.paused` event; a
+ * confirmed agent transaction with a failed delta guard pauses its agent, unless the wallet's
+ * autoPauseOnBreach is false.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestLedger } from "../../support/ledger.js"
+import { api, type RunningService, startService } from "../../support/service.js"
+import {
+  agentActions,
+  agentEvents,
+  agentRecord,
+  agentTransactions,
+  autonomyState,
+  createAgent,
+  fundedWallet,
+  inService,
+  TENANT_KEYS,
+  tenant,
+  waitUntil
+} from "./harness.js"
+
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
+let service: RunningService
+
+beforeAll(async () => {
+  ledger = await startTestLedger()
+  service = await startService({
+    rpcUrl: ledger.rpcUrl,
+    env: { API_GATEWAY_API_KEYS: TENANT_KEYS, AGENT_LOOP_INTERVAL_MS: "200", API_GATEWAY_RATE_LIMIT_PER_MINUTE: "100000" }
+  })
+})
+
+afterAll(async () => {
+  await service?.stop()
+  await ledger?.close()
+})
+
+/** A confirmed transaction of the agent whose delta guard failed, as the pipeline would record it. */
+const insertBreachingTransaction = (walletId: string, agentId: string, tenantId: string) =>
+  inService(
+    service,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const id = randomUUID()
+      const deltaGuard = { ok: false, reason: "observed -5000000 lamports, expected -1000000" }
+      yield* sql`
+        INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, status, stage, delta_guard)
+        VALUES (${id}, ${tenantId}, ${walletId}, ${agentId}, 'transfer_sol', 'system-program', '{}'::jsonb, '{}'::jsonb, 'test',
+          'confirmed', 'completed', ${JSON.stringify(deltaGuard)}::jsonb)
+      `
+      return id
+    }).pipe(Effect.orDie)
+  )
+
+describe("agent supervisor", () => {
+  it("pauses an autonomous agent whose budget runs out, with the reason", async () => {
+    const headers = tenant(0)
+    await fundedWallet(service, headers, 1_000_000_000)
+    const wallet = await fundedWallet(service, headers)
+    // 100k, 200k, then 300k lamports: the third would pass the 500k budget.
+    const agent = await createAgent(service, headers, {
+      walletId: wallet.id, budgetLamports: 500_000,
+      autonomy: { enabled: true, cadenceSeconds: 1, steps: [{ id: "pay", type: "transfer_sol", protocol: "system-program", intent: { destination: "{{knownWallet0}}", lamports: "{{tick}}00000" }, maxRuns: 10 }] }
+    })
+    await waitUntil("the automatic pause", async () => (await agentRecord(service, agent.id, headers)).status === "paused")
+
+    const record = await agentRecord(service, agent.id, headers)
+    expect(record.pausedReason).toMatch(/^budget breach: /)
+    const paused = await agentEvents(service, agent.id, "agent.paused")
+    expect(paused).toHaveLength(1)
+    expect(paused[0].metadata).toMatchObject({ from: "running", to: "paused", automatic: true, reason: record.pausedReason })
+    expect((await agentTransactions(service, agent.id)).length).toBe(2)
+    const actions = await agentActions(service, agent.id)
+    expect(actions.slice(0, 3).map((a) => a.status)).toEqual(["submitted", "submitted", "failed"])
+    expect(actions[2].error).toContain("POLICY_VIOLATION")
+    const state = await autonomyState(service, agent.id, headers)
+    expect(state).toMatchObject({ status: "paused", running: false, nextTickAt: null })
+    expect(state.lastError).toContain("budget")
+    // Paused: the actor is gone and no more runs happen.
+    const runs = state.steps[0].runs
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect((await autonomyState(service, agent.id, headers)).steps[0].runs).toBe(runs)
+  })
+
+  it("pauses the agent of a transaction whose delta guard failed; the transaction stays confirmed", async () => {
+    const headers = tenant(1)
+    const agent = await createAgent(service, headers, { autonomy: { enabled: false } })
+    const txId = await insertBreachingTransaction(agent.walletId, agent.id, "tenant-1")
+    await waitUntil("the automatic pause", async () => (await agentRecord(service, agent.id, headers)).status === "paused")
+    const record = await agentRecord(service, agent.id, headers)
+    expect(record.pausedReason).toBe(`delta guard breach: transaction ${txId}: observed -5000000 lamports, expected -1000000`)
+    expect(await agentEvents(service, agent.id, "agent.paused")).toHaveLength(1)
+    expect((await api(service.baseUrl, "GET", `/api/v1/transactions/${txId}`, undefined, headers)).body.data.status).toBe("confirmed")
+  })
+
+  it("leaves the agent running when the wallet's autoPauseOnBreach is false", async () => {
+    const headers = tenant(2)
+    const agent = await createAgent(service, headers, { autonomy: { enabled: false } })
+    const put = await api(service.baseUrl, "PUT", `/api/v1/risk/portfolio/${agent.walletId}`, { autoPauseOnBreach: false }, headers)
+    expect(put.status).toBe(200)
+    await insertBreachingTransaction(agent.walletId, agent.id, "tenant-2")
+    const handled = () =>
+      inService(service, Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ handled: boolean }>`SELECT handled FROM agent_breaches WHERE agent_id = ${agent.id}`).pipe(Effect.orDie))
+    await waitUntil("the breach to be handled", async () => (await handled()).some((row) => row.handled))
+    expect((await agentRecord(service, agent.id, headers)).status).toBe("running")
+    expect(await agentEvents(service, agent.id, "agent.paused")).toHaveLength(0)
+  })
+})
