@@ -16,6 +16,9 @@ const clientOptions = {
   applicationName: "agent-custody"
 } as const
 
+/** Connections beside the pipeline workers' (one each): HTTP creates and reads, LISTEN, the background actors. */
+const SPARE_CONNECTIONS = 12
+
 /** Whether the database is the embedded PGlite (one connection, no LISTEN). */
 export class DatabaseMode extends Effect.Service<DatabaseMode>()("DatabaseMode", {
   succeed: { embedded: false as boolean }
@@ -26,7 +29,7 @@ const PgClientLive = Layer.unwrapScoped(
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl)) {
       return Layer.merge(
-        PgClient.layer({ ...clientOptions, url: config.databaseUrl.value, maxConnections: 20 }),
+        PgClient.layer({ ...clientOptions, url: config.databaseUrl.value, maxConnections: config.outbox.workers + SPARE_CONNECTIONS }),
         Layer.succeed(DatabaseMode, new DatabaseMode({ embedded: false }))
       )
     }
