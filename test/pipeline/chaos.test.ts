@@ -3,42 +3,31 @@
  * and the counters show the injected failures and the outbox retries.
  */
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
-let ledger: Awaited<ReturnType<typeof startTestLedger>>
-let service: RunningService
-
-beforeAll(async () => {
-  ledger = await startTestLedger()
-  // 20 attempts: with a 0.5 failure rate the chance that one of 10 transfers fails 20 times is about 1e-5.
-  service = await startService({ rpcUrl: ledger.rpcUrl, env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: "20" } })
-})
-
-afterAll(async () => {
-  await service?.stop()
-  await ledger?.close()
-})
+// 20 attempts: with a 0.5 failure rate the chance that one of 10 transfers fails 20 times is about 1e-5.
+const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: "20" } })
 
 describe("chaos at send", () => {
   it("still confirms every transfer exactly once, with retries counted", async () => {
-    const put = await api(service.baseUrl, "PUT", "/api/v1/chaos", { enabled: true, failureRates: { send: 0.5 } })
+    const put = await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: true, failureRates: { send: 0.5 } })
     expect(put.status).toBe(200)
-    const wallet = await createWallet(service.baseUrl, 5_000_000_000)
+    const wallet = await createWallet(env.service.baseUrl, 5_000_000_000)
     const destinations = Array.from({ length: 10 }, () => Keypair.generate().publicKey.toBase58())
     const created = await Promise.all(
-      destinations.map((destination) => submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1_000_000 } }))
+      destinations.map((destination) => submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1_000_000 } }))
     )
-    const settled = await Promise.all(created.map((c) => waitSettled(service.baseUrl, c.body.data.id, 120_000)))
+    const settled = await Promise.all(created.map((c) => waitSettled(env.service.baseUrl, c.body.data.id, 120_000)))
     expect(settled.map((s) => s.body.data.status)).toEqual(Array(10).fill("confirmed"))
-    const connection = new Connection(ledger.rpcUrl, "confirmed")
+    const connection = new Connection(env.ledger.rpcUrl, "confirmed")
     for (const destination of destinations) expect(await connection.getBalance(new PublicKey(destination))).toBe(1_000_000)
     expect(settled.some((s) => s.body.data.attempts > 1)).toBe(true)
 
     await new Promise((resolve) => setTimeout(resolve, 700)) // metric counters flush every 500 ms
-    const metrics = (await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
+    const metrics = (await api(env.service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
     expect(metrics["chaos.injected.send"]).toBeGreaterThan(0)
     expect(metrics["outbox.retry_attempts"]).toBeGreaterThan(0)
     expect(metrics["tx.confirmed"]).toBe(10)

@@ -4,36 +4,24 @@
  */
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { Connection, PublicKey } from "@solana/web3.js"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
-let ledger: Awaited<ReturnType<typeof startTestLedger>>
-let service: RunningService
-let connection: Connection
-
-beforeAll(async () => {
-  ledger = await startTestLedger()
-  service = await startService({ rpcUrl: ledger.rpcUrl })
-  connection = new Connection(ledger.rpcUrl, "confirmed")
-})
-
-afterAll(async () => {
-  await service?.stop()
-  await ledger?.close()
-})
+const env = useServiceWithLedger()
+const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
 
 const run = async (body: Record<string, unknown>) => {
-  const created = await submit(service.baseUrl, body)
+  const created = await submit(env.service.baseUrl, body)
   expect(created.status).toBe(201)
-  return (await waitSettled(service.baseUrl, created.body.data.id)).body
+  return (await waitSettled(env.service.baseUrl, created.body.data.id)).body
 }
 
 describe("SPL token intents", () => {
   it("creates a mint, mints to the wallet, and transfers to a wallet without a token account", async () => {
-    const issuer = await createWallet(service.baseUrl, 2_000_000_000)
-    const receiver = await createWallet(service.baseUrl)
+    const issuer = await createWallet(env.service.baseUrl, 2_000_000_000)
+    const receiver = await createWallet(env.service.baseUrl)
 
     const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 6 } })
     expect(mintTx.data.status).toBe("confirmed")
@@ -43,16 +31,16 @@ describe("SPL token intents", () => {
     const minted = await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "1000000000" } })
     expect(minted.data.status).toBe("confirmed")
     const issuerAta = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(issuer.publicKey))
-    expect((await getAccount(connection, issuerAta)).amount).toBe(1_000_000_000n)
+    expect((await getAccount(connection(), issuerAta)).amount).toBe(1_000_000_000n)
 
     const receiverAta = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(receiver.publicKey))
-    expect(await connection.getAccountInfo(receiverAta)).toBeNull()
+    expect(await connection().getAccountInfo(receiverAta)).toBeNull()
     const sent = await run({ walletId: issuer.id, type: "transfer_spl", protocol: "spl-token", intent: { destination: receiver.publicKey, mint, amount: "250000000" } })
     expect(sent.data.status).toBe("confirmed")
-    expect((await getAccount(connection, receiverAta)).amount).toBe(250_000_000n)
-    expect((await getAccount(connection, issuerAta)).amount).toBe(750_000_000n)
+    expect((await getAccount(connection(), receiverAta)).amount).toBe(250_000_000n)
+    expect((await getAccount(connection(), issuerAta)).amount).toBe(750_000_000n)
 
-    const tokens = await api(service.baseUrl, "GET", `/api/v1/wallets/${receiver.id}/tokens`)
+    const tokens = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${receiver.id}/tokens`)
     expect(tokens.body.data.tokens).toEqual([
       { mint, amount: "250000000", decimals: 6, uiAmount: 250, tokenAccount: receiverAta.toBase58() }
     ])
@@ -62,7 +50,7 @@ describe("SPL token intents", () => {
   })
 
   it("fails at build when the wallet holds too few tokens, and for a type the protocol has no adapter for", async () => {
-    const issuer = await createWallet(service.baseUrl, 1_000_000_000)
+    const issuer = await createWallet(env.service.baseUrl, 1_000_000_000)
     const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: {} })
     const mint = mintTx.data.result.mint as string
     const tooMany = await run({ walletId: issuer.id, type: "transfer_spl", protocol: "spl-token", intent: { destination: issuer.publicKey, mint, amount: "5" } })

@@ -4,51 +4,39 @@
  * recomputes from /replay.
  */
 import { Connection, PublicKey, Keypair } from "@solana/web3.js"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
 import { canonicalJson, sha256Hex } from "../../src/pipeline/proof.js"
-import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
-let ledger: Awaited<ReturnType<typeof startTestLedger>>
-let service: RunningService
-let connection: Connection
-
-beforeAll(async () => {
-  ledger = await startTestLedger()
-  service = await startService({ rpcUrl: ledger.rpcUrl })
-  connection = new Connection(ledger.rpcUrl, "confirmed")
-})
-
-afterAll(async () => {
-  await service?.stop()
-  await ledger?.close()
-})
+const env = useServiceWithLedger()
+const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
 
 describe("transfer_sol through the pipeline", () => {
   it("confirms on the ledger with exact balances, ordered history and a proof that recomputes", async () => {
-    const source = await createWallet(service.baseUrl, 2_000_000_000)
-    const destination = await createWallet(service.baseUrl, 1_000_000_000)
-    const before = await connection.getBalance(new PublicKey(destination.publicKey))
+    const source = await createWallet(env.service.baseUrl, 2_000_000_000)
+    const destination = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const before = await connection().getBalance(new PublicKey(destination.publicKey))
 
-    const created = await submit(service.baseUrl, {
+    const created = await submit(env.service.baseUrl, {
       walletId: source.id, type: "transfer_sol", protocol: "system-program",
       intent: { destination: destination.publicKey, lamports: 250_000_000 }
     })
     expect(created.status).toBe(201)
     expect(created.body.status).toBe("success")
-    const settled = await waitSettled(service.baseUrl, created.body.data.id)
+    const settled = await waitSettled(env.service.baseUrl, created.body.data.id)
     const tx = settled.body.data
     expect(settled.body.status).toBe("success")
     expect(tx.status).toBe("confirmed")
     expect(tx.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/)
 
-    const { value: [status] } = await connection.getSignatureStatuses([tx.signature], { searchTransactionHistory: true })
+    const { value: [status] } = await connection().getSignatureStatuses([tx.signature], { searchTransactionHistory: true })
     expect(status?.err).toBeNull()
 
-    const after = await connection.getBalance(new PublicKey(destination.publicKey))
+    const after = await connection().getBalance(new PublicKey(destination.publicKey))
     expect(after - before).toBe(250_000_000)
-    const onChain = await connection.getTransaction(tx.signature, { maxSupportedTransactionVersion: 0 })
+    const onChain = await connection().getTransaction(tx.signature, { maxSupportedTransactionVersion: 0 })
     const fee = onChain!.meta!.fee
     expect(tx.preBalanceLamports - tx.postBalanceLamports).toBe(250_000_000 + fee)
     expect(tx.deltaGuard.ok).toBe(true)
@@ -57,8 +45,8 @@ describe("transfer_sol through the pipeline", () => {
       "pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"
     ])
 
-    const replay = (await api(service.baseUrl, "GET", `/api/v1/transactions/${tx.id}/replay`)).body.data
-    const proof = (await api(service.baseUrl, "GET", `/api/v1/transactions/${tx.id}/proof`)).body.data
+    const replay = (await api(env.service.baseUrl, "GET", `/api/v1/transactions/${tx.id}/replay`)).body.data
+    const proof = (await api(env.service.baseUrl, "GET", `/api/v1/transactions/${tx.id}/proof`)).body.data
     expect(replay.proof).toEqual(proof)
     const intentHash = sha256Hex(canonicalJson(replay.request.intent))
     const policyHash = sha256Hex(canonicalJson(replay.policyDecision))
@@ -71,52 +59,52 @@ describe("transfer_sol through the pipeline", () => {
   })
 
   it("fails at build for a sub-rent transfer to a new account, and at simulation for insufficient funds", async () => {
-    const source = await createWallet(service.baseUrl, 1_000_000_000)
+    const source = await createWallet(env.service.baseUrl, 1_000_000_000)
     const fresh = Keypair.generate().publicKey.toBase58()
-    const subRent = await submit(service.baseUrl, { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination: fresh, lamports: 890_879 } }, undefined, "?waitMs=10000")
+    const subRent = await submit(env.service.baseUrl, { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination: fresh, lamports: 890_879 } }, undefined, "?waitMs=10000")
     expect(subRent.body.data.status).toBe("failed")
     expect(subRent.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
     expect(subRent.body.error).toContain("rent-exempt minimum")
 
-    const tooMuch = await submit(service.baseUrl, { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination: fresh, lamports: 5_000_000_000 } }, undefined, "?waitMs=10000")
+    const tooMuch = await submit(env.service.baseUrl, { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination: fresh, lamports: 5_000_000_000 } }, undefined, "?waitMs=10000")
     expect(tooMuch.body.data.status).toBe("failed")
     expect(tooMuch.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
     expect(tooMuch.body.error).toMatch(/insufficient/i)
-    const proof = await api(service.baseUrl, "GET", `/api/v1/transactions/${tooMuch.body.data.id}/proof`)
+    const proof = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${tooMuch.body.data.id}/proof`)
     expect(proof.body.data.simulationHash).toMatch(/^[0-9a-f]{64}$/)
   })
 
   it("refuses an invalid request with a 400 naming the field and records nothing", async () => {
-    const source = await createWallet(service.baseUrl)
-    const list = async () => (await api(service.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions`)).body.data.total
+    const source = await createWallet(env.service.baseUrl)
+    const list = async () => (await api(env.service.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions`)).body.data.total
     for (const [intent, field] of [[{ destination: "nope", lamports: 1 }, "intent.destination"], [{ destination: source.publicKey, lamports: -1 }, "intent.lamports"], [{ destination: source.publicKey }, "intent.lamports"]] as const) {
-      const refused = await submit(service.baseUrl, { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent })
+      const refused = await submit(env.service.baseUrl, { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent })
       expect(refused.status).toBe(400)
       expect(refused.body.error).toContain(field)
     }
-    const badType = await submit(service.baseUrl, { walletId: source.id, type: "teleport", protocol: "system-program", intent: {} })
+    const badType = await submit(env.service.baseUrl, { walletId: source.id, type: "teleport", protocol: "system-program", intent: {} })
     expect(badType.status).toBe(400)
     expect(badType.body.error).toContain("type")
     expect(await list()).toBe(0)
   })
 
   it("returns the original record for a reused idempotency key and refuses it with another body", async () => {
-    const source = await createWallet(service.baseUrl, 1_000_000_000)
+    const source = await createWallet(env.service.baseUrl, 1_000_000_000)
     const destination = Keypair.generate().publicKey.toBase58()
     const body = { walletId: source.id, type: "transfer_sol", protocol: "system-program", idempotencyKey: "order-1", intent: { destination, lamports: 1_000_000 } }
-    const first = await submit(service.baseUrl, body)
-    const again = await submit(service.baseUrl, body)
+    const first = await submit(env.service.baseUrl, body)
+    const again = await submit(env.service.baseUrl, body)
     expect(again.body.data.id).toBe(first.body.data.id)
-    const other = await submit(service.baseUrl, { ...body, intent: { destination, lamports: 2_000_000 } })
+    const other = await submit(env.service.baseUrl, { ...body, intent: { destination, lamports: 2_000_000 } })
     expect(other.status).toBe(400)
     expect(other.body.error).toContain("idempotencyKey")
-    const listed = await api(service.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions`)
+    const listed = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions`)
     expect(listed.body.data.total).toBe(1)
   })
 
   it("answers query_balance with a result and no signature", async () => {
-    const source = await createWallet(service.baseUrl, 1_000_000_000)
-    const created = await submit(service.baseUrl, { walletId: source.id, type: "query_balance", protocol: "system-program", intent: {} }, undefined, "?waitMs=10000")
+    const source = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const created = await submit(env.service.baseUrl, { walletId: source.id, type: "query_balance", protocol: "system-program", intent: {} }, undefined, "?waitMs=10000")
     expect(created.body.data.status).toBe("confirmed")
     expect(created.body.data.result.lamports).toBe("1000000000")
     expect(created.body.data.signature).toBeUndefined()

@@ -3,28 +3,17 @@
  * list with pagination, get, balance as web3.js reads it, tokens, invalid bodies changing nothing.
  */
 import { Connection, PublicKey } from "@solana/web3.js"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api } from "../support/service.js"
 
-let ledger: Awaited<ReturnType<typeof startTestLedger>>
-let service: RunningService
+const env = useServiceWithLedger()
 
-beforeAll(async () => {
-  ledger = await startTestLedger()
-  service = await startService({ rpcUrl: ledger.rpcUrl })
-})
-
-afterAll(async () => {
-  await service?.stop()
-  await ledger?.close()
-})
-
-const walletCount = async () => (await api(service.baseUrl, "GET", "/api/v1/wallets?limit=1")).body.data.total as number
+const walletCount = async () => (await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=1")).body.data.total as number
 
 describe("wallets over HTTP", () => {
   it("creates a wallet without funding: success envelope, 201, a real address with zero balance", async () => {
-    const created = await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "plain" })
+    const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: "plain" })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({ status: "success", errorCode: null, failedAt: null })
     const wallet = created.body.data
@@ -35,49 +24,49 @@ describe("wallets over HTTP", () => {
       keyProvenance: { backend: "encrypted-file", custody: "local", deterministicAddressing: false }
     })
     expect(() => new PublicKey(wallet.publicKey)).not.toThrow()
-    const balance = await api(service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/balance`)
+    const balance = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/balance`)
     expect(balance.body.data).toEqual({ lamports: 0, sol: 0 })
   })
 
   it("creates a funded wallet whose balance matches what web3.js reads from the ledger", async () => {
-    const created = await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "funded", autoFund: true, fundLamports: 1_500_000_000 })
+    const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: "funded", autoFund: true, fundLamports: 1_500_000_000 })
     expect(created.status).toBe(201)
     expect(created.body.data.funding).toMatchObject({ ok: true, lamports: "1500000000" })
     const id = created.body.data.id
-    const balance = await api(service.baseUrl, "GET", `/api/v1/wallets/${id}/balance`)
-    const onChain = await new Connection(ledger.rpcUrl, "confirmed").getBalance(new PublicKey(created.body.data.publicKey))
+    const balance = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${id}/balance`)
+    const onChain = await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(created.body.data.publicKey))
     expect(onChain).toBe(1_500_000_000)
     expect(balance.body.data).toEqual({ lamports: onChain, sol: 1.5 })
-    const tokens = await api(service.baseUrl, "GET", `/api/v1/wallets/${id}/tokens`)
+    const tokens = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${id}/tokens`)
     expect(tokens.body.data).toEqual({ tokens: [] })
   })
 
   it("gets a wallet by id and answers 404 for an unknown one", async () => {
-    const created = await api(service.baseUrl, "POST", "/api/v1/wallets", {})
-    const got = await api(service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}`)
+    const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", {})
+    const got = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}`)
     expect(got.body.data).toEqual(created.body.data)
-    const missing = await api(service.baseUrl, "GET", "/api/v1/wallets/00000000-0000-4000-8000-000000000000")
+    const missing = await api(env.service.baseUrl, "GET", "/api/v1/wallets/00000000-0000-4000-8000-000000000000")
     expect(missing.status).toBe(404)
     expect(missing.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
-    const badId = await api(service.baseUrl, "GET", "/api/v1/wallets/not-a-uuid")
+    const badId = await api(env.service.baseUrl, "GET", "/api/v1/wallets/not-a-uuid")
     expect(badId.status).toBe(400)
     expect(badId.body.error).toContain("walletId")
   })
 
   it("lists wallets with limit and offset", async () => {
-    for (let i = 0; i < 3; i++) await api(service.baseUrl, "POST", "/api/v1/wallets", { label: `page-${i}` })
-    const all = await api(service.baseUrl, "GET", "/api/v1/wallets?limit=100")
+    for (let i = 0; i < 3; i++) await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: `page-${i}` })
+    const all = await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=100")
     const total = all.body.data.total as number
     expect(all.body.data.wallets).toHaveLength(total)
-    const page = await api(service.baseUrl, "GET", "/api/v1/wallets?limit=2&offset=1")
+    const page = await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=2&offset=1")
     expect(page.body.data).toMatchObject({ total, limit: 2, offset: 1 })
     expect(page.body.data.wallets.map((w: { id: string }) => w.id)).toEqual(
       all.body.data.wallets.slice(1, 3).map((w: { id: string }) => w.id)
     )
-    const defaults = await api(service.baseUrl, "GET", "/api/v1/wallets")
+    const defaults = await api(env.service.baseUrl, "GET", "/api/v1/wallets")
     expect(defaults.body.data).toMatchObject({ limit: 50, offset: 0 })
     for (const bad of ["limit=0", "limit=101", "offset=-1", "limit=abc"]) {
-      const refused = await api(service.baseUrl, "GET", `/api/v1/wallets?${bad}`)
+      const refused = await api(env.service.baseUrl, "GET", `/api/v1/wallets?${bad}`)
       expect(refused.status).toBe(400)
       expect(refused.body.error).toMatch(/^(limit|offset)/)
     }
@@ -92,7 +81,7 @@ describe("wallets over HTTP", () => {
     [{ autoFund: true, fundLamports: 1.5 }, "fundLamports"]
   ])("refuses %j with a 400 naming %s and creates nothing", async (body, field) => {
     const before = await walletCount()
-    const refused = await api(service.baseUrl, "POST", "/api/v1/wallets", body)
+    const refused = await api(env.service.baseUrl, "POST", "/api/v1/wallets", body)
     expect(refused.status).toBe(400)
     expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt: "validation" })
     expect(refused.body.error).toContain(field)
@@ -100,7 +89,7 @@ describe("wallets over HTTP", () => {
   })
 
   it("refuses malformed JSON with a 400 envelope", async () => {
-    const refused = await api(service.baseUrl, "POST", "/api/v1/wallets", "{not json")
+    const refused = await api(env.service.baseUrl, "POST", "/api/v1/wallets", "{not json")
     expect(refused.status).toBe(400)
     expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
     expect(refused.body.error).toContain("malformed JSON")
