@@ -58,6 +58,9 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
           txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
           policyDecision: row.policy_decision, simulation: row.simulation, signature
         })
+        // Index escrow records and events before `confirmed` is visible, so a client that sees confirmed
+        // also sees them (indexing never fails the transaction: it is on chain already).
+        yield* escrowIndexer.onConfirmed(row, signature)
         const confirmedAt = new Date()
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
@@ -68,7 +71,6 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         if (moved !== undefined) {
           yield* metrics.increment(TX_CONFIRMED)
           yield* metrics.increment(TX_CONFIRMATION_LATENCY_MS_TOTAL, Math.max(0, confirmedAt.getTime() - new Date(row.created_at).getTime()))
-          yield* escrowIndexer.onConfirmed(moved, signature)
         }
         return moved
       })
