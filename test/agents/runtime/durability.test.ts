@@ -9,8 +9,8 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { actionIdempotencyKey } from "../../../src/agents/runtime/planning.js"
 import { ActorRegistry } from "../../../actors/registry.js"
-import { usingPostgres } from "../../support/database.js"
 import { startTestLedger } from "../../support/ledger.js"
+import { createPostgresDatabase } from "../../support/processes.js"
 import { api, type RunningService, startService } from "../../support/service.js"
 import {
   agentActions,
@@ -122,9 +122,13 @@ describe("durable runs", () => {
     }
   })
 
-  it.skipIf(!usingPostgres())("two processes on one PostgreSQL run each agent once", async () => {
-    const first = await startService({ rpcUrl: ledger.rpcUrl, env: ENV })
-    const second = await startService({ rpcUrl: ledger.rpcUrl, env: ENV, reuse: { dataDir: first.dataDir, database: first.database } })
+  // Two processes cannot share the embedded database: this one always runs on PostgreSQL (TEST_DATABASE_URL's
+  // server, else the local default), in a fresh database of its own.
+  it("two processes on one PostgreSQL run each agent once", async () => {
+    const postgres = await createPostgresDatabase()
+    const shared = { ...ENV, DATABASE_URL: postgres.url }
+    const first = await startService({ rpcUrl: ledger.rpcUrl, env: shared })
+    const second = await startService({ rpcUrl: ledger.rpcUrl, env: shared, reuse: { dataDir: first.dataDir, database: first.database } })
     try {
       const headers = tenant(2)
       await fundedWallet(first, headers, 1_000_000_000)
@@ -156,6 +160,7 @@ describe("durable runs", () => {
     } finally {
       await second.stop({ keepData: true })
       await first.stop()
+      await postgres.drop()
     }
   })
 })
