@@ -136,6 +136,9 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Waits for a doorbell ring or the poll interval, whichever comes first. */
     const waitForWork = Effect.race(Queue.take(doorbell), Effect.sleep(`${config.outbox.pollMs} millis`))
 
-    return { enqueueInTransaction, notify, notifyLater, claim, renewLease, complete, release, fail, stats, waitForWork, leaseMs }
+    /** The NOTIFY channel that wakes other processes' workers; undefined on the embedded PGlite (no LISTEN there). */
+    const notifyChannel = mode.embedded ? undefined : CHANNEL
+
+    return { enqueueInTransaction, notifyChannel, notify, notifyLater, claim, renewLease, complete, release, fail, stats, waitForWork, leaseMs }
   })
 }) {}

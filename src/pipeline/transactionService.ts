@@ -10,6 +10,7 @@ import type { CallerInfo } from "../gateway/caller.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
+import { insertTransactionWithJob } from "./insertTransaction.js"
 import { Outbox } from "./outbox.js"
 import { canonicalJson, sha256Hex } from "./proof.js"
 import { StageEvents } from "./stageEvents.js"
@@ -51,55 +52,31 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
 
     const create = (caller: CallerInfo, request: AcceptedRequest, options: { agentId?: string } = {}) =>
       Effect.gen(function* () {
-        const wallet = yield* wallets.find(request.walletId, caller.readTenant === null ? null : caller.tenant)
-        if (wallet === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
-        if (wallet.wallet.status !== "active") {
-          return yield* Effect.fail(new ValidationError({ message: `walletId: wallet ${request.walletId} is ${wallet.wallet.status}`, field: "walletId" }))
-        }
-        const tenantId = wallet.tenantId
         const agentId = options.agentId ?? request.agentId ?? null
         const stored = { walletId: request.walletId, ...(agentId === null ? {} : { agentId }), type: request.type, protocol: request.protocol, gasless: request.gasless, requireApproval: request.requireApproval, intent: request.intent }
         const requestHash = sha256Hex(canonicalJson(stored))
-
-        if (request.idempotencyKey !== undefined) {
-          const existing = yield* repo.findByIdempotencyKey(tenantId, request.walletId, request.idempotencyKey)
-          if (existing !== undefined) return yield* sameRequestOrRefuse(existing, requestHash)
-        }
-
         const id = randomUUID()
-        const at = new Date().toISOString()
-        const inserted = yield* sql.withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<TransactionRow>`
-              INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
-                require_approval, idempotency_key, status, stage, history)
-              VALUES (${id}, ${tenantId}, ${request.walletId}, ${agentId}, ${request.type}, ${request.protocol},
-                ${JSON.stringify(request.intent)}::jsonb, ${JSON.stringify(stored)}::jsonb, ${requestHash}, ${request.gasless},
-                ${request.requireApproval}, ${request.idempotencyKey ?? null}, 'pending', 'validation',
-                ${JSON.stringify([{ status: "pending", stage: "validation", at, message: "accepted" }])}::jsonb)
-              ON CONFLICT DO NOTHING
-              RETURNING *
-            `
-            if (rows.length === 0) return undefined
-            yield* outbox.enqueueInTransaction(id, "execute")
-            yield* sql`
-              INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id, protocol, entity_type, category, trace_id)
-              VALUES (${randomUUID()}, ${tenantId}, 'transaction.created', ${`transaction ${id} created`},
-                ${JSON.stringify({ type: request.type, protocol: request.protocol })}::jsonb, ${id}, ${request.walletId}, ${agentId},
-                ${request.protocol}, 'transaction', 'pipeline', ${caller.traceId})
-            `
-            return rows[0]
-          })
-        ).pipe(Effect.orDie)
-        if (inserted === undefined) {
-          // Lost a race on the same idempotency key: answer with the winner.
-          const winner = yield* repo.findByIdempotencyKey(tenantId, request.walletId, request.idempotencyKey ?? "")
-          if (winner === undefined) return yield* Effect.die(new Error("idempotency conflict without a winner"))
-          return yield* sameRequestOrRefuse(winner, requestHash)
+        const outcome = yield* insertTransactionWithJob(sql, {
+          id, walletId: request.walletId, walletTenant: caller.readTenant === null ? null : caller.tenant, agentId,
+          type: request.type, protocol: request.protocol, intent: request.intent, request: stored, requestHash,
+          gasless: request.gasless, requireApproval: request.requireApproval, idempotencyKey: request.idempotencyKey ?? null, traceId: caller.traceId
+        }, outbox.notifyChannel)
+        switch (outcome._tag) {
+          case "WalletNotFound":
+            return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
+          case "WalletNotActive":
+            return yield* Effect.fail(new ValidationError({ message: `walletId: wallet ${request.walletId} is ${outcome.status}`, field: "walletId" }))
+          case "Conflict": {
+            // The idempotency key was used before (or by a concurrent create): answer with the original.
+            const winner = yield* repo.findByIdempotencyKey(outcome.tenantId, request.walletId, request.idempotencyKey ?? "")
+            if (winner === undefined) return yield* Effect.die(new Error("idempotency conflict without a winner"))
+            return yield* sameRequestOrRefuse(winner, requestHash)
+          }
+          case "Inserted":
+            yield* outbox.notify
+            yield* publish(outcome.row, "accepted")
+            return { row: outcome.row, created: true }
         }
-        yield* outbox.notify
-        yield* publish(inserted, "accepted")
-        return { row: inserted, created: true }
       })
 
     const sameRequestOrRefuse = (existing: TransactionRow, requestHash: string) =>
