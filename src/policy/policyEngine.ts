@@ -8,14 +8,14 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Cause, Duration, Effect, Option } from "effect"
-import type { EvaluateRequest, PolicyDecision } from "../../schemas/policy.js"
+import type { EvaluateRequest, PolicyDecision, PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
 import { NotFound } from "../../schemas/errors.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { policyEvaluationMetric } from "../audit/metricNames.js"
 import { AppConfig } from "../config.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { projectPortfolioMetrics, readPortfolioHistory } from "../risk/portfolioMetrics.js"
-import { RiskConfigRepo } from "../risk/riskConfigRepo.js"
+import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
@@ -26,6 +26,7 @@ import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
+import { isUnconstrained, recordUnconstrained } from "./unconstrainedDecision.js"
 import {
   approvalRequestedCheck,
   gaslessCheck,
@@ -140,54 +141,83 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         yield* audit.increment(EVALUATIONS_METRIC)
       })
 
+    /**
+     * The decision from what was read (pure): gasless, protocol config, portfolio controls, policies,
+     * requested approval; and its effects per decisions/policy.md: allow counts spend and rate events
+     * now; require_approval counts rate events now and the spend at approval; deny counts nothing.
+     */
+    const combine = (
+      input: TransactionRiskInput,
+      protocolConfig: ProtocolRiskConfig | undefined,
+      controls: PortfolioRiskControls,
+      policies: ReadonlyArray<CompiledPolicy>,
+      state: EvaluationState
+    ) => {
+      const controlsOutcome = portfolioControlsCheck(controls, state.portfolio)
+      const evaluation = evaluatePolicies(policies, toRequest(input), state)
+      const combined = aggregateOutcomes([
+        gaslessCheck(input, protocolConfig, relayConfigured),
+        protocolConfigCheck(input, protocolConfig),
+        controlsOutcome,
+        { decision: evaluation.decision, reasons: evaluation.reasons },
+        approvalRequestedCheck(input.requireApproval)
+      ])
+      const decision: PolicyDecision = { decision: combined.decision, reasons: combined.reasons, riskTier: evaluation.riskTier }
+      let effects: PolicyEffects | null = null
+      let approvalSpend: bigint | null = null
+      if (decision.decision === "allow") effects = evaluation.effects
+      if (decision.decision === "require_approval") {
+        effects = { ...evaluation.effects, addDailySpendLamports: 0n }
+        approvalSpend = input.facts.amountLamports ?? 0n
+      }
+      const pauseAgent = controlsOutcome.decision === "deny" && controls.autoPauseOnBreach && input.agentId !== null
+      return { decision, effects, approvalSpend, pauseAgent }
+    }
+
+    const transactionFacts = (input: TransactionRiskInput) => ({
+      preBalanceLamports: input.preBalanceLamports,
+      ...(input.facts.pool === undefined ? {} : { pool: input.facts.pool }),
+      ...(input.facts.quoteAgeSeconds === undefined ? {} : { quoteAgeSeconds: input.facts.quoteAgeSeconds }),
+      ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps })
+    })
+
     const decideLocked = (input: TransactionRiskInput) =>
       sql.withTransaction(
         Effect.gen(function* () {
           yield* store.lockWallet(input.walletId)
           const existing = yield* store.findDecision(input.txId)
           if (existing !== undefined) return { decision: existing.decision, pauseAgent: false }
-          const now = new Date()
-          const request = toRequest(input)
           const protocolConfig = yield* risk.findProtocol(input.tenantId, input.protocol)
           const controls = yield* risk.findPortfolio(input.walletId, input.tenantId)
           const policies = yield* loadPolicies(input.walletId, input.tenantId)
-          const state = yield* readState(policies, request, input.tenantId, now, {
-            preBalanceLamports: input.preBalanceLamports,
-            ...(input.facts.pool === undefined ? {} : { pool: input.facts.pool }),
-            ...(input.facts.quoteAgeSeconds === undefined ? {} : { quoteAgeSeconds: input.facts.quoteAgeSeconds }),
-            ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps }),
+          const state = yield* readState(policies, toRequest(input), input.tenantId, new Date(), {
+            ...transactionFacts(input),
             portfolio: hasPortfolioLimits(controls)
           })
-          const controlsOutcome = portfolioControlsCheck(controls, state.portfolio)
-          const evaluation = evaluatePolicies(policies, request, state)
-          const combined = aggregateOutcomes([
-            gaslessCheck(input, protocolConfig, relayConfigured),
-            protocolConfigCheck(input, protocolConfig),
-            controlsOutcome,
-            { decision: evaluation.decision, reasons: evaluation.reasons },
-            approvalRequestedCheck(input.requireApproval)
-          ])
-          const decision: PolicyDecision = { decision: combined.decision, reasons: combined.reasons, riskTier: evaluation.riskTier }
-
-          // Effects per decisions/policy.md: allow counts spend and rate events now; require_approval counts
-          // rate events now and the spend at approval; deny counts nothing.
-          let effects: PolicyEffects | null = null
-          let approvalSpend: bigint | null = null
-          if (decision.decision === "allow") effects = evaluation.effects
-          if (decision.decision === "require_approval") {
-            effects = { ...evaluation.effects, addDailySpendLamports: 0n }
-            approvalSpend = input.facts.amountLamports ?? 0n
-          }
+          const { decision, effects, approvalSpend, pauseAgent } = combine(input, protocolConfig, controls, policies, state)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
           yield* store.recordDecision(input.txId, input.tenantId, input.walletId, decision, approvalSpend)
           yield* report(input.tenantId, decision, { ...input, source: "transaction" })
-          const pauseAgent = controlsOutcome.decision === "deny" && controls.autoPauseOnBreach && input.agentId !== null
           return { decision, pauseAgent }
         })
       )
 
+    /** The fast path (unconstrainedDecision.ts) when the wallet has nothing to check; else the locked path. */
+    const decide = (input: TransactionRiskInput) =>
+      Effect.gen(function* () {
+        if (!(yield* isUnconstrained(sql, input))) return yield* decideLocked(input)
+        const state: EvaluationState = { now: new Date(), transaction: transactionFacts(input) }
+        const { decision, effects, approvalSpend } = combine(input, undefined, defaultPortfolioControls(input.walletId), [], state)
+        const recorded = yield* recordUnconstrained(sql, input, decision, effects, approvalSpend)
+        if (!recorded) return yield* decideLocked(input)
+        yield* audit.increment("audit_event.policy.evaluated")
+        yield* audit.increment(policyEvaluationMetric(decision.decision))
+        yield* audit.increment(EVALUATIONS_METRIC)
+        return { decision, pauseAgent: false }
+      })
+
     const decideForTransaction = (input: TransactionRiskInput): Effect.Effect<TransactionDecision> =>
-      decideLocked(input).pipe(
+      decide(input).pipe(
         Effect.timeout(ENGINE_TIMEOUT),
         Effect.map(({ decision, pauseAgent }): TransactionDecision => ({ ...decision, pauseAgent })),
         Effect.catchAllCause((cause) => {
