@@ -18,6 +18,7 @@ import { ChainFacts } from "./chainFacts.js"
 import { MessageBuilder } from "./messageBuilder.js"
 import { OFF_CHAIN_TYPES, OffChainIntents } from "./offChainIntents.js"
 import { PostChecks } from "./postChecks.js"
+import { withPreBalance } from "./preBalanceFacts.js"
 import { ReadOnlyIntents } from "./readOnlyIntents.js"
 import { describeSimulationError } from "./simulationError.js"
 import { Retryable, Terminal } from "./stageFailure.js"
@@ -52,13 +53,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const chaosAt = (stage: "simulation" | "build" | "sign" | "send", failedAt: Retryable["failedAt"]) =>
       chaos.inject(stage).pipe(Effect.mapError((fault) => new Retryable({ message: fault.message, failedAt })))
 
-    const walletOf = (row: TransactionRow) => repo.walletKey(row.wallet_id)
-
     // ---- stages ---------------------------------------------------------------------------
 
-    const pending = (row: TransactionRow) =>
+    const pending = (row: TransactionRow, wallet: { readonly publicKey: string }) =>
       Effect.gen(function* () {
-        const wallet = yield* walletOf(row)
         if (row.type === "query_balance" || row.type === "query_positions") {
           const result =
             row.type === "query_balance"
@@ -77,10 +75,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           })
         }
         yield* chaosAt("build", "build")
-        const preBalance = yield* chain.getBalance(wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
         const payer = new PublicKey(wallet.publicKey)
+        const reads = withPreBalance(facts, chain, wallet.publicKey)
         const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
-          Effect.provideService(ChainFacts, facts),
+          Effect.provideService(ChainFacts, reads.facts),
           Effect.provideService(EscrowProgram, escrowProgram),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
@@ -89,6 +87,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           })
         )
         const compiled = yield* messages.compile(row.type, payer, built).pipe(Effect.catchAll(chainRetryable("build")))
+        const preBalance = yield* reads.preBalance.pipe(Effect.catchAll(chainRetryable("build")))
         return yield* move(row, {
           from: ["pending"], to: "simulating", stage: "build", message: `built: ${built.instructions.length} instruction(s), ${compiled.computeUnitLimit} CU`,
           fields: {
@@ -198,10 +197,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         return yield* postChecks.confirmed(row, signature)
       })
 
-    const step = (row: TransactionRow): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
+    const step = (row: TransactionRow, wallet: { readonly publicKey: string }): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
       switch (row.status) {
         case "pending":
-          return pending(row)
+          return pending(row, wallet)
         case "simulating":
           return simulating(row)
         case "policy_eval":
@@ -218,10 +217,13 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     /** Runs the transaction forward until it is terminal, waits at the gate, or another worker took it. */
     const run = (txId: string): Effect.Effect<void, Retryable> =>
       Effect.gen(function* () {
-        let row: TransactionRow | undefined = yield* repo.find(txId, null)
+        const found = yield* repo.findWithWalletKey(txId)
+        if (found === undefined) return
+        const wallet = { publicKey: found.publicKey }
+        let row: TransactionRow | undefined = found.row
         while (row !== undefined && !["confirmed", "failed", "approval_gate"].includes(row.status)) {
           const current: TransactionRow = row
-          row = yield* step(current).pipe(
+          row = yield* step(current, wallet).pipe(
             Effect.catchTag("Terminal", (failure) => Effect.zipRight(fail(current, failure), Effect.succeed(undefined)))
           )
         }

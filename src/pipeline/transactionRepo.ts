@@ -56,6 +56,19 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         SELECT * FROM transactions WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
       `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
+    /** The row and its wallet's public key in one round trip (a worker's first read of a job). */
+    const findWithWalletKey = (id: string) =>
+      sql<TransactionRow & { readonly wallet_public_key: string }>`
+        SELECT t.*, w.public_key AS wallet_public_key FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id = ${id}
+      `.pipe(
+        Effect.map(([found]) => {
+          if (found === undefined) return undefined
+          const { wallet_public_key: publicKey, ...row } = found
+          return { row: row satisfies TransactionRow, publicKey }
+        }),
+        Effect.orDie
+      )
+
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
       sql<TransactionRow>`
         SELECT * FROM transactions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND idempotency_key = ${key}
@@ -124,6 +137,6 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         Effect.orDie
       )
 
-    return { find, findByIdempotencyKey, transition, listByWallet, walletKey }
+    return { find, findWithWalletKey, findByIdempotencyKey, transition, listByWallet, walletKey }
   })
 }) {}
