@@ -2,15 +2,19 @@
  * The signer actor: the one fiber that asks the wallet component to sign. It signs only a transaction
  * recorded at `signing` whose recorded decision allows it (allow, or require_approval that a human
  * approved), only the exact message bytes that were simulated, and only when the fee payer is the
- * wallet. Requests queue up (queue depth visible in the actor registry).
+ * wallet. Requests queue up (queue depth visible in the actor registry); the queued ones are read from
+ * SQL together, then checked and signed one by one.
  */
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
-import { Data, Deferred, Effect, Queue } from "effect"
+import { Chunk, Data, Deferred, Effect, Exit, Queue } from "effect"
 import { assembleTransaction, feePayerOf } from "../src/pipeline/wireTransaction.js"
 import { KeyStore } from "../src/wallet/keyStore.js"
 import type { KeyBackend } from "../schemas/wallet.js"
 import { superviseActor } from "./supervise.js"
+
+/** Requests read in one SQL statement at most. */
+const MAX_BATCH = 64
 
 export class SignRefused extends Data.TaggedError("SignRefused")<{ readonly message: string }> {}
 
@@ -42,13 +46,16 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
     const keys = yield* KeyStore
     const requests = yield* Queue.unbounded<SignRequest>()
 
-    const signOne = (txId: string) =>
+    /** One read for a whole batch of requests (the checks below stay per transaction). */
+    const readRows = (txIds: ReadonlyArray<string>) =>
+      sql<SigningRow & { readonly id: string }>`
+        SELECT t.id, t.status, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
+          w.public_key, w.key_backend, w.status AS wallet_status
+        FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id IN ${sql.in([...txIds])}
+      `.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
+
+    const signOne = (txId: string, row: SigningRow | undefined) =>
       Effect.gen(function* () {
-        const [row] = yield* sql<SigningRow>`
-          SELECT t.status, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
-            w.public_key, w.key_backend, w.status AS wallet_status
-          FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id = ${txId}
-        `.pipe(Effect.orDie)
         if (row === undefined) return yield* new SignRefused({ message: `transaction ${txId} does not exist` })
         if (row.status !== "signing") return yield* new SignRefused({ message: `transaction is ${row.status}, not at signing` })
         const decision = row.policy_decision?.decision
@@ -69,10 +76,14 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
       (handle) =>
         Effect.forever(
           Effect.gen(function* () {
-            const request = yield* Queue.take(requests)
+            // Everything queued so far is one batch: one SQL read, then each request checked and signed in turn.
+            const batch = yield* Queue.takeBetween(requests, 1, MAX_BATCH)
             yield* handle.setQueueDepth(yield* Queue.size(requests))
-            const exit = yield* Effect.exit(signOne(request.txId))
-            yield* Deferred.done(request.reply, exit)
+            const rows = yield* Effect.exit(readRows(Chunk.toReadonlyArray(batch).map((request) => request.txId)))
+            for (const request of batch) {
+              const exit = Exit.isSuccess(rows) ? yield* Effect.exit(signOne(request.txId, rows.value.get(request.txId))) : Exit.failCause(rows.cause)
+              yield* Deferred.done(request.reply, exit)
+            }
           })
         ),
       { kind: "signer" }
