@@ -4,15 +4,19 @@
  * recent blockhash, the wallet as fee payer; extra signers (a new mint account) sign here, and only
  * their signatures are kept.
  */
-import { PublicKey, Transaction } from "@solana/web3.js"
+import { PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js"
+import { createHash } from "node:crypto"
 import bs58 from "bs58"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import type { BuiltTransaction } from "../protocols/builtTransaction.js"
 import type { AdapterOperation } from "../protocols/transactionTypes.js"
 import { withComputeBudget } from "./computeBudget.js"
 import { priorityFeeMicroLamports, type RecentFeeSample } from "./priorityFee.js"
+
+/** The blockhash did not move on while an identical message was in flight (a retryable build failure). */
+export class BlockhashStalled extends Data.TaggedError("BlockhashStalled")<{ readonly message: string }> {}
 
 export interface CompiledMessage {
   readonly messageBase64: string
@@ -58,13 +62,37 @@ export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBui
           })
     )
 
+    // Two identical intents (same wallet, destination and amount) built on one blockhash would be the same
+    // bytes and so the same signature: the ledger would run only one. A message built in the last two
+    // minutes is therefore never handed out again; the builder waits for the next blockhash instead.
+    const recentMessages = new Map<string, number>()
+    const claimMessage = (message: Buffer) => {
+      const now = Date.now()
+      if (recentMessages.size > 10_000) for (const [key, at] of recentMessages) if (now - at > 120_000) recentMessages.delete(key)
+      const key = createHash("sha256").update(message).digest("base64")
+      if (recentMessages.has(key)) return false
+      recentMessages.set(key, now)
+      return true
+    }
+
+    const uniqueMessage = (feePayer: PublicKey, instructions: ReadonlyArray<TransactionInstruction>) =>
+      Effect.gen(function* () {
+        for (let attempt = 0; ; attempt++) {
+          const { blockhash, lastValidBlockHeight } = yield* latestBlockhash
+          const transaction = new Transaction({ feePayer, blockhash, lastValidBlockHeight }).add(...instructions)
+          const message = transaction.serializeMessage()
+          if (claimMessage(message)) return { transaction, message, lastValidBlockHeight }
+          if (attempt >= 50) return yield* new BlockhashStalled({ message: "the ledger's blockhash has not advanced for 5 s; an identical transaction is still in flight" })
+          blockhashCache = undefined
+          yield* Effect.sleep("100 millis")
+        }
+      })
+
     const compile = (type: string, wallet: PublicKey, built: BuiltTransaction) =>
       Effect.gen(function* () {
         const microLamports = yield* priorityFee
         const { instructions, computeUnitLimit } = withComputeBudget(type as AdapterOperation, built.instructions, microLamports)
-        const { blockhash, lastValidBlockHeight } = yield* latestBlockhash
-        const transaction = new Transaction({ feePayer: wallet, blockhash, lastValidBlockHeight }).add(...instructions)
-        const message = transaction.serializeMessage()
+        const { transaction, message, lastValidBlockHeight } = yield* uniqueMessage(wallet, instructions)
         const extraSignatures: Record<string, string> = {}
         if (built.extraSigners.length > 0) {
           transaction.partialSign(...built.extraSigners)

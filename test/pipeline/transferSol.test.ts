@@ -102,6 +102,17 @@ describe("transfer_sol through the pipeline", () => {
     expect(listed.body.data.total).toBe(1)
   })
 
+  it("confirms two identical transfers sent at once as two transfers", async () => {
+    const source = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const destination = Keypair.generate().publicKey.toBase58()
+    const body = { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1_000_000 } }
+    const [first, second] = await Promise.all([submit(env.service.baseUrl, body), submit(env.service.baseUrl, body)])
+    const settled = await Promise.all([first, second].map((c) => waitSettled(env.service.baseUrl, c.body.data.id)))
+    expect(settled.map((s) => s.body.data.status)).toEqual(["confirmed", "confirmed"])
+    expect(settled[0].body.data.signature).not.toBe(settled[1].body.data.signature)
+    expect(await connection().getBalance(new PublicKey(destination))).toBe(2_000_000)
+  })
+
   it("answers query_balance with a result and no signature", async () => {
     const source = await createWallet(env.service.baseUrl, 1_000_000_000)
     const created = await submit(env.service.baseUrl, { walletId: source.id, type: "query_balance", protocol: "system-program", intent: {} }, undefined, "?waitMs=10000")
