@@ -16,8 +16,12 @@ const clientOptions = {
   applicationName: "agent-custody"
 } as const
 
-/** Connections beside the pipeline workers' (one each): HTTP creates and reads, LISTEN, the background actors. */
-const SPARE_CONNECTIONS = 12
+/**
+ * Pipeline workers hold a connection only for a statement (they mostly wait on RPC), so 20 serve 32
+ * workers plus the HTTP creates as well as 44 did in bench:pipeline; more would exhaust a server's
+ * max_connections (100 by default) when several services share it, as parallel test files do.
+ */
+const MAX_CONNECTIONS = 20
 
 /** Whether the database is the embedded PGlite (one connection, no LISTEN). */
 export class DatabaseMode extends Effect.Service<DatabaseMode>()("DatabaseMode", {
@@ -29,7 +33,7 @@ const PgClientLive = Layer.unwrapScoped(
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl)) {
       return Layer.merge(
-        PgClient.layer({ ...clientOptions, url: config.databaseUrl.value, maxConnections: config.outbox.workers + SPARE_CONNECTIONS }),
+        PgClient.layer({ ...clientOptions, url: config.databaseUrl.value, maxConnections: MAX_CONNECTIONS }),
         Layer.succeed(DatabaseMode, new DatabaseMode({ embedded: false }))
       )
     }
@@ -59,7 +63,7 @@ export const databaseAt = (url: string) =>
   MigratorLive.pipe(
     Layer.provideMerge(
       Layer.merge(
-        PgClient.layer({ ...clientOptions, url: Redacted.make(url), maxConnections: 20 }),
+        PgClient.layer({ ...clientOptions, url: Redacted.make(url), maxConnections: MAX_CONNECTIONS }),
         Layer.succeed(DatabaseMode, new DatabaseMode({ embedded: false }))
       )
     )
