@@ -65,6 +65,9 @@ const percentile = Config.integer("CHAIN_PRIORITY_FEE_PERCENTILE").pipe(
 export const appConfig = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   databaseUrl: optionalSecret("DATABASE_URL"),
+  // Pipeline workers hold a connection only for a statement (they mostly wait on RPC), so 20 serve 32
+  // workers and the HTTP creates; keep the sum over all processes under the server's max_connections.
+  databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 20),
   ports: Config.all({
     gateway: port("API_GATEWAY_PORT", 3000),
     walletEngine: port("WALLET_ENGINE_PORT", 3002),

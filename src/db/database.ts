@@ -16,13 +16,6 @@ const clientOptions = {
   applicationName: "agent-custody"
 } as const
 
-/**
- * Pipeline workers hold a connection only for a statement (they mostly wait on RPC), so 20 serve 32
- * workers plus the HTTP creates as well as 44 did in bench:pipeline; more would exhaust a server's
- * max_connections (100 by default) when several services share it, as parallel test files do.
- */
-const MAX_CONNECTIONS = 20
-
 /** Whether the database is the embedded PGlite (one connection, no LISTEN). */
 export class DatabaseMode extends Effect.Service<DatabaseMode>()("DatabaseMode", {
   succeed: { embedded: false as boolean }
@@ -33,7 +26,7 @@ const PgClientLive = Layer.unwrapScoped(
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl)) {
       return Layer.merge(
-        PgClient.layer({ ...clientOptions, url: config.databaseUrl.value, maxConnections: MAX_CONNECTIONS }),
+        PgClient.layer({ ...clientOptions, url: config.databaseUrl.value, maxConnections: config.databasePoolSize }),
         Layer.succeed(DatabaseMode, new DatabaseMode({ embedded: false }))
       )
     }
@@ -57,14 +50,3 @@ const MigratorLive = PgMigrator.layer({ loader: migrations }).pipe(Layer.provide
 
 /** SqlClient + PgClient + DatabaseMode, migrated. */
 export const DatabaseLive = MigratorLive.pipe(Layer.provideMerge(PgClientLive))
-
-/** For tests and tools: a database at an explicit URL (Redacted). */
-export const databaseAt = (url: string) =>
-  MigratorLive.pipe(
-    Layer.provideMerge(
-      Layer.merge(
-        PgClient.layer({ ...clientOptions, url: Redacted.make(url), maxConnections: MAX_CONNECTIONS }),
-        Layer.succeed(DatabaseMode, new DatabaseMode({ embedded: false }))
-      )
-    )
-  )

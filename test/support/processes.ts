@@ -164,6 +164,7 @@ export const startServiceProcess = async (options: ServiceProcessOptions): Promi
       API_GATEWAY_PORT: String(port),
       API_GATEWAY_API_KEYS: `${SERVICE_API_KEY}:*:all`,
       API_GATEWAY_RATE_LIMIT_PER_MINUTE: "10000000",
+      DATABASE_POOL_SIZE: "10",
       WALLET_KEY_ENCRYPTION_SECRET: "process-test-key-encryption-secret",
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
       ...options.env

@@ -48,6 +48,9 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
     WALLET_KEY_ENCRYPTION_SECRET: "test-key-encryption-secret",
     // Tests poll hard; the rate limit has its own test with its own setting.
     API_GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000",
+    // Parallel test files each run services on one PostgreSQL: small pools stay under its max_connections.
+    DATABASE_POOL_SIZE: "5",
+    TX_PIPELINE_WORKERS: "8",
     CHAIN_RPC_URL: options.rpcUrl,
     ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
     ...options.env
