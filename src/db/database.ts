@@ -4,7 +4,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as path from "node:path"
 import { AppConfig } from "../config.js"
 import { startEmbeddedDatabase } from "./embedded.js"
