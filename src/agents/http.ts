@@ -20,8 +20,8 @@ import { TransactionService } from "../pipeline/transactionService.js"
 import { AgentExecution } from "./agentExecution.js"
 import { AgentService } from "./agentService.js"
 import type { AgentAction } from "./agentTransitions.js"
-import { executeReply } from "./executeReply.js"
 import { ManifestStore, RevokeManifestBody } from "./manifestStore.js"
+import { createdReply } from "../pipeline/transactionReply.js"
 
 const agentId = pathParam("agentId", Uuid)
 
@@ -143,7 +143,7 @@ export const agentRoutes = [
       const caller = yield* Caller
       const { row, created } = yield* (yield* AgentExecution).execute(caller, id, { order, manifest })
       const settled = waitMs > 0 ? ((yield* (yield* TransactionService).awaitSettled(row.id, waitMs)) ?? row) : row
-      return executeReply(settled, created)
+      return createdReply(settled, created)
     })
   )
 ]

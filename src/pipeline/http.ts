@@ -3,13 +3,13 @@ import { Effect, Schema } from "effect"
 import { PaginationQuery, Uuid } from "../../schemas/common.js"
 import { RejectBody } from "../../schemas/transaction.js"
 import { Caller } from "../gateway/caller.js"
-import { ok, type Reply } from "../gateway/envelope.js"
+import { ok } from "../gateway/envelope.js"
 import { decodeBody, decodeQuery, jsonBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { type AcceptedRequest, decodeTransactionRequest } from "./acceptIntent.js"
 import { Outbox } from "./outbox.js"
 import { TransactionService } from "./transactionService.js"
-import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
+import { createdReply, transactionReply } from "./transactionReply.js"
 
 const txId = pathParam("txId", Uuid)
 const walletId = pathParam("walletId", Uuid)
@@ -21,24 +21,6 @@ const WaitQuery = Schema.Struct({
 
 const ListQuery = Schema.extend(PaginationQuery, Schema.Struct({ status: Schema.optional(Schema.String) }))
 
-const failureOf = (row: TransactionRow) =>
-  row.status === "failed" && row.error_code !== null
-    ? { errorCode: row.error_code, failedAt: row.failed_at, stage: row.failed_at ?? "gateway", message: row.error ?? "transaction failed" }
-    : undefined
-
-/** A transaction as the envelope carries it: failed ones are an envelope failure with the record as data. */
-const transactionReply = (row: TransactionRow, httpStatus: number): Reply => {
-  const failure = failureOf(row)
-  return failure === undefined ? { httpStatus, data: toTransactionRecord(row), stage: row.stage } : { httpStatus, data: toTransactionRecord(row), failure }
-}
-
-/** The create call's status: 202 at the approval gate; a failure's own status; 201 otherwise. */
-const createStatus = (row: TransactionRow) => {
-  if (row.status === "approval_gate") return 202
-  if (row.status !== "failed") return 201
-  return row.error_code === "POLICY_VIOLATION" ? 403 : row.error_code === "CONFIRMATION_FAILED" ? 200 : 500
-}
-
 /** Creates the transaction `decodeRequest` yields and answers as POST /transactions does (`?waitMs=`
  *  included); the escrow helpers reuse it with requests they assemble. */
 export const createAndReply = <E, R>(decodeRequest: Effect.Effect<AcceptedRequest, E, R>, agentId?: string) =>
@@ -48,7 +30,7 @@ export const createAndReply = <E, R>(decodeRequest: Effect.Effect<AcceptedReques
     const service = yield* TransactionService
     const { row, created } = yield* service.create(yield* Caller, request, agentId === undefined ? {} : { agentId })
     const settled = waitMs > 0 ? ((yield* service.awaitSettled(row.id, waitMs)) ?? row) : row
-    return transactionReply(settled, created ? createStatus(settled) : settled.status === "approval_gate" ? 202 : 200)
+    return createdReply(settled, created)
   })
 
 export const createTransactionHandler = (agentId?: string) => createAndReply(Effect.flatMap(jsonBody, decodeTransactionRequest), agentId)
