@@ -30,10 +30,11 @@ export interface NewTransaction {
 export type InsertOutcome =
   | { readonly _tag: "WalletNotFound" }
   | { readonly _tag: "WalletNotActive"; readonly status: string }
+  | { readonly _tag: "AgentNotFound" }
   | { readonly _tag: "Conflict"; readonly tenantId: string }
   | { readonly _tag: "Inserted"; readonly row: TransactionRow }
 
-type ResultRow = Partial<TransactionRow> & { readonly wallet_tenant: string; readonly wallet_status: string; readonly notified?: unknown }
+type ResultRow = Partial<TransactionRow> & { readonly wallet_tenant: string; readonly wallet_status: string; readonly agent_ok: boolean; readonly notified?: unknown }
 
 /**
  * `notifyChannel`: on PostgreSQL the job's insert also queues a NOTIFY for other processes' workers
@@ -46,7 +47,10 @@ export const insertTransactionWithJob = (sql: SqlClient.SqlClient, tx: NewTransa
   const notify = notifyChannel === undefined ? sql`` : sql`, (SELECT count(pg_notify(${notifyChannel}, '')) FROM job) AS notified`
   return sql<ResultRow>`
     WITH wallet AS (
-      SELECT tenant_id, status FROM wallets
+      -- An agentId must name an agent of the wallet's tenant.
+      SELECT tenant_id, status,
+        (${tx.agentId}::uuid IS NULL OR EXISTS (SELECT 1 FROM agents WHERE agents.id = ${tx.agentId}::uuid AND agents.tenant_id = wallets.tenant_id)) AS agent_ok
+      FROM wallets
       WHERE id = ${tx.walletId} ${tx.walletTenant === null ? sql`` : sql`AND tenant_id = ${tx.walletTenant}`}
     ), inserted AS (
       INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
@@ -54,7 +58,7 @@ export const insertTransactionWithJob = (sql: SqlClient.SqlClient, tx: NewTransa
       SELECT ${tx.id}, wallet.tenant_id, ${tx.walletId}, ${tx.agentId}, ${tx.type}, ${tx.protocol},
         ${JSON.stringify(tx.intent)}::jsonb, ${JSON.stringify(tx.request)}::jsonb, ${tx.requestHash}, ${tx.gasless},
         ${tx.requireApproval}, ${tx.idempotencyKey}, 'pending', 'validation', ${history}::jsonb
-      FROM wallet WHERE wallet.status = 'active'
+      FROM wallet WHERE wallet.status = 'active' AND wallet.agent_ok
       ON CONFLICT DO NOTHING
       RETURNING *
     ), job AS (
@@ -65,14 +69,15 @@ export const insertTransactionWithJob = (sql: SqlClient.SqlClient, tx: NewTransa
         ${JSON.stringify({ type: tx.type, protocol: tx.protocol })}::jsonb, id, wallet_id, agent_id, protocol, 'transaction', 'pipeline', ${tx.traceId}
       FROM inserted
     )
-    SELECT inserted.*, wallet.tenant_id AS wallet_tenant, wallet.status AS wallet_status${notify}
+    SELECT inserted.*, wallet.tenant_id AS wallet_tenant, wallet.status AS wallet_status, wallet.agent_ok${notify}
     FROM wallet LEFT JOIN inserted ON true
   `.pipe(
     Effect.map(([result]): InsertOutcome => {
       if (result === undefined) return { _tag: "WalletNotFound" }
       if (result.wallet_status !== "active") return { _tag: "WalletNotActive", status: result.wallet_status }
+      if (!result.agent_ok) return { _tag: "AgentNotFound" }
       if (result.id === undefined || result.id === null) return { _tag: "Conflict", tenantId: result.wallet_tenant }
-      const { wallet_tenant: _tenant, wallet_status: _status, notified: _notified, ...row } = result
+      const { wallet_tenant: _tenant, wallet_status: _status, agent_ok: _agent, notified: _notified, ...row } = result
       return { _tag: "Inserted", row: row as TransactionRow }
     }),
     Effect.orDie

@@ -64,6 +64,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         switch (outcome._tag) {
           case "WalletNotFound":
             return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
+          case "AgentNotFound":
+            return yield* Effect.fail(new NotFound({ resource: "agent", id: agentId ?? "" }))
           case "WalletNotActive":
             return yield* Effect.fail(new ValidationError({ message: `walletId: wallet ${request.walletId} is ${outcome.status}`, field: "walletId" }))
           case "Conflict": {

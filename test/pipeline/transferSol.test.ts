@@ -82,6 +82,9 @@ describe("transfer_sol through the pipeline", () => {
       expect(refused.status).toBe(400)
       expect(refused.body.error).toContain(field)
     }
+    const strangerAgent = await submit(env.service.baseUrl, { walletId: source.id, agentId: "00000000-0000-4000-8000-000000000000", type: "transfer_sol", protocol: "system-program", intent: { destination: source.publicKey, lamports: 1 } })
+    expect(strangerAgent.status).toBe(404)
+    expect(strangerAgent.body.error).toContain("agent")
     const badType = await submit(env.service.baseUrl, { walletId: source.id, type: "teleport", protocol: "system-program", intent: {} })
     expect(badType.status).toBe(400)
     expect(badType.body.error).toContain("type")
