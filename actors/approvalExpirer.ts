@@ -18,7 +18,7 @@ export const expireApprovals = Effect.gen(function* () {
   const metrics = yield* MetricCounters
   const due = yield* sql<{ id: string; approval: Record<string, unknown> }>`
     SELECT id, approval FROM transactions
-    WHERE status = 'approval_gate' AND (approval->>'expiresAt')::timestamptz <= now()
+    WHERE approval IS NOT NULL AND approval->>'expiresAt' <= ${new Date().toISOString()} AND status = 'approval_gate'
     LIMIT 500
   `.pipe(Effect.orDie)
   for (const row of due) {

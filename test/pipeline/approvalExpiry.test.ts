@@ -1,0 +1,48 @@
+/**
+ * [n8] An approval that waits past its 24 hours fails the transaction with POLICY_VIOLATION (approval
+ * expired) and never signs; one still within its time is left alone.
+ */
+import { SqlClient } from "@effect/sql"
+import { Keypair } from "@solana/web3.js"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { expireApprovals } from "../../actors/approvalExpirer.js"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api } from "../support/service.js"
+import { createWallet, submit } from "../support/transactions.js"
+
+const env = useServiceWithLedger()
+
+const awaitingApproval = async (walletId: string) => {
+  const created = await submit(env.service.baseUrl, {
+    walletId, type: "transfer_sol", protocol: "system-program", requireApproval: true,
+    intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 1_000_000 }
+  }, undefined, "?waitMs=10000")
+  expect(created.status).toBe(202)
+  return created.body.data.id as string
+}
+
+describe("approval expiry", () => {
+  it("fails an approval older than 24 hours and keeps a fresh one waiting", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const stale = await awaitingApproval(wallet.id)
+    const fresh = await awaitingApproval(wallet.id)
+    const past = new Date(Date.now() - 1000).toISOString()
+    await env.service.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`UPDATE transactions SET approval = jsonb_set(approval, '{expiresAt}', to_jsonb(${past}::text)) WHERE id = ${stale}`
+      )
+    )
+    const expired = await env.service.runtime.runPromise(expireApprovals)
+    expect(expired).toBe(1)
+
+    const staleTx = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${stale}`)
+    expect(staleTx.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect(staleTx.body.data).toMatchObject({ status: "failed", approval: { status: "expired" } })
+    expect(staleTx.body.data.signature).toBeUndefined()
+    const freshTx = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${fresh}`)
+    expect(freshTx.body.data.status).toBe("approval_gate")
+    const approveStale = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${stale}/approve`)
+    expect(approveStale.status).toBe(400)
+  })
+})
