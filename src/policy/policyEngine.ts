@@ -21,18 +21,21 @@ import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
 import type { CompiledPolicy } from "./compileRules.js"
 import { evaluatePolicies } from "./evaluate.js"
-import type { EvaluationState, PolicyEffects, PortfolioMetrics } from "./evaluationState.js"
+import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects, type PortfolioMetrics } from "./evaluationState.js"
 import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
 import { isUnconstrained, recordUnconstrained } from "./unconstrainedDecision.js"
+import { utcDayKey } from "./utcTime.js"
+import { readWhatIfSnapshot, type WhatIfSnapshot } from "./whatIfSnapshot.js"
 import {
   approvalRequestedCheck,
   gaslessCheck,
   hasPortfolioLimits,
   portfolioControlsCheck,
   protocolConfigCheck,
+  toRequest,
   type TransactionRiskInput
 } from "./transactionRisk.js"
 
@@ -51,19 +54,6 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
   const text = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : String(error)
   return `policy engine unavailable: ${text.split("\n")[0].slice(0, 200)}`
 }
-
-const toRequest = (input: TransactionRiskInput): EvaluateRequest => ({
-  walletId: input.walletId,
-  type: input.type,
-  protocol: input.protocol,
-  timestamp: input.timestamp,
-  programIds: input.facts.programIds,
-  ...(input.agentId === null ? {} : { agentId: input.agentId }),
-  ...(input.facts.destination === undefined ? {} : { destination: input.facts.destination }),
-  ...(input.facts.tokenMint === undefined ? {} : { tokenMint: input.facts.tokenMint }),
-  ...(input.facts.amountLamports === undefined ? {} : { amountLamports: input.facts.amountLamports }),
-  ...(input.facts.slippageBps === undefined ? {} : { slippageBps: input.facts.slippageBps })
-})
 
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
   dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default],
@@ -86,20 +76,28 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       request: EvaluateRequest,
       tenantId: string,
       now: Date,
-      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; portfolio: boolean }
+      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; portfolio: boolean },
+      known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts" | "portfolioHistory">
     ) =>
       Effect.gen(function* () {
         const required = requiredState(policies, request, now)
-        const dailySpentLamports = required.dailySpend ? yield* store.dailySpent(request.walletId, required.utcDay) : undefined
+        const dailySpentLamports = !required.dailySpend
+          ? undefined
+          : known !== undefined
+            ? known.dailySpentLamports
+            : yield* store.dailySpent(request.walletId, required.utcDay)
+        // Windows the snapshot did not count (a rule it could not read as a plain integer) are read here.
+        const missing = required.rateWindowsSeconds.filter((seconds) => known?.rateCounts.has(seconds) !== true)
+        const read = missing.length > 0 ? yield* store.rateCounts(required.rateKey, missing, required.instant) : undefined
         const rateCounts =
           required.rateWindowsSeconds.length > 0
-            ? yield* store.rateCounts(required.rateKey, required.rateWindowsSeconds, required.instant)
+            ? new Map(required.rateWindowsSeconds.map((seconds) => [seconds, known?.rateCounts.get(seconds) ?? read?.get(seconds) ?? 0]))
             : undefined
         let portfolio: PortfolioMetrics | undefined
         if (required.portfolioMetrics || extra.portfolio) {
-          const history = yield* readPortfolioHistory(request.walletId, tenantId, required.utcDay).pipe(
+          const history = known?.portfolioHistory ?? (yield* readPortfolioHistory(request.walletId, tenantId, required.utcDay).pipe(
             Effect.provideService(SqlClient.SqlClient, sql)
-          )
+          ))
           portfolio = projectPortfolioMetrics(history, {
             protocol: request.protocol,
             tokenMint: request.tokenMint,
@@ -122,7 +120,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         return state
       })
 
-    const report = (tenantId: string, decision: PolicyDecision, context: { txId?: string; walletId: string; agentId?: string | null; protocol: string; traceId?: string | undefined; source: string }) =>
+    /** Audits and counts a decision; a what-if's event is queued for a batched insert (nothing is atomic with it). */
+    const report = (tenantId: string, decision: PolicyDecision, context: { txId?: string; walletId: string; agentId?: string | null; protocol: string; traceId?: string | undefined; source: "transaction" | "evaluate" }) =>
       Effect.gen(function* () {
         yield* audit.record({
           tenantId,
@@ -248,15 +247,33 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     /**
      * POST /evaluate: a what-if over the wallet's active policies, with the current exact state; it
      * writes no effects (no spend, no rate event) but is audited and counted. Fails closed to deny.
+     * One statement reads it all (whatIfSnapshot.ts); if that statement fails, the separate reads run
+     * instead, so a failure answers exactly as they would (404, or deny naming the engine).
      */
     const evaluate = (caller: CallerInfo, request: EvaluateRequest) =>
       Effect.gen(function* () {
-        const wallet = yield* wallets.find(request.walletId, caller.readTenant)
-        if (wallet === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
-        const tenantId = wallet.tenantId
+        const now = new Date()
+        const instant = evaluationInstant(request, now)
+        const snapshot = yield* readWhatIfSnapshot({
+          walletId: request.walletId,
+          readTenant: caller.readTenant,
+          utcDay: utcDayKey(instant),
+          rateKey: rateLimitKey(request),
+          instant
+        }).pipe(
+          Effect.provideService(SqlClient.SqlClient, sql),
+          Effect.timeout(ENGINE_TIMEOUT),
+          Effect.map(Option.some),
+          Effect.catchAllCause(() => Effect.succeedNone)
+        )
+        const tenantId = Option.isSome(snapshot)
+          ? snapshot.value?.tenantId
+          : (yield* wallets.find(request.walletId, caller.readTenant))?.tenantId
+        if (tenantId === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
         const decision = yield* Effect.gen(function* () {
-          const policies = yield* loadPolicies(request.walletId, tenantId)
-          const state = yield* readState(policies, request, tenantId, new Date(), { portfolio: false })
+          const known = Option.getOrUndefined(snapshot)
+          const policies = known !== undefined ? known.policies.map((row) => cache.compile(row)) : yield* loadPolicies(request.walletId, tenantId)
+          const state = yield* readState(policies, request, tenantId, now, { portfolio: false }, known)
           const evaluation = evaluatePolicies(policies, request, state)
           return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision
         }).pipe(

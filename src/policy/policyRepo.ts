@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Policy } from "../../schemas/policy.js"
 
-interface PolicyRow {
+export interface PolicyRow {
   readonly id: string
   readonly tenant_id: string
   readonly wallet_id: string
@@ -37,7 +37,7 @@ const parseRules = (text: string): unknown => {
   }
 }
 
-const toStored = (row: PolicyRow): StoredPolicyRow => ({
+export const toStored = (row: PolicyRow): StoredPolicyRow => ({
   tenantId: row.tenant_id,
   rulesText: row.rules_text,
   policy: {

@@ -3,7 +3,7 @@
  * intent's protocol (spec order: slippage, pools, programs, pool concentration against the
  * pre-balance, quote age, oracle deviation), then the wallet's portfolio risk controls.
  */
-import type { PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
+import type { EvaluateRequest, PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
 import { portfolioRiskChecks } from "../risk/portfolioRiskChecks.js"
 import { protocolRiskChecks } from "../risk/protocolRiskChecks.js"
 import type { PortfolioMetrics } from "./evaluationState.js"
@@ -76,3 +76,17 @@ export const portfolioControlsCheck = (controls: PortfolioRiskControls, metrics:
 /** The on-demand approval flag of the transaction (spec: approval_gate transition). */
 export const approvalRequestedCheck = (requireApproval: boolean): RuleOutcome =>
   requireApproval ? { decision: "require_approval", reasons: ["approval was requested for this transaction"] } : ALLOW
+
+/** The request the policy evaluator sees for a real transaction (the pipeline's facts, its clock, no hint). */
+export const toRequest = (input: TransactionRiskInput): EvaluateRequest => ({
+  walletId: input.walletId,
+  type: input.type,
+  protocol: input.protocol,
+  timestamp: input.timestamp,
+  programIds: input.facts.programIds,
+  ...(input.agentId === null ? {} : { agentId: input.agentId }),
+  ...(input.facts.destination === undefined ? {} : { destination: input.facts.destination }),
+  ...(input.facts.tokenMint === undefined ? {} : { tokenMint: input.facts.tokenMint }),
+  ...(input.facts.amountLamports === undefined ? {} : { amountLamports: input.facts.amountLamports }),
+  ...(input.facts.slippageBps === undefined ? {} : { slippageBps: input.facts.slippageBps })
+})
