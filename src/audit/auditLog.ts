@@ -1,11 +1,13 @@
 /**
  * The audit log and metric counters, durable in SQL. Recording an event also increments the counter
  * `audit_event.<eventType>` (spec: Events rule 1). Metadata is stored as given: callers never put keys
- * or secrets in it.
+ * or secrets in it. `record` writes now (in the caller's SQL transaction, if any); `recordSoon` queues
+ * the event for a batched insert within 50 ms (auditBatch.ts), for events nothing else is atomic with.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { makeAuditBatch } from "./auditBatch.js"
 import { MetricCounters } from "./metricCounters.js"
 
 export interface AuditEventInput {
@@ -28,10 +30,11 @@ const jsonSafe = (value: unknown) =>
 
 export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
   dependencies: [MetricCounters.Default],
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const counters = yield* MetricCounters
     const increment = counters.increment
+    const batch = yield* makeAuditBatch(increment)
 
     const record = (event: AuditEventInput) =>
       Effect.gen(function* () {
@@ -47,6 +50,6 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
         return id
       }).pipe(Effect.orDie, Effect.withSpan("AuditLog.record"))
 
-    return { record, increment }
+    return { record, recordSoon: batch.recordSoon, flushQueued: batch.flush, increment }
   })
 }) {}

@@ -123,7 +123,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     /** Audits and counts a decision; a what-if's event is queued for a batched insert (nothing is atomic with it). */
     const report = (tenantId: string, decision: PolicyDecision, context: { txId?: string; walletId: string; agentId?: string | null; protocol: string; traceId?: string | undefined; source: "transaction" | "evaluate" }) =>
       Effect.gen(function* () {
-        yield* audit.record({
+        yield* (context.source === "evaluate" ? audit.recordSoon : audit.record)({
           tenantId,
           eventType: "policy.evaluated",
           message: `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`,

@@ -1,0 +1,105 @@
+/**
+ * Audit events that may be written a moment late (what-if evaluations): queued in memory and inserted
+ * with ONE multi-row INSERT every 50 ms, when the queue reaches MAX_QUEUED (the caller then waits for
+ * that insert, so memory stays bounded under load) and on shutdown. A kill -9 can lose at most the
+ * queued window. Each event keeps the time it was queued as its created_at, and the counter
+ * `audit_event.<eventType>` grows once its row is written. Events that must be atomic with other writes
+ * (transaction decisions) never come here: they use AuditLog.record inside their SQL transaction.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Schedule, type Scope } from "effect"
+import { randomUUID } from "node:crypto"
+import type { AuditEventInput } from "./auditLog.js"
+
+export const FLUSH_INTERVAL = "50 millis"
+export const MAX_QUEUED = 1_000
+
+const jsonSafe = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value)
+
+interface QueuedEvent {
+  readonly id: string
+  readonly tenant_id: string
+  readonly event_type: string
+  readonly message: string
+  readonly metadata: Record<string, unknown>
+  readonly tx_id: string | null
+  readonly wallet_id: string | null
+  readonly agent_id: string | null
+  readonly protocol: string | null
+  readonly escrow_id: string | null
+  readonly entity_type: string | null
+  readonly category: string | null
+  readonly trace_id: string | null
+  readonly created_at: string
+}
+
+const toQueued = (event: AuditEventInput): QueuedEvent => ({
+  id: randomUUID(),
+  tenant_id: event.tenantId,
+  event_type: event.eventType,
+  message: event.message,
+  metadata: event.metadata ?? {},
+  tx_id: event.txId ?? null,
+  wallet_id: event.walletId ?? null,
+  agent_id: event.agentId ?? null,
+  protocol: event.protocol ?? null,
+  escrow_id: event.escrowId ?? null,
+  entity_type: event.entityType ?? null,
+  category: event.category ?? null,
+  trace_id: event.traceId ?? null,
+  created_at: new Date().toISOString()
+})
+
+/** The batcher; its flush loop lives in the scope, and closing the scope writes what is queued. */
+export const makeAuditBatch = (
+  increment: (name: string, by?: number) => Effect.Effect<void>
+): Effect.Effect<{ readonly recordSoon: (event: AuditEventInput) => Effect.Effect<string>; readonly flush: Effect.Effect<void> }, never, SqlClient.SqlClient | Scope.Scope> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    let queued: Array<QueuedEvent> = []
+    // One insert at a time: the loop, a full queue and shutdown never write the same batch twice.
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const insert = (batch: ReadonlyArray<QueuedEvent>) =>
+      Effect.gen(function* () {
+        yield* sql`
+          INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id,
+            protocol, escrow_id, entity_type, category, trace_id, created_at)
+          SELECT id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id,
+            protocol, escrow_id, entity_type, category, trace_id, created_at
+          FROM jsonb_to_recordset(${JSON.stringify(batch, jsonSafe)}::jsonb) AS e(id uuid, tenant_id text, event_type text,
+            message text, metadata jsonb, tx_id uuid, wallet_id uuid, agent_id uuid, protocol text, escrow_id text,
+            entity_type text, category text, trace_id text, created_at timestamptz)
+        `
+        const perType = new Map<string, number>()
+        for (const event of batch) perType.set(event.event_type, (perType.get(event.event_type) ?? 0) + 1)
+        for (const [eventType, n] of perType) yield* increment(`audit_event.${eventType}`, n)
+      })
+
+    const flush = lock.withPermits(1)(
+      Effect.suspend(() => {
+        if (queued.length === 0) return Effect.void
+        const batch = queued
+        queued = []
+        return insert(batch).pipe(
+          // Put the batch back in front (it stays in order) and try again on the next tick.
+          Effect.catchAllCause((cause) =>
+            Effect.sync(() => {
+              queued = batch.concat(queued)
+            }).pipe(Effect.zipRight(Effect.logWarning("audit batch insert failed; will retry", cause)))
+          )
+        )
+      })
+    )
+
+    const recordSoon = (event: AuditEventInput) =>
+      Effect.suspend(() => {
+        const queuedEvent = toQueued(event)
+        queued.push(queuedEvent)
+        return (queued.length >= MAX_QUEUED ? flush : Effect.void).pipe(Effect.as(queuedEvent.id))
+      })
+
+    yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(FLUSH_INTERVAL)))
+    yield* Effect.addFinalizer(() => flush)
+    return { recordSoon, flush }
+  })
