@@ -28,7 +28,8 @@ import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
 import { isUnconstrained, recordUnconstrained } from "./unconstrainedDecision.js"
 import { utcDayKey } from "./utcTime.js"
-import { readWhatIfSnapshot, type WhatIfSnapshot } from "./whatIfSnapshot.js"
+import { makeWhatIfReadBatch } from "./whatIfReadBatch.js"
+import type { WhatIfSnapshot } from "./whatIfSnapshot.js"
 import {
   approvalRequestedCheck,
   gaslessCheck,
@@ -66,6 +67,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     const audit = yield* AuditLog
     const relayConfigured = Option.isSome((yield* AppConfig).chain.gaslessRpcUrl)
     const cache = new CompiledPolicyCache()
+    const whatIfReads = makeWhatIfReadBatch(sql)
 
     const loadPolicies = (walletId: string, tenantId: string) =>
       repo.activeForWallet(walletId, tenantId).pipe(Effect.map((rows) => rows.map((row) => cache.compile(row))))
@@ -247,21 +249,20 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     /**
      * POST /evaluate: a what-if over the wallet's active policies, with the current exact state; it
      * writes no effects (no spend, no rate event) but is audited and counted. Fails closed to deny.
-     * One statement reads it all (whatIfSnapshot.ts); if that statement fails, the separate reads run
-     * instead, so a failure answers exactly as they would (404, or deny naming the engine).
+     * One statement reads it all, shared by concurrent calls (whatIfReadBatch.ts); if it fails, the
+     * separate reads run instead, so a failure answers exactly as they would (404, or deny naming the engine).
      */
     const evaluate = (caller: CallerInfo, request: EvaluateRequest) =>
       Effect.gen(function* () {
         const now = new Date()
         const instant = evaluationInstant(request, now)
-        const snapshot = yield* readWhatIfSnapshot({
+        const snapshot = yield* whatIfReads.read({
           walletId: request.walletId,
           readTenant: caller.readTenant,
           utcDay: utcDayKey(instant),
           rateKey: rateLimitKey(request),
           instant
         }).pipe(
-          Effect.provideService(SqlClient.SqlClient, sql),
           Effect.timeout(ENGINE_TIMEOUT),
           Effect.map(Option.some),
           Effect.catchAllCause(() => Effect.succeedNone)

@@ -25,6 +25,7 @@ export interface WhatIfSnapshot {
 }
 
 const SnapshotRow = Schema.Struct({
+  idx: Schema.Number,
   tenant_id: Schema.String,
   policies: Schema.Array(
     Schema.Struct({
@@ -55,50 +56,69 @@ const bigOrUndefined = (text: string | null) => (text === null ? undefined : Big
 const bigMap = (record: Readonly<Record<string, string>>) => new Map(Object.entries(record).map(([key, net]) => [key, BigInt(net)]))
 const decodeRows = Schema.decodeUnknown(Schema.Array(SnapshotRow))
 
-/** Undefined when the wallet does not exist in the caller's readable tenants. Fails on any SQL or decode error. */
-export const readWhatIfSnapshot = (
-  input: { walletId: string; readTenant: string | null; utcDay: string; rateKey: string; instant: Date }
-) =>
+export interface WhatIfInput {
+  readonly walletId: string
+  readonly readTenant: string | null
+  readonly utcDay: string
+  readonly rateKey: string
+  readonly instant: Date
+}
+
+const toSnapshot = (row: typeof SnapshotRow.Type): WhatIfSnapshot => ({
+  tenantId: row.tenant_id,
+  policies: row.policies.map((p) => toStored({ ...p, created_at: new Date(p.created_ms), updated_at: new Date(p.updated_ms) })),
+  dailySpentLamports: row.daily_spent === null ? 0n : BigInt(row.daily_spent),
+  rateCounts: new Map(Object.entries(row.rate_counts).map(([seconds, n]) => [Number(seconds), n])),
+  portfolioHistory:
+    row.portfolio === null
+      ? undefined
+      : {
+          peakLamports: bigOrUndefined(row.portfolio.peak),
+          dayStartLamports: bigOrUndefined(row.portfolio.day_start),
+          latestLamports: bigOrUndefined(row.portfolio.latest),
+          netIntoProtocol: bigMap(row.portfolio.by_protocol),
+          netIntoMint: bigMap(row.portfolio.by_mint)
+        }
+})
+
+/**
+ * The snapshots of several inputs in one statement (one row per input whose wallet is visible), in
+ * input order; undefined where the wallet does not exist in that caller's readable tenants. Fails as
+ * a whole on any SQL or decode error.
+ */
+export const readWhatIfSnapshots = (inputs: ReadonlyArray<WhatIfInput>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const tenantFilter = input.readTenant === null ? sql`` : sql`AND tenant_id = ${input.readTenant}`
+    const rows = inputs.map((input, idx) => ({
+      idx,
+      wallet_id: input.walletId,
+      read_tenant: input.readTenant,
+      utc_day: input.utcDay,
+      rate_key: input.rateKey,
+      instant: input.instant.toISOString(),
+      day_start: `${input.utcDay}T00:00:00.000Z`
+    }))
     // The reads of readPortfolioHistory (src/risk/portfolioMetrics.ts) as subqueries: keep the two in step.
     const confirmed = sql`t.wallet_id = w.id AND t.tenant_id = w.tenant_id AND t.status = 'confirmed'
       AND t.pre_balance_lamports IS NOT NULL AND t.post_balance_lamports IS NOT NULL`
     const position = sql`${confirmed} AND t.protocol NOT IN ${sql.in(PAYMENT_PROTOCOLS)}`
     const mint = sql`coalesce(t.intent->>'outputMint', t.intent->>'mint')`
-    const dayStart = new Date(`${input.utcDay}T00:00:00.000Z`)
-    const rows = yield* sql`
-      WITH wallet AS (
-        SELECT id, tenant_id FROM wallets WHERE id = ${input.walletId} ${tenantFilter}
-      ), active AS (
-        SELECT p.* FROM policies p JOIN wallet w ON p.wallet_id = w.id AND p.tenant_id = w.tenant_id WHERE p.active
-      ), rule AS (
-        SELECT r.value AS rule FROM active p,
-          jsonb_array_elements(CASE WHEN jsonb_typeof(p.rules) = 'array' THEN p.rules ELSE '[]'::jsonb END) AS r(value)
-      ), raw_window AS (
-        -- CASE, not AND: PostgreSQL may reorder AND, and a cast of a non-number would fail the statement.
-        SELECT DISTINCT CASE WHEN jsonb_typeof(rule -> 'windowSeconds') = 'number' THEN (rule ->> 'windowSeconds')::numeric END AS seconds
-        FROM rule WHERE rule ->> 'type' = 'rate_limit'
-      ), rate_window AS (
-        SELECT seconds::integer AS seconds FROM raw_window WHERE seconds BETWEEN 1 AND 2592000 AND seconds % 1 = 0
-      )
-      SELECT w.tenant_id,
+    const result = yield* sql`
+      SELECT i.idx, w.tenant_id,
         (SELECT coalesce(json_agg(json_build_object(
             'id', a.id, 'tenant_id', a.tenant_id, 'wallet_id', a.wallet_id, 'name', a.name, 'version', a.version,
             'active', a.active, 'rules_text', a.rules::text,
             'created_ms', extract(epoch FROM a.created_at) * 1000, 'updated_ms', extract(epoch FROM a.updated_at) * 1000
-          ) ORDER BY a.created_at, a.id), '[]'::json) FROM active a) AS policies,
-        (SELECT spent_lamports::text FROM policy_daily_spend WHERE wallet_id = w.id AND utc_day = ${input.utcDay}) AS daily_spent,
-        (SELECT coalesce(json_object_agg(c.seconds, c.n), '{}'::json) FROM (
-          SELECT rw.seconds, (SELECT count(*) FROM policy_rate_events e
-            WHERE e.key = ${input.rateKey} AND e.window_seconds = rw.seconds
-              AND e.at > ${input.instant}::timestamptz - rw.seconds * interval '1 second') AS n
-          FROM rate_window rw
-        ) c) AS rate_counts,
-        CASE WHEN EXISTS (SELECT 1 FROM rule WHERE rule ->> 'type' = 'portfolio_risk') THEN json_build_object(
+          ) ORDER BY a.created_at, a.id), '[]'::json)
+          FROM policies a WHERE a.wallet_id = w.id AND a.tenant_id = w.tenant_id AND a.active) AS policies,
+        (SELECT spent_lamports::text FROM policy_daily_spend WHERE wallet_id = w.id AND utc_day = i.utc_day) AS daily_spent,
+        (SELECT coalesce(json_object_agg(rw.seconds, (SELECT count(*) FROM policy_rate_events e
+            WHERE e.key = i.rate_key AND e.window_seconds = rw.seconds AND e.at > i.instant - rw.seconds * interval '1 second')), '{}'::json)
+          FROM (SELECT DISTINCT seconds::integer AS seconds FROM unnest(k.types, k.windows) AS r(type, seconds) WHERE r.seconds BETWEEN 1 AND 2592000 AND r.seconds % 1 = 0) rw
+        ) AS rate_counts,
+        CASE WHEN EXISTS (SELECT 1 FROM unnest(k.types, k.windows) AS r(type, seconds) WHERE r.type = 'portfolio_risk') THEN json_build_object(
           'peak', (SELECT max(greatest(t.pre_balance_lamports, t.post_balance_lamports))::text FROM transactions t WHERE ${confirmed}),
-          'day_start', (SELECT t.pre_balance_lamports::text FROM transactions t WHERE ${confirmed} AND t.confirmed_at >= ${dayStart}
+          'day_start', (SELECT t.pre_balance_lamports::text FROM transactions t WHERE ${confirmed} AND t.confirmed_at >= i.day_start
             ORDER BY t.confirmed_at LIMIT 1),
           'latest', (SELECT t.post_balance_lamports::text FROM transactions t WHERE ${confirmed} ORDER BY t.confirmed_at DESC LIMIT 1),
           'by_protocol', (SELECT coalesce(json_object_agg(x.key, x.net), '{}'::json) FROM (
@@ -108,28 +128,22 @@ export const readWhatIfSnapshot = (
             SELECT ${mint} AS key, sum(t.pre_balance_lamports - t.post_balance_lamports)::text AS net
             FROM transactions t WHERE ${position} AND ${mint} IS NOT NULL GROUP BY 1) x)
         ) END AS portfolio
-      FROM wallet w
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS i(idx integer, wallet_id uuid, read_tenant text, utc_day text,
+        rate_key text, instant timestamptz, day_start timestamptz)
+      JOIN wallets w ON w.id = i.wallet_id AND (i.read_tenant IS NULL OR w.tenant_id = i.read_tenant)
+      -- Type and window of every stored rule of the wallet's active policies, read defensively: CASE,
+      -- not AND (PostgreSQL may reorder AND, and a cast of a non-number would fail the statement).
+      CROSS JOIN LATERAL (
+        SELECT coalesce(array_agg(r.value ->> 'type'), '{}') AS types,
+          coalesce(array_agg(CASE WHEN r.value ->> 'type' = 'rate_limit' AND jsonb_typeof(r.value -> 'windowSeconds') = 'number'
+            THEN (r.value ->> 'windowSeconds')::numeric END), '{}') AS windows
+        FROM policies a, jsonb_array_elements(CASE WHEN jsonb_typeof(a.rules) = 'array' THEN a.rules ELSE '[]'::jsonb END) AS r(value)
+        WHERE a.wallet_id = w.id AND a.tenant_id = w.tenant_id AND a.active
+      ) k
+      ORDER BY i.idx
     `
-    const decoded = yield* decodeRows(rows)
-    if (decoded.length === 0) return undefined
-    const row = decoded[0]
-    const snapshot: WhatIfSnapshot = {
-      tenantId: row.tenant_id,
-      policies: row.policies.map((p) =>
-        toStored({ ...p, created_at: new Date(p.created_ms), updated_at: new Date(p.updated_ms) })
-      ),
-      dailySpentLamports: row.daily_spent === null ? 0n : BigInt(row.daily_spent),
-      rateCounts: new Map(Object.entries(row.rate_counts).map(([seconds, n]) => [Number(seconds), n])),
-      portfolioHistory:
-        row.portfolio === null
-          ? undefined
-          : {
-              peakLamports: bigOrUndefined(row.portfolio.peak),
-              dayStartLamports: bigOrUndefined(row.portfolio.day_start),
-              latestLamports: bigOrUndefined(row.portfolio.latest),
-              netIntoProtocol: bigMap(row.portfolio.by_protocol),
-              netIntoMint: bigMap(row.portfolio.by_mint)
-            }
-    }
-    return snapshot
+    const decoded = yield* decodeRows(result)
+    const snapshots: Array<WhatIfSnapshot | undefined> = inputs.map(() => undefined)
+    for (const row of decoded) snapshots[row.idx] = toSnapshot(row)
+    return snapshots
   })
