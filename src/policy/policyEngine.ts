@@ -273,7 +273,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         if (tenantId === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
         const decision = yield* Effect.gen(function* () {
           const known = Option.getOrUndefined(snapshot)
-          const policies = known !== undefined ? known.policies.map((row) => cache.compile(row)) : yield* loadPolicies(request.walletId, tenantId)
+          const policies = known !== undefined ? known.policies.map((row) => cache.compileText(row.policy, row.rulesText)) : yield* loadPolicies(request.walletId, tenantId)
           const state = yield* readState(policies, request, tenantId, now, { portfolio: false }, known)
           const evaluation = evaluatePolicies(policies, request, state)
           return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision

@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Policy } from "../../schemas/policy.js"
 
-export interface PolicyRow {
+interface PolicyRow {
   readonly id: string
   readonly tenant_id: string
   readonly wallet_id: string
@@ -29,7 +29,8 @@ export interface StoredPolicyRow {
 
 const iso = (value: Date | string) => new Date(value).toISOString()
 
-const parseRules = (text: string): unknown => {
+/** The stored rules text as JSON; text that does not parse is returned as is (the evaluator denies it). */
+export const parseStoredRules = (text: string): unknown => {
   try {
     return JSON.parse(text) as unknown
   } catch {
@@ -37,7 +38,7 @@ const parseRules = (text: string): unknown => {
   }
 }
 
-export const toStored = (row: PolicyRow): StoredPolicyRow => ({
+const toStored = (row: PolicyRow): StoredPolicyRow => ({
   tenantId: row.tenant_id,
   rulesText: row.rules_text,
   policy: {
@@ -47,7 +48,7 @@ export const toStored = (row: PolicyRow): StoredPolicyRow => ({
     version: Number(row.version),
     active: row.active,
     // Returned as stored: rules in their encoded wire form (amounts as numbers or decimal strings).
-    rules: parseRules(row.rules_text) as Policy["rules"],
+    rules: parseStoredRules(row.rules_text) as Policy["rules"],
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at)
   }

@@ -10,12 +10,12 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { PAYMENT_PROTOCOLS, type PortfolioHistory } from "../risk/portfolioMetrics.js"
-import { toStored, type StoredPolicyRow } from "./policyRepo.js"
+import type { PolicyHeader } from "./compiledPolicyCache.js"
 
 export interface WhatIfSnapshot {
   readonly tenantId: string
   /** Active policies of the wallet in its tenant, oldest first (as PolicyRepo.activeForWallet). */
-  readonly policies: ReadonlyArray<StoredPolicyRow>
+  readonly policies: ReadonlyArray<{ readonly policy: PolicyHeader; readonly rulesText: string }>
   /** Lamports counted on `utcDay` (0n when there is no counter row). */
   readonly dailySpentLamports: bigint
   /** Events per window length (seconds) for the rate key, with at > instant - window. */
@@ -30,14 +30,11 @@ const SnapshotRow = Schema.Struct({
   policies: Schema.Array(
     Schema.Struct({
       id: Schema.String,
-      tenant_id: Schema.String,
       wallet_id: Schema.String,
       name: Schema.String,
       version: Schema.Number,
       active: Schema.Boolean,
-      rules_text: Schema.String,
-      created_ms: Schema.Number,
-      updated_ms: Schema.Number
+      rules_text: Schema.String
     })
   ),
   daily_spent: Schema.NullOr(Schema.String),
@@ -66,7 +63,10 @@ export interface WhatIfInput {
 
 const toSnapshot = (row: typeof SnapshotRow.Type): WhatIfSnapshot => ({
   tenantId: row.tenant_id,
-  policies: row.policies.map((p) => toStored({ ...p, created_at: new Date(p.created_ms), updated_at: new Date(p.updated_ms) })),
+  policies: row.policies.map((p) => ({
+    policy: { id: p.id, walletId: p.wallet_id, name: p.name, version: p.version, active: p.active },
+    rulesText: p.rules_text
+  })),
   dailySpentLamports: row.daily_spent === null ? 0n : BigInt(row.daily_spent),
   rateCounts: new Map(Object.entries(row.rate_counts).map(([seconds, n]) => [Number(seconds), n])),
   portfolioHistory:
@@ -106,9 +106,7 @@ export const readWhatIfSnapshots = (inputs: ReadonlyArray<WhatIfInput>) =>
     const result = yield* sql`
       SELECT i.idx, w.tenant_id,
         (SELECT coalesce(json_agg(json_build_object(
-            'id', a.id, 'tenant_id', a.tenant_id, 'wallet_id', a.wallet_id, 'name', a.name, 'version', a.version,
-            'active', a.active, 'rules_text', a.rules::text,
-            'created_ms', extract(epoch FROM a.created_at) * 1000, 'updated_ms', extract(epoch FROM a.updated_at) * 1000
+            'id', a.id, 'wallet_id', a.wallet_id, 'name', a.name, 'version', a.version, 'active', a.active, 'rules_text', a.rules::text
           ) ORDER BY a.created_at, a.id), '[]'::json)
           FROM policies a WHERE a.wallet_id = w.id AND a.tenant_id = w.tenant_id AND a.active) AS policies,
         (SELECT spent_lamports::text FROM policy_daily_spend WHERE wallet_id = w.id AND utc_day = i.utc_day) AS daily_spent,
