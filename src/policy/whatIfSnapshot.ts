@@ -1,11 +1,12 @@
 /**
- * Everything POST /evaluate reads, in ONE SQL statement (one round trip instead of four to six): the
- * wallet's tenant (tenancy-filtered), its active policies, the day's spend and the rate counts of
- * every rate_limit window its stored rules name, and (when a stored rule is a portfolio_risk) the
- * wallet's portfolio history. A what-if takes no lock, so one consistent snapshot
- * is all it needs. The SQL reads windows from the raw stored JSON only where they are plain integers
- * in range; the engine checks the compiled rules' needs against what came back and reads anything
- * missing the usual way, so a malformed stored rule is still judged by the evaluator, never here.
+ * Everything POST /evaluate reads, in ONE SQL statement (instead of up to ten round trips): the
+ * wallet's tenant (tenancy-filtered), its active policies, the day's spend, the rate counts of every
+ * rate_limit window its stored rules name, and (when a stored rule is a portfolio_risk) the wallet's
+ * portfolio history. The statement takes a list of inputs, so concurrent calls share it
+ * (whatIfReadBatch.ts). A what-if takes no lock, so one consistent snapshot is all it needs. The SQL
+ * reads windows from the raw stored JSON only where they are plain integers in range; the engine checks
+ * the compiled rules' needs against what came back and reads anything missing the usual way, so a
+ * malformed stored rule is still judged by the evaluator, never here.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
