@@ -9,6 +9,7 @@ import { CompiledRulesCache, type StoredPolicy } from "../src/policy/compileRule
 import { evaluatePolicies } from "../src/policy/evaluate.js"
 import type { EvaluationState } from "../src/policy/evaluationState.js"
 import { httpEvaluateSections } from "./policyHttp.js"
+import { DEST, SYSTEM_PROGRAM, tenRules } from "./support/policyFixture.js"
 
 export interface BenchFigures {
   readonly name: string
@@ -26,25 +27,6 @@ export interface BenchSection {
 
 const WALLET = "8f1d8b2e-1c2a-4c3b-9d4e-5f6a7b8c9d0e"
 const AGENT = "5e4d3c2b-1a09-4f8e-9d7c-6b5a49382716"
-const DEST = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
-const BLOCKED = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
-const SYSTEM_PROGRAM = "11111111111111111111111111111111"
-const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
-const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-
-/** Ten rules of mixed types, as the store would read them (JSON). */
-const tenRules = (variant: number): Array<unknown> => [
-  { type: "spending_limit", maxLamportsPerTx: 5_000_000_000 + variant, maxLamportsPerDay: 50_000_000_000, requireApprovalAboveLamports: 4_000_000_000 },
-  { type: "address_allowlist", addresses: [DEST, BLOCKED] },
-  { type: "address_blocklist", addresses: [BLOCKED] },
-  { type: "program_allowlist", programIds: [SYSTEM_PROGRAM, TOKEN_PROGRAM] },
-  { type: "token_allowlist", mints: [USDC] },
-  { type: "protocol_allowlist", protocols: ["system-program", "spl-token", "dex-aggregator"] },
-  { type: "rate_limit", maxTx: 1_000, windowSeconds: 60 * (variant + 1) },
-  { type: "time_window", startHourUtc: 0, endHourUtc: 23 },
-  { type: "max_slippage", maxBps: 300 },
-  { type: "portfolio_risk", maxDrawdownLamports: 10_000_000_000, maxExposureBpsPerToken: 5_000 }
-]
 
 const storedPolicies: ReadonlyArray<StoredPolicy> = [0, 1, 2].map((variant) => ({
   id: `policy-${variant}`,
