@@ -2,8 +2,8 @@
  * Decoding of everything that comes from outside: body, query, path parameters. A bad input becomes a
  * ValidationError whose message names the field (e.g. `rules[2].maxBps: must be between 0 and 10000`).
  */
-import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, ParseResult, Schema } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, Option, ParseResult, Schema } from "effect"
 import { ValidationError } from "../../schemas/errors.js"
 
 const formatPath = (path: ReadonlyArray<PropertyKey>) =>
@@ -27,11 +27,19 @@ export const decodeWith = <A, I, R>(schema: Schema.Schema<A, I, R>, input: unkno
     Effect.mapError((error) => validationErrorFrom(error, root))
   )
 
+/** [n26] Request bodies are JSON of at most 1 MiB; every body the spec shows is far smaller. */
+export const MAX_BODY_BYTES = 1024 * 1024
+
 /** The JSON body; an empty body counts as `{}`, malformed JSON is a 400 naming the body. */
 export const jsonBody = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
+  // Refuse by the declared length before reading, so the client gets the answer instead of a reset.
+  if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) {
+    return yield* new ValidationError({ message: "body: larger than 1 MiB of JSON", field: "body" })
+  }
   const text = yield* request.text.pipe(
-    Effect.mapError(() => new ValidationError({ message: "body: could not be read" }))
+    HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+    Effect.mapError(() => new ValidationError({ message: "body: could not be read (at most 1 MiB of JSON)", field: "body" }))
   )
   if (text.trim() === "") return {} as unknown
   return yield* Effect.try({

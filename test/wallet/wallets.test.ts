@@ -88,6 +88,15 @@ describe("wallets over HTTP", () => {
     expect(await walletCount()).toBe(before)
   })
 
+  it("refuses a body over 1 MiB with a 400 envelope and creates nothing", async () => {
+    const before = await walletCount()
+    const refused = await api(env.service.baseUrl, "POST", "/api/v1/wallets", JSON.stringify({ label: "x", padding: "y".repeat(1_100_000) }))
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
+    expect(refused.body.error).toContain("1 MiB")
+    expect(await walletCount()).toBe(before)
+  })
+
   it("refuses malformed JSON with a 400 envelope", async () => {
     const refused = await api(env.service.baseUrl, "POST", "/api/v1/wallets", "{not json")
     expect(refused.status).toBe(400)
