@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schedule } from "effect"
 import { MetricCounters } from "../src/audit/metricCounters.js"
 import { txStageMetric, TX_FAILED } from "../src/audit/metricNames.js"
-import { StageEvents } from "../src/pipeline/stageEvents.js"
+import { stageEventOf, StageEvents } from "../src/pipeline/stageEvents.js"
 import { TransactionRepo } from "../src/pipeline/transactionRepo.js"
 import { superviseActor } from "./supervise.js"
 
@@ -33,10 +33,7 @@ export const expireApprovals = Effect.gen(function* () {
     if (moved === undefined) continue
     yield* metrics.increment(TX_FAILED)
     yield* metrics.increment(txStageMetric("failed"))
-    yield* events.publish({
-      type: "stage", txId: moved.id, tenantId: moved.tenant_id, walletId: moved.wallet_id, agentId: moved.agent_id,
-      status: "failed", stage: "policy", at: new Date().toISOString(), message: "approval expired", failedAt: "policy", errorCode: "POLICY_VIOLATION"
-    })
+    yield* events.publish(stageEventOf(moved, "approval expired"))
   }
   return due.length
 })

@@ -4,6 +4,7 @@
  * loses its oldest messages instead of ever blocking the pipeline.
  */
 import { Effect, PubSub, Queue, Scope } from "effect"
+import type { TransactionRow } from "./transactionRow.js"
 
 export interface StageEvent {
   readonly type: "stage"
@@ -19,6 +20,22 @@ export interface StageEvent {
   readonly failedAt?: string
   readonly errorCode?: string
 }
+
+/** The stage-stream message of a transaction row as it was just written. */
+export const stageEventOf = (row: TransactionRow, message?: string): StageEvent => ({
+  type: "stage",
+  txId: row.id,
+  tenantId: row.tenant_id,
+  walletId: row.wallet_id,
+  agentId: row.agent_id,
+  status: row.status,
+  stage: row.stage,
+  at: new Date().toISOString(),
+  ...(message === undefined ? {} : { message }),
+  ...(row.signature === null ? {} : { signature: row.signature }),
+  ...(row.failed_at === null ? {} : { failedAt: row.failed_at }),
+  ...(row.error_code === null ? {} : { errorCode: row.error_code })
+})
 
 export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
   scoped: Effect.gen(function* () {

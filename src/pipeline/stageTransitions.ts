@@ -9,7 +9,7 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { buildExecutionProof } from "./proof.js"
 import type { Terminal } from "./stageFailure.js"
-import { StageEvents } from "./stageEvents.js"
+import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo, type Transition } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
 
@@ -26,14 +26,7 @@ export class StageTransitions extends Effect.Service<StageTransitions>()("StageT
         const moved = yield* repo.transition(row.id, change)
         if (moved === undefined) return undefined
         yield* metrics.increment(txStageMetric(moved.status))
-        yield* events.publish({
-          type: "stage", txId: moved.id, tenantId: moved.tenant_id, walletId: moved.wallet_id, agentId: moved.agent_id,
-          status: moved.status, stage: moved.stage, at: new Date().toISOString(),
-          ...(change.message === undefined ? {} : { message: change.message }),
-          ...(moved.signature === null ? {} : { signature: moved.signature }),
-          ...(moved.failed_at === null ? {} : { failedAt: moved.failed_at }),
-          ...(moved.error_code === null ? {} : { errorCode: moved.error_code })
-        })
+        yield* events.publish(stageEventOf(moved, change.message))
         return moved
       })
 

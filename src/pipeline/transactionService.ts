@@ -13,7 +13,7 @@ import type { AcceptedRequest } from "./acceptIntent.js"
 import { insertTransactionWithJob } from "./insertTransaction.js"
 import { Outbox } from "./outbox.js"
 import { canonicalJson, sha256Hex } from "./proof.js"
-import { StageEvents } from "./stageEvents.js"
+import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
 
@@ -29,21 +29,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const events = yield* StageEvents
     const policy = yield* PolicyEngine
 
-    const publish = (row: TransactionRow, message?: string) =>
-      events.publish({
-        type: "stage",
-        txId: row.id,
-        tenantId: row.tenant_id,
-        walletId: row.wallet_id,
-        agentId: row.agent_id,
-        status: row.status,
-        stage: row.stage,
-        at: new Date().toISOString(),
-        ...(message === undefined ? {} : { message }),
-        ...(row.signature === null ? {} : { signature: row.signature }),
-        ...(row.failed_at === null ? {} : { failedAt: row.failed_at }),
-        ...(row.error_code === null ? {} : { errorCode: row.error_code })
-      })
+    const publish = (row: TransactionRow, message?: string) => events.publish(stageEventOf(row, message))
 
     const mustFind = (caller: CallerInfo, txId: string) =>
       Effect.flatMap(repo.find(txId, caller.readTenant), (row) =>
