@@ -12,6 +12,25 @@ export class ChainEndpoints extends Context.Tag("ChainEndpoints")<ChainEndpoints
 
 export type ChainError = RpcApplicationError | RpcUnavailableError
 
+/** The SPL Token program; token accounts are read under it unless another program is named. */
+export const TOKEN_PROGRAM_ID = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+
+/** One token account of an owner, as getTokenAccountsByOwner (jsonParsed) describes it. */
+export interface OwnedTokenAccount {
+  readonly mint: string
+  readonly amount: string
+  readonly decimals: number
+  readonly uiAmount: number | null
+  readonly tokenAccount: string
+}
+
+interface ParsedTokenAccount {
+  readonly pubkey: string
+  readonly account: {
+    readonly data: { readonly parsed: { readonly info: { readonly mint: string; readonly tokenAmount: { amount: string; decimals: number; uiAmount: number | null } } } }
+  }
+}
+
 export class ChainClient extends Effect.Service<ChainClient>()("ChainClient", {
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
@@ -35,8 +54,19 @@ export class ChainClient extends Effect.Service<ChainClient>()("ChainClient", {
     const getBalance = (address: string) =>
       Effect.map(rpc<{ value: number }>("getBalance", [address, { commitment: "confirmed" }]), (r) => BigInt(r.value))
 
+    const tokenAccounts = (owner: string, programId: string = TOKEN_PROGRAM_ID) =>
+      Effect.map(
+        rpc<{ value: ReadonlyArray<ParsedTokenAccount> }>("getTokenAccountsByOwner", [owner, { programId }, { encoding: "jsonParsed", commitment: "confirmed" }]),
+        ({ value }) =>
+          value.map((entry): OwnedTokenAccount => {
+            const info = entry.account.data.parsed.info
+            return { mint: info.mint, amount: info.tokenAmount.amount, decimals: info.tokenAmount.decimals, uiAmount: info.tokenAmount.uiAmount, tokenAccount: entry.pubkey }
+          })
+      )
+
     return {
       pool,
+      tokenAccounts,
       rpc,
       getBalance,
       onFailover: (listener: (from: string, to: string) => void) => {

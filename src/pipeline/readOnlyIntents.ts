@@ -2,27 +2,13 @@
 import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
 
-interface ParsedTokenAccount {
-  readonly pubkey: string
-  readonly account: { readonly data: { readonly parsed: { readonly info: { readonly mint: string; readonly tokenAmount: { amount: string; decimals: number } } } } }
-}
-
-const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
-
 export class ReadOnlyIntents extends Effect.Service<ReadOnlyIntents>()("ReadOnlyIntents", {
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
 
     const tokens = (owner: string) =>
-      Effect.map(
-        chain.rpc<{ value: Array<ParsedTokenAccount> }>("getTokenAccountsByOwner", [owner, { programId: TOKEN_PROGRAM }, { encoding: "jsonParsed", commitment: "confirmed" }]),
-        ({ value }) =>
-          value.map((entry) => ({
-            mint: entry.account.data.parsed.info.mint,
-            amount: entry.account.data.parsed.info.tokenAmount.amount,
-            decimals: entry.account.data.parsed.info.tokenAmount.decimals,
-            tokenAccount: entry.pubkey
-          }))
+      Effect.map(chain.tokenAccounts(owner), (accounts) =>
+        accounts.map(({ mint, amount, decimals, tokenAccount }) => ({ mint, amount, decimals, tokenAccount }))
       )
 
     /** query_balance: lamports (and one mint's balance when `intent.mint` is given, else every token). */

@@ -8,20 +8,13 @@ import { randomUUID } from "node:crypto"
 import { NotFound, UpstreamUnavailable } from "../../schemas/errors.js"
 import type { CreateWalletBody, TokenBalance } from "../../schemas/wallet.js"
 import { AuditLog } from "../audit/auditLog.js"
-import { ChainClient } from "../chain/chainClient.js"
+import { ChainClient, TOKEN_PROGRAM_ID } from "../chain/chainClient.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { AutoFunder } from "./autoFund.js"
 import { KeyStore } from "./keyStore.js"
 import { WalletRepo } from "./walletRepo.js"
 
-const TOKEN_PROGRAMS = ["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"]
-
-interface ParsedTokenAccount {
-  readonly pubkey: string
-  readonly account: {
-    readonly data: { readonly parsed: { readonly info: { readonly mint: string; readonly tokenAmount: { amount: string; decimals: number; uiAmount: number | null } } } }
-  }
-}
+const TOKEN_PROGRAMS = [TOKEN_PROGRAM_ID, "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"]
 
 const chainUnavailable = (error: { message: string }) =>
   new UpstreamUnavailable({ message: `ledger RPC unavailable: ${error.message}` })
@@ -77,28 +70,15 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
       Effect.gen(function* () {
         const stored = yield* get(caller, id)
         const results = yield* Effect.forEach(TOKEN_PROGRAMS, (programId) =>
-          chain
-            .rpc<{ value: Array<ParsedTokenAccount> }>("getTokenAccountsByOwner", [
-              stored.wallet.publicKey,
-              { programId },
-              { encoding: "jsonParsed", commitment: "confirmed" }
-            ])
-            .pipe(
-              Effect.map((r) => r.value),
-              // A ledger without Token-2022 answers an error for it; the classic program must answer.
-              Effect.catchTag("RpcApplicationError", (e) => (programId === TOKEN_PROGRAMS[0] ? Effect.fail(e) : Effect.succeed([])))
-            )
+          chain.tokenAccounts(stored.wallet.publicKey, programId).pipe(
+            // A ledger without Token-2022 answers an error for it; the classic program must answer.
+            Effect.catchTag("RpcApplicationError", (e) => (programId === TOKEN_PROGRAM_ID ? Effect.fail(e) : Effect.succeed([])))
+          )
         ).pipe(Effect.mapError(chainUnavailable))
-        const list: Array<TokenBalance> = results.flat().map((entry) => {
-          const info = entry.account.data.parsed.info
-          return {
-            mint: info.mint,
-            amount: info.tokenAmount.amount,
-            decimals: info.tokenAmount.decimals,
-            uiAmount: info.tokenAmount.uiAmount ?? Number(info.tokenAmount.amount) / 10 ** info.tokenAmount.decimals,
-            tokenAccount: entry.pubkey
-          }
-        })
+        const list: Array<TokenBalance> = results.flat().map((account) => ({
+          ...account,
+          uiAmount: account.uiAmount ?? Number(account.amount) / 10 ** account.decimals
+        }))
         return { tokens: list }
       })
 

@@ -12,7 +12,6 @@ import { ChainClient } from "../../chain/chainClient.js"
 import type { TickMetrics } from "./conditions.js"
 import type { TemplateValues } from "./templates.js"
 
-const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
 const RECENT_TRANSACTIONS = 10
 const MAX_KNOWN_WALLETS = 100
 
@@ -58,11 +57,6 @@ export const templateValues = (context: TickContext): TemplateValues => ({
   balanceLamports: context.balance.lamports,
   knownWalletAddresses: context.knownWallets.map((wallet) => wallet.publicKey)
 })
-
-interface ParsedTokenAccount {
-  readonly pubkey: string
-  readonly account: { readonly data: { readonly parsed: { readonly info: { readonly mint: string; readonly tokenAmount: { readonly amount: string; readonly decimals: number } } } } }
-}
 
 const iso = (value: Date | string) => new Date(value).toISOString()
 
@@ -111,23 +105,10 @@ export const buildTickContext = (agent: Agent, tick: number, nowMs: number) =>
       SELECT rules::text AS rules_text FROM policies WHERE wallet_id = ${agent.walletId} AND active
     `.pipe(Effect.orDie)
     const lamports = yield* chain.getBalance(publicKey)
-    const tokens = yield* chain
-      .rpc<{ value: ReadonlyArray<ParsedTokenAccount> }>("getTokenAccountsByOwner", [
-        publicKey,
-        { programId: TOKEN_PROGRAM },
-        { encoding: "jsonParsed", commitment: "confirmed" }
-      ])
-      .pipe(
-        Effect.map((answer) =>
-          answer.value.map((entry) => ({
-            mint: entry.account.data.parsed.info.mint,
-            amount: entry.account.data.parsed.info.tokenAmount.amount,
-            decimals: entry.account.data.parsed.info.tokenAmount.decimals,
-            tokenAccount: entry.pubkey
-          }))
-        ),
-        Effect.orElseSucceed(() => [])
-      )
+    const tokens = yield* chain.tokenAccounts(publicKey).pipe(
+      Effect.map((accounts) => accounts.map(({ mint, amount, decimals, tokenAccount }) => ({ mint, amount, decimals, tokenAccount }))),
+      Effect.orElseSucceed(() => [])
+    )
     const context: TickContext = {
       tick,
       walletId: agent.walletId,
