@@ -8,7 +8,7 @@ import { Clock, Effect, Schema } from "effect"
 import { Autonomy, type AgentStatus, type ExecutionMode } from "../../schemas/agent.js"
 import type { TransactionType } from "../../schemas/intent.js"
 import type { ProtocolId } from "../../schemas/protocol.js"
-import { AGENT_COLUMNS, toStoredAgent, type AgentRow, type StoredAgent } from "./agentRow.js"
+import { AGENT_COLUMNS, toStoredAgent, type AgentRow } from "./agentRow.js"
 
 export interface NewAgent {
   readonly id: string
