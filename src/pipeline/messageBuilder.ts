@@ -66,9 +66,14 @@ export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBui
     // bytes and so the same signature: the ledger would run only one. A message built in the last two
     // minutes is therefore never handed out again; the builder waits for the next blockhash instead.
     const recentMessages = new Map<string, number>()
+    let prunedAt = Date.now()
     const claimMessage = (message: Buffer) => {
       const now = Date.now()
-      if (recentMessages.size > 10_000) for (const [key, at] of recentMessages) if (now - at > 120_000) recentMessages.delete(key)
+      // Forget old messages every 10 s (not on every build: under load the map holds thousands).
+      if (now - prunedAt > 10_000) {
+        for (const [key, at] of recentMessages) if (now - at > 120_000) recentMessages.delete(key)
+        prunedAt = now
+      }
       const key = createHash("sha256").update(message).digest("base64")
       if (recentMessages.has(key)) return false
       recentMessages.set(key, now)
