@@ -44,7 +44,11 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
       Effect.gen(function* () {
         if (job.attempts > 1) yield* metrics.increment(OUTBOX_RETRY_ATTEMPTS)
         const exit = yield* Effect.exit(runLeased(job))
-        if (exit._tag === "Success") return yield* outbox.complete(job)
+        if (exit._tag === "Success") {
+          // A run that ended with its own transition already finished the job in that statement.
+          if (!exit.value) yield* outbox.complete(job)
+          return
+        }
         const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
         if (failure instanceof Retryable) {
           const status = yield* outbox.release(job, failure.message, backoffMs(job.attempts))

@@ -30,6 +30,9 @@ import { assembleTransaction } from "./wireTransaction.js"
 
 const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
 
+/** Where a run stops: terminal, or waiting for a human at the gate. */
+const RUN_ENDS: ReadonlySet<TransactionRow["status"]> = new Set(["confirmed", "failed", "approval_gate"])
+
 export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("PipelineExecutor", {
   effect: Effect.gen(function* () {
     const repo = yield* TransactionRepo
@@ -88,31 +91,43 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         )
         const compiled = yield* messages.compile(row.type, payer, built).pipe(Effect.catchAll(chainRetryable("build")))
         const preBalance = yield* reads.preBalance.pipe(Effect.catchAll(chainRetryable("build")))
+        const builtStage = {
+          status: "simulating", stage: "build", eventType: "transaction.built", at: new Date().toISOString(),
+          message: `built: ${built.instructions.length} instruction(s), ${compiled.computeUnitLimit} CU`
+        } as const
+        const buildFields = {
+          preBalanceLamports: preBalance,
+          messageBase64: compiled.messageBase64,
+          extraSignatures: compiled.extraSignatures,
+          lastValidBlockHeight: compiled.lastValidBlockHeight,
+          buildFacts: {
+            destination: built.facts.destination,
+            tokenMint: built.facts.tokenMint,
+            amountLamports: built.facts.amountLamports?.toString() ?? null,
+            tokenAmount: built.facts.tokenAmount?.toString() ?? null,
+            programIds: compiled.programIds,
+            computeUnitLimit: compiled.computeUnitLimit,
+            priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString()
+          }
+        }
+        // Build and simulation are written together (one statement): nothing irreversible happens between
+        // them, so a run that dies in between simply builds again.
+        const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
+        if (!simulation.ok) {
+          const recorded = yield* move(row, { from: ["pending"], to: builtStage.status, stage: builtStage.stage, message: builtStage.message, fields: buildFields, eventType: builtStage.eventType })
+          return recorded === undefined ? undefined : yield* failSimulation(recorded, simulation)
+        }
         return yield* move(row, {
-          from: ["pending"], to: "simulating", stage: "build", message: `built: ${built.instructions.length} instruction(s), ${compiled.computeUnitLimit} CU`,
-          fields: {
-            preBalanceLamports: preBalance,
-            messageBase64: compiled.messageBase64,
-            extraSignatures: compiled.extraSignatures,
-            lastValidBlockHeight: compiled.lastValidBlockHeight,
-            buildFacts: {
-              destination: built.facts.destination,
-              tokenMint: built.facts.tokenMint,
-              amountLamports: built.facts.amountLamports?.toString() ?? null,
-              tokenAmount: built.facts.tokenAmount?.toString() ?? null,
-              programIds: compiled.programIds,
-              computeUnitLimit: compiled.computeUnitLimit,
-              priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString()
-            }
-          },
-          eventType: "transaction.built"
+          from: ["pending"], to: "policy_eval", stage: "policy", message: "simulation ok",
+          fields: { ...buildFields, simulation }, eventType: "transaction.simulated", via: [builtStage]
         })
       })
 
-    const simulating = (row: TransactionRow) =>
+    /** Simulates the built message (signatures not verified: nothing is signed yet). */
+    const simulate = (messageBase64: string, extraSignatures: Record<string, string>) =>
       Effect.gen(function* () {
         yield* chaosAt("simulation", "build")
-        const wire = assembleTransaction(row.message_base64 ?? "", row.extra_signatures ?? {})
+        const wire = assembleTransaction(messageBase64, extraSignatures)
         const { value } = yield* chain
           .rpc<{ value: { err: unknown; logs: Array<string> | null; unitsConsumed?: number } }>("simulateTransaction", [
             wire.toString("base64"),
@@ -120,14 +135,20 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           ])
           .pipe(Effect.catchAll(chainRetryable("build")))
         const logs = value.logs ?? []
-        if (value.err !== null) {
-          const error = describeSimulationError(value.err, logs, escrowProgram.programId.toBase58())
-          const simulation = { ok: false, logs, ...(value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }), error }
-          // [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs.
-          yield* fail(row, new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed: ${error}`, stage: "simulate" }), { simulation })
-          return undefined
-        }
-        const simulation = { ok: true, logs, ...(value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }) }
+        const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
+        if (value.err === null) return { ok: true as const, logs, ...units }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58()) }
+      })
+
+    /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
+    const failSimulation = (row: TransactionRow, simulation: { readonly error: string }) =>
+      fail(row, new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed: ${simulation.error}`, stage: "simulate" }), { simulation })
+
+    /** A transaction recorded at `simulating` (its run stopped after the build was written): simulate it. */
+    const simulating = (row: TransactionRow) =>
+      Effect.gen(function* () {
+        const simulation = yield* simulate(row.message_base64 ?? "", row.extra_signatures ?? {})
+        if (!simulation.ok) return yield* failSimulation(row, simulation)
         return yield* move(row, {
           from: ["simulating"], to: "policy_eval", stage: "policy", message: "simulation ok", fields: { simulation }, eventType: "transaction.simulated"
         })
@@ -151,8 +172,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         })
         const reasons = decision.reasons.join("; ")
         if (decision.decision === "deny") {
-          yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${reasons}`, stage: "policy" }), { policyDecision: decision })
-          return undefined
+          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${reasons}`, stage: "policy" }), { policyDecision: decision })
         }
         if (decision.decision === "require_approval") {
           const now = Date.now()
@@ -214,19 +234,23 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
       }
     }
 
-    /** Runs the transaction forward until it is terminal, waits at the gate, or another worker took it. */
-    const run = (txId: string): Effect.Effect<void, Retryable> =>
+    /**
+     * Runs the transaction forward until it is terminal, waits at the gate, or another worker took it.
+     * True when its own last transition ended the run: that statement also finished the outbox job.
+     */
+    const run = (txId: string): Effect.Effect<boolean, Retryable> =>
       Effect.gen(function* () {
         const found = yield* repo.findWithWalletKey(txId)
-        if (found === undefined) return
+        if (found === undefined) return false
         const wallet = { publicKey: found.publicKey }
         let row: TransactionRow | undefined = found.row
-        while (row !== undefined && !["confirmed", "failed", "approval_gate"].includes(row.status)) {
+        let moved = false
+        while (row !== undefined && !RUN_ENDS.has(row.status)) {
           const current: TransactionRow = row
-          row = yield* step(current, wallet).pipe(
-            Effect.catchTag("Terminal", (failure) => Effect.zipRight(fail(current, failure), Effect.succeed(undefined)))
-          )
+          row = yield* step(current, wallet).pipe(Effect.catchTag("Terminal", (failure) => fail(current, failure)))
+          moved = true
         }
+        return moved && row !== undefined
       })
 
     /** The outbox gave up (attempt limit): the transaction fails visibly at its current stage. */

@@ -22,7 +22,7 @@ export interface StageEvent {
 }
 
 /** The stage-stream message of a transaction row as it was just written. */
-export const stageEventOf = (row: TransactionRow, message?: string): StageEvent => ({
+export const stageEventOf = (row: TransactionRow, message?: string, at: string = new Date().toISOString()): StageEvent => ({
   type: "stage",
   txId: row.id,
   tenantId: row.tenant_id,
@@ -30,7 +30,7 @@ export const stageEventOf = (row: TransactionRow, message?: string): StageEvent 
   agentId: row.agent_id,
   status: row.status,
   stage: row.stage,
-  at: new Date().toISOString(),
+  at,
   ...(message === undefined ? {} : { message }),
   ...(row.signature === null ? {} : { signature: row.signature }),
   ...(row.failed_at === null ? {} : { failedAt: row.failed_at }),

@@ -20,11 +20,18 @@ export class StageTransitions extends Effect.Service<StageTransitions>()("StageT
     const events = yield* StageEvents
     const metrics = yield* MetricCounters
 
-    /** Applies a transition and announces it; undefined when another worker moved the row first. */
+    /**
+     * Applies a transition (in a statement shared with other workers') and announces it, and each stage
+     * it passed through first; undefined when another worker moved the row first.
+     */
     const move = (row: TransactionRow, change: Transition) =>
       Effect.gen(function* () {
-        const moved = yield* repo.transition(row.id, change)
+        const moved = yield* repo.transitionShared(row.id, change)
         if (moved === undefined) return undefined
+        for (const passed of change.via ?? []) {
+          yield* metrics.increment(txStageMetric(passed.status))
+          yield* events.publish(stageEventOf({ ...moved, status: passed.status, stage: passed.stage }, passed.message, passed.at))
+        }
         yield* metrics.increment(txStageMetric(moved.status))
         yield* events.publish(stageEventOf(moved, change.message))
         return moved

@@ -1,12 +1,13 @@
 /**
- * Transactions in SQL. Every status change goes through `transition`: one statement that checks the
- * expected current status, writes the new status and fields, appends to `history` and inserts the
- * audit event, so a transition is recorded completely or not at all (and a stale worker cannot move
- * a transaction another worker already moved).
+ * Transactions in SQL. Every status change goes through `transition` (or `transitionShared`, the
+ * pipeline's): one statement that checks the expected current status, writes the new status and
+ * fields, appends to `history` and inserts the audit events, so a transition is recorded completely
+ * or not at all (and a stale worker cannot move a transaction another worker already moved).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { makeStatementBatch } from "../db/statementBatch.js"
 import type { BuildFactsRow, TransactionRow } from "./transactionRow.js"
 
 export type TxStatus = TransactionRow["status"]
@@ -33,6 +34,17 @@ export interface TransitionFields {
   readonly confirmedAt?: Date
 }
 
+/** A stage the transaction passed through on the way to `to`, recorded in the same statement. */
+export interface PassedStage {
+  readonly status: TxStatus
+  readonly stage: TransactionRow["stage"]
+  readonly message?: string
+  readonly eventType: string
+  readonly eventMetadata?: Record<string, unknown>
+  /** When the stage was reached (ISO); its history entry and event carry it. */
+  readonly at: string
+}
+
 export interface Transition {
   readonly from: ReadonlyArray<TxStatus>
   readonly to: TxStatus
@@ -41,11 +53,60 @@ export interface Transition {
   readonly fields?: TransitionFields
   readonly eventType: string
   readonly eventMetadata?: Record<string, unknown>
+  /** Stages passed through before `to`, oldest first (each gets its history entry and audit event). */
+  readonly via?: ReadonlyArray<PassedStage>
 }
+
+/** Where a run of the pipeline ends: the outbox job that ran it is finished by the same statement. */
+const ENDS_RUN: ReadonlySet<TxStatus> = new Set(["confirmed", "failed", "approval_gate"])
 
 const json = (value: unknown) =>
   value === undefined ? null : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))
 const text = (value: bigint | undefined) => (value === undefined ? null : value.toString())
+
+/** One transition as a row of the statement's JSON input (see applyTransitions). */
+const transitionInput = (ord: number, txId: string, change: Transition) => {
+  const f = change.fields ?? {}
+  const now = new Date().toISOString()
+  const stages: ReadonlyArray<Omit<PassedStage, "stage"> & { readonly stage: string }> = [
+    ...(change.via ?? []),
+    { status: change.to, stage: change.stage, message: change.message, eventType: change.eventType, eventMetadata: change.eventMetadata, at: now }
+  ]
+  return {
+    batch_ord: ord,
+    id: txId,
+    from_statuses: change.from,
+    status: change.to,
+    stage: change.stage,
+    failed_at: f.failedAt ?? null,
+    error_code: f.errorCode ?? null,
+    error: f.error ?? null,
+    signature: f.signature ?? null,
+    signed_transaction: f.signedTransaction ?? null,
+    message_base64: f.messageBase64 ?? null,
+    extra_signatures: f.extraSignatures ?? null,
+    build_facts: f.buildFacts ?? null,
+    last_valid_block_height: text(f.lastValidBlockHeight),
+    policy_decision: f.policyDecision ?? null,
+    simulation: f.simulation ?? null,
+    execution_proof: f.executionProof ?? null,
+    delta_guard: f.deltaGuard ?? null,
+    pre_balance_lamports: text(f.preBalanceLamports),
+    post_balance_lamports: text(f.postBalanceLamports),
+    result: f.result ?? null,
+    approval: f.approval ?? null,
+    confirmed_at: f.confirmedAt?.toISOString() ?? null,
+    // (JSON leaves out an undefined message)
+    history: stages.map((s) => ({ status: s.status, stage: s.stage, at: s.at, message: s.message })),
+    events: stages.map((s) => ({
+      id: randomUUID(),
+      event_type: s.eventType,
+      message: `transaction ${txId} ${s.status}${s.message === undefined ? "" : `: ${s.message}`}`,
+      metadata: { status: s.status, stage: s.stage, message: s.message, ...s.eventMetadata }
+    })),
+    close_job: ENDS_RUN.has(change.to)
+  }
+}
 
 export class TransactionRepo extends Effect.Service<TransactionRepo>()("TransactionRepo", {
   effect: Effect.gen(function* () {
@@ -74,48 +135,75 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         SELECT * FROM transactions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND idempotency_key = ${key}
       `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
-    /** Applies a transition; returns the updated row, or undefined when the status was not in `from`. */
-    const transition = (txId: string, change: Transition) => {
-      const f = change.fields ?? {}
-      const at = new Date().toISOString()
-      const entry = JSON.stringify([{ status: change.to, stage: change.stage, at, ...(change.message === undefined ? {} : { message: change.message }) }])
-      const metadata = json({ status: change.to, stage: change.stage, ...(change.message === undefined ? {} : { message: change.message }), ...change.eventMetadata })
-      return sql<TransactionRow>`
-        WITH moved AS (
-          UPDATE transactions SET
-            status = ${change.to},
-            stage = ${change.stage},
-            failed_at = COALESCE(${f.failedAt ?? null}, failed_at),
-            error_code = COALESCE(${f.errorCode ?? null}, error_code),
-            error = COALESCE(${f.error ?? null}, error),
-            signature = COALESCE(${f.signature ?? null}, signature),
-            signed_transaction = COALESCE(${f.signedTransaction ?? null}, signed_transaction),
-            message_base64 = COALESCE(${f.messageBase64 ?? null}, message_base64),
-            extra_signatures = COALESCE(${json(f.extraSignatures)}::jsonb, extra_signatures),
-            build_facts = COALESCE(${json(f.buildFacts)}::jsonb, build_facts),
-            last_valid_block_height = COALESCE(${text(f.lastValidBlockHeight)}::bigint, last_valid_block_height),
-            policy_decision = COALESCE(${json(f.policyDecision)}::jsonb, policy_decision),
-            simulation = COALESCE(${json(f.simulation)}::jsonb, simulation),
-            execution_proof = COALESCE(${json(f.executionProof)}::jsonb, execution_proof),
-            delta_guard = COALESCE(${json(f.deltaGuard)}::jsonb, delta_guard),
-            pre_balance_lamports = COALESCE(${text(f.preBalanceLamports)}::bigint, pre_balance_lamports),
-            post_balance_lamports = COALESCE(${text(f.postBalanceLamports)}::bigint, post_balance_lamports),
-            result = COALESCE(${json(f.result)}::jsonb, result),
-            approval = COALESCE(${json(f.approval)}::jsonb, approval),
-            confirmed_at = COALESCE(${f.confirmedAt?.toISOString() ?? null}::timestamptz, confirmed_at),
-            history = history || ${entry}::jsonb,
+    /** Applies the transitions in one statement; each answer is the updated row, or undefined when its status was not in `from`. */
+    const applyTransitions = (changes: ReadonlyArray<readonly [string, Transition]>) =>
+      sql<TransactionRow & { readonly batch_ord: number }>`
+        WITH input AS (
+          SELECT * FROM jsonb_to_recordset(${json(changes.map(([txId, change], ord) => transitionInput(ord, txId, change)))}::jsonb) AS v(
+            batch_ord int, id uuid, from_statuses text[], status text, stage text, failed_at text, error_code text, error text,
+            signature text, signed_transaction text, message_base64 text, extra_signatures jsonb, build_facts jsonb,
+            last_valid_block_height bigint, policy_decision jsonb, simulation jsonb, execution_proof jsonb, delta_guard jsonb,
+            pre_balance_lamports bigint, post_balance_lamports bigint, result jsonb, approval jsonb, confirmed_at timestamptz,
+            history jsonb, events jsonb, close_job boolean)
+        ), moved AS (
+          UPDATE transactions t SET
+            status = v.status,
+            stage = v.stage,
+            failed_at = COALESCE(v.failed_at, t.failed_at),
+            error_code = COALESCE(v.error_code, t.error_code),
+            error = COALESCE(v.error, t.error),
+            signature = COALESCE(v.signature, t.signature),
+            signed_transaction = COALESCE(v.signed_transaction, t.signed_transaction),
+            message_base64 = COALESCE(v.message_base64, t.message_base64),
+            extra_signatures = COALESCE(v.extra_signatures, t.extra_signatures),
+            build_facts = COALESCE(v.build_facts, t.build_facts),
+            last_valid_block_height = COALESCE(v.last_valid_block_height, t.last_valid_block_height),
+            policy_decision = COALESCE(v.policy_decision, t.policy_decision),
+            simulation = COALESCE(v.simulation, t.simulation),
+            execution_proof = COALESCE(v.execution_proof, t.execution_proof),
+            delta_guard = COALESCE(v.delta_guard, t.delta_guard),
+            pre_balance_lamports = COALESCE(v.pre_balance_lamports, t.pre_balance_lamports),
+            post_balance_lamports = COALESCE(v.post_balance_lamports, t.post_balance_lamports),
+            result = COALESCE(v.result, t.result),
+            approval = COALESCE(v.approval, t.approval),
+            confirmed_at = COALESCE(v.confirmed_at, t.confirmed_at),
+            history = t.history || v.history,
             updated_at = now()
-          WHERE id = ${txId} AND status IN ${sql.in(change.from as Array<string>)}
-          RETURNING *
+          FROM input v
+          WHERE t.id = v.id AND t.status = ANY (v.from_statuses)
+          RETURNING t.*, v.batch_ord
         ), audited AS (
           INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id, protocol, entity_type, category)
-          SELECT ${randomUUID()}, tenant_id, ${change.eventType}, ${`transaction ${txId} ${change.to}${change.message === undefined ? "" : `: ${change.message}`}`},
-            ${metadata}::jsonb, id, wallet_id, agent_id, protocol, 'transaction', 'pipeline'
-          FROM moved
+          SELECT e.id, m.tenant_id, e.event_type, e.message, e.metadata, m.id, m.wallet_id, m.agent_id, m.protocol, 'transaction', 'pipeline'
+          FROM moved m JOIN input v ON v.batch_ord = m.batch_ord
+          CROSS JOIN LATERAL ROWS FROM (jsonb_to_recordset(v.events) AS (id uuid, event_type text, message text, metadata jsonb))
+            WITH ORDINALITY AS e(id, event_type, message, metadata, n)
+          ORDER BY m.batch_ord, e.n
+        ), closed AS (
+          -- A transition that ends the run (terminal, or waiting at the gate) also finishes the outbox job that ran it.
+          UPDATE outbox_jobs j SET status = 'done', lease_id = NULL, lease_expires_at = NULL, updated_at = now()
+          FROM moved m JOIN input v ON v.batch_ord = m.batch_ord
+          WHERE v.close_job AND j.tx_id = m.id AND j.status = 'processing'
         )
         SELECT * FROM moved
-      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
-    }
+      `.pipe(
+        Effect.map((rows) => {
+          const byOrd = new Map(rows.map(({ batch_ord, ...row }) => [batch_ord, row satisfies TransactionRow]))
+          return changes.map((_change, ord) => byOrd.get(ord))
+        }),
+        Effect.orDie
+      )
+
+    /** Applies a transition now, in the caller's SQL transaction if any. */
+    const transition = (txId: string, change: Transition) =>
+      Effect.map(applyTransitions([[txId, change]]), ([row]) => row)
+
+    // The pipeline's transitions share statements (statementBatch.ts): under load, one statement and one
+    // commit carry the transitions of many transactions, each still all-or-nothing with its audit events.
+    const shared = makeStatementBatch(applyTransitions, { maxBatch: 64, lanes: 2 })
+
+    /** Applies a transition in a statement shared with other workers' transitions (never in a caller's SQL transaction). */
+    const transitionShared = (txId: string, change: Transition) => shared.submit([txId, change])
 
     const listByWallet = (walletId: string, readTenant: string | null, options: { limit: number; offset: number; status?: string }) =>
       Effect.gen(function* () {
@@ -137,6 +225,6 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         Effect.orDie
       )
 
-    return { find, findWithWalletKey, findByIdempotencyKey, transition, listByWallet, walletKey }
+    return { find, findWithWalletKey, findByIdempotencyKey, transition, transitionShared, listByWallet, walletKey }
   })
 }) {}

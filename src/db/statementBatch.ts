@@ -1,0 +1,66 @@
+/**
+ * Shares one SQL statement between concurrent callers: a call that arrives while `lanes` statements
+ * are already in flight waits, and then goes out together with every other call queued meanwhile, as
+ * ONE statement (up to `maxBatch` inputs). An idle service sends a lone call at once, so batching adds
+ * no latency; under load it turns N round trips (N plans, N commits, N socket writes) into one.
+ *
+ * `run` answers the inputs in order. When a statement of several inputs fails, each input is tried
+ * again alone, so one bad input fails only its own caller.
+ */
+import { Deferred, Effect } from "effect"
+
+export interface StatementBatchOptions {
+  /** Inputs in one statement at most. */
+  readonly maxBatch: number
+  /** Statements in flight at once (each a connection from the pool). */
+  readonly lanes: number
+}
+
+interface Waiting<I, O, E> {
+  readonly input: I
+  readonly result: Deferred.Deferred<O, E>
+}
+
+export const makeStatementBatch = <I, O, E>(
+  run: (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, E>,
+  options: StatementBatchOptions
+) => {
+  let queue: Array<Waiting<I, O, E>> = []
+  let inFlight = 0
+
+  const answer = (batch: ReadonlyArray<Waiting<I, O, E>>): Effect.Effect<void> =>
+    run(batch.map((waiting) => waiting.input)).pipe(
+      Effect.matchCauseEffect({
+        onFailure: (cause) =>
+          batch.length === 1
+            ? Deferred.failCause(batch[0].result, cause)
+            : Effect.forEach(batch, (waiting) => answer([waiting]), { discard: true }),
+        onSuccess: (outputs) => Effect.forEach(batch, (waiting, i) => Deferred.succeed(waiting.result, outputs[i]), { discard: true })
+      })
+    )
+
+  // A lane sends what is queued, and again until the queue is empty; then it ends.
+  const lane: Effect.Effect<void> = Effect.suspend(() => {
+    if (queue.length === 0) {
+      inFlight -= 1
+      return Effect.void
+    }
+    const batch = queue.slice(0, options.maxBatch)
+    queue = queue.slice(batch.length)
+    return answer(batch).pipe(Effect.zipRight(lane))
+  })
+
+  /** The output for one input, from a statement shared with whatever else is queued. */
+  const submit = (input: I): Effect.Effect<O, E> =>
+    Effect.gen(function* () {
+      const result = yield* Deferred.make<O, E>()
+      queue.push({ input, result })
+      if (inFlight < options.lanes) {
+        inFlight += 1
+        yield* Effect.forkDaemon(lane)
+      }
+      return yield* Deferred.await(result)
+    })
+
+  return { submit }
+}
