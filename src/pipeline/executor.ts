@@ -30,6 +30,12 @@ import { assembleTransaction } from "./wireTransaction.js"
 
 const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
 
+/** What a run reads once, when it takes the job. */
+interface RunContext {
+  readonly publicKey: string
+  readonly deltaVarianceBpsThreshold: number
+}
+
 /** Where a run stops: terminal, or waiting for a human at the gate. */
 const RUN_ENDS: ReadonlySet<TransactionRow["status"]> = new Set(["confirmed", "failed", "approval_gate"])
 
@@ -201,7 +207,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         })
       })
 
-    const submitting = (row: TransactionRow) =>
+    const submitting = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         yield* chaosAt("send", "send")
         const signature = row.signature ?? ""
@@ -209,18 +215,18 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         if (!outcome.landed) {
           return yield* Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: outcome.reason, stage: "confirm" }))
         }
-        if (outcome.err !== null) {
+        if (outcome.meta.err !== null) {
           return yield* Effect.fail(
-            new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `transaction failed on chain: ${JSON.stringify(outcome.err)}`, stage: "confirm" })
+            new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}`, stage: "confirm" })
           )
         }
-        return yield* postChecks.confirmed(row, signature)
+        return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold)
       })
 
-    const step = (row: TransactionRow, wallet: { readonly publicKey: string }): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
+    const step = (row: TransactionRow, context: RunContext): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
       switch (row.status) {
         case "pending":
-          return pending(row, wallet)
+          return pending(row, context)
         case "simulating":
           return simulating(row)
         case "policy_eval":
@@ -228,7 +234,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         case "signing":
           return signing(row)
         case "submitting":
-          return submitting(row)
+          return submitting(row, context)
         default:
           return Effect.succeed(undefined)
       }
@@ -240,14 +246,13 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
      */
     const run = (txId: string): Effect.Effect<boolean, Retryable> =>
       Effect.gen(function* () {
-        const found = yield* repo.findWithWalletKey(txId)
-        if (found === undefined) return false
-        const wallet = { publicKey: found.publicKey }
-        let row: TransactionRow | undefined = found.row
+        const context = yield* repo.findRunContext(txId)
+        if (context === undefined) return false
+        let row: TransactionRow | undefined = context.row
         let moved = false
         while (row !== undefined && !RUN_ENDS.has(row.status)) {
           const current: TransactionRow = row
-          row = yield* step(current, wallet).pipe(Effect.catchTag("Terminal", (failure) => fail(current, failure)))
+          row = yield* step(current, context).pipe(Effect.catchTag("Terminal", (failure) => fail(current, failure)))
           moved = true
         }
         return moved && row !== undefined

@@ -11,6 +11,7 @@ import { Effect, Queue, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config.js"
 import { DatabaseMode } from "../db/database.js"
+import { makeStatementBatch } from "../db/statementBatch.js"
 
 export type OutboxAction = "execute" | "retry" | "approve"
 
@@ -67,28 +68,34 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Call after the SQL transaction that enqueued committed: wakes this process's workers (others got the NOTIFY). */
     const notify = ring
 
-    const claim = Effect.gen(function* () {
-      const leaseId = randomUUID()
-      // The transaction's own attempt counter moves with its job's (one round trip).
-      const rows = yield* sql<OutboxJob>`
+    /** Claims up to `count` due jobs, oldest first, each with its own lease (the transactions' attempt counters move too). */
+    const claimMany = (count: number) =>
+      sql<OutboxJob>`
         WITH claimed AS (
-          UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = ${leaseId},
+          UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = gen_random_uuid(),
             lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval, updated_at = now()
-          WHERE id = (
+          WHERE id IN (
             SELECT id FROM outbox_jobs
             WHERE (status = 'pending' AND available_at <= now()) OR (status = 'processing' AND lease_expires_at < now())
             ORDER BY created_at, id
-            LIMIT 1
+            LIMIT ${count}
             FOR UPDATE SKIP LOCKED
           )
           RETURNING *
         ), counted AS (
           UPDATE transactions SET attempts = attempts + 1 WHERE id IN (SELECT tx_id FROM claimed)
         )
-        SELECT * FROM claimed
-      `
-      return rows[0]
-    }).pipe(Effect.orDie)
+        SELECT * FROM claimed ORDER BY created_at, id
+      `.pipe(Effect.orDie)
+
+    // Idle workers that ask at the same time share one claim statement: each gets a job, or undefined.
+    const claims = makeStatementBatch(
+      (askers: ReadonlyArray<void>) => Effect.map(claimMany(askers.length), (jobs) => askers.map((_asker, i) => jobs[i])),
+      { maxBatch: 64, lanes: 1 }
+    )
+
+    /** The oldest due job for one worker, or undefined when there is none. */
+    const claim: Effect.Effect<OutboxJob | undefined> = claims.submit(undefined)
 
     /** Extends the lease; false when the lease was lost (another worker took over). */
     const renewLease = (job: OutboxJob) =>

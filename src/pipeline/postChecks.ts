@@ -6,51 +6,37 @@
 import { Effect } from "effect"
 import { TX_CONFIRMATION_LATENCY_MS_TOTAL, TX_CONFIRMED } from "../audit/metricNames.js"
 import { MetricCounters } from "../audit/metricCounters.js"
-import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
-import { RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
 import { buildExecutionProof } from "./proof.js"
-import { Retryable } from "./stageFailure.js"
 import { StageTransitions } from "./stageTransitions.js"
-import { TransactionRepo } from "./transactionRepo.js"
+import type { LandedMeta } from "./submission.js"
 import type { TransactionRow } from "./transactionRow.js"
 
 export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
   effect: Effect.gen(function* () {
-    const repo = yield* TransactionRepo
-    const chain = yield* ChainClient
     const config = yield* AppConfig
-    const riskConfigs = yield* RiskConfigRepo
     const metrics = yield* MetricCounters
     const escrowIndexer = yield* EscrowIndexer
     const { move } = yield* StageTransitions
 
-    const chainRetryable = (error: { message: string }) => Effect.fail(new Retryable({ message: error.message, failedAt: "confirm" }))
-    const walletOf = (row: TransactionRow) => repo.walletKey(row.wallet_id)
-
-    /** Post-checks on a landed transaction: balances from its own meta, delta guard, proof, confirmedAt. */
-    const confirmed = (row: TransactionRow, signature: string) =>
+    /**
+     * Post-checks on a landed transaction: balances from its own meta, delta guard (with the protocol's
+     * variance threshold, read when the run began), proof, confirmedAt.
+     */
+    const confirmed = (row: TransactionRow, signature: string, meta: LandedMeta, deltaVarianceBpsThreshold: number) =>
       Effect.gen(function* () {
-        const meta = yield* chain
-          .rpc<{ meta: { preBalances: Array<number>; postBalances: Array<number>; fee: number } } | null>("getTransaction", [
-            signature,
-            { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }
-          ])
-          .pipe(Effect.catchAll(chainRetryable))
         // The wallet is the fee payer (account 0): its balance right before and after this transaction.
-        const pre = meta === null ? BigInt(row.pre_balance_lamports ?? "0") : BigInt(meta.meta.preBalances[0])
-        const post = meta === null ? yield* chain.getBalance((yield* walletOf(row)).publicKey).pipe(Effect.catchAll(chainRetryable)) : BigInt(meta.meta.postBalances[0])
-        // The protocol's variance threshold; none configured (or unreadable) means no variance beyond the tolerance.
-        const protocolConfig = yield* riskConfigs.findProtocol(row.tenant_id, row.protocol).pipe(Effect.orElseSucceed(() => undefined))
+        const pre = BigInt(meta.preBalances[0])
+        const post = BigInt(meta.postBalances[0])
         // An escrow create also pays the escrow account's rent: the expected outflow is what the build recorded.
         const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
         const guardIntent = escrowCreate ? { ...row.intent, lamports: row.build_facts?.amountLamports } : row.intent
         const guard = evaluateDeltaGuard({
           type: row.type, intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
           absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports),
-          varianceBpsThreshold: protocolConfig?.deltaVarianceBpsThreshold ?? 0
+          varianceBpsThreshold: deltaVarianceBpsThreshold
         })
         // create_mint: the client learns its new mint's address from the result.
         const result = row.type === "create_mint" && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined

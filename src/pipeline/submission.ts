@@ -7,13 +7,16 @@ import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
 import { Retryable, Terminal } from "./stageFailure.js"
 
-interface SignatureStatus {
+/** What the post-checks need of a landed transaction's meta. */
+export interface LandedMeta {
   readonly err: unknown
-  readonly confirmationStatus?: string | null
+  readonly preBalances: ReadonlyArray<number>
+  readonly postBalances: ReadonlyArray<number>
+  readonly fee: number
 }
 
 export type SubmissionOutcome =
-  | { readonly landed: true; readonly err: unknown }
+  | { readonly landed: true; readonly meta: LandedMeta }
   | { readonly landed: false; readonly reason: string }
 
 const REBROADCAST_MS = 2_000
@@ -23,10 +26,14 @@ export class Submission extends Effect.Service<Submission>()("Submission", {
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
 
-    const statusOf = (signature: string) =>
+    /** The landed transaction's meta at `confirmed`, or null while it has not landed (one read answers both). */
+    const landedMeta = (signature: string) =>
       Effect.map(
-        chain.rpc<{ value: Array<SignatureStatus | null> }>("getSignatureStatuses", [[signature], { searchTransactionHistory: true }]),
-        ({ value }) => value[0] ?? null
+        chain.rpc<{ meta: LandedMeta } | null>("getTransaction", [
+          signature,
+          { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }
+        ]),
+        (found) => found?.meta ?? null
       )
 
     const send = (signedTransaction: string) =>
@@ -43,8 +50,8 @@ export class Submission extends Effect.Service<Submission>()("Submission", {
      * Every round sends first and reads the status right after: on a resumed attempt whose bytes already
      * landed, the send is a rebroadcast the ledger deduplicates by signature, and the status read finds
      * it. The block height is read only while the transaction is not yet seen, so a transaction that
-     * lands at once costs two RPC calls (send, status); failure is declared only past the last valid
-     * block height and after a final status read.
+     * lands at once costs two RPC calls (send, then getTransaction, whose meta the post-checks use);
+     * failure is declared only past the last valid block height and after a final status read.
      */
     const submitAndConfirm = (signature: string, signedTransaction: string, lastValidBlockHeight: bigint) =>
       Effect.gen(function* () {
@@ -55,13 +62,13 @@ export class Submission extends Effect.Service<Submission>()("Submission", {
             yield* send(signedTransaction)
             lastSend = Date.now()
           }
-          const status = yield* statusOf(signature)
-          if (status !== null) return { landed: true, err: status.err } satisfies SubmissionOutcome
+          const meta = yield* landedMeta(signature)
+          if (meta !== null) return { landed: true, meta } satisfies SubmissionOutcome
           if (rebroadcast) {
             const height = yield* blockHeight
             if (BigInt(height) > lastValidBlockHeight) {
-              const final = yield* statusOf(signature)
-              if (final !== null) return { landed: true, err: final.err } satisfies SubmissionOutcome
+              const final = yield* landedMeta(signature)
+              if (final !== null) return { landed: true, meta: final } satisfies SubmissionOutcome
               return { landed: false, reason: `blockhash expired at block height ${lastValidBlockHeight} before the transaction was confirmed` } satisfies SubmissionOutcome
             }
           }
@@ -74,6 +81,6 @@ export class Submission extends Effect.Service<Submission>()("Submission", {
         )
       )
 
-    return { submitAndConfirm, statusOf }
+    return { submitAndConfirm }
   })
 }) {}

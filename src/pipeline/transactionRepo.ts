@@ -117,18 +117,29 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         SELECT * FROM transactions WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
       `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
-    /** The row and its wallet's public key in one round trip (a worker's first read of a job). */
-    const findWithWalletKey = (id: string) =>
-      sql<TransactionRow & { readonly wallet_public_key: string }>`
-        SELECT t.*, w.public_key AS wallet_public_key FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id = ${id}
+    /**
+     * What a worker reads when it takes a job: the row, its wallet's public key, and the delta guard's
+     * variance threshold from the protocol's risk config (none: 0). Concurrent reads share a statement.
+     */
+    const readRunContexts = (ids: ReadonlyArray<string>) =>
+      sql<TransactionRow & { readonly wallet_public_key: string; readonly delta_variance_bps: unknown }>`
+        SELECT t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps
+        FROM transactions t JOIN wallets w ON w.id = t.wallet_id
+        LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
+        WHERE t.id IN ${sql.in([...ids])}
       `.pipe(
-        Effect.map(([found]) => {
-          if (found === undefined) return undefined
-          const { wallet_public_key: publicKey, ...row } = found
-          return { row: row satisfies TransactionRow, publicKey }
+        Effect.map((rows) => {
+          const byId = new Map(rows.map(({ wallet_public_key, delta_variance_bps, ...row }) => [row.id, {
+            row: row satisfies TransactionRow,
+            publicKey: wallet_public_key,
+            deltaVarianceBpsThreshold: typeof delta_variance_bps === "number" ? delta_variance_bps : 0
+          }]))
+          return ids.map((id) => byId.get(id))
         }),
         Effect.orDie
       )
+    const runContexts = makeStatementBatch(readRunContexts, { maxBatch: 64, lanes: 1 })
+    const findRunContext = (id: string) => runContexts.submit(id)
 
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
       sql<TransactionRow>`
@@ -219,12 +230,6 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         return { rows, total: Number(total) }
       }).pipe(Effect.orDie)
 
-    const walletKey = (walletId: string) =>
-      sql<{ public_key: string }>`SELECT public_key FROM wallets WHERE id = ${walletId}`.pipe(
-        Effect.map((rows) => ({ publicKey: rows[0].public_key })),
-        Effect.orDie
-      )
-
-    return { find, findWithWalletKey, findByIdempotencyKey, transition, transitionShared, listByWallet, walletKey }
+    return { find, findRunContext, findByIdempotencyKey, transition, transitionShared, listByWallet }
   })
 }) {}

@@ -26,7 +26,7 @@ import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
-import { isUnconstrained, recordUnconstrained } from "./unconstrainedDecision.js"
+import { recordIfUnconstrained } from "./unconstrainedDecision.js"
 import { utcDayKey } from "./utcTime.js"
 import { makeWhatIfReadBatch } from "./whatIfReadBatch.js"
 import type { WhatIfSnapshot } from "./whatIfSnapshot.js"
@@ -206,10 +206,10 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     /** The fast path (unconstrainedDecision.ts) when the wallet has nothing to check; else the locked path. */
     const decide = (input: TransactionRiskInput) =>
       Effect.gen(function* () {
-        if (!(yield* isUnconstrained(sql, input))) return yield* decideLocked(input)
+        // The decision an unconstrained wallet gets; recorded only if the wallet is indeed unconstrained.
         const state: EvaluationState = { now: new Date(), transaction: transactionFacts(input) }
         const { decision, effects, approvalSpend } = combine(input, undefined, defaultPortfolioControls(input.walletId), [], state)
-        const recorded = yield* recordUnconstrained(sql, input, decision, effects, approvalSpend)
+        const recorded = yield* recordIfUnconstrained(sql, input, decision, effects, approvalSpend)
         if (!recorded) return yield* decideLocked(input)
         yield* audit.increment("audit_event.policy.evaluated")
         yield* audit.increment(policyEvaluationMetric(decision.decision))

@@ -3,9 +3,9 @@
  * policy, no protocol risk config for the intent's protocol, no portfolio risk controls, and no
  * decision recorded yet for the transaction. Then no daily spend or rate count is read, so there is
  * nothing to serialise under the wallet's lock: the decision (made by the same pure code as the locked
- * path), its effects (the day's spend, counted so a daily limit added later sees it), and the
- * `policy.evaluated` audit event are written in ONE statement (two round trips in all, no SQL
- * transaction). Anything else takes the locked path.
+ * path, before anything is read), its effects (the day's spend, counted so a daily limit added later
+ * sees it), and the `policy.evaluated` audit event are written in ONE statement that first checks the
+ * wallet is indeed unconstrained (one round trip, no SQL transaction). Anything else takes the locked path.
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -22,22 +22,13 @@ export interface UnconstrainedTarget {
   readonly traceId?: string | undefined
 }
 
-/** True when the wallet has no policy, protocol config or portfolio controls, and the tx no decision yet. */
-export const isUnconstrained = (sql: SqlClient.SqlClient, target: UnconstrainedTarget) =>
-  sql<{ constrained: boolean }>`
-    SELECT EXISTS (SELECT 1 FROM policy_decisions WHERE tx_id = ${target.txId})
-      OR EXISTS (SELECT 1 FROM policies WHERE wallet_id = ${target.walletId} AND tenant_id = ${target.tenantId} AND active)
-      OR EXISTS (SELECT 1 FROM protocol_risk_configs WHERE tenant_id = ${target.tenantId} AND protocol = ${target.protocol})
-      OR EXISTS (SELECT 1 FROM portfolio_risk_controls WHERE wallet_id = ${target.walletId} AND tenant_id = ${target.tenantId})
-      AS constrained
-  `.pipe(Effect.map((rows) => rows[0]?.constrained === false))
-
 /**
- * Records the decision, its spend and the audit event in one statement; false when a decision for the
- * transaction was recorded meanwhile (the caller then reads it on the locked path). Spend only: an
- * unconstrained wallet has no rate_limit rule, hence no rate events.
+ * Records the decision, its spend and the audit event in one statement when the wallet has no policy,
+ * protocol config or portfolio controls; false when it has one, or a decision for the transaction was
+ * recorded already (the caller then takes the locked path). Spend only: an unconstrained wallet has no
+ * rate_limit rule, hence no rate events.
  */
-export const recordUnconstrained = (
+export const recordIfUnconstrained = (
   sql: SqlClient.SqlClient,
   target: UnconstrainedTarget,
   decision: PolicyDecision,
@@ -49,10 +40,16 @@ export const recordUnconstrained = (
   const metadata = { txId: target.txId, source: "transaction", decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier }
   const message = `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`
   return sql<{ recorded: string }>`
-    WITH decided AS (
+    WITH constrained AS (
+      SELECT EXISTS (SELECT 1 FROM policies WHERE wallet_id = ${target.walletId} AND tenant_id = ${target.tenantId} AND active)
+        OR EXISTS (SELECT 1 FROM protocol_risk_configs WHERE tenant_id = ${target.tenantId} AND protocol = ${target.protocol})
+        OR EXISTS (SELECT 1 FROM portfolio_risk_controls WHERE wallet_id = ${target.walletId} AND tenant_id = ${target.tenantId})
+        AS yes
+    ), decided AS (
       INSERT INTO policy_decisions (tx_id, tenant_id, wallet_id, decision, approval_spend_lamports)
-      VALUES (${target.txId}, ${target.tenantId}, ${target.walletId}, ${JSON.stringify(decision)}::jsonb,
-        ${approvalSpendLamports === null ? null : approvalSpendLamports.toString()}::numeric)
+      SELECT ${target.txId}, ${target.tenantId}, ${target.walletId}, ${JSON.stringify(decision)}::jsonb,
+        ${approvalSpendLamports === null ? null : approvalSpendLamports.toString()}::numeric
+      FROM constrained WHERE NOT constrained.yes
       ON CONFLICT (tx_id) DO NOTHING
       RETURNING tx_id
     ), entry AS (
