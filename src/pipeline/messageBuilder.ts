@@ -4,7 +4,7 @@
  * recent blockhash, the wallet as fee payer; extra signers (a new mint account) sign here, and only
  * their signatures are kept.
  */
-import { PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js"
+import type { PublicKey, TransactionInstruction } from "@solana/web3.js"
 import { createHash } from "node:crypto"
 import bs58 from "bs58"
 import { Data, Effect } from "effect"
@@ -13,7 +13,9 @@ import { AppConfig } from "../config.js"
 import type { BuiltTransaction } from "../protocols/builtTransaction.js"
 import type { AdapterOperation } from "../protocols/transactionTypes.js"
 import { withComputeBudget } from "./computeBudget.js"
+import { keyFromSeed, signBytes } from "../wallet/ed25519.js"
 import { priorityFeeMicroLamports, type RecentFeeSample } from "./priorityFee.js"
+import { compileLegacyMessage } from "./wireTransaction.js"
 
 /** The blockhash did not move on while an identical message was in flight (a retryable build failure). */
 export class BlockhashStalled extends Data.TaggedError("BlockhashStalled")<{ readonly message: string }> {}
@@ -84,9 +86,8 @@ export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBui
       Effect.gen(function* () {
         for (let attempt = 0; ; attempt++) {
           const { blockhash, lastValidBlockHeight } = yield* latestBlockhash
-          const transaction = new Transaction({ feePayer, blockhash, lastValidBlockHeight }).add(...instructions)
-          const message = transaction.serializeMessage()
-          if (claimMessage(message)) return { transaction, message, lastValidBlockHeight }
+          const message = compileLegacyMessage(feePayer, blockhash, instructions)
+          if (claimMessage(message)) return { message, lastValidBlockHeight }
           if (attempt >= 50) return yield* new BlockhashStalled({ message: "the ledger's blockhash has not advanced for 5 s; an identical transaction is still in flight" })
           blockhashCache = undefined
           yield* Effect.sleep("100 millis")
@@ -97,13 +98,11 @@ export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBui
       Effect.gen(function* () {
         const microLamports = yield* priorityFee
         const { instructions, computeUnitLimit } = withComputeBudget(type as AdapterOperation, built.instructions, microLamports)
-        const { transaction, message, lastValidBlockHeight } = yield* uniqueMessage(wallet, instructions)
+        const { message, lastValidBlockHeight } = yield* uniqueMessage(wallet, instructions)
+        // The new accounts' ephemeral keys sign here (only their signatures are kept).
         const extraSignatures: Record<string, string> = {}
-        if (built.extraSigners.length > 0) {
-          transaction.partialSign(...built.extraSigners)
-          for (const entry of transaction.signatures) {
-            if (entry.signature !== null) extraSignatures[entry.publicKey.toBase58()] = bs58.encode(entry.signature)
-          }
+        for (const signer of built.extraSigners) {
+          extraSignatures[signer.publicKey.toBase58()] = bs58.encode(signBytes(keyFromSeed(signer.secretKey.subarray(0, 32)), message))
         }
         return {
           messageBase64: message.toString("base64"),
