@@ -19,12 +19,14 @@
  * Environment: BENCH_TRANSFERS, BENCH_CLIENTS, BENCH_SOURCES (32), BENCH_WARMUP (100),
  * BENCH_DATABASES ("postgres,pglite"), BENCH_SKIP_CEILING=1, BENCH_CPU_PROF=<dir> (service runs with
  * --cpu-prof), TX_PIPELINE_WORKERS (passed to the service; its default otherwise), TEST_DATABASE_URL
- * (PostgreSQL server; default postgres://postgres@127.0.0.1:5432/postgres).
+ * (PostgreSQL server; default: the local server over its Unix socket in /var/run/postgresql when it
+ * exists, else postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
+import { Agent, request } from "undici"
 import {
   call,
   createFundedWallet,
@@ -32,6 +34,8 @@ import {
   type FreshDatabase,
   killAllChildren,
   mapConcurrent,
+  postgresAdminUrl,
+  SERVICE_API_KEY,
   startLedgerProcess,
   startServiceProcess,
   tempDir
@@ -57,6 +61,19 @@ const settings = {
 }
 
 const TARGET = { minPerSecond: 250, maxCreateP99Ms: 25 }
+
+const LOCAL_SOCKET_DIR = "/var/run/postgresql"
+
+/**
+ * TEST_DATABASE_URL when set; otherwise the machine's PostgreSQL over its Unix socket when there is one
+ * (as psql connects by default, and as a service on the database's host would), else over TCP.
+ */
+const benchPostgresUrl = () => {
+  if ((process.env.TEST_DATABASE_URL ?? "").trim() !== "") return postgresAdminUrl()
+  return fs.existsSync(path.join(LOCAL_SOCKET_DIR, ".s.PGSQL.5432"))
+    ? `postgres://postgres@localhost/postgres?host=${LOCAL_SOCKET_DIR}`
+    : postgresAdminUrl()
+}
 
 interface HistoryEntry {
   readonly status: string
@@ -105,6 +122,20 @@ const listWallet = async (baseUrl: string, walletId: string): Promise<Array<TxRe
   }
 }
 
+// The load clients share one keep-alive agent and use undici's request: fetch costs about twice the
+// CPU per call, and the clients run on the same two cores as the service they measure.
+const clientAgent = new Agent({ keepAliveTimeout: 30_000, connections: 64 })
+
+const postJson = async (baseUrl: string, urlPath: string, body: unknown) => {
+  const response = await request(baseUrl + urlPath, {
+    method: "POST",
+    headers: { "x-api-key": SERVICE_API_KEY, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    dispatcher: clientAgent
+  })
+  return { status: response.statusCode, body: (await response.body.json()) as { data: any } }
+}
+
 /** Posts `count` transfers with `clients` concurrent clients; returns the ids and each POST's time. */
 const postTransfers = async (baseUrl: string, count: number, sources: ReadonlyArray<{ id: string }>, destinations: ReadonlyArray<string>, offset: number) => {
   const createMs: Array<number> = []
@@ -115,7 +146,7 @@ const postTransfers = async (baseUrl: string, count: number, sources: ReadonlyAr
       intent: { destination: destinations[i % destinations.length]!, lamports: 1_000_000 + offset + i }
     }
     const t0 = performance.now()
-    const response = await call(baseUrl, "POST", "/api/v1/transactions", body)
+    const response = await postJson(baseUrl, "/api/v1/transactions", body)
     createMs.push(performance.now() - t0)
     if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`)
     ids.push(response.body.data.id as string)
@@ -153,7 +184,7 @@ const runService = async (mode: "postgres" | "pglite"): Promise<RunFigures> => {
   let database: FreshDatabase | undefined
   const dataDir = tempDir("custody-bench-")
   try {
-    database = mode === "postgres" ? await createPostgresDatabase() : undefined
+    database = mode === "postgres" ? await createPostgresDatabase(benchPostgresUrl()) : undefined
     const service = await startServiceProcess({
       ...(database === undefined ? {} : { databaseUrl: database.url }),
       dataDir,
@@ -237,7 +268,7 @@ const main = async () => {
   )
   const runs: Array<RunFigures> = []
   for (const mode of settings.databases) {
-    console.log(`running: ${mode} ...`)
+    console.log(`running: ${mode}${mode === "postgres" ? ` (${benchPostgresUrl()})` : ""} ...`)
     runs.push(await runService(mode as "postgres" | "pglite"))
   }
   let ceiling: Awaited<ReturnType<typeof runLedgerCeiling>> | undefined
