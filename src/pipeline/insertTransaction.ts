@@ -1,9 +1,9 @@
 /**
- * The create path's single statement: checks the wallet (and its tenant), inserts the transaction row,
- * its outbox job and the `transaction.created` audit event. One statement is atomic, so the row and
- * its job exist together or not at all, and a create costs one round trip to the database.
- * A conflicting insert (the idempotency key was used before) inserts nothing; the caller then reads
- * the winner.
+ * The create path's statement: checks the wallet (and its tenant), inserts the transaction row, its
+ * outbox job and the `transaction.created` audit event. One statement is atomic, so the row and its
+ * job exist together or not at all. Concurrent creates share the statement (the caller batches them),
+ * so under load one round trip and one commit carry many. A conflicting insert (the idempotency key
+ * was used before) inserts nothing; the caller then reads the winner.
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -34,51 +34,78 @@ export type InsertOutcome =
   | { readonly _tag: "Conflict"; readonly tenantId: string }
   | { readonly _tag: "Inserted"; readonly row: TransactionRow }
 
-type ResultRow = Partial<TransactionRow> & { readonly wallet_tenant: string; readonly wallet_status: string; readonly agent_ok: boolean; readonly notified?: unknown }
+type ResultRow = Partial<TransactionRow> & {
+  readonly batch_ord: number
+  readonly wallet_tenant: string | null
+  readonly wallet_status: string | null
+  readonly agent_ok: boolean | null
+  readonly notified?: unknown
+}
+
+const outcomeOf = (result: ResultRow | undefined): InsertOutcome => {
+  if (result === undefined || result.wallet_status === null) return { _tag: "WalletNotFound" }
+  if (result.wallet_status !== "active") return { _tag: "WalletNotActive", status: result.wallet_status }
+  if (result.agent_ok !== true) return { _tag: "AgentNotFound" }
+  if (result.id === undefined || result.id === null) return { _tag: "Conflict", tenantId: result.wallet_tenant ?? "" }
+  const { batch_ord: _ord, wallet_tenant: _tenant, wallet_status: _status, agent_ok: _agent, notified: _notified, ...row } = result
+  return { _tag: "Inserted", row: row as TransactionRow }
+}
 
 /**
- * `notifyChannel`: on PostgreSQL the job's insert also queues a NOTIFY for other processes' workers
- * (delivered at commit, free of a round trip of its own); undefined on the embedded PGlite.
+ * Inserts the transactions of `batch` in one statement (each still all-or-nothing with its job and
+ * audit event) and answers each in order. `notifyChannel`: on PostgreSQL the jobs' insert also queues
+ * one NOTIFY for other processes' workers, its payload the number of new jobs (delivered at commit,
+ * free of a round trip of its own); undefined on the embedded PGlite.
  */
-export const insertTransactionWithJob = (sql: SqlClient.SqlClient, tx: NewTransaction, notifyChannel: string | undefined) => {
+export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: ReadonlyArray<NewTransaction>, notifyChannel: string | undefined) => {
   const at = new Date().toISOString()
-  const history = JSON.stringify([{ status: "pending", stage: "validation", at, message: "accepted" }])
+  const input = batch.map((tx, ord) => ({
+    ord, id: tx.id, wallet_id: tx.walletId, wallet_tenant: tx.walletTenant, agent_id: tx.agentId, type: tx.type, protocol: tx.protocol,
+    intent: tx.intent, request: tx.request, request_hash: tx.requestHash, gasless: tx.gasless, require_approval: tx.requireApproval,
+    idempotency_key: tx.idempotencyKey, trace_id: tx.traceId, job_id: randomUUID(), audit_id: randomUUID(),
+    history: [{ status: "pending", stage: "validation", at, message: "accepted" }],
+    audit_message: `transaction ${tx.id} created`, audit_metadata: { type: tx.type, protocol: tx.protocol }
+  }))
   // A CTE without data changes runs only when referenced: the final SELECT references `job` for the NOTIFY.
-  const notify = notifyChannel === undefined ? sql`` : sql`, (SELECT count(pg_notify(${notifyChannel}, '')) FROM job) AS notified`
+  const notify = notifyChannel === undefined
+    ? sql``
+    : sql`, (SELECT pg_notify(${notifyChannel}, count(*)::text) FROM job HAVING count(*) > 0) AS notified`
   return sql<ResultRow>`
-    WITH wallet AS (
-      -- An agentId must name an agent of the wallet's tenant.
-      SELECT tenant_id, status,
-        (${tx.agentId}::uuid IS NULL OR EXISTS (SELECT 1 FROM agents WHERE agents.id = ${tx.agentId}::uuid AND agents.tenant_id = wallets.tenant_id)) AS agent_ok
-      FROM wallets
-      WHERE id = ${tx.walletId} ${tx.walletTenant === null ? sql`` : sql`AND tenant_id = ${tx.walletTenant}`}
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(
+        ord int, id uuid, wallet_id uuid, wallet_tenant text, agent_id uuid, type text, protocol text, intent jsonb,
+        request jsonb, request_hash text, gasless boolean, require_approval boolean, idempotency_key text, trace_id text,
+        job_id uuid, audit_id uuid, history jsonb, audit_message text, audit_metadata jsonb)
+    ), checked AS (
+      -- The wallet (of the caller's tenant, when bound), and an agentId must name an agent of the wallet's tenant.
+      SELECT v.*, w.tenant_id AS tenant, w.status AS wallet_status,
+        (v.agent_id IS NULL OR EXISTS (SELECT 1 FROM agents a WHERE a.id = v.agent_id AND a.tenant_id = w.tenant_id)) AS agent_ok
+      FROM input v JOIN wallets w ON w.id = v.wallet_id AND (v.wallet_tenant IS NULL OR w.tenant_id = v.wallet_tenant)
     ), inserted AS (
       INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
         require_approval, idempotency_key, status, stage, history)
-      SELECT ${tx.id}, wallet.tenant_id, ${tx.walletId}, ${tx.agentId}, ${tx.type}, ${tx.protocol},
-        ${JSON.stringify(tx.intent)}::jsonb, ${JSON.stringify(tx.request)}::jsonb, ${tx.requestHash}, ${tx.gasless},
-        ${tx.requireApproval}, ${tx.idempotencyKey}, 'pending', 'validation', ${history}::jsonb
-      FROM wallet WHERE wallet.status = 'active' AND wallet.agent_ok
+      SELECT id, tenant, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
+        require_approval, idempotency_key, 'pending', 'validation', history
+      FROM checked WHERE wallet_status = 'active' AND agent_ok
+      ORDER BY ord
       ON CONFLICT DO NOTHING
       RETURNING *
     ), job AS (
-      INSERT INTO outbox_jobs (id, tx_id, action, status) SELECT ${randomUUID()}, id, 'execute', 'pending' FROM inserted RETURNING id
+      INSERT INTO outbox_jobs (id, tx_id, action, status)
+      SELECT c.job_id, i.id, 'execute', 'pending' FROM inserted i JOIN checked c ON c.id = i.id ORDER BY c.ord
+      RETURNING id
     ), audited AS (
       INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id, protocol, entity_type, category, trace_id)
-      SELECT ${randomUUID()}, tenant_id, 'transaction.created', ${`transaction ${tx.id} created`},
-        ${JSON.stringify({ type: tx.type, protocol: tx.protocol })}::jsonb, id, wallet_id, agent_id, protocol, 'transaction', 'pipeline', ${tx.traceId}
-      FROM inserted
+      SELECT c.audit_id, i.tenant_id, 'transaction.created', c.audit_message, c.audit_metadata, i.id, i.wallet_id, i.agent_id, i.protocol,
+        'transaction', 'pipeline', c.trace_id
+      FROM inserted i JOIN checked c ON c.id = i.id ORDER BY c.ord
     )
-    SELECT inserted.*, wallet.tenant_id AS wallet_tenant, wallet.status AS wallet_status, wallet.agent_ok${notify}
-    FROM wallet LEFT JOIN inserted ON true
+    SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok${notify}
+    FROM input v LEFT JOIN checked ON checked.ord = v.ord LEFT JOIN inserted ON inserted.id = v.id
   `.pipe(
-    Effect.map(([result]): InsertOutcome => {
-      if (result === undefined) return { _tag: "WalletNotFound" }
-      if (result.wallet_status !== "active") return { _tag: "WalletNotActive", status: result.wallet_status }
-      if (!result.agent_ok) return { _tag: "AgentNotFound" }
-      if (result.id === undefined || result.id === null) return { _tag: "Conflict", tenantId: result.wallet_tenant }
-      const { wallet_tenant: _tenant, wallet_status: _status, agent_ok: _agent, notified: _notified, ...row } = result
-      return { _tag: "Inserted", row: row as TransactionRow }
+    Effect.map((rows) => {
+      const byOrd = new Map(rows.map((row) => [row.batch_ord, row]))
+      return batch.map((_tx, ord) => outcomeOf(byOrd.get(ord)))
     }),
     Effect.orDie
   )

@@ -41,7 +41,8 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     if (!mode.embedded) {
       yield* pg.listen(CHANNEL).pipe(
-        Stream.runForEach(() => ring),
+        // The payload is the number of new jobs (a batch of creates sends one NOTIFY): wake as many workers.
+        Stream.runForEach((payload) => Effect.repeatN(ring, Math.min(Math.max(Number.parseInt(payload, 10) || 1, 1), 64) - 1)),
         Effect.catchAll((error) => Effect.logWarning("outbox LISTEN stopped; falling back to polling", String(error))),
         Effect.forkScoped
       )
@@ -61,7 +62,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
             WITH job AS (
               INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending') RETURNING id
             )
-            SELECT pg_notify(${CHANNEL}, '') FROM job
+            SELECT pg_notify(${CHANNEL}, '1') FROM job
           `
       ).pipe(Effect.asVoid)
 

@@ -10,7 +10,8 @@ import type { CallerInfo } from "../gateway/caller.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
-import { insertTransactionWithJob } from "./insertTransaction.js"
+import { makeStatementBatch } from "../db/statementBatch.js"
+import { insertTransactionsWithJobs, type NewTransaction } from "./insertTransaction.js"
 import { Outbox } from "./outbox.js"
 import { canonicalJson, sha256Hex } from "./proof.js"
 import { stageEventOf, StageEvents } from "./stageEvents.js"
@@ -29,6 +30,12 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const events = yield* StageEvents
     const policy = yield* PolicyEngine
 
+    // Concurrent creates share one insert statement (statementBatch.ts).
+    const inserts = makeStatementBatch(
+      (batch: ReadonlyArray<NewTransaction>) => insertTransactionsWithJobs(sql, batch, outbox.notifyChannel),
+      { maxBatch: 64, lanes: 2 }
+    )
+
     const publish = (row: TransactionRow, message?: string) => events.publish(stageEventOf(row, message))
 
     const mustFind = (caller: CallerInfo, txId: string) =>
@@ -42,11 +49,11 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         const stored = { walletId: request.walletId, ...(agentId === null ? {} : { agentId }), type: request.type, protocol: request.protocol, gasless: request.gasless, requireApproval: request.requireApproval, intent: request.intent }
         const requestHash = sha256Hex(canonicalJson(stored))
         const id = randomUUID()
-        const outcome = yield* insertTransactionWithJob(sql, {
+        const outcome = yield* inserts.submit({
           id, walletId: request.walletId, walletTenant: caller.readTenant === null ? null : caller.tenant, agentId,
           type: request.type, protocol: request.protocol, intent: request.intent, request: stored, requestHash,
           gasless: request.gasless, requireApproval: request.requireApproval, idempotencyKey: request.idempotencyKey ?? null, traceId: caller.traceId
-        }, outbox.notifyChannel)
+        })
         switch (outcome._tag) {
           case "WalletNotFound":
             return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
