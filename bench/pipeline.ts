@@ -34,7 +34,6 @@ import {
   type FreshDatabase,
   killAllChildren,
   mapConcurrent,
-  postgresAdminUrl,
   SERVICE_API_KEY,
   startLedgerProcess,
   startServiceProcess,
@@ -42,6 +41,7 @@ import {
 } from "../test/support/processes.js"
 import { cpuDelta, cpuSnapshot, type CpuSnapshot } from "./support/cpu.js"
 import { runLedgerCeiling } from "./support/ledgerCeiling.js"
+import { benchPostgresUrl } from "./support/postgresUrl.js"
 import { mean, ms, percentile, sleep, table } from "./support/stats.js"
 
 const intEnv = (name: string, fallback: number) => {
@@ -61,19 +61,6 @@ const settings = {
 }
 
 const TARGET = { minPerSecond: 250, maxCreateP99Ms: 25 }
-
-const LOCAL_SOCKET_DIR = "/var/run/postgresql"
-
-/**
- * TEST_DATABASE_URL when set; otherwise the machine's PostgreSQL over its Unix socket when there is one
- * (as psql connects by default, and as a service on the database's host would), else over TCP.
- */
-const benchPostgresUrl = () => {
-  if ((process.env.TEST_DATABASE_URL ?? "").trim() !== "") return postgresAdminUrl()
-  return fs.existsSync(path.join(LOCAL_SOCKET_DIR, ".s.PGSQL.5432"))
-    ? `postgres://postgres@localhost/postgres?host=${LOCAL_SOCKET_DIR}`
-    : postgresAdminUrl()
-}
 
 interface HistoryEntry {
   readonly status: string

@@ -3,7 +3,7 @@
  * tenant, decode, SQL state reads, audit event) for a wallet with 3 active policies of 10 rules each.
  * The service runs as a child process (the real entry point, `tsx src/main.ts`), so client and server
  * CPU are separate processes (they still share this machine's cores), once per database: PostgreSQL
- * (a fresh database on TEST_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres)
+ * (a fresh database on bench/support/postgresUrl.ts's server: TEST_DATABASE_URL, else the local socket)
  * and the embedded PGlite. No ledger is needed. Target: >= 2,000 evaluations/s.
  *
  * Environment: BENCH_DATABASES ("postgres,pglite"), BENCH_HTTP_CONCURRENCY (32), BENCH_HTTP_OPERATIONS
@@ -12,6 +12,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Pool } from "undici"
+import { benchPostgresUrl } from "./support/postgresUrl.js"
 import {
   createPostgresDatabase,
   type FreshDatabase,
@@ -57,7 +58,7 @@ const measure = async (mode: "postgres" | "pglite"): Promise<BenchFigures> => {
   const dataDir = tempDir("custody-bench-policy-")
   let database: FreshDatabase | undefined
   try {
-    database = mode === "postgres" ? await createPostgresDatabase() : undefined
+    database = mode === "postgres" ? await createPostgresDatabase(benchPostgresUrl()) : undefined
     const service = await startServiceProcess({
       ...(database === undefined ? {} : { databaseUrl: database.url }),
       dataDir,
