@@ -2,8 +2,9 @@
  * Runs one outbox job: the transaction's stages in the spec's fixed order, from wherever its recorded
  * status says it is (so a job that died half way resumes, never repeats a side effect): validation,
  * pre-balance read, build, simulate, risk and policy, approval gate, sign, submit, confirm,
- * post-checks, proof. Every transition is one SQL statement (status, history, audit event), then a
- * metric and a stage-stream message.
+ * post-checks, proof. Every transition is one SQL statement (status, history, audit events; shared
+ * with other workers' transitions under load), then a metric and a stage-stream message per stage.
+ * Build and simulation are written by one transition: nothing irreversible happens between them.
  */
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
