@@ -10,6 +10,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Duration, Effect, Option } from "effect"
 import type { EvaluateRequest, PolicyDecision, PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
 import { NotFound } from "../../schemas/errors.js"
+import { makeStatementBatch } from "../db/statementBatch.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { policyEvaluationMetric } from "../audit/metricNames.js"
 import { AppConfig } from "../config.js"
@@ -26,7 +27,7 @@ import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
-import { recordIfUnconstrained } from "./unconstrainedDecision.js"
+import { recordIfUnconstrained, type UnconstrainedRecord } from "./unconstrainedDecision.js"
 import { utcDayKey } from "./utcTime.js"
 import { makeWhatIfReadBatch } from "./whatIfReadBatch.js"
 import type { WhatIfSnapshot } from "./whatIfSnapshot.js"
@@ -203,13 +204,19 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         })
       )
 
+    // Concurrent fast-path decisions share one statement (statementBatch.ts).
+    const unconstrainedRecords = makeStatementBatch(
+      (records: ReadonlyArray<UnconstrainedRecord>) => recordIfUnconstrained(sql, records),
+      { maxBatch: 64, lanes: 1 }
+    )
+
     /** The fast path (unconstrainedDecision.ts) when the wallet has nothing to check; else the locked path. */
     const decide = (input: TransactionRiskInput) =>
       Effect.gen(function* () {
         // The decision an unconstrained wallet gets; recorded only if the wallet is indeed unconstrained.
         const state: EvaluationState = { now: new Date(), transaction: transactionFacts(input) }
         const { decision, effects, approvalSpend } = combine(input, undefined, defaultPortfolioControls(input.walletId), [], state)
-        const recorded = yield* recordIfUnconstrained(sql, input, decision, effects, approvalSpend)
+        const recorded = yield* unconstrainedRecords.submit({ target: input, decision, effects, approvalSpendLamports: approvalSpend })
         if (!recorded) return yield* decideLocked(input)
         yield* audit.increment("audit_event.policy.evaluated")
         yield* audit.increment(policyEvaluationMetric(decision.decision))

@@ -5,7 +5,8 @@
  * nothing to serialise under the wallet's lock: the decision (made by the same pure code as the locked
  * path, before anything is read), its effects (the day's spend, counted so a daily limit added later
  * sees it), and the `policy.evaluated` audit event are written in ONE statement that first checks the
- * wallet is indeed unconstrained (one round trip, no SQL transaction). Anything else takes the locked path.
+ * wallet is indeed unconstrained (one round trip, no SQL transaction; concurrent decisions share the
+ * statement). Anything else takes the locked path.
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -22,51 +23,72 @@ export interface UnconstrainedTarget {
   readonly traceId?: string | undefined
 }
 
+/** One decision to record if its wallet is unconstrained. */
+export interface UnconstrainedRecord {
+  readonly target: UnconstrainedTarget
+  readonly decision: PolicyDecision
+  readonly effects: PolicyEffects | null
+  readonly approvalSpendLamports: bigint | null
+}
+
 /**
- * Records the decision, its spend and the audit event in one statement when the wallet has no policy,
- * protocol config or portfolio controls; false when it has one, or a decision for the transaction was
- * recorded already (the caller then takes the locked path). Spend only: an unconstrained wallet has no
- * rate_limit rule, hence no rate events.
+ * Records each decision, its spend and its audit event, in one statement for the whole batch, when the
+ * wallet has no policy, protocol config or portfolio controls; false for one whose wallet has one, or
+ * whose transaction has a decision already (the caller then takes the locked path). Spend only: an
+ * unconstrained wallet has no rate_limit rule, hence no rate events. The day's spend rows are updated
+ * in wallet order, so two statements never wait for each other's rows in a cycle.
  */
-export const recordIfUnconstrained = (
-  sql: SqlClient.SqlClient,
-  target: UnconstrainedTarget,
-  decision: PolicyDecision,
-  effects: PolicyEffects | null,
-  approvalSpendLamports: bigint | null
-) => {
-  const lamports = (effects?.addDailySpendLamports ?? 0n).toString()
-  const utcDay = effects?.utcDay ?? ""
-  const metadata = { txId: target.txId, source: "transaction", decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier }
-  const message = `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`
-  return sql<{ recorded: string }>`
-    WITH constrained AS (
-      SELECT EXISTS (SELECT 1 FROM policies WHERE wallet_id = ${target.walletId} AND tenant_id = ${target.tenantId} AND active)
-        OR EXISTS (SELECT 1 FROM protocol_risk_configs WHERE tenant_id = ${target.tenantId} AND protocol = ${target.protocol})
-        OR EXISTS (SELECT 1 FROM portfolio_risk_controls WHERE wallet_id = ${target.walletId} AND tenant_id = ${target.tenantId})
-        AS yes
+export const recordIfUnconstrained = (sql: SqlClient.SqlClient, records: ReadonlyArray<UnconstrainedRecord>) => {
+  const input = records.map(({ target, decision, effects, approvalSpendLamports }, ord) => ({
+    ord,
+    tx_id: target.txId,
+    tenant_id: target.tenantId,
+    wallet_id: target.walletId,
+    agent_id: target.agentId,
+    protocol: target.protocol,
+    trace_id: target.traceId ?? null,
+    decision,
+    approval_spend: approvalSpendLamports === null ? null : approvalSpendLamports.toString(),
+    lamports: (effects?.addDailySpendLamports ?? 0n).toString(),
+    utc_day: effects?.utcDay ?? "",
+    audit_id: randomUUID(),
+    message: `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`,
+    metadata: { txId: target.txId, source: "transaction", decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier }
+  }))
+  return sql<{ ord: number; recorded: boolean }>`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(
+        ord int, tx_id uuid, tenant_id text, wallet_id uuid, agent_id uuid, protocol text, trace_id text, decision jsonb,
+        approval_spend numeric, lamports numeric, utc_day text, audit_id uuid, message text, metadata jsonb)
+    ), unconstrained AS (
+      SELECT v.* FROM input v
+      WHERE NOT EXISTS (SELECT 1 FROM policies p WHERE p.wallet_id = v.wallet_id AND p.tenant_id = v.tenant_id AND p.active)
+        AND NOT EXISTS (SELECT 1 FROM protocol_risk_configs r WHERE r.tenant_id = v.tenant_id AND r.protocol = v.protocol)
+        AND NOT EXISTS (SELECT 1 FROM portfolio_risk_controls c WHERE c.wallet_id = v.wallet_id AND c.tenant_id = v.tenant_id)
     ), decided AS (
       INSERT INTO policy_decisions (tx_id, tenant_id, wallet_id, decision, approval_spend_lamports)
-      SELECT ${target.txId}, ${target.tenantId}, ${target.walletId}, ${JSON.stringify(decision)}::jsonb,
-        ${approvalSpendLamports === null ? null : approvalSpendLamports.toString()}::numeric
-      FROM constrained WHERE NOT constrained.yes
+      SELECT tx_id, tenant_id, wallet_id, decision, approval_spend FROM unconstrained ORDER BY ord
       ON CONFLICT (tx_id) DO NOTHING
       RETURNING tx_id
     ), entry AS (
       INSERT INTO policy_spend_entries (tx_id, wallet_id, utc_day, lamports)
-      SELECT tx_id, ${target.walletId}, ${utcDay}, ${lamports}::numeric FROM decided WHERE ${lamports}::numeric > 0
+      SELECT u.tx_id, u.wallet_id, u.utc_day, u.lamports FROM unconstrained u JOIN decided d ON d.tx_id = u.tx_id WHERE u.lamports > 0
       ON CONFLICT (tx_id) DO NOTHING
-      RETURNING lamports
+      RETURNING wallet_id, utc_day, lamports
     ), counted AS (
       INSERT INTO policy_daily_spend (wallet_id, utc_day, spent_lamports)
-      SELECT ${target.walletId}, ${utcDay}, lamports FROM entry
+      SELECT wallet_id, utc_day, sum(lamports) FROM entry GROUP BY wallet_id, utc_day ORDER BY wallet_id, utc_day
       ON CONFLICT (wallet_id, utc_day) DO UPDATE SET spent_lamports = policy_daily_spend.spent_lamports + EXCLUDED.spent_lamports
     ), audited AS (
       INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id, protocol, entity_type, category, trace_id)
-      SELECT ${randomUUID()}, ${target.tenantId}, 'policy.evaluated', ${message}, ${JSON.stringify(metadata)}::jsonb,
-        tx_id, ${target.walletId}, ${target.agentId}, ${target.protocol}, 'policy', 'policy', ${target.traceId ?? null}
-      FROM decided
+      SELECT u.audit_id, u.tenant_id, 'policy.evaluated', u.message, u.metadata, u.tx_id, u.wallet_id, u.agent_id, u.protocol, 'policy', 'policy', u.trace_id
+      FROM unconstrained u JOIN decided d ON d.tx_id = u.tx_id ORDER BY u.ord
     )
-    SELECT count(*)::text AS recorded FROM decided
-  `.pipe(Effect.map((rows) => rows[0]?.recorded === "1"))
+    SELECT v.ord, d.tx_id IS NOT NULL AS recorded FROM input v LEFT JOIN decided d ON d.tx_id = v.tx_id
+  `.pipe(
+    Effect.map((rows) => {
+      const recorded = new Map(rows.map((row) => [row.ord, row.recorded]))
+      return records.map((_record, ord) => recorded.get(ord) === true)
+    })
+  )
 }
