@@ -1,7 +1,7 @@
 // Executes and simulates wire transactions on litesvm and turns the outcome into validator-shaped results.
 // litesvm's own blockhash check is off (it only accepts its single latest blockhash); the 150-slot window
 // is checked here instead, as a cluster does. Duplicate signatures are refused from our own history.
-import { getTransactionDecoder } from "@solana/kit"
+import type { SignatureBytes, Transaction, TransactionMessageBytes } from "@solana/kit"
 import bs58 from "bs58"
 import { FailedTransactionMetadata, type TransactionMetadata } from "litesvm"
 import { asBytes, encodeAccount, type AccountEncoding } from "./accounts.js"
@@ -12,7 +12,20 @@ import { describeTransactionError, transactionErrorToJson, type RpcTransactionEr
 import type { InnerInstructionSet, TransactionRecord } from "./transactionHistory.js"
 import { isWritableStaticKey, parseWireTransaction, type ParsedTransaction } from "./wireTransaction.js"
 
-const transactionDecoder = getTransactionDecoder()
+/**
+ * litesvm's input, from the bytes already parsed and sanitized: kit's own decoder would turn every
+ * account key into base58 again (the most expensive step of a send). Signers are the first
+ * `numRequiredSignatures` static keys; their signatures come right before the message.
+ */
+function kitTransaction(parsed: ParsedTransaction): Transaction {
+  const count = parsed.message.header.numRequiredSignatures
+  const first = parsed.messageOffset - 64 * count
+  const signatures: Record<string, SignatureBytes> = {}
+  parsed.message.staticKeys.slice(0, count).forEach((key, i) => {
+    signatures[key] = parsed.wire.subarray(first + 64 * i, first + 64 * (i + 1)) as SignatureBytes
+  })
+  return { messageBytes: parsed.wire.subarray(parsed.messageOffset) as unknown as TransactionMessageBytes, signatures } as Transaction
+}
 
 export type SendOutcome =
   | { readonly kind: "processed"; readonly record: TransactionRecord }
@@ -76,7 +89,7 @@ export function executeTransaction(ledger: Ledger, parsed: ParsedTransaction): S
   const touchesTokens = keys.all.some(isTokenProgram)
   const preTokenBalances = touchesTokens ? ledger.tokenBalances(keys.all) : []
 
-  const result = ledger.svm.sendTransaction(transactionDecoder.decode(parsed.wire))
+  const result = ledger.svm.sendTransaction(kitTransaction(parsed))
   const failed = result instanceof FailedTransactionMetadata
   const meta = failed ? result.meta() : result
   const err = failed ? transactionErrorToJson(result) : null
@@ -154,7 +167,7 @@ export function simulateTransaction(ledger: Ledger, original: ParsedTransaction,
   if (!options.sigVerify) svm.withSigverify(false)
   let result
   try {
-    result = svm.simulateTransaction(transactionDecoder.decode(parsed.wire))
+    result = svm.simulateTransaction(kitTransaction(parsed))
   } finally {
     if (!options.sigVerify) svm.withSigverify(true)
   }

@@ -2,7 +2,7 @@
 // (slot, recent blockhashes, signature history, prioritization fees, the token-owner index).
 // Commitment: there is a single node and no forks, so a transaction is final the moment it
 // executes; every status is reported "finalized" (confirmations null).
-import { address, lamports as toLamports } from "@solana/kit"
+import { address, type Address, lamports as toLamports } from "@solana/kit"
 import bs58 from "bs58"
 import { Clock, LiteSVM } from "litesvm"
 import { asBytes, type RawAccount } from "./accounts.js"
@@ -104,13 +104,14 @@ export class Ledger {
   }
 
   readAccount(key: string): RawAccount | null {
-    const account = this.svm.getAccount(address(key))
+    // Keys reach here validated (RPC parameters) or parsed from wire bytes: no second base58 check.
+    const account = this.svm.getAccount(key as Address)
     if (!account.exists) return null
     return { lamports: account.lamports, owner: account.programAddress, executable: account.executable, data: asBytes(account.data) }
   }
 
   balanceOf(key: string): number {
-    const balance = this.svm.getBalance(address(key))
+    const balance = this.svm.getBalance(key as Address)
     return balance === null ? 0 : Number(balance)
   }
 
