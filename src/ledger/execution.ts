@@ -115,7 +115,7 @@ export function executeTransaction(ledger: Ledger, parsed: ParsedTransaction): S
     wire: Buffer.from(parsed.wire).toString("base64")
   }
   ledger.priorityFees.record(ledger.slot, computeBudgetOf(parsed.message).microLamportsPerUnit)
-  ledger.recordTransaction(record, keys.writable)
+  ledger.recordTransaction(record, keys.writable, touchesTokens)
   return { kind: "processed", record }
 }
 

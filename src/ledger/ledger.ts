@@ -2,9 +2,10 @@
 // (slot, recent blockhashes, signature history, prioritization fees, the token-owner index).
 // Commitment: there is a single node and no forks, so a transaction is final the moment it
 // executes; every status is reported "finalized" (confirmations null).
-import { address, type Address, lamports as toLamports } from "@solana/kit"
+import { address, lamports as toLamports } from "@solana/kit"
 import bs58 from "bs58"
 import { Clock, LiteSVM } from "litesvm"
+import { makeAccountReads } from "./accountReads.js"
 import { asBytes, type RawAccount } from "./accounts.js"
 import { BlockhashWindow } from "./blockhashes.js"
 import { PriorityFeeTracker } from "./fees.js"
@@ -57,6 +58,7 @@ export class Ledger {
   readonly listeners = new Set<LedgerListener>()
   /** Set on every state change; the persistence loop clears it when it saves. */
   dirty = false
+  private readonly reads: ReturnType<typeof makeAccountReads>
 
   constructor(
     readonly svm: LiteSVM,
@@ -67,6 +69,7 @@ export class Ledger {
     this.transactionCount = side.transactionCount
     this.genesisHash = side.genesisHash
     this.history = history
+    this.reads = makeAccountReads(svm)
     const blockhashes = side.blockhashes.length > 0 ? side.blockhashes : [{ blockhash: svm.latestBlockhash(), slot: side.slot }]
     this.window = new BlockhashWindow(blockhashes)
     for (const program of [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID]) {
@@ -104,15 +107,11 @@ export class Ledger {
   }
 
   readAccount(key: string): RawAccount | null {
-    // Keys reach here validated (RPC parameters) or parsed from wire bytes: no second base58 check.
-    const account = this.svm.getAccount(key as Address)
-    if (!account.exists) return null
-    return { lamports: account.lamports, owner: account.programAddress, executable: account.executable, data: asBytes(account.data) }
+    return this.reads.readAccount(key)
   }
 
   balanceOf(key: string): number {
-    const balance = this.svm.getBalance(key as Address)
-    return balance === null ? 0 : Number(balance)
+    return this.reads.balanceOf(key)
   }
 
   /** Airdrops and checks that the balance really grew: litesvm fails silently on very large amounts. */
@@ -147,13 +146,19 @@ export class Ledger {
     return signature
   }
 
-  recordTransaction(record: TransactionRecord, writableKeys: readonly string[]): void {
+  /**
+   * `touchesTokens`: a token program is among the transaction's keys. Only then can a token account's
+   * owner change (token accounts are written by their program alone), so only then is the index updated.
+   */
+  recordTransaction(record: TransactionRecord, writableKeys: readonly string[], touchesTokens = true): void {
     this.history.add(record)
     this.transactionCount++
     this.dirty = true
-    for (const key of writableKeys) {
-      const account = this.readAccount(key)
-      this.tokenOwners.update(key, account !== null && isTokenProgram(account.owner) ? tokenAccountOwner(account.data) : null)
+    if (touchesTokens) {
+      for (const key of writableKeys) {
+        const account = this.readAccount(key)
+        this.tokenOwners.update(key, account !== null && isTokenProgram(account.owner) ? tokenAccountOwner(account.data) : null)
+      }
     }
     for (const listener of this.listeners) listener.onTransaction?.(record, writableKeys)
   }
