@@ -116,7 +116,7 @@ export const appConfig = Config.all({
     leaseMs: positiveInt("TX_OUTBOX_LEASE_MS", 30_000),
     pollMs: positiveInt("TX_OUTBOX_POLL_MS", 2_000),
     maxAttempts: positiveInt("TX_OUTBOX_MAX_ATTEMPTS", 6),
-    workers: positiveInt("TX_PIPELINE_WORKERS", 32)
+    workers: positiveInt("TX_PIPELINE_WORKERS", 64)
   }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),
