@@ -116,7 +116,8 @@ export const appConfig = Config.all({
     leaseMs: positiveInt("TX_OUTBOX_LEASE_MS", 30_000),
     pollMs: positiveInt("TX_OUTBOX_POLL_MS", 2_000),
     maxAttempts: positiveInt("TX_OUTBOX_MAX_ATTEMPTS", 6),
-    workers: positiveInt("TX_PIPELINE_WORKERS", 64)
+    // 0: an API-only process; pipeline workers run in other processes sharing the PostgreSQL database.
+    workers: nonNegativeInt("TX_PIPELINE_WORKERS", 64)
   }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),
@@ -157,6 +158,11 @@ const checkCombinations = (config: AppConfigShape): Either.Either<AppConfigShape
   }
   if (config.gateway.enforceAuth && Redacted.value(config.gateway.apiKeys).trim() === "") {
     return missing("API_GATEWAY_API_KEYS", "API_GATEWAY_API_KEYS is required while API_GATEWAY_ENFORCE_AUTH is true")
+  }
+  if (config.outbox.workers === 0 && Option.isNone(config.databaseUrl)) {
+    return Either.left(
+      ConfigError.InvalidData(["TX_PIPELINE_WORKERS"], "TX_PIPELINE_WORKERS=0 needs DATABASE_URL: workers in another process must share the database, and the embedded PGlite has no other process")
+    )
   }
   if (config.chain.priorityFeeMinMicroLamports > config.chain.priorityFeeMaxMicroLamports) {
     return Either.left(

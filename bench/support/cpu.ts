@@ -41,11 +41,12 @@ export interface CpuSnapshot {
   readonly bench: number
 }
 
-export const cpuSnapshot = (servicePgid: number, ledgerPid: number): CpuSnapshot => {
+/** `servicePgids`: the process group of each service process (one, or an API process and a worker process). */
+export const cpuSnapshot = (servicePgids: ReadonlyArray<number>, ledgerPid: number): CpuSnapshot => {
   const stats = allStats()
   const usage = process.cpuUsage()
   return {
-    service: stats.filter((s) => s.pgrp === servicePgid).reduce((n, s) => n + s.cpuSeconds, 0),
+    service: stats.filter((s) => servicePgids.includes(s.pgrp)).reduce((n, s) => n + s.cpuSeconds, 0),
     ledger: stats.find((s) => s.pid === ledgerPid)?.cpuSeconds ?? 0,
     postgres: stats.filter((s) => s.comm === "postgres").reduce((n, s) => n + s.cpuSeconds, 0),
     bench: (usage.user + usage.system) / 1e6

@@ -52,7 +52,9 @@ describe("start-up with bad configuration", () => {
     ["an unknown signer backend", { WALLET_SIGNER_BACKEND: "vault" }, /WALLET_SIGNER_BACKEND/],
     ["an RPC URL that is not http(s)", { CHAIN_RPC_URL: "ftp://ledger" }, /CHAIN_RPC_URL must be an http\(s\) URL/],
     ["a rate limit of zero", { API_GATEWAY_RATE_LIMIT_PER_MINUTE: "0" }, /API_GATEWAY_RATE_LIMIT_PER_MINUTE must be a positive integer/],
-    ["a priority fee minimum above the maximum", { CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS: "300000" }, /CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS/]
+    ["a priority fee minimum above the maximum", { CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS: "300000" }, /CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS/],
+    ["a negative number of pipeline workers", { TX_PIPELINE_WORKERS: "-1" }, /TX_PIPELINE_WORKERS must be a non-negative integer/],
+    ["an API-only process (no workers) on the embedded database", { TX_PIPELINE_WORKERS: "0", DATABASE_URL: undefined }, /TX_PIPELINE_WORKERS=0 needs DATABASE_URL/]
   ])("refuses %s", async (_why, env, message) => {
     const result = await startProd(env)
     expect(result.code).not.toBe(0)

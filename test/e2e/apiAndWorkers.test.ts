@@ -1,0 +1,97 @@
+/**
+ * An API-only process and a worker process (the real entry point, `tsx src/main.ts`, twice): the API
+ * process runs with TX_PIPELINE_WORKERS=0, so it accepts transactions but runs no pipeline worker; the
+ * worker process shares its PostgreSQL database, DATA_DIR (wallet keys) and ledger, and is woken by the
+ * API process's NOTIFY. Every transfer posted to the API process must be confirmed, by the worker
+ * process, with both balances moved on the ledger.
+ *
+ * Needs PostgreSQL (two processes cannot share the embedded PGlite): the server of TEST_DATABASE_URL,
+ * else the local one (test/support/processes.ts). A fresh database is created and dropped.
+ */
+import { Keypair } from "@solana/web3.js"
+import * as fs from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  call,
+  createFundedWallet,
+  createPostgresDatabase,
+  type FreshDatabase,
+  killAllChildren,
+  ledgerRpc,
+  type ServiceProcess,
+  startLedgerProcess,
+  startServiceProcess,
+  tempDir
+} from "../support/processes.js"
+
+const TRANSFERS = 20
+const LAMPORTS = 1_000_000
+
+let ledger: Awaited<ReturnType<typeof startLedgerProcess>> | undefined
+let database: FreshDatabase | undefined
+let dataDir: string | undefined
+let workers: ServiceProcess | undefined
+let api: ServiceProcess | undefined
+
+beforeAll(async () => {
+  try {
+    ledger = await startLedgerProcess()
+    database = await createPostgresDatabase()
+    dataDir = tempDir("custody-api-workers-")
+    // A long poll interval: the worker process must be woken by NOTIFY, not find the jobs by polling.
+    const shared = { databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl }
+    workers = await startServiceProcess({ ...shared, env: { TX_PIPELINE_WORKERS: "8", TX_OUTBOX_POLL_MS: "60000" } })
+    api = await startServiceProcess({ ...shared, env: { TX_PIPELINE_WORKERS: "0", TX_OUTBOX_POLL_MS: "60000" } })
+  } catch (error) {
+    killAllChildren()
+    throw error
+  }
+}, 240_000)
+
+afterAll(async () => {
+  await Promise.all([api?.stop(5_000), workers?.stop(5_000)])
+  killAllChildren()
+  await ledger?.close()
+  await database?.drop()
+  if (dataDir !== undefined) fs.rmSync(dataDir, { recursive: true, force: true })
+}, 60_000)
+
+const pipelineWorkers = async (service: ServiceProcess) => {
+  const listed = await call(service.baseUrl, "GET", "/api/v1/runtime/actors")
+  expect(listed.status).toBe(200)
+  return (listed.body.data.actors as Array<{ kind: string }>).filter((actor) => actor.kind === "pipeline-worker").length
+}
+
+describe("an API-only process beside a worker process", () => {
+  it("accepts transfers without running workers; the worker process confirms every one", async () => {
+    if (api === undefined || workers === undefined || ledger === undefined) throw new Error("set-up failed")
+    expect(await pipelineWorkers(api)).toBe(0)
+    expect(await pipelineWorkers(workers)).toBe(8)
+
+    const source = await createFundedWallet(api.baseUrl, 1_000_000_000)
+    const destination = Keypair.generate().publicKey.toBase58()
+    const created = await Promise.all(
+      Array.from({ length: TRANSFERS }, (_, i) =>
+        call(api!.baseUrl, "POST", "/api/v1/transactions", {
+          walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: LAMPORTS + i }
+        })
+      )
+    )
+    expect(created.map((response) => response.status)).toEqual(Array(TRANSFERS).fill(201))
+
+    const deadline = Date.now() + 60_000
+    let records: Array<{ status: string; signature: string | null }> = []
+    for (;;) {
+      const page = await call(api.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions?limit=100`)
+      records = page.body.data.transactions
+      if (records.every((r) => r.status === "confirmed" || r.status === "failed") || Date.now() > deadline) break
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    expect(records.map((r) => r.status)).toEqual(Array(TRANSFERS).fill("confirmed"))
+    expect(new Set(records.map((r) => r.signature)).size).toBe(TRANSFERS)
+
+    const expected = Array.from({ length: TRANSFERS }, (_, i) => LAMPORTS + i).reduce((a, b) => a + b, 0)
+    const balance = await ledgerRpc<{ value: number }>(ledger.rpcUrl, "getBalance", [destination, { commitment: "confirmed" }])
+    expect(balance.value).toBe(expected)
+  }, 120_000)
+})
