@@ -18,14 +18,17 @@
  *
  * Environment: BENCH_TRANSFERS, BENCH_CLIENTS, BENCH_SOURCES (32), BENCH_WARMUP (100), BENCH_RATE
  * (creates per second offered by all clients together; unset: each client posts as soon as its last
- * create answered),
- * BENCH_DATABASES ("postgres,pglite"), BENCH_SKIP_CEILING=1, BENCH_CPU_PROF=<dir> (service runs with
- * --cpu-prof), TX_PIPELINE_WORKERS (passed to the service; its default otherwise), TEST_DATABASE_URL
+ * create answered), BENCH_WORKER_NICE (nice value of the worker process in the API + worker run; 0),
+ * BENCH_DATABASES ("postgres,postgres-split,pglite"; postgres-split: an API process with
+ * TX_PIPELINE_WORKERS=0 and a worker process on one database), BENCH_SKIP_CEILING=1,
+ * BENCH_CPU_PROF=<dir> (service runs with --cpu-prof), TX_PIPELINE_WORKERS (passed to the service,
+ * the worker process when split; its default otherwise), TEST_DATABASE_URL
  * (PostgreSQL server; default: the local server over its Unix socket in /var/run/postgresql when it
  * exists, else postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import { Agent, request } from "undici"
@@ -41,7 +44,7 @@ import {
   startServiceProcess,
   tempDir
 } from "../test/support/processes.js"
-import { cpuDelta, cpuSnapshot, type CpuSnapshot } from "./support/cpu.js"
+import { allStats, cpuDelta, cpuSnapshot, type CpuSnapshot } from "./support/cpu.js"
 import { runLedgerCeiling } from "./support/ledgerCeiling.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
 import { mean, ms, percentile, sleep, table } from "./support/stats.js"
@@ -63,6 +66,8 @@ const settings = {
   skipCeiling: process.env.BENCH_SKIP_CEILING === "1",
   cpuProfDir: process.env.BENCH_CPU_PROF,
   workers: process.env.TX_PIPELINE_WORKERS,
+  /** nice value of the worker process in the API + worker deployment */
+  workerNice: intEnv("BENCH_WORKER_NICE", 0),
   /** creates per second offered by all clients together; unset: as fast as the gateway answers */
   rate: process.env.BENCH_RATE === undefined ? undefined : intEnv("BENCH_RATE", 250)
 }
@@ -201,6 +206,10 @@ const runService = async (mode: RunMode): Promise<RunFigures> => {
     // Split: the clients talk to an API process without workers; a second process (same database, keys
     // and ledger) runs the pipeline workers, woken by the API process's NOTIFY.
     const workerProcess = mode === "postgres-split" ? await start("workers", settings.workers) : undefined
+    if (workerProcess !== undefined && settings.workerNice !== 0) {
+      // The worker process yields the CPU to the API process: a create never waits behind pipeline work.
+      for (const stat of allStats().filter((s) => s.pgrp === workerProcess.pid)) os.setPriority(stat.pid, settings.workerNice)
+    }
     const service = await start("api", mode === "postgres-split" ? "0" : settings.workers)
     const servicePids = [service.pid, ...(workerProcess === undefined ? [] : [workerProcess.pid])]
     try {

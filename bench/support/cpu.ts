@@ -27,7 +27,7 @@ const readStat = (pid: string): ProcStat | undefined => {
   }
 }
 
-const allStats = (): Array<ProcStat> =>
+export const allStats = (): Array<ProcStat> =>
   fs
     .readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
