@@ -2,9 +2,23 @@
  * The stage stream's source: every transaction status transition is published here (after it is
  * written to SQL) for the WebSocket stream. A sliding buffer per subscriber means a slow subscriber
  * loses its oldest messages instead of ever blocking the pipeline.
+ *
+ * Several processes on one PostgreSQL (an API process beside worker processes): each process relays
+ * its own events to the others with NOTIFY (batched, off the pipeline's path) and publishes theirs, so
+ * a client sees every stage whichever process ran it. The embedded PGlite has a single process.
  */
-import { Effect, PubSub, Queue, Scope } from "effect"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Chunk, Effect, PubSub, Queue, Schema, Scope, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { DatabaseMode } from "../db/database.js"
 import type { TransactionRow } from "./transactionRow.js"
+
+const CHANNEL = "stage_events"
+/** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more. */
+const MAX_PAYLOAD_BYTES = 7_000
+/** Events waiting to be relayed at most; beyond, the oldest are dropped (never blocks the pipeline). */
+const RELAY_BUFFER = 10_000
 
 export interface StageEvent {
   readonly type: "stage"
@@ -37,12 +51,66 @@ export const stageEventOf = (row: TransactionRow, message?: string, at: string =
   ...(row.error_code === null ? {} : { errorCode: row.error_code })
 })
 
+/** Events of one process, as relayed to the others. */
+const Relayed = Schema.parseJson(Schema.Struct({ origin: Schema.String, events: Schema.Array(Schema.Unknown) }))
+const decodeRelayed = Schema.decodeUnknownOption(Relayed)
+
+/** Payloads of at most MAX_PAYLOAD_BYTES, each `{ origin, events }`. */
+const payloadsOf = (origin: string, events: ReadonlyArray<StageEvent>): Array<string> => {
+  const payloads: Array<string> = []
+  let current: Array<string> = []
+  let size = 0
+  const flush = () => {
+    if (current.length > 0) payloads.push(`{"origin":${JSON.stringify(origin)},"events":[${current.join(",")}]}`)
+    current = []
+    size = 0
+  }
+  for (const event of events) {
+    const text = JSON.stringify(event)
+    if (Buffer.byteLength(text) + 100 > MAX_PAYLOAD_BYTES) continue // cannot happen for a stage event; never break NOTIFY
+    if (size + Buffer.byteLength(text) + 100 > MAX_PAYLOAD_BYTES) flush()
+    current.push(text)
+    size += Buffer.byteLength(text) + 1
+  }
+  flush()
+  return payloads
+}
+
 export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
   scoped: Effect.gen(function* () {
     const hub = yield* Effect.acquireRelease(PubSub.sliding<StageEvent>(4096), PubSub.shutdown)
-    const publish = (event: StageEvent) => PubSub.publish(hub, event).pipe(Effect.asVoid)
+    const local = (event: StageEvent) => PubSub.publish(hub, event).pipe(Effect.asVoid)
     /** A queue of every event from now on; it closes with the given scope. */
     const subscribe: Effect.Effect<Queue.Dequeue<StageEvent>, never, Scope.Scope> = PubSub.subscribe(hub)
+    if ((yield* DatabaseMode).embedded) return { publish: local, subscribe }
+
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    const origin = randomUUID()
+
+    // Other processes' events: published here as they arrive (this process's own are skipped).
+    yield* pg.listen(CHANNEL).pipe(
+      Stream.runForEach((payload) => {
+        const relayed = decodeRelayed(payload)
+        if (relayed._tag === "None" || relayed.value.origin === origin) return Effect.void
+        return Effect.forEach(relayed.value.events as ReadonlyArray<StageEvent>, local, { discard: true })
+      }),
+      Effect.catchAll((error) => Effect.logWarning("stage stream LISTEN stopped; other processes' events will not be seen", String(error))),
+      Effect.forkScoped
+    )
+
+    // This process's events for the others: whatever queued meanwhile goes in one statement.
+    const outgoing = yield* Queue.sliding<StageEvent>(RELAY_BUFFER)
+    yield* Effect.forever(
+      Effect.gen(function* () {
+        const events = Chunk.toReadonlyArray(yield* Queue.takeBetween(outgoing, 1, 512))
+        yield* sql`SELECT pg_notify(${CHANNEL}, payload) FROM jsonb_array_elements_text(${JSON.stringify(payloadsOf(origin, events))}::jsonb) AS payload`.pipe(
+          Effect.catchAll((error) => Effect.logWarning("stage events not relayed to other processes", String(error)))
+        )
+      })
+    ).pipe(Effect.forkScoped)
+
+    const publish = (event: StageEvent) => Effect.zipRight(local(event), Effect.asVoid(Queue.offer(outgoing, event)))
     return { publish, subscribe }
   })
 }) {}

@@ -3,7 +3,8 @@
  * process runs with TX_PIPELINE_WORKERS=0, so it accepts transactions but runs no pipeline worker; the
  * worker process shares its PostgreSQL database, DATA_DIR (wallet keys) and ledger, and is woken by the
  * API process's NOTIFY. Every transfer posted to the API process must be confirmed, by the worker
- * process, with both balances moved on the ledger.
+ * process, with both balances moved on the ledger; and a stage-stream client of the API process sees
+ * the stages the worker process ran.
  *
  * Needs PostgreSQL (two processes cannot share the embedded PGlite): the server of TEST_DATABASE_URL,
  * else the local one (test/support/processes.ts). A fresh database is created and dropped.
@@ -11,6 +12,7 @@
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { WebSocket } from "ws"
 import {
   call,
   createFundedWallet,
@@ -18,6 +20,7 @@ import {
   type FreshDatabase,
   killAllChildren,
   ledgerRpc,
+  SERVICE_API_KEY,
   type ServiceProcess,
   startLedgerProcess,
   startServiceProcess,
@@ -70,6 +73,15 @@ describe("an API-only process beside a worker process", () => {
 
     const source = await createFundedWallet(api.baseUrl, 1_000_000_000)
     const destination = Keypair.generate().publicKey.toBase58()
+
+    // A stage-stream client of the API process, subscribed to the source wallet.
+    const stream = new WebSocket(`${api.baseUrl.replace("http", "ws")}/api/v1/stream?walletId=${source.id}`, { headers: { "x-api-key": SERVICE_API_KEY } })
+    const seen: Array<{ type: string; txId?: string; status?: string }> = []
+    stream.on("message", (data) => seen.push(JSON.parse(data.toString()) as (typeof seen)[number]))
+    await new Promise<void>((resolve, reject) => {
+      stream.once("message", () => resolve())
+      stream.once("error", reject)
+    })
     const created = await Promise.all(
       Array.from({ length: TRANSFERS }, (_, i) =>
         call(api!.baseUrl, "POST", "/api/v1/transactions", {
@@ -93,5 +105,16 @@ describe("an API-only process beside a worker process", () => {
     const expected = Array.from({ length: TRANSFERS }, (_, i) => LAMPORTS + i).reduce((a, b) => a + b, 0)
     const balance = await ledgerRpc<{ value: number }>(ledger.rpcUrl, "getBalance", [destination, { commitment: "confirmed" }])
     expect(balance.value).toBe(expected)
+
+    // Every transaction's stages reached the API process's client, in order, though the worker process ran them.
+    const streamDeadline = Date.now() + 10_000
+    const confirmedSeen = () => new Set(seen.filter((m) => m.type === "stage" && m.status === "confirmed").map((m) => m.txId)).size
+    while (confirmedSeen() < TRANSFERS && Date.now() < streamDeadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    stream.terminate()
+    expect(confirmedSeen()).toBe(TRANSFERS)
+    const first = created[0].body.data.id as string
+    expect(seen.filter((m) => m.type === "stage" && m.txId === first).map((m) => m.status)).toEqual([
+      "pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"
+    ])
   }, 120_000)
 })
