@@ -19,6 +19,8 @@ const CHANNEL = "stage_events"
 const MAX_PAYLOAD_BYTES = 7_000
 /** Events waiting to be relayed at most; beyond, the oldest are dropped (never blocks the pipeline). */
 const RELAY_BUFFER = 10_000
+/** At most one relay statement per interval: a few large NOTIFYs cost far less than one per transition. */
+const RELAY_EVERY = "50 millis"
 
 export interface StageEvent {
   readonly type: "stage"
@@ -88,9 +90,11 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
     const pg = yield* PgClient.PgClient
     const origin = randomUUID()
 
-    // Other processes' events: published here as they arrive (this process's own are skipped).
+    // Other processes' events: published here as they arrive (this process's own are skipped unparsed).
+    const ownPrefix = `{"origin":${JSON.stringify(origin)},`
     yield* pg.listen(CHANNEL).pipe(
       Stream.runForEach((payload) => {
+        if (payload.startsWith(ownPrefix)) return Effect.void
         const relayed = decodeRelayed(payload)
         if (relayed._tag === "None" || relayed.value.origin === origin) return Effect.void
         return Effect.forEach(relayed.value.events as ReadonlyArray<StageEvent>, local, { discard: true })
@@ -99,14 +103,15 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
       Effect.forkScoped
     )
 
-    // This process's events for the others: whatever queued meanwhile goes in one statement.
+    // This process's events for the others: everything queued in the last RELAY_EVERY goes in one statement.
     const outgoing = yield* Queue.sliding<StageEvent>(RELAY_BUFFER)
     yield* Effect.forever(
       Effect.gen(function* () {
-        const events = Chunk.toReadonlyArray(yield* Queue.takeBetween(outgoing, 1, 512))
+        const events = Chunk.toReadonlyArray(yield* Queue.takeBetween(outgoing, 1, RELAY_BUFFER))
         yield* sql`SELECT pg_notify(${CHANNEL}, payload) FROM jsonb_array_elements_text(${JSON.stringify(payloadsOf(origin, events))}::jsonb) AS payload`.pipe(
           Effect.catchAll((error) => Effect.logWarning("stage events not relayed to other processes", String(error)))
         )
+        yield* Effect.sleep(RELAY_EVERY)
       })
     ).pipe(Effect.forkScoped)
 
