@@ -10,41 +10,32 @@
  * else the local one (test/support/processes.ts). A fresh database is created and dropped.
  */
 import { Keypair } from "@solana/web3.js"
-import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket } from "ws"
 import {
   call,
   createFundedWallet,
-  createPostgresDatabase,
-  type FreshDatabase,
   killAllChildren,
   ledgerRpc,
   SERVICE_API_KEY,
   type ServiceProcess,
-  startLedgerProcess,
-  startServiceProcess,
-  tempDir
+  type SharedDeployment,
+  startSharedDeployment
 } from "../support/processes.js"
 
 const TRANSFERS = 20
 const LAMPORTS = 1_000_000
 
-let ledger: Awaited<ReturnType<typeof startLedgerProcess>> | undefined
-let database: FreshDatabase | undefined
-let dataDir: string | undefined
+let deployment: SharedDeployment | undefined
 let workers: ServiceProcess | undefined
 let api: ServiceProcess | undefined
 
 beforeAll(async () => {
+  deployment = await startSharedDeployment("custody-api-workers-")
   try {
-    ledger = await startLedgerProcess()
-    database = await createPostgresDatabase()
-    dataDir = tempDir("custody-api-workers-")
     // A long poll interval: the worker process must be woken by NOTIFY, not find the jobs by polling.
-    const shared = { databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl }
-    workers = await startServiceProcess({ ...shared, env: { TX_PIPELINE_WORKERS: "8", TX_OUTBOX_POLL_MS: "60000" } })
-    api = await startServiceProcess({ ...shared, env: { TX_PIPELINE_WORKERS: "0", TX_OUTBOX_POLL_MS: "60000" } })
+    workers = await deployment.startService({ TX_PIPELINE_WORKERS: "8", TX_OUTBOX_POLL_MS: "60000" })
+    api = await deployment.startService({ TX_PIPELINE_WORKERS: "0", TX_OUTBOX_POLL_MS: "60000" })
   } catch (error) {
     killAllChildren()
     throw error
@@ -52,11 +43,7 @@ beforeAll(async () => {
 }, 240_000)
 
 afterAll(async () => {
-  await Promise.all([api?.stop(5_000), workers?.stop(5_000)])
-  killAllChildren()
-  await ledger?.close()
-  await database?.drop()
-  if (dataDir !== undefined) fs.rmSync(dataDir, { recursive: true, force: true })
+  await deployment?.close()
 }, 60_000)
 
 const pipelineWorkers = async (service: ServiceProcess) => {
@@ -67,7 +54,8 @@ const pipelineWorkers = async (service: ServiceProcess) => {
 
 describe("an API-only process beside a worker process", () => {
   it("accepts transfers without running workers; the worker process confirms every one", async () => {
-    if (api === undefined || workers === undefined || ledger === undefined) throw new Error("set-up failed")
+    if (api === undefined || workers === undefined || deployment === undefined) throw new Error("set-up failed")
+    const ledger = deployment.ledger
     expect(await pipelineWorkers(api)).toBe(0)
     expect(await pipelineWorkers(workers)).toBe(8)
 

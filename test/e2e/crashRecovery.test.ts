@@ -13,20 +13,14 @@
  * TX_OUTBOX_LEASE_MS is 2000, so the dead process's leases expire soon after the restart.
  */
 import { Keypair } from "@solana/web3.js"
-import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   call,
   createFundedWallet,
-  createPostgresDatabase,
-  type FreshDatabase,
-  killAllChildren,
   ledgerRpc,
   mapConcurrent,
-  type ServiceProcess,
-  startLedgerProcess,
-  startServiceProcess,
-  tempDir
+  type SharedDeployment,
+  startSharedDeployment
 } from "../support/processes.js"
 
 const TRANSFERS = 100
@@ -34,36 +28,21 @@ const SOURCES = 4
 const IN_FLIGHT = ["pending", "simulating", "policy_eval", "signing", "submitting"]
 const BEYOND_PENDING = ["simulating", "policy_eval", "signing", "submitting"]
 
-let ledger: Awaited<ReturnType<typeof startLedgerProcess>> | undefined
-let database: FreshDatabase | undefined
-let dataDir: string | undefined
-const started: Array<ServiceProcess> = []
+let deployment: SharedDeployment | undefined
+let ledger: SharedDeployment["ledger"] | undefined
+let database: SharedDeployment["database"] | undefined
 
 const env = { TX_PIPELINE_WORKERS: "4", TX_OUTBOX_LEASE_MS: "2000", TX_OUTBOX_POLL_MS: "250" }
 
-const startService = async () => {
-  const service = await startServiceProcess({ databaseUrl: database!.url, dataDir: dataDir!, rpcUrl: ledger!.rpcUrl, env })
-  started.push(service)
-  return service
-}
+const startService = () => deployment!.startService(env)
 
 beforeAll(async () => {
-  try {
-    ledger = await startLedgerProcess()
-    database = await createPostgresDatabase()
-    dataDir = tempDir("custody-crash-")
-  } catch (error) {
-    killAllChildren()
-    throw error
-  }
+  deployment = await startSharedDeployment("custody-crash-")
+  ;({ ledger, database } = deployment)
 }, 120_000)
 
 afterAll(async () => {
-  await Promise.all(started.map((service) => service.stop(5_000)))
-  killAllChildren()
-  await ledger?.close()
-  await database?.drop()
-  if (dataDir !== undefined) fs.rmSync(dataDir, { recursive: true, force: true })
+  await deployment?.close()
 }, 60_000)
 
 const statusCounts = async () => {

@@ -11,20 +11,16 @@
  * database is created for this file and dropped after it.
  */
 import { Keypair } from "@solana/web3.js"
-import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   call,
   createFundedWallet,
-  createPostgresDatabase,
-  type FreshDatabase,
   killAllChildren,
   ledgerRpc,
   mapConcurrent,
   type ServiceProcess,
-  startLedgerProcess,
-  startServiceProcess,
-  tempDir
+  type SharedDeployment,
+  startSharedDeployment
 } from "../support/processes.js"
 
 const TRANSFERS = 200
@@ -32,20 +28,19 @@ const SOURCES = 4
 const DESTINATIONS = 8
 const SETTLE_TIMEOUT_MS = 150_000
 
-let ledger: Awaited<ReturnType<typeof startLedgerProcess>> | undefined
-let database: FreshDatabase | undefined
-let dataDir: string | undefined
+let deployment: SharedDeployment | undefined
+let ledger: SharedDeployment["ledger"] | undefined
+let database: SharedDeployment["database"] | undefined
 const services: Array<ServiceProcess> = []
 
 beforeAll(async () => {
+  deployment = await startSharedDeployment("custody-exactly-once-")
+  ;({ ledger, database } = deployment)
   try {
-    ledger = await startLedgerProcess()
-    database = await createPostgresDatabase()
-    dataDir = tempDir("custody-exactly-once-")
     const env = { TX_PIPELINE_WORKERS: "8", TX_OUTBOX_POLL_MS: "500" }
     // One after the other: the first runs the migrations, the second finds them done.
-    services.push(await startServiceProcess({ databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, env }))
-    services.push(await startServiceProcess({ databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, env }))
+    services.push(await deployment.startService(env))
+    services.push(await deployment.startService(env))
   } catch (error) {
     killAllChildren()
     throw error
@@ -53,11 +48,7 @@ beforeAll(async () => {
 }, 240_000)
 
 afterAll(async () => {
-  await Promise.all(services.map((service) => service.stop(5_000)))
-  killAllChildren()
-  await ledger?.close()
-  await database?.drop()
-  if (dataDir !== undefined) fs.rmSync(dataDir, { recursive: true, force: true })
+  await deployment?.close()
 }, 60_000)
 
 interface TxRecord {

@@ -277,3 +277,40 @@ export const ledgerRpc = async <T>(rpcUrl: string, method: string, params: Array
   if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
   return body.result as T
 }
+
+/**
+ * What several service processes share (the several-process tests): one ledger, one fresh PostgreSQL
+ * database and one DATA_DIR (the wallet keys). `startService` starts another process on them; `close`
+ * stops every process and removes all of it.
+ */
+export const startSharedDeployment = async (dataDirPrefix: string) => {
+  const ledger = await startLedgerProcess()
+  let database: FreshDatabase | undefined
+  try {
+    database = await createPostgresDatabase()
+  } catch (error) {
+    await ledger.close()
+    throw error
+  }
+  const db = database
+  const dataDir = tempDir(dataDirPrefix)
+  const services: Array<ServiceProcess> = []
+  return {
+    ledger,
+    database: db,
+    dataDir,
+    startService: async (env: Record<string, string>) => {
+      const service = await startServiceProcess({ databaseUrl: db.url, dataDir, rpcUrl: ledger.rpcUrl, env })
+      services.push(service)
+      return service
+    },
+    close: async () => {
+      await Promise.all(services.map((service) => service.stop(5_000)))
+      killAllChildren()
+      await ledger.close()
+      await db.drop()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+export type SharedDeployment = Awaited<ReturnType<typeof startSharedDeployment>>
