@@ -25,7 +25,7 @@ import { describeSimulationError } from "./simulationError.js"
 import { Retryable, Terminal } from "./stageFailure.js"
 import { StageTransitions } from "./stageTransitions.js"
 import { Submission } from "./submission.js"
-import { TransactionRepo } from "./transactionRepo.js"
+import { RUN_ENDS, TransactionRepo } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { assembleTransaction } from "./wireTransaction.js"
 
@@ -36,9 +36,6 @@ interface RunContext {
   readonly publicKey: string
   readonly deltaVarianceBpsThreshold: number
 }
-
-/** Where a run stops: terminal, or waiting for a human at the gate. */
-const RUN_ENDS: ReadonlySet<TransactionRow["status"]> = new Set(["confirmed", "failed", "approval_gate"])
 
 export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("PipelineExecutor", {
   effect: Effect.gen(function* () {

@@ -12,7 +12,6 @@ export interface LandedMeta {
   readonly err: unknown
   readonly preBalances: ReadonlyArray<number>
   readonly postBalances: ReadonlyArray<number>
-  readonly fee: number
 }
 
 export type SubmissionOutcome =

@@ -57,8 +57,11 @@ export interface Transition {
   readonly via?: ReadonlyArray<PassedStage>
 }
 
-/** Where a run of the pipeline ends: the outbox job that ran it is finished by the same statement. */
-const ENDS_RUN: ReadonlySet<TxStatus> = new Set(["confirmed", "failed", "approval_gate"])
+/**
+ * Where a run of the pipeline ends (terminal, or waiting for a human at the gate): a transition there
+ * also finishes the outbox job that ran it, in the same statement.
+ */
+export const RUN_ENDS: ReadonlySet<TxStatus> = new Set(["confirmed", "failed", "approval_gate"])
 
 const json = (value: unknown) =>
   value === undefined ? null : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))
@@ -104,7 +107,7 @@ const transitionInput = (ord: number, txId: string, change: Transition) => {
       message: `transaction ${txId} ${s.status}${s.message === undefined ? "" : `: ${s.message}`}`,
       metadata: { status: s.status, stage: s.stage, message: s.message, ...s.eventMetadata }
     })),
-    close_job: ENDS_RUN.has(change.to)
+    close_job: RUN_ENDS.has(change.to)
   }
 }
 
