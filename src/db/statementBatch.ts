@@ -1,8 +1,9 @@
 /**
- * Shares one SQL statement between concurrent callers: a call that arrives while `lanes` statements
- * are already in flight waits, and then goes out together with every other call queued meanwhile, as
- * ONE statement (up to `maxBatch` inputs). An idle service sends a lone call at once, so batching adds
- * no latency; under load it turns N round trips (N plans, N commits, N socket writes) into one.
+ * Shares one SQL statement between concurrent callers: a call that arrives while a statement is in
+ * flight waits, and then goes out together with every other call queued meanwhile, as ONE statement
+ * (up to `maxBatch` inputs). An idle service sends a lone call at once, so batching adds no latency;
+ * under load it turns N round trips (N plans, N commits, N socket writes) into one. One statement at
+ * a time: bigger batches save more than a second statement in flight would save in waiting.
  *
  * `run` answers the inputs in order. When a statement of several inputs fails, each input is tried
  * again alone, so one bad input fails only its own caller.
@@ -12,8 +13,6 @@ import { Deferred, Effect } from "effect"
 export interface StatementBatchOptions {
   /** Inputs in one statement at most. */
   readonly maxBatch: number
-  /** Statements in flight at once (each a connection from the pool). */
-  readonly lanes: number
 }
 
 interface Waiting<I, O, E> {
@@ -26,7 +25,7 @@ export const makeStatementBatch = <I, O, E>(
   options: StatementBatchOptions
 ) => {
   let queue: Array<Waiting<I, O, E>> = []
-  let inFlight = 0
+  let draining = false
 
   const answer = (batch: ReadonlyArray<Waiting<I, O, E>>): Effect.Effect<void> =>
     run(batch.map((waiting) => waiting.input)).pipe(
@@ -39,15 +38,15 @@ export const makeStatementBatch = <I, O, E>(
       })
     )
 
-  // A lane sends what is queued, and again until the queue is empty; then it ends.
-  const lane: Effect.Effect<void> = Effect.suspend(() => {
+  // The drain sends what is queued, and again until the queue is empty; then it ends.
+  const drain: Effect.Effect<void> = Effect.suspend(() => {
     if (queue.length === 0) {
-      inFlight -= 1
+      draining = false
       return Effect.void
     }
     const batch = queue.slice(0, options.maxBatch)
     queue = queue.slice(batch.length)
-    return answer(batch).pipe(Effect.zipRight(lane))
+    return answer(batch).pipe(Effect.zipRight(drain))
   })
 
   /** The output for one input, from a statement shared with whatever else is queued. */
@@ -55,9 +54,9 @@ export const makeStatementBatch = <I, O, E>(
     Effect.gen(function* () {
       const result = yield* Deferred.make<O, E>()
       queue.push({ input, result })
-      if (inFlight < options.lanes) {
-        inFlight += 1
-        yield* Effect.forkDaemon(lane)
+      if (!draining) {
+        draining = true
+        yield* Effect.forkDaemon(drain)
       }
       return yield* Deferred.await(result)
     })

@@ -141,7 +141,7 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         }),
         Effect.orDie
       )
-    const runContexts = makeStatementBatch(readRunContexts, { maxBatch: 64, lanes: 1 })
+    const runContexts = makeStatementBatch(readRunContexts, { maxBatch: 64 })
     const findRunContext = (id: string) => runContexts.submit(id)
 
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
@@ -214,7 +214,7 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
 
     // The pipeline's transitions share statements (statementBatch.ts): under load, one statement and one
     // commit carry the transitions of many transactions, each still all-or-nothing with its audit events.
-    const shared = makeStatementBatch(applyTransitions, { maxBatch: 64, lanes: 1 })
+    const shared = makeStatementBatch(applyTransitions, { maxBatch: 64 })
 
     /** Applies a transition in a statement shared with other workers' transitions (never in a caller's SQL transaction). */
     const transitionShared = (txId: string, change: Transition) => shared.submit([txId, change])

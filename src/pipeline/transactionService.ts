@@ -33,7 +33,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     // Concurrent creates share one insert statement (statementBatch.ts).
     const inserts = makeStatementBatch(
       (batch: ReadonlyArray<NewTransaction>) => insertTransactionsWithJobs(sql, batch, outbox.notifyChannel),
-      { maxBatch: 64, lanes: 1 }
+      { maxBatch: 64 }
     )
 
     const publish = (row: TransactionRow, message?: string) => events.publish(stageEventOf(row, message))

@@ -207,7 +207,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     // Concurrent fast-path decisions share one statement (statementBatch.ts).
     const unconstrainedRecords = makeStatementBatch(
       (records: ReadonlyArray<UnconstrainedRecord>) => recordIfUnconstrained(sql, records),
-      { maxBatch: 64, lanes: 1 }
+      { maxBatch: 64 }
     )
 
     /** The fast path (unconstrainedDecision.ts) when the wallet has nothing to check; else the locked path. */

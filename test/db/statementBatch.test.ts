@@ -21,7 +21,7 @@ describe("statement batch", () => {
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const statement = recordingStatement(gate)
-        const batch = makeStatementBatch(statement.run, { maxBatch: 64, lanes: 1 })
+        const batch = makeStatementBatch(statement.run, { maxBatch: 64 })
         const first = yield* Effect.fork(batch.submit(1))
         yield* Effect.yieldNow()
         const rest = yield* Effect.fork(Effect.all([2, 3, 4, 5].map(batch.submit), { concurrency: "unbounded" }))
@@ -40,7 +40,7 @@ describe("statement batch", () => {
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const statement = recordingStatement(gate)
-        const batch = makeStatementBatch(statement.run, { maxBatch: 64, lanes: 1 })
+        const batch = makeStatementBatch(statement.run, { maxBatch: 64 })
         const first = yield* Effect.fork(batch.submit(11))
         yield* Effect.yieldNow()
         const queued = yield* Effect.fork(Effect.all([12, 13, 14].map((n) => Effect.either(batch.submit(n))), { concurrency: "unbounded" }))
@@ -61,7 +61,7 @@ describe("statement batch", () => {
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const statement = recordingStatement(gate)
-        const batch = makeStatementBatch(statement.run, { maxBatch: 3, lanes: 1 })
+        const batch = makeStatementBatch(statement.run, { maxBatch: 3 })
         const all = yield* Effect.fork(Effect.all([1, 2, 3, 4, 5, 6, 7].map(batch.submit), { concurrency: "unbounded" }))
         yield* Effect.yieldNow()
         yield* Deferred.succeed(gate, undefined)
