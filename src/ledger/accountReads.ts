@@ -28,32 +28,29 @@ const nativeOf = (svm: LiteSVM): NativeSvm | undefined => {
   return typeof inner?.getBalance === "function" && typeof inner.getAccount === "function" ? (inner as NativeSvm) : undefined
 }
 
+/** A memo that forgets everything when full (a ledger sees few distinct keys and programs). */
+const boundedMemo = <V>(compute: (key: string) => V) => {
+  const memo = new Map<string, V>()
+  return (key: string): V => {
+    let value = memo.get(key)
+    if (value === undefined) {
+      if (memo.size >= MAX_CACHED_KEYS) memo.clear()
+      value = compute(key)
+      memo.set(key, value)
+    }
+    return value
+  }
+}
+
 export const makeAccountReads = (svm: LiteSVM) => {
   const native = nativeOf(svm)
-  const keyBytes = new Map<string, Uint8Array>()
-  const ownerNames = new Map<string, string>()
-
-  const bytesOf = (key: string) => {
-    let bytes = keyBytes.get(key)
-    if (bytes === undefined) {
-      if (keyBytes.size >= MAX_CACHED_KEYS) keyBytes.clear()
-      bytes = bs58.decode(key)
-      if (bytes.length !== 32) throw new Error(`not a 32-byte public key: ${key}`)
-      keyBytes.set(key, bytes)
-    }
+  const bytesOf = boundedMemo((key) => {
+    const bytes = bs58.decode(key)
+    if (bytes.length !== 32) throw new Error(`not a 32-byte public key: ${key}`)
     return bytes
-  }
-
-  const ownerName = (owner: Uint8Array) => {
-    const id = Buffer.from(owner).toString("latin1")
-    let name = ownerNames.get(id)
-    if (name === undefined) {
-      if (ownerNames.size >= MAX_CACHED_KEYS) ownerNames.clear()
-      name = bs58.encode(owner)
-      ownerNames.set(id, name)
-    }
-    return name
-  }
+  })
+  const ownerNameOf = boundedMemo((id) => bs58.encode(Buffer.from(id, "latin1")))
+  const ownerName = (owner: Uint8Array) => ownerNameOf(Buffer.from(owner).toString("latin1"))
 
   const balanceOf = (key: string): number => {
     const balance = native === undefined ? svm.getBalance(key as Address) : native.getBalance(bytesOf(key))

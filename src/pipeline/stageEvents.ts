@@ -96,7 +96,7 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
       Stream.runForEach((payload) => {
         if (payload.startsWith(ownPrefix)) return Effect.void
         const relayed = decodeRelayed(payload)
-        if (relayed._tag === "None" || relayed.value.origin === origin) return Effect.void
+        if (relayed._tag === "None") return Effect.void
         return Effect.forEach(relayed.value.events as ReadonlyArray<StageEvent>, local, { discard: true })
       }),
       Effect.catchAll((error) => Effect.logWarning("stage stream LISTEN stopped; other processes' events will not be seen", String(error))),
