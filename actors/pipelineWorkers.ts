@@ -11,6 +11,7 @@ import { AppConfig } from "../src/config.js"
 import { PipelineExecutor } from "../src/pipeline/executor.js"
 import { Outbox, type OutboxJob } from "../src/pipeline/outbox.js"
 import { Retryable } from "../src/pipeline/stageFailure.js"
+import { inBackground } from "./backgroundPriority.js"
 import { superviseActor } from "./supervise.js"
 
 const backoffMs = (attempts: number) => Math.min(100 * 2 ** Math.max(0, attempts - 1), 10_000)
@@ -66,7 +67,7 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
       yield* superviseActor(
         `pipeline-worker-${index + 1}`,
         (actor) =>
-          Effect.forever(
+          inBackground(Effect.forever(
             Effect.gen(function* () {
               const job = yield* outbox.claim
               if (job === undefined) {
@@ -77,7 +78,7 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
               yield* actor.setStatus("running")
               yield* handle(job)
             })
-          ),
+          )),
         { kind: "pipeline-worker" }
       )
     }
