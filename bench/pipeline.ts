@@ -1,6 +1,7 @@
 /**
  * `npm run bench:pipeline`: transfer_sol through the whole service over HTTP, on PostgreSQL and on the
- * embedded PGlite, against the ledger alone as the ceiling.
+ * embedded PGlite, against the ledger alone as the ceiling, and the create path alone (an API-only
+ * process with no pipeline running) as the bound of create latency.
  *
  * For each database: a fresh ledger child, a fresh database, the service as a child process (the real
  * entry point, `tsx src/main.ts`, so client and server CPU are separate processes; all share this
@@ -21,6 +22,7 @@
  * create answered), BENCH_WORKER_NICE (nice value of the worker process in the API + worker run; 0),
  * BENCH_DATABASES ("postgres,postgres-split,pglite"; postgres-split: an API process with
  * TX_PIPELINE_WORKERS=0 and a worker process on one database), BENCH_SKIP_CEILING=1,
+ * BENCH_SKIP_CREATES_ONLY=1 (skips the create path alone: support/createsOnly.ts),
  * BENCH_CPU_PROF=<dir> (service runs with --cpu-prof), TX_PIPELINE_WORKERS (passed to the service,
  * the worker process when split; its default otherwise), TEST_DATABASE_URL
  * (PostgreSQL server; default: the local server over its Unix socket in /var/run/postgresql when it
@@ -31,7 +33,6 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
-import { Agent, request } from "undici"
 import {
   call,
   createFundedWallet,
@@ -39,15 +40,16 @@ import {
   type FreshDatabase,
   killAllChildren,
   mapConcurrent,
-  SERVICE_API_KEY,
   startLedgerProcess,
   startServiceProcess,
   tempDir
 } from "../test/support/processes.js"
 import { allStats, cpuDelta, cpuSnapshot, type CpuSnapshot } from "./support/cpu.js"
+import { runCreatesOnly } from "./support/createsOnly.js"
 import { runLedgerCeiling } from "./support/ledgerCeiling.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
 import { mean, ms, percentile, sleep, table } from "./support/stats.js"
+import { postTransfers } from "./support/transferClients.js"
 
 const intEnv = (name: string, fallback: number) => {
   const raw = process.env[name]
@@ -64,6 +66,7 @@ const settings = {
     .map((s) => s.trim())
     .filter((s): s is RunMode => s === "postgres" || s === "postgres-split" || s === "pglite"),
   skipCeiling: process.env.BENCH_SKIP_CEILING === "1",
+  skipCreatesOnly: process.env.BENCH_SKIP_CREATES_ONLY === "1",
   cpuProfDir: process.env.BENCH_CPU_PROF,
   workers: process.env.TX_PIPELINE_WORKERS,
   /** nice value of the worker process in the API + worker deployment */
@@ -119,41 +122,6 @@ const listWallet = async (baseUrl: string, walletId: string): Promise<Array<TxRe
     all.push(...rows)
     if (rows.length < 100) return all
   }
-}
-
-// The load clients share one keep-alive agent and use undici's request: fetch costs about twice the
-// CPU per call, and the clients run on the same two cores as the service they measure.
-const clientAgent = new Agent({ keepAliveTimeout: 30_000, connections: 64 })
-
-const postJson = async (baseUrl: string, urlPath: string, body: unknown) => {
-  const response = await request(baseUrl + urlPath, {
-    method: "POST",
-    headers: { "x-api-key": SERVICE_API_KEY, "content-type": "application/json" },
-    body: JSON.stringify(body),
-    dispatcher: clientAgent
-  })
-  return { status: response.statusCode, body: (await response.body.json()) as { data: any } }
-}
-
-/** Posts `count` transfers with `clients` concurrent clients; returns the ids and each POST's time. */
-const postTransfers = async (baseUrl: string, count: number, sources: ReadonlyArray<{ id: string }>, destinations: ReadonlyArray<string>, offset: number, rate?: number) => {
-  const createMs: Array<number> = []
-  const ids: Array<string> = []
-  const start = performance.now()
-  await mapConcurrent(Array.from({ length: count }, (_, i) => i), settings.clients, async (i) => {
-    // Paced (BENCH_RATE): the i-th create is due at start + i / rate; a client never sends early.
-    if (rate !== undefined) await sleep(Math.max(0, start + (i * 1000) / rate - performance.now()))
-    const body = {
-      walletId: sources[i % sources.length]!.id, type: "transfer_sol", protocol: "system-program",
-      intent: { destination: destinations[i % destinations.length]!, lamports: 1_000_000 + offset + i }
-    }
-    const t0 = performance.now()
-    const response = await postJson(baseUrl, "/api/v1/transactions", body)
-    createMs.push(performance.now() - t0)
-    if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`)
-    ids.push(response.body.data.id as string)
-  })
-  return { createMs, ids }
 }
 
 /** Waits until the outbox has `total` finished jobs (done or failed). */
@@ -218,14 +186,16 @@ const runService = async (mode: RunMode): Promise<RunFigures> => {
 
       // Warm-up (not measured): the JIT, connection pools and caches settle.
       if (settings.warmup > 0) {
-        await postTransfers(service.baseUrl, settings.warmup, sources, destinations, 500_000)
+        await postTransfers(service.baseUrl, { count: settings.warmup, clients: settings.clients, sources, destinations, offset: 500_000 })
         await waitDrained(service.baseUrl, settings.warmup, 120_000)
       }
 
       const sqlBefore = database === undefined ? undefined : await pgCounters(database.url)
       const cpuBefore = cpuSnapshot(servicePids, ledger.pid)
       const started = performance.now()
-      const { createMs, ids } = await postTransfers(service.baseUrl, settings.transfers, sources, destinations, 0, settings.rate)
+      const { createMs, ids } = await postTransfers(service.baseUrl, {
+        count: settings.transfers, clients: settings.clients, sources, destinations, offset: 0, ...(settings.rate === undefined ? {} : { rate: settings.rate })
+      })
       await waitDrained(service.baseUrl, settings.warmup + settings.transfers, 600_000)
       const elapsedMs = performance.now() - started
       const cpu = cpuDelta(cpuBefore, cpuSnapshot(servicePids, ledger.pid))
@@ -293,6 +263,11 @@ const main = async () => {
     console.log(`running: ${mode}${mode === "pglite" ? "" : ` (${benchPostgresUrl()})`} ...`)
     runs.push(await runService(mode))
   }
+  let createsOnly: Awaited<ReturnType<typeof runCreatesOnly>> | undefined
+  if (!settings.skipCreatesOnly) {
+    console.log("running: the create path alone (API-only process, PostgreSQL) ...")
+    createsOnly = await runCreatesOnly(settings)
+  }
   let ceiling: Awaited<ReturnType<typeof runLedgerCeiling>> | undefined
   let ceilingCpu: CpuSnapshot | undefined
   if (!settings.skipCeiling) {
@@ -321,7 +296,20 @@ const main = async () => {
       "-", "-", ms(percentile(ceiling.latenciesMs, 50)), ms(percentile(ceiling.latenciesMs, 99)), (ceiling.elapsedMs / 1000).toFixed(1)
     ])
   }
+  if (createsOnly !== undefined) {
+    rows.push([
+      "API process alone, creates only", "-", "-", `(${(createsOnly.creates / (createsOnly.elapsedMs / 1000)).toFixed(0)} creates/s)`,
+      ms(percentile(createsOnly.createMs, 50)), ms(percentile(createsOnly.createMs, 99)), "-", "-", (createsOnly.elapsedMs / 1000).toFixed(1)
+    ])
+  }
   console.log(`\n${table(rows)}\n(latencies in ms; e2e = createdAt -> confirmedAt of each record, including the wait in the outbox)`)
+  if (createsOnly !== undefined) {
+    const perCreate = (seconds: number) => `${((seconds * 1000) / createsOnly.creates).toFixed(2)} ms`
+    console.log(
+      `create path alone: CPU per create: service ${perCreate(createsOnly.cpu.service)}, PostgreSQL ${perCreate(createsOnly.cpu.postgres)}, ` +
+        `bench clients ${perCreate(createsOnly.cpu.bench)}`
+    )
+  }
   if (ceiling !== undefined) {
     const perTransfer = (seconds: number) => `${((seconds * 1000) / ceiling.transfers).toFixed(2)} ms`
     console.log(
