@@ -21,23 +21,27 @@ const makeBackgroundScheduler = (): Scheduler.Scheduler => {
 
   const drain = () => {
     const deadline = performance.now() + SLICE_MS
-    while (next < tasks.length) {
-      const task = tasks[next]!
-      next++
-      task()
-      if (performance.now() >= deadline) break
-    }
-    if (next >= tasks.length) {
-      tasks = []
-      next = 0
-      scheduled = false
-    } else {
-      // Drop what ran, so the queue does not grow without bound under steady load.
-      if (next > 1024) {
-        tasks = tasks.slice(next)
-        next = 0
+    try {
+      while (next < tasks.length) {
+        const task = tasks[next]!
+        next++
+        task()
+        if (performance.now() >= deadline) break
       }
-      setImmediate(drain)
+    } finally {
+      // (finally: a task that throws must not leave the rest of the queue unscheduled)
+      if (next >= tasks.length) {
+        tasks = []
+        next = 0
+        scheduled = false
+      } else {
+        // Drop what ran, so the queue does not grow without bound under steady load.
+        if (next > 1024) {
+          tasks = tasks.slice(next)
+          next = 0
+        }
+        setImmediate(drain)
+      }
     }
   }
 

@@ -4,7 +4,8 @@
  * pre-balance read, build, simulate, risk and policy, approval gate, sign, submit, confirm,
  * post-checks, proof. Every transition is one SQL statement (status, history, audit events; shared
  * with other workers' transitions under load), then a metric and a stage-stream message per stage.
- * Build and simulation are written by one transition: nothing irreversible happens between them.
+ * Build, simulation and the policy decision are written by one transition: nothing irreversible
+ * happens before signing.
  */
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
@@ -23,13 +24,15 @@ import { withPreBalance } from "./preBalanceFacts.js"
 import { ReadOnlyIntents } from "./readOnlyIntents.js"
 import { describeSimulationError } from "./simulationError.js"
 import { Retryable, Terminal } from "./stageFailure.js"
-import { StageTransitions } from "./stageTransitions.js"
+import { StageTransitions, type Unwritten } from "./stageTransitions.js"
 import { Submission } from "./submission.js"
-import { RUN_ENDS, TransactionRepo } from "./transactionRepo.js"
+import { RUN_ENDS, TransactionRepo, type Transition } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { assembleTransaction } from "./wireTransaction.js"
 
 const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
+
+const NOTHING_UNWRITTEN: Unwritten = { fields: {}, via: [] }
 
 /** What a run reads once, when it takes the job. */
 interface RunContext {
@@ -114,17 +117,16 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString()
           }
         }
-        // Build and simulation are written together (one statement): nothing irreversible happens between
-        // them, so a run that dies in between simply builds again.
         const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
         if (!simulation.ok) {
           const recorded = yield* move(row, { from: ["pending"], to: builtStage.status, stage: builtStage.stage, message: builtStage.message, fields: buildFields, eventType: builtStage.eventType })
           return recorded === undefined ? undefined : yield* failSimulation(recorded, simulation)
         }
-        return yield* move(row, {
-          from: ["pending"], to: "policy_eval", stage: "policy", message: "simulation ok",
-          fields: { ...buildFields, simulation }, eventType: "transaction.simulated", via: [builtStage]
-        })
+        // Build, simulation and the policy decision are written together (one statement): nothing
+        // irreversible happens before signing, so a run that dies before then builds again (the policy
+        // engine records a transaction's decision and spend once).
+        const simulatedStage = { status: "policy_eval", stage: "policy", eventType: "transaction.simulated", message: "simulation ok", at: new Date().toISOString() } as const
+        return yield* policyEval(row, { fields: { ...buildFields, simulation }, via: [builtStage, simulatedStage] })
       })
 
     /** Simulates the built message (signatures not verified: nothing is signed yet). */
@@ -158,9 +160,18 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         })
       })
 
-    const policyEval = (row: TransactionRow) =>
+    /**
+     * Risk and policy for `row` (as recorded: `pending` when the run built and simulated it just now,
+     * `policy_eval` when it resumes); `unwritten`: the build and simulation not yet recorded, written
+     * with the transition this stage makes.
+     */
+    const policyEval = (row: TransactionRow, unwritten: Unwritten = NOTHING_UNWRITTEN) =>
       Effect.gen(function* () {
-        const built = row.build_facts
+        const built = unwritten.fields.buildFacts ?? row.build_facts
+        const preBalance = unwritten.fields.preBalanceLamports ?? BigInt(row.pre_balance_lamports ?? "0")
+        const withUnwritten = (change: Transition): Transition => ({
+          ...change, fields: { ...unwritten.fields, ...change.fields }, via: [...unwritten.via, ...(change.via ?? [])]
+        })
         const decision = yield* policy.decideForTransaction({
           txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id,
           type: row.type, protocol: row.protocol, intent: row.intent,
@@ -171,25 +182,27 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             programIds: built?.programIds ?? [],
             slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined
           },
-          preBalanceLamports: BigInt(row.pre_balance_lamports ?? "0"),
+          preBalanceLamports: preBalance,
           gasless: row.gasless, requireApproval: row.require_approval, timestamp: new Date()
         })
         const reasons = decision.reasons.join("; ")
         if (decision.decision === "deny") {
-          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${reasons}`, stage: "policy" }), { policyDecision: decision })
+          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${reasons}`, stage: "policy" }), {
+            policyDecision: decision, simulation: unwritten.fields.simulation, unwritten
+          })
         }
         if (decision.decision === "require_approval") {
           const now = Date.now()
-          return yield* move(row, {
-            from: ["policy_eval"], to: "approval_gate", stage: "policy", message: `approval required: ${reasons}`,
+          return yield* move(row, withUnwritten({
+            from: [row.status], to: "approval_gate", stage: "policy", message: `approval required: ${reasons}`,
             fields: { policyDecision: decision, approval: { status: "pending", requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + APPROVAL_TTL_MS).toISOString() } },
             eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons }
-          })
+          }))
         }
-        return yield* move(row, {
-          from: ["policy_eval"], to: "signing", stage: "sign", message: "allowed",
+        return yield* move(row, withUnwritten({
+          from: [row.status], to: "signing", stage: "sign", message: "allowed",
           fields: { policyDecision: decision }, eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons }
-        })
+        }))
       })
 
     const signing = (row: TransactionRow) =>

@@ -10,8 +10,14 @@ import { PolicyEngine } from "../policy/policyEngine.js"
 import { buildExecutionProof } from "./proof.js"
 import type { Terminal } from "./stageFailure.js"
 import { stageEventOf, StageEvents } from "./stageEvents.js"
-import { TransactionRepo, type Transition } from "./transactionRepo.js"
+import { type PassedStage, TransactionRepo, type Transition, type TransitionFields } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
+
+/** Stages a run went through and the fields it learned, not written yet: they go out with its next transition. */
+export interface Unwritten {
+  readonly fields: TransitionFields
+  readonly via: ReadonlyArray<PassedStage>
+}
 
 export class StageTransitions extends Effect.Service<StageTransitions>()("StageTransitions", {
   effect: Effect.gen(function* () {
@@ -37,8 +43,11 @@ export class StageTransitions extends Effect.Service<StageTransitions>()("StageT
         return moved
       })
 
-    /** Writes `failed` with a failure proof; gives back daily spend when nothing was submitted. */
-    const fail = (row: TransactionRow, failure: Terminal, recorded: { simulation?: unknown; policyDecision?: unknown } = {}) =>
+    /**
+     * Writes `failed` with a failure proof; gives back daily spend when nothing was submitted.
+     * `recorded.unwritten`: what the run did but has not written yet, written with the failure.
+     */
+    const fail = (row: TransactionRow, failure: Terminal, recorded: { simulation?: unknown; policyDecision?: unknown; unwritten?: Unwritten } = {}) =>
       Effect.gen(function* () {
         const simulation = recorded.simulation ?? row.simulation
         const policyDecision = recorded.policyDecision ?? row.policy_decision
@@ -48,8 +57,9 @@ export class StageTransitions extends Effect.Service<StageTransitions>()("StageT
         })
         const moved = yield* move(row, {
           from: [row.status], to: "failed", stage: failure.failedAt, message: failure.message,
-          fields: { failedAt: failure.failedAt, errorCode: failure.errorCode, error: failure.message, executionProof: proof, simulation, policyDecision },
-          eventType: "transaction.failed", eventMetadata: { failedAt: failure.failedAt, errorCode: failure.errorCode, stage: failure.stage }
+          fields: { ...recorded.unwritten?.fields, failedAt: failure.failedAt, errorCode: failure.errorCode, error: failure.message, executionProof: proof, simulation, policyDecision },
+          eventType: "transaction.failed", eventMetadata: { failedAt: failure.failedAt, errorCode: failure.errorCode, stage: failure.stage },
+          ...(recorded.unwritten === undefined ? {} : { via: recorded.unwritten.via })
         })
         if (moved !== undefined) yield* metrics.increment(TX_FAILED)
         if (row.status !== "submitting") yield* policy.releaseSpend(row.id)
