@@ -63,6 +63,23 @@ describe("policy store under concurrency", () => {
     expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("deny")
   })
 
+  it("records a repeated txId's spend once for a wallet with nothing to check (the one-statement path)", async () => {
+    // The pipeline relies on this: a run that dies after the decision and before its transition is
+    // written builds again and asks again.
+    const wallet = await engine.createWallet()
+    const input = transfer(wallet, 1_000_000n)
+    const first = await decide(input)
+    const again = await decide(input)
+    expect(first.decision).toBe("allow")
+    expect(again.decision).toBe("allow")
+    const spent = await engine.run(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ total: string }>`
+        SELECT COALESCE(sum(spent_lamports), 0)::text AS total FROM policy_daily_spend WHERE wallet_id = ${wallet}
+      `)
+    )
+    expect(spent[0]?.total).toBe("1000000")
+  })
+
   it("gives the budget back when a transaction's spend is released, once", async () => {
     const wallet = await engine.createWallet()
     await engine.createPolicy(wallet, [{ type: "spending_limit", maxLamportsPerDay: 1_000_000 }])
