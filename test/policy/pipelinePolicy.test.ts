@@ -6,6 +6,7 @@
  */
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { verifyExecutionProof } from "../../src/pipeline/proof.js"
 import { startTestLedger } from "../support/ledger.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
@@ -49,6 +50,21 @@ describe("policy through the pipeline", () => {
       expect(t.error).toContain("maxLamportsPerDay 7000000")
     }
   }, 240_000)
+
+  it("records a denied transfer's build, simulation and every stage in order, with a failure proof that recomputes from /replay", async () => {
+    const wallet = await createWallet(service.baseUrl, 1_000_000_000)
+    await api(service.baseUrl, "POST", "/api/v1/policies", { walletId: wallet.id, name: "tiny", rules: [{ type: "spending_limit", maxLamportsPerDay: 1_000 }] })
+    const denied = (await waitSettled(service.baseUrl, (await transfer(wallet.id, 1_000_000)).body.data.id, 60_000)).body.data
+    expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION", failedAt: "policy", policyDecision: { decision: "deny" } })
+    expect(denied.history.map((h: { status: string }) => h.status)).toEqual(["pending", "simulating", "policy_eval", "failed"])
+    expect(denied.preBalanceLamports).toBe(1_000_000_000)
+
+    const replay = (await api(service.baseUrl, "GET", `/api/v1/transactions/${denied.id}/replay`)).body.data
+    expect(replay.simulation).toMatchObject({ ok: true })
+    expect(verifyExecutionProof(replay.proof, { intent: replay.request.intent, policyDecision: replay.policyDecision, simulation: replay.simulation })).toEqual({
+      valid: true, mismatches: []
+    })
+  }, 60_000)
 
   it("stops a transfer above the approval threshold at the approval gate with 202", async () => {
     const wallet = await createWallet(service.baseUrl, 1_000_000_000)
