@@ -9,7 +9,7 @@ import { OUTBOX_RETRY_ATTEMPTS } from "../src/audit/metricNames.js"
 import { MetricCounters } from "../src/audit/metricCounters.js"
 import { AppConfig } from "../src/config.js"
 import { PipelineExecutor } from "../src/pipeline/executor.js"
-import { Outbox, type OutboxJob } from "../src/pipeline/outbox.js"
+import { type ClaimedJob, Outbox } from "../src/pipeline/outbox.js"
 import { Retryable } from "../src/pipeline/stageFailure.js"
 import { inBackground } from "./backgroundPriority.js"
 import { superviseActor } from "./supervise.js"
@@ -24,10 +24,10 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
     const metrics = yield* MetricCounters
 
     /** Runs the job while a side fiber keeps its lease alive; fails with Retryable when the lease is lost. */
-    const runLeased = (job: OutboxJob) =>
+    const runLeased = (job: ClaimedJob) =>
       Effect.gen(function* () {
         const renewEvery = Duration.millis(Math.max(250, Math.floor(outbox.leaseMs / 3)))
-        const work = yield* Effect.fork(executor.run(job.tx_id))
+        const work = yield* Effect.fork(executor.run(job.run))
         const keeper = yield* Effect.fork(
           Effect.repeat(
             Effect.flatMap(Effect.sleep(renewEvery).pipe(Effect.zipRight(outbox.renewLease(job))), (held) =>
@@ -41,7 +41,7 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
         return yield* exit
       })
 
-    const handle = (job: OutboxJob) =>
+    const handle = (job: ClaimedJob) =>
       Effect.gen(function* () {
         if (job.attempts > 1) yield* metrics.increment(OUTBOX_RETRY_ATTEMPTS)
         const exit = yield* Effect.exit(runLeased(job))

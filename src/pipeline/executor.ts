@@ -22,6 +22,7 @@ import { OFF_CHAIN_TYPES, OffChainIntents } from "./offChainIntents.js"
 import { PostChecks } from "./postChecks.js"
 import { withPreBalance } from "./preBalanceFacts.js"
 import { ReadOnlyIntents } from "./readOnlyIntents.js"
+import type { RunContext } from "./runContext.js"
 import { describeSimulationError } from "./simulationError.js"
 import { Retryable, Terminal } from "./stageFailure.js"
 import { StageTransitions, type Unwritten } from "./stageTransitions.js"
@@ -34,11 +35,6 @@ const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
 
 const NOTHING_UNWRITTEN: Unwritten = { fields: {}, via: [] }
 
-/** What a run reads once, when it takes the job. */
-interface RunContext {
-  readonly publicKey: string
-  readonly deltaVarianceBpsThreshold: number
-}
 
 export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("PipelineExecutor", {
   effect: Effect.gen(function* () {
@@ -255,9 +251,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
      * Runs the transaction forward until it is terminal, waits at the gate, or another worker took it.
      * True when its own last transition ended the run: that statement also finished the outbox job.
      */
-    const run = (txId: string): Effect.Effect<boolean, Retryable> =>
+    const run = (context: RunContext | undefined): Effect.Effect<boolean, Retryable> =>
       Effect.gen(function* () {
-        const context = yield* repo.findRunContext(txId)
         if (context === undefined) return false
         let row: TransactionRow | undefined = context.row
         let moved = false

@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config.js"
 import { DatabaseMode } from "../db/database.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
+import { type RunContext, type RunContextColumns, runContextOf } from "./runContext.js"
 
 export type OutboxAction = "execute" | "retry" | "approve"
 
@@ -25,6 +26,28 @@ export interface OutboxJob {
   readonly lease_expires_at: Date | string | null
   readonly created_at: Date | string
 }
+
+/** A claimed job with its run's context; undefined when its transaction is gone. */
+export interface ClaimedJob extends OutboxJob {
+  readonly run: RunContext | undefined
+}
+
+type ClaimRow = Partial<RunContextColumns> & {
+  readonly job_id: string
+  readonly job_tx_id: string
+  readonly job_action: OutboxAction
+  readonly job_status: OutboxJob["status"]
+  readonly job_attempts: number
+  readonly job_lease_id: string | null
+  readonly job_lease_expires_at: Date | string | null
+  readonly job_created_at: Date | string
+}
+
+const claimedJobOf = ({ job_id, job_tx_id, job_action, job_status, job_attempts, job_lease_id, job_lease_expires_at, job_created_at, ...tx }: ClaimRow): ClaimedJob => ({
+  id: job_id, tx_id: job_tx_id, action: job_action, status: job_status, attempts: job_attempts,
+  lease_id: job_lease_id, lease_expires_at: job_lease_expires_at, created_at: job_created_at,
+  run: tx.id === undefined || tx.id === null || tx.wallet_public_key === undefined || tx.wallet_public_key === null ? undefined : runContextOf(tx as RunContextColumns)
+})
 
 const CHANNEL = "outbox_jobs"
 
@@ -69,9 +92,12 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Call after the SQL transaction that enqueued committed: wakes this process's workers (others got the NOTIFY). */
     const notify = ring
 
-    /** Claims up to `count` due jobs, oldest first, each with its own lease (the transactions' attempt counters move too). */
+    /**
+     * Claims up to `count` due jobs, oldest first, each with its own lease; the transactions' attempt
+     * counters move too, and each job comes with its run's context (the transaction as just updated).
+     */
     const claimMany = (count: number) =>
-      sql<OutboxJob>`
+      sql<ClaimRow>`
         WITH claimed AS (
           UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = gen_random_uuid(),
             lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval, updated_at = now()
@@ -84,10 +110,17 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
           )
           RETURNING *
         ), counted AS (
-          UPDATE transactions SET attempts = attempts + 1 WHERE id IN (SELECT tx_id FROM claimed)
+          UPDATE transactions SET attempts = attempts + 1 WHERE id IN (SELECT tx_id FROM claimed) RETURNING *
         )
-        SELECT * FROM claimed ORDER BY created_at, id
-      `.pipe(Effect.orDie)
+        SELECT c.id AS job_id, c.tx_id AS job_tx_id, c.action AS job_action, c.status AS job_status, c.attempts AS job_attempts,
+          c.lease_id AS job_lease_id, c.lease_expires_at AS job_lease_expires_at, c.created_at AS job_created_at,
+          t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps
+        FROM claimed c
+        LEFT JOIN counted t ON t.id = c.tx_id
+        LEFT JOIN wallets w ON w.id = t.wallet_id
+        LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
+        ORDER BY c.created_at, c.id
+      `.pipe(Effect.map((rows) => rows.map(claimedJobOf)), Effect.orDie)
 
     // Idle workers that ask at the same time share one claim statement: each gets a job, or undefined.
     const claims = makeStatementBatch(
@@ -96,7 +129,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     )
 
     /** The oldest due job for one worker, or undefined when there is none. */
-    const claim: Effect.Effect<OutboxJob | undefined> = claims.submit(undefined)
+    const claim: Effect.Effect<ClaimedJob | undefined> = claims.submit(undefined)
 
     /** Extends the lease; false when the lease was lost (another worker took over). */
     const renewLease = (job: OutboxJob) =>

@@ -120,30 +120,6 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         SELECT * FROM transactions WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
       `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
-    /**
-     * What a worker reads when it takes a job: the row, its wallet's public key, and the delta guard's
-     * variance threshold from the protocol's risk config (none: 0). Concurrent reads share a statement.
-     */
-    const readRunContexts = (ids: ReadonlyArray<string>) =>
-      sql<TransactionRow & { readonly wallet_public_key: string; readonly delta_variance_bps: unknown }>`
-        SELECT t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps
-        FROM transactions t JOIN wallets w ON w.id = t.wallet_id
-        LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
-        WHERE t.id IN ${sql.in([...ids])}
-      `.pipe(
-        Effect.map((rows) => {
-          const byId = new Map(rows.map(({ wallet_public_key, delta_variance_bps, ...row }) => [row.id, {
-            row: row satisfies TransactionRow,
-            publicKey: wallet_public_key,
-            deltaVarianceBpsThreshold: typeof delta_variance_bps === "number" ? delta_variance_bps : 0
-          }]))
-          return ids.map((id) => byId.get(id))
-        }),
-        Effect.orDie
-      )
-    const runContexts = makeStatementBatch(readRunContexts, { maxBatch: 64 })
-    const findRunContext = (id: string) => runContexts.submit(id)
-
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
       sql<TransactionRow>`
         SELECT * FROM transactions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND idempotency_key = ${key}
@@ -233,6 +209,6 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         return { rows, total: Number(total) }
       }).pipe(Effect.orDie)
 
-    return { find, findRunContext, findByIdempotencyKey, transition, transitionShared, listByWallet }
+    return { find, findByIdempotencyKey, transition, transitionShared, listByWallet }
   })
 }) {}
