@@ -4,7 +4,7 @@
  * routes and wrong methods answer the 404 envelope. The node server is exposed so the stage stream can
  * share the port (WebSocket upgrade).
  */
-import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpMiddleware, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
@@ -75,7 +75,10 @@ const NodeServerLive = Layer.sync(GatewayNodeServer, () => {
 
 /** Serves the routes on API_GATEWAY_PORT (0 picks a free port, for tests). */
 export const gatewayServerLayer = <Routes extends ReadonlyArray<Route<unknown>>>(routes: Routes) => {
+  // No span per request: nothing exports spans, and the platform's tracer middleware parses the URL and
+  // copies every header into one for each request.
   const serve = Layer.unwrapEffect(Effect.map(gatewayApp(routes), (app) => HttpServer.serve(app))).pipe(
+    HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(GatewayAuth.Default)
   )
   const listen = Layer.unwrapEffect(

@@ -57,6 +57,9 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
   return `policy engine unavailable: ${text.split("\n")[0].slice(0, 200)}`
 }
 
+/** Spans on the per-request paths: no stack trace captured (an Error per call, for a span nothing exports). */
+const HOT_SPAN = { captureStackTrace: false } as const
+
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
   dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default],
   effect: Effect.gen(function* () {
@@ -239,7 +242,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
             Effect.as({ ...decision, pauseAgent: false })
           )
         }),
-        Effect.withSpan("PolicyEngine.decideForTransaction")
+        Effect.withSpan("PolicyEngine.decideForTransaction", HOT_SPAN)
       )
 
     /** A human approved: count the deferred daily spend on the approval's UTC day (once per tx). Dies on SQL errors. */
@@ -294,7 +297,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           Effect.catchAllCause((cause) => Effect.logWarning("policy.evaluated audit failed", Cause.pretty(cause)))
         )
         return decision
-      }).pipe(Effect.withSpan("PolicyEngine.evaluate"))
+      }).pipe(Effect.withSpan("PolicyEngine.evaluate", HOT_SPAN))
 
     return { decideForTransaction, onApproved, releaseSpend, decisionOf, evaluate }
   })
