@@ -184,7 +184,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const reasons = decision.reasons.join("; ")
         if (decision.decision === "deny") {
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${reasons}`, stage: "policy" }), {
-            policyDecision: decision, simulation: unwritten.fields.simulation, unwritten
+            policyDecision: decision, unwritten
           })
         }
         if (decision.decision === "require_approval") {

@@ -49,7 +49,7 @@ export class StageTransitions extends Effect.Service<StageTransitions>()("StageT
      */
     const fail = (row: TransactionRow, failure: Terminal, recorded: { simulation?: unknown; policyDecision?: unknown; unwritten?: Unwritten } = {}) =>
       Effect.gen(function* () {
-        const simulation = recorded.simulation ?? row.simulation
+        const simulation = recorded.simulation ?? recorded.unwritten?.fields.simulation ?? row.simulation
         const policyDecision = recorded.policyDecision ?? row.policy_decision
         const proof = buildExecutionProof({
           txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
