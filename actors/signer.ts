@@ -1,14 +1,16 @@
 /**
  * The signer actor: the one fiber that asks the wallet component to sign. It signs only a transaction
  * recorded at `signing` whose recorded decision allows it (allow, or require_approval that a human
- * approved), only the exact message bytes that were simulated, and only when the fee payer is the
+ * approved before the approval expired), only the exact message bytes that were simulated, and only when the fee payer is the
  * wallet. Requests queue up (queue depth visible in the actor registry); the queued ones are read from
  * SQL together, then checked and signed one by one.
  */
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
 import { Chunk, Data, Deferred, Effect, Exit, Queue } from "effect"
+import { approvedInTime } from "../src/pipeline/approvalExpiry.js"
 import { assembleTransaction, feePayerOf } from "../src/pipeline/wireTransaction.js"
+import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "../src/pipeline/signRequest.js"
 import { KeyStore } from "../src/wallet/keyStore.js"
 import type { KeyBackend } from "../schemas/wallet.js"
 import { superviseActor } from "./supervise.js"
@@ -29,11 +31,12 @@ interface SignRequest {
 }
 
 interface SigningRow {
+  readonly type: string
   readonly status: string
   readonly message_base64: string | null
   readonly extra_signatures: Record<string, string> | null
   readonly policy_decision: { decision?: string } | null
-  readonly approval: { status?: string } | null
+  readonly approval: Record<string, unknown> | null
   readonly wallet_id: string
   readonly public_key: string
   readonly key_backend: KeyBackend
@@ -49,7 +52,7 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
     /** One read for a whole batch of requests (the checks below stay per transaction). */
     const readRows = (txIds: ReadonlyArray<string>) =>
       sql<SigningRow & { readonly id: string }>`
-        SELECT t.id, t.status, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
+        SELECT t.id, t.type, t.status, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
           w.public_key, w.key_backend, w.status AS wallet_status
         FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id IN ${sql.in([...txIds])}
       `.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
@@ -61,14 +64,28 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
         const decision = row.policy_decision?.decision
         const allowed = decision === "allow" || (decision === "require_approval" && row.approval?.status === "approved")
         if (!allowed) return yield* new SignRefused({ message: `recorded decision ${decision ?? "none"} does not allow signing` })
+        // An approval counts only if it was given before it expired ([n8]), whichever path wrote it.
+        if (decision === "require_approval" && !approvedInTime(row.approval)) {
+          return yield* new SignRefused({ message: "the approval was not given before it expired" })
+        }
         if (row.wallet_status !== "active") return yield* new SignRefused({ message: `wallet is ${row.wallet_status}` })
         if (row.message_base64 === null) return yield* new SignRefused({ message: "no simulated message is recorded" })
+        if (row.type === SIGN_MESSAGE_TYPE) return yield* signOffChainMessage(txId, row, row.message_base64)
         if (feePayerOf(row.message_base64) !== row.public_key) return yield* new SignRefused({ message: "the message's fee payer is not the wallet" })
         const signature = yield* keys
-          .sign(row.wallet_id, row.key_backend, Buffer.from(row.message_base64, "base64"))
+          .sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: Buffer.from(row.message_base64, "base64") })
           .pipe(Effect.mapError((error) => new SignRefused({ message: error.message })))
         const wire = assembleTransaction(row.message_base64, { ...(row.extra_signatures ?? {}), [row.public_key]: signature })
         return { signature: bs58.encode(signature), signedTransaction: wire.toString("base64") }
+      })
+
+    /** POST /wallets/<id>/sign with a message: only domain-separated off-chain message bytes, never a transaction. */
+    const signOffChainMessage = (txId: string, row: SigningRow, messageBase64: string) =>
+      Effect.gen(function* () {
+        const bytes = Buffer.from(messageBase64, "base64")
+        if (!isOffChainMessage(bytes)) return yield* new SignRefused({ message: "the recorded message is not an off-chain message" })
+        const signature = yield* keys.sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: bytes }).pipe(Effect.mapError((error) => new SignRefused({ message: error.message })))
+        return { signature: bs58.encode(signature), signedTransaction: "" }
       })
 
     yield* superviseActor(

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:pipeline`: transfer_sol through the whole service over HTTP, on PostgreSQL and on the
- * embedded PGlite, against the ledger alone as the ceiling, and the create path alone (an API-only
+ * embedded PostgreSQL (the default with no DATABASE_URL), against the ledger alone as the ceiling, and the create path alone (an API-only
  * process with no pipeline running) as the bound of create latency.
  *
  * For each database: a fresh ledger child, a fresh database, the service as a child process (the real
@@ -20,7 +20,8 @@
  * Environment: BENCH_TRANSFERS, BENCH_CLIENTS, BENCH_SOURCES (32), BENCH_WARMUP (100), BENCH_RATE
  * (creates per second offered by all clients together; unset: each client posts as soon as its last
  * create answered), BENCH_WORKER_NICE (nice value of the worker process in the API + worker run; 0),
- * BENCH_DATABASES ("postgres,postgres-split,pglite"; postgres-split: an API process with
+ * BENCH_DATABASES ("postgres,postgres-split,embedded"; embedded: the service with no DATABASE_URL, on
+ * its own embedded server under a temp DATA_DIR; postgres-split: an API process with
  * TX_PIPELINE_WORKERS=0 and a worker process on one database), BENCH_SKIP_CEILING=1,
  * BENCH_SKIP_CREATES_ONLY=1 (skips the create path alone: support/createsOnly.ts),
  * BENCH_CPU_PROF=<dir> (service runs with --cpu-prof), TX_PIPELINE_WORKERS (passed to the service,
@@ -44,6 +45,7 @@ import {
   startServiceProcess,
   tempDir
 } from "../test/support/processes.js"
+import { stopEmbeddedServer } from "../src/db/embeddedServer.js"
 import { allStats, cpuDelta, cpuSnapshot, type CpuSnapshot } from "./support/cpu.js"
 import { runCreatesOnly } from "./support/createsOnly.js"
 import { runLedgerCeiling } from "./support/ledgerCeiling.js"
@@ -61,10 +63,10 @@ const settings = {
   clients: intEnv("BENCH_CLIENTS", 32),
   sources: intEnv("BENCH_SOURCES", 32),
   warmup: intEnv("BENCH_WARMUP", 100),
-  databases: (process.env.BENCH_DATABASES ?? "postgres,postgres-split,pglite")
+  databases: (process.env.BENCH_DATABASES ?? "postgres,postgres-split,embedded")
     .split(",")
     .map((s) => s.trim())
-    .filter((s): s is RunMode => s === "postgres" || s === "postgres-split" || s === "pglite"),
+    .filter((s): s is RunMode => s === "postgres" || s === "postgres-split" || s === "embedded"),
   skipCeiling: process.env.BENCH_SKIP_CEILING === "1",
   skipCreatesOnly: process.env.BENCH_SKIP_CREATES_ONLY === "1",
   cpuProfDir: process.env.BENCH_CPU_PROF,
@@ -149,12 +151,12 @@ const pgCounters = async (url: string) => {
   }
 }
 
-type RunMode = "postgres" | "postgres-split" | "pglite"
+type RunMode = "postgres" | "postgres-split" | "embedded"
 
 const RUN_NAMES: Record<RunMode, string> = {
   postgres: "service on PostgreSQL",
   "postgres-split": "API + worker process, PostgreSQL",
-  pglite: "service on PGlite (embedded)"
+  embedded: "service on the embedded PostgreSQL (default)"
 }
 
 const runService = async (mode: RunMode): Promise<RunFigures> => {
@@ -162,7 +164,7 @@ const runService = async (mode: RunMode): Promise<RunFigures> => {
   let database: FreshDatabase | undefined
   const dataDir = tempDir("custody-bench-")
   try {
-    database = mode === "pglite" ? undefined : await createPostgresDatabase(benchPostgresUrl())
+    database = mode === "embedded" ? undefined : await createPostgresDatabase(benchPostgresUrl())
     const start = (role: string, workers: string | undefined) =>
       startServiceProcess({
         ...(database === undefined ? {} : { databaseUrl: database.url }),
@@ -248,6 +250,7 @@ const runService = async (mode: RunMode): Promise<RunFigures> => {
   } finally {
     await ledger.close()
     await database?.drop()
+    await stopEmbeddedServer(dataDir)
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
 }
@@ -260,7 +263,7 @@ const main = async () => {
   )
   const runs: Array<RunFigures> = []
   for (const mode of settings.databases) {
-    console.log(`running: ${mode}${mode === "pglite" ? "" : ` (${benchPostgresUrl()})`} ...`)
+    console.log(`running: ${mode}${mode === "embedded" ? "" : ` (${benchPostgresUrl()})`} ...`)
     runs.push(await runService(mode))
   }
   let createsOnly: Awaited<ReturnType<typeof runCreatesOnly>> | undefined

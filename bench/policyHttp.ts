@@ -4,14 +4,15 @@
  * The service runs as a child process (the real entry point, `tsx src/main.ts`), so client and server
  * CPU are separate processes (they still share this machine's cores), once per database: PostgreSQL
  * (a fresh database on bench/support/postgresUrl.ts's server: TEST_DATABASE_URL, else the local socket)
- * and the embedded PGlite. No ledger is needed. Target: >= 2,000 evaluations/s.
+ * and the embedded PostgreSQL (the default with no DATABASE_URL). No ledger is needed. Target: >= 2,000 evaluations/s.
  *
- * Environment: BENCH_DATABASES ("postgres,pglite"), BENCH_HTTP_CONCURRENCY (32), BENCH_HTTP_OPERATIONS
+ * Environment: BENCH_DATABASES ("postgres,embedded"), BENCH_HTTP_CONCURRENCY (32), BENCH_HTTP_OPERATIONS
  * (10,000), BENCH_CPU_PROF=<dir> (the service runs with --cpu-prof and writes its profile there on exit).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Pool } from "undici"
+import { stopEmbeddedServer } from "../src/db/embeddedServer.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
 import {
   createPostgresDatabase,
@@ -34,7 +35,7 @@ const intEnv = (name: string, fallback: number) => {
 const settings = {
   concurrency: intEnv("BENCH_HTTP_CONCURRENCY", 32),
   operations: intEnv("BENCH_HTTP_OPERATIONS", 10_000),
-  databases: (process.env.BENCH_DATABASES ?? "postgres,pglite").split(",").map((s) => s.trim()).filter((s) => s === "postgres" || s === "pglite"),
+  databases: (process.env.BENCH_DATABASES ?? "postgres,embedded").split(",").map((s) => s.trim()).filter((s) => s === "postgres" || s === "embedded"),
   cpuProfDir: process.env.BENCH_CPU_PROF
 }
 
@@ -54,7 +55,7 @@ const jsonClient = (baseUrl: string) => {
   return { send, close: () => pool.close() }
 }
 
-const measure = async (mode: "postgres" | "pglite"): Promise<BenchFigures> => {
+const measure = async (mode: "postgres" | "embedded"): Promise<BenchFigures> => {
   const dataDir = tempDir("custody-bench-policy-")
   let database: FreshDatabase | undefined
   try {
@@ -101,7 +102,7 @@ const measure = async (mode: "postgres" | "pglite"): Promise<BenchFigures> => {
       const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6
       latencies.sort()
       return {
-        name: `policy evaluation over HTTP, POST /api/v1/evaluate (3 active policies x 10 rules), ${settings.concurrency} concurrent clients, service child on ${mode === "postgres" ? "PostgreSQL" : "PGlite"}`,
+        name: `policy evaluation over HTTP, POST /api/v1/evaluate (3 active policies x 10 rules), ${settings.concurrency} concurrent clients, service child on ${mode === "postgres" ? "PostgreSQL" : "the embedded PostgreSQL"}`,
         operations: settings.operations,
         perSecond: Math.round(settings.operations / (elapsedMs / 1000)),
         p50Ms: percentile(latencies, 50),
@@ -115,6 +116,7 @@ const measure = async (mode: "postgres" | "pglite"): Promise<BenchFigures> => {
     }
   } finally {
     await database?.drop()
+    await stopEmbeddedServer(dataDir)
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -34,7 +34,7 @@ export const DEFAULT_CHAOS: ChaosConfig = {
   latencyMs: 0
 }
 
-/** Body of `PUT /chaos`: only the given fields change, including single failure rates. */
+/** Body of `PUT /chaos`: only the given fields change; `failureRates`, when given, is the whole map (missing stages 0). */
 export const ChaosUpdateBody = Schema.Struct({
   enabled: Schema.optionalWith(Schema.Boolean, { exact: true }),
   failureRates: Schema.optionalWith(

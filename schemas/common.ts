@@ -14,8 +14,15 @@ export const Base58Address = Schema.String.pipe(
 
 export const Timestamp = Schema.String.annotations({ identifier: "Timestamp", description: "ISO 8601" })
 
+/** Lamports and token base units are u64 on chain: a larger amount is refused at validation. */
+export const U64_MAX = 18_446_744_073_709_551_615n
+
 const DecimalDigits = Schema.String.pipe(
-  Schema.pattern(/^(0|[1-9][0-9]{0,29})$/, { message: () => "must be a non-negative integer string" })
+  Schema.pattern(/^(0|[1-9][0-9]{0,19})$/, { message: () => "must be a non-negative integer string" })
+)
+
+const U64 = Schema.BigIntFromSelf.pipe(
+  Schema.lessThanOrEqualToBigInt(U64_MAX, { message: () => `must be at most ${U64_MAX} (u64)` })
 )
 const SafeNonNegativeInt = Schema.Number.pipe(
   Schema.int({ message: () => "must be an integer" }),
@@ -24,12 +31,12 @@ const SafeNonNegativeInt = Schema.Number.pipe(
 )
 
 /**
- * A non-negative amount in base units (lamports or token units): accepts a JSON integer or a decimal
- * string, decodes to bigint; encodes to a number when safe, else a string.
+ * A non-negative amount in base units (lamports or token units), at most u64: accepts a JSON integer or
+ * a decimal string, decodes to bigint; encodes to a number when safe, else a string.
  */
 export const Amount = Schema.transform(
   Schema.Union(SafeNonNegativeInt, DecimalDigits),
-  Schema.BigIntFromSelf,
+  U64,
   {
     strict: true,
     decode: (input) => BigInt(input),
@@ -45,7 +52,7 @@ export const PositiveAmount = Amount.pipe(
 /** An amount always carried as a decimal string on the wire (token amounts in intents). */
 export const AmountString = Schema.transform(
   Schema.Union(DecimalDigits, SafeNonNegativeInt),
-  Schema.BigIntFromSelf,
+  U64,
   { strict: true, decode: (input) => BigInt(input), encode: (value) => value.toString() }
 ).annotations({ identifier: "AmountString" })
 

@@ -66,6 +66,43 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   }
 }
 
+/** Too many failed authentication attempts from one source address in a window (429). */
+export class TooManyAuthFailures extends Schema.TaggedError<TooManyAuthFailures>()("TooManyAuthFailures", {
+  limit: Schema.Number,
+  resetUnixSeconds: Schema.Number
+}) {
+  readonly errorCode: ErrorCode = "VALIDATION_ERROR"
+  readonly failedAt: FailedAt = "gateway"
+  readonly httpStatus = 429
+  override get message() {
+    return `Too many failed authentication attempts from this address (limit ${this.limit} a minute); retry after the window resets`
+  }
+}
+
+/** A key already holds its limit of stage-stream connections (429). */
+export class TooManyStreamConnections extends Schema.TaggedError<TooManyStreamConnections>()("TooManyStreamConnections", {
+  limit: Schema.Number
+}) {
+  readonly errorCode: ErrorCode = "VALIDATION_ERROR"
+  readonly failedAt: FailedAt = "gateway"
+  readonly httpStatus = 429
+  override get message() {
+    return `Too many stage stream connections for this key (limit ${this.limit}); close one first`
+  }
+}
+
+/** The key already holds as many waiting requests (`?waitMs=`) as one key may (429). */
+export class TooManyWaiting extends Schema.TaggedError<TooManyWaiting>()("TooManyWaiting", {
+  limit: Schema.Number
+}) {
+  readonly errorCode: ErrorCode = "VALIDATION_ERROR"
+  readonly failedAt: FailedAt = "gateway"
+  readonly httpStatus = 429
+  override get message() {
+    return `Too many waiting requests: this key already holds ${this.limit} requests waiting with waitMs; retry with waitMs=0 and poll, or when one of them answered`
+  }
+}
+
 /** Schema or parameter invalid (400); the message names the field. */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
   message: Schema.String,
@@ -168,6 +205,9 @@ export type ApiError =
   | InsufficientScope
   | TenantMismatch
   | RateLimited
+  | TooManyAuthFailures
+  | TooManyStreamConnections
+  | TooManyWaiting
   | ValidationError
   | NotFound
   | RouteNotFound

@@ -67,7 +67,7 @@ const greaterThanZero = { message: () => "must be greater than 0" }
 
 /** One message for a malformed amount, instead of one per accepted wire form. */
 const amountMessage = () => ({
-  message: "must be a non-negative integer: a decimal string, or a JSON number up to 9007199254740991",
+  message: "must be a non-negative integer up to 18446744073709551615 (u64): a decimal string, or a JSON number up to 9007199254740991",
   override: true
 })
 

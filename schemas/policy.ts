@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import { Amount, Base58Address, BasisPoints, Label, Timestamp, Uuid } from "./common.js"
+import { isProtocolId, PROTOCOLS } from "./protocol.js"
 
 /** Rules reject unknown fields: a misspelt limit must not silently become "no limit". */
 const strictFields = { parseOptions: { onExcessProperty: "error" as const } }
@@ -17,8 +18,13 @@ const NonEmptyString = (max: number) =>
     Schema.maxLength(max, { message: () => `must be 1-${max} characters` })
   )
 
-/** Protocol identifiers are free text here (adapters may be added); 1-64 characters. */
-export const ProtocolId = NonEmptyString(64)
+/**
+ * Protocol fields of rules, evaluation and risk configs take only the spec's nine identifiers
+ * (protocol.ts's PROTOCOLS); typed as string here so the policy engine stays generic over them.
+ */
+export const ProtocolId = Schema.String.pipe(
+  Schema.filter((value): boolean => isProtocolId(value), { message: () => `must be one of: ${PROTOCOLS.join(", ")}` })
+).annotations({ identifier: "ProtocolName" })
 /** Upper bound of list sizes in rules, to keep evaluation and storage bounded. */
 export const MAX_RULE_LIST = 1000
 
@@ -244,11 +250,15 @@ export const MigrationResult = Schema.Struct({
   mode: MigrationMode,
   fromVersion: Schema.Number,
   targetVersion: Schema.Number,
-  /** false for dry_run and for a refused safe migration. */
+  /** false for dry_run, for a refused safe migration, and when the target is the current version. */
   applied: Schema.Boolean,
+  /** true when the target is the version the policy already is: nothing changed, no version created. */
+  unchanged: Schema.optional(Schema.Boolean),
+  /** Why nothing changed, when `unchanged`. */
+  message: Schema.optional(Schema.String),
   moreRestrictiveOrEqual: Schema.Boolean,
   differences: Schema.Array(Schema.String),
-  /** The policy after migration (a new version carrying the target's rules) when applied. */
+  /** The policy after migration (a new version carrying the target's rules) when applied; the current one when unchanged. */
   policy: Schema.optional(Policy)
 })
 export type MigrationResult = typeof MigrationResult.Type

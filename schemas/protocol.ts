@@ -67,7 +67,7 @@ export const ProtocolPathParams = Schema.Struct({ protocol: ProtocolId })
 /** Same field type as intent.ts's PositiveTokenAmount (not imported: intent.ts imports this file). */
 const PositiveAmountString = AmountString.annotations({
   message: () => ({
-    message: "must be a non-negative integer: a decimal string, or a JSON number up to 9007199254740991",
+    message: "must be a non-negative integer up to 18446744073709551615 (u64): a decimal string, or a JSON number up to 9007199254740991",
     override: true
   })
 }).pipe(Schema.filter((value) => value > 0n, { message: () => "must be greater than 0" }))

@@ -62,14 +62,6 @@ export type CreateTransactionBody = typeof CreateTransactionBody.Type
 
 export const TxIdParams = Schema.Struct({ txId: Uuid })
 
-export const HistoryEntry = Schema.Struct({
-  status: TransactionStatus,
-  stage: TransactionStage,
-  at: Timestamp,
-  message: Schema.optional(Schema.String)
-})
-export type HistoryEntry = typeof HistoryEntry.Type
-
 export const DeltaGuard = Schema.Struct({
   ok: Schema.Boolean,
   expectedLamportsDelta: Schema.NullOr(Schema.Number),
@@ -107,6 +99,27 @@ export const TransactionApproval = Schema.Struct({
   reason: Schema.optional(Schema.String)
 })
 export type TransactionApproval = typeof TransactionApproval.Type
+
+/** [n7] A retried transaction's earlier attempt, kept on the retry's history entry and in `/replay`. */
+export const EarlierAttempt = Schema.Struct({
+  attempt: Schema.Number,
+  policyDecision: Schema.NullOr(PolicyDecision),
+  failedAt: Schema.NullOr(FailedAtSchema),
+  errorCode: Schema.NullOr(ErrorCodeSchema),
+  error: Schema.NullOr(Schema.String),
+  signature: Schema.NullOr(Schema.String),
+  approval: Schema.NullOr(TransactionApproval),
+  executionProof: Schema.NullOr(ExecutionProof)
+})
+
+export const HistoryEntry = Schema.Struct({
+  status: TransactionStatus,
+  stage: TransactionStage,
+  at: Timestamp,
+  message: Schema.optional(Schema.String),
+  earlierAttempt: Schema.optional(EarlierAttempt)
+})
+export type HistoryEntry = typeof HistoryEntry.Type
 
 export const SimulationResult = Schema.Struct({
   ok: Schema.Boolean,
@@ -159,7 +172,9 @@ export const Replay = Schema.Struct({
   policyDecision: Schema.NullOr(PolicyDecision),
   simulation: Schema.NullOr(SimulationResult),
   proof: Schema.NullOr(ExecutionProof),
-  history: Schema.Array(HistoryEntry)
+  history: Schema.Array(HistoryEntry),
+  /** [n7] Attempts a retry replaced, oldest first (each also on its retry's history entry). */
+  earlierAttempts: Schema.Array(EarlierAttempt)
 })
 export type Replay = typeof Replay.Type
 

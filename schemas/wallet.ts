@@ -28,17 +28,27 @@ export type Wallet = typeof Wallet.Type
 /** fundLamports: at most 10,000,000,000 (10 SOL). */
 export const MAX_FUND_LAMPORTS = 10_000_000_000n
 
+/**
+ * fundLamports is "used when autoFund is true": without autoFund any value in range (0 included) is
+ * accepted and ignored; with autoFund it must fund something (1 or more).
+ */
 export const CreateWalletBody = Schema.Struct({
   label: Schema.optional(Label),
   autoFund: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   fundLamports: Schema.optional(
     Amount.pipe(
-      Schema.filter((v) => v > 0n && v <= MAX_FUND_LAMPORTS, {
-        message: () => "must be between 1 and 10000000000"
+      Schema.filter((v) => v <= MAX_FUND_LAMPORTS, {
+        message: () => "must be between 0 and 10000000000 (at least 1 when autoFund is true)"
       })
     )
   )
-})
+}).pipe(
+  Schema.filter((body) =>
+    !body.autoFund || body.fundLamports === undefined || body.fundLamports > 0n
+      ? true
+      : { path: ["fundLamports"], message: "must be at least 1 when autoFund is true" }
+  )
+)
 export type CreateWalletBody = typeof CreateWalletBody.Type
 
 export const WalletListQuery = Schema.Struct({
@@ -59,10 +69,15 @@ export const TokenBalance = Schema.Struct({
 })
 export type TokenBalance = typeof TokenBalance.Type
 
-/** POST /wallets/<id>/sign: exactly one of `transaction` or `message`, base64. */
-export const SignBody = Schema.Struct({
-  transaction: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
-  message: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
-}).pipe(
-  Schema.filter((b) => (b.transaction === undefined) !== (b.message === undefined) || "exactly one of transaction or message is required")
+const SignPayload = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(87_384, { message: () => "must decode to at most 65535 bytes" }),
+  Schema.pattern(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, { message: () => "must be base64" })
 )
+
+/** POST /wallets/<id>/sign: exactly one of `transaction` (a serialized transaction) or `message` (UTF-8 text), base64. */
+export const SignBody = Schema.Struct({
+  transaction: Schema.optionalWith(SignPayload, { exact: true }),
+  message: Schema.optionalWith(SignPayload, { exact: true })
+})
+export type SignBody = typeof SignBody.Type

@@ -28,6 +28,7 @@ import { AgentLeases } from "./agents/runtime/agentLeases.js"
 import { AgentRunStore } from "./agents/runtime/runStore.js"
 import { Strategy } from "./agents/strategy.js"
 import { Treasury } from "./agents/treasury.js"
+import { WalletSpend } from "./agents/walletSpend.js"
 import { strategyRoutes, treasuryRoutes } from "./agents/treasuryHttp.js"
 import { AuditEvents } from "./audit/auditEvents.js"
 import { AuditLog } from "./audit/auditLog.js"
@@ -37,7 +38,9 @@ import { ChainClient } from "./chain/chainClient.js"
 import { RpcFailoverMetricsLive } from "./chain/failoverMetrics.js"
 import { rpcPoolRoutes } from "./chain/poolHttp.js"
 import { DatabaseLive } from "./db/database.js"
+import { consoleRoutes } from "./gateway/consoleHttp.js"
 import { healthRoutes } from "./gateway/health.js"
+import { mcpRoutes } from "./mcp/routes.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
 import { StageStreamLive } from "./gateway/stream.js"
@@ -46,6 +49,7 @@ import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./pipeline/chainFacts.js"
 import { PipelineExecutor } from "./pipeline/executor.js"
 import { transactionRoutes } from "./pipeline/http.js"
+import { signRoutes } from "./pipeline/signHttp.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
 import { Outbox } from "./pipeline/outbox.js"
 import { OffChainIntents } from "./pipeline/offChainIntents.js"
@@ -53,9 +57,11 @@ import { PostChecks } from "./pipeline/postChecks.js"
 import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
 import { StageEvents } from "./pipeline/stageEvents.js"
+import { SignOnly } from "./pipeline/signOnly.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
 import { TransactionService } from "./pipeline/transactionService.js"
+import { TransactionWaits } from "./pipeline/transactionWaits.js"
 import { policyRoutes } from "./policy/http.js"
 import { PolicyEngine } from "./policy/policyEngine.js"
 import { PolicyRepo } from "./policy/policyRepo.js"
@@ -66,11 +72,13 @@ import { escrowRoutes } from "./protocols/escrow/http.js"
 import { EscrowIndexer } from "./protocols/escrow/indexer.js"
 import { EscrowProgram } from "./protocols/escrow/program.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
+import { defiRoutes } from "./protocols/defiHttp.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
 import { AutoFunder } from "./wallet/autoFund.js"
 import { walletRoutes } from "./wallet/http.js"
 import { KeyStore } from "./wallet/keyStore.js"
+import { MpcCluster } from "./wallet/mpc/mpcCluster.js"
 import { WalletRepo } from "./wallet/walletRepo.js"
 import { WalletService } from "./wallet/walletService.js"
 
@@ -78,10 +86,12 @@ export const routes = [
   ...healthRoutes,
   ...walletRoutes,
   ...transactionRoutes,
+  ...signRoutes,
   ...chaosRoutes,
   ...auditRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
+  ...defiRoutes,
   ...escrowRoutes,
   ...runtimeRoutes,
   ...policyRoutes,
@@ -89,7 +99,9 @@ export const routes = [
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
-  ...strategyRoutes
+  ...strategyRoutes,
+  ...consoleRoutes,
+  ...mcpRoutes
 ]
 
 /** Shared infrastructure every component may use from context. */
@@ -106,14 +118,17 @@ const CoreComponentsLive = Layer.mergeAll(
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,
-  WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default, AutoFunder.Default)))
+  WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, PipelineExecutor.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, OffChainIntents.Default)),
-  // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs.
-  Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default).pipe(Layer.provideMerge(AgentRepo.Default))),
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, OffChainIntents.Default, SignOnly.Default)),
+  // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
+  // a portfolio breach by an agent's spend is recorded for the supervisor.
+  Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default, AgentBreaches.Default).pipe(Layer.provideMerge(AgentRepo.Default))),
+  // A retry reserves the agent's budget again (agents component, called by the transaction engine).
+  Layer.provideMerge(AgentBudgets.Default),
   Layer.provideMerge(StageTransitions.Default),
   Layer.provideMerge(
     Layer.mergeAll(
@@ -133,7 +148,8 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, PipelineExecut
 )
 
 /** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
-const AgentsLive = AgentExecution.Default.pipe(
+const AgentsLive = WalletSpend.Default.pipe(
+  Layer.provideMerge(AgentExecution.Default),
   Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
   Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),
   Layer.provideMerge(AgentRepo.Default)

@@ -82,7 +82,9 @@ export const appConfig = Config.all({
   gateway: Config.all({
     apiKeys: Config.redacted("API_GATEWAY_API_KEYS").pipe(Config.withDefault(Redacted.make(""))),
     enforceAuth: bool("API_GATEWAY_ENFORCE_AUTH", true),
-    rateLimitPerMinute: positiveInt("API_GATEWAY_RATE_LIMIT_PER_MINUTE", 120)
+    rateLimitPerMinute: positiveInt("API_GATEWAY_RATE_LIMIT_PER_MINUTE", 120),
+    /** Failed authentications (missing or unknown key) per source address in 60 s before it gets 429. */
+    authFailuresPerMinute: positiveInt("API_GATEWAY_AUTH_FAILURES_PER_MINUTE", 30)
   }),
   wallet: Config.all({
     signerBackend,
@@ -92,12 +94,25 @@ export const appConfig = Config.all({
     hsmPin: optionalSecret("WALLET_HSM_PIN"),
     hsmModuleSecret: optionalSecret("WALLET_HSM_MODULE_SECRET"),
     hsmSlot: optionalString("WALLET_HSM_SLOT"),
+    // The PKCS#11 library of the token (docs/decisions/custody.md); SoftHSM's is /usr/lib/softhsm/libsofthsm2.so.
+    hsmModule: optionalString("WALLET_HSM_MODULE"),
     mpcNodeSecrets: optionalSecret("WALLET_MPC_NODE_SECRETS"),
     mpcNode1Secret: optionalSecret("WALLET_MPC_NODE1_SECRET"),
     mpcNode2Secret: optionalSecret("WALLET_MPC_NODE2_SECRET"),
     mpcNode3Secret: optionalSecret("WALLET_MPC_NODE3_SECRET"),
+    // Remote mpc nodes (`npm run start:mpc-node`), node 1 to 3 in order; this process then holds no node secret.
+    mpcNodeUrls: urlList("WALLET_MPC_NODE_URLS"),
+    mpcInternalToken: optionalSecret("WALLET_MPC_INTERNAL_TOKEN"),
     autofundPayerPrivateKey: optionalSecret("WALLET_AUTOFUND_PAYER_PRIVATE_KEY"),
-    autofundDefaultLamports: positiveInt("WALLET_AUTOFUND_DEFAULT_LAMPORTS", 1_000_000_000)
+    autofundDefaultLamports: positiveInt("WALLET_AUTOFUND_DEFAULT_LAMPORTS", 1_000_000_000),
+    // Per tenant and UTC day, airdrop or payer transfer alike: 100 SOL (docs/decisions/input-hardening.md).
+    autofundDailyCapLamports: positiveInt("WALLET_AUTOFUND_DAILY_CAP_LAMPORTS", 100_000_000_000)
+  }),
+  // Split deployment (docs/decisions/custody.md): the gateway+pipeline process reaches the wallet engine here.
+  walletEngine: Config.all({
+    url: optionalUrl("WALLET_ENGINE_URL"),
+    internalToken: optionalSecret("WALLET_ENGINE_INTERNAL_TOKEN"),
+    host: Config.string("WALLET_ENGINE_HOST").pipe(Config.withDefault("127.0.0.1"))
   }),
   chain: Config.all({
     rpcUrl: optionalUrl("CHAIN_RPC_URL"),
@@ -116,8 +131,14 @@ export const appConfig = Config.all({
     leaseMs: positiveInt("TX_OUTBOX_LEASE_MS", 30_000),
     pollMs: positiveInt("TX_OUTBOX_POLL_MS", 2_000),
     maxAttempts: positiveInt("TX_OUTBOX_MAX_ATTEMPTS", 6),
-    // 0: an API-only process; pipeline workers run in other processes sharing the PostgreSQL database.
+    // 0: an API-only process; pipeline workers run in other processes sharing the database (embedded or DATABASE_URL).
     workers: nonNegativeInt("TX_PIPELINE_WORKERS", 64)
+  }),
+  approvals: Config.all({
+    // The spec's 24 hours by default; an operator may shorten how long a transaction may wait at the gate.
+    ttlMs: positiveInt("APPROVAL_TTL_MS", 24 * 60 * 60 * 1000),
+    // How often the approval expirer looks for expired approvals (approve and the signer check expiry themselves).
+    sweepMs: positiveInt("APPROVAL_EXPIRY_SWEEP_MS", 60_000)
   }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),
@@ -144,25 +165,100 @@ export type AppConfigShape = Config.Config.Success<typeof appConfig>
 /** The default program id of the escrow program on the local ledger. */
 export const LOCAL_ESCROW_PROGRAM_ID = "Escrow1111111111111111111111111111111111111"
 
-/** Cross-field rules that a single variable's validation cannot express. */
-const checkCombinations = (config: AppConfigShape): Either.Either<AppConfigShape, ConfigError.ConfigError> => {
+/**
+ * The three mpc node secrets: WALLET_MPC_NODE_SECRETS (comma separated) or WALLET_MPC_NODE{1,2,3}_SECRET.
+ * None when neither form is complete; three distinct secrets are required (checkCombinations).
+ */
+export const mpcNodeSecrets = (config: AppConfigShape): Option.Option<ReadonlyArray<Redacted.Redacted<string>>> => {
+  const wallet = config.wallet
+  if (Option.isSome(wallet.mpcNodeSecrets)) {
+    const parts = Redacted.value(wallet.mpcNodeSecrets.value).split(",").map((s) => s.trim())
+    return parts.length === 3 && parts.every((s) => s !== "") && new Set(parts).size === 3 ? Option.some(parts.map((s) => Redacted.make(s))) : Option.none()
+  }
+  const single = [wallet.mpcNode1Secret, wallet.mpcNode2Secret, wallet.mpcNode3Secret]
+  if (!single.every(Option.isSome)) return Option.none()
+  const values = single.map((s) => Redacted.value(Option.getOrThrow(s)))
+  return new Set(values).size === 3 ? Option.some(values.map((s) => Redacted.make(s))) : Option.none()
+}
+
+/** Every variable that opens or is a key; none may be configured where the wallet engine is remote. */
+const KEY_SECRETS = [
+  ["WALLET_KEY_ENCRYPTION_SECRET", (c: AppConfigShape) => c.wallet.keyEncryptionSecret],
+  ["WALLET_KMS_MASTER_SECRET", (c: AppConfigShape) => c.wallet.kmsMasterSecret],
+  ["WALLET_HSM_PIN", (c: AppConfigShape) => c.wallet.hsmPin],
+  ["WALLET_HSM_MODULE_SECRET", (c: AppConfigShape) => c.wallet.hsmModuleSecret],
+  ["WALLET_MPC_NODE_SECRETS", (c: AppConfigShape) => c.wallet.mpcNodeSecrets],
+  ["WALLET_MPC_NODE1_SECRET", (c: AppConfigShape) => c.wallet.mpcNode1Secret],
+  ["WALLET_MPC_NODE2_SECRET", (c: AppConfigShape) => c.wallet.mpcNode2Secret],
+  ["WALLET_MPC_NODE3_SECRET", (c: AppConfigShape) => c.wallet.mpcNode3Secret],
+  // Not a key, but it makes the nodes sign: it belongs with the wallet engine too.
+  ["WALLET_MPC_INTERNAL_TOKEN", (c: AppConfigShape) => c.wallet.mpcInternalToken],
+  ["WALLET_AUTOFUND_PAYER_PRIVATE_KEY", (c: AppConfigShape) => c.wallet.autofundPayerPrivateKey]
+] as const
+
+/** With WALLET_ENGINE_URL the process signs through the wallet engine and must hold no key secret at all. */
+const checkRemoteSigning = (config: AppConfigShape): Either.Either<AppConfigShape, ConfigError.ConfigError> => {
+  if (Option.isNone(config.walletEngine.internalToken)) {
+    return Either.left(ConfigError.MissingData(["WALLET_ENGINE_INTERNAL_TOKEN"], "WALLET_ENGINE_INTERNAL_TOKEN is required with WALLET_ENGINE_URL"))
+  }
+  const held = KEY_SECRETS.find(([, read]) => Option.isSome(read(config)))
+  if (held !== undefined) {
+    return Either.left(
+      ConfigError.InvalidData([held[0]], `${held[0]} must not be set where WALLET_ENGINE_URL is: key secrets belong to the wallet engine process only`)
+    )
+  }
+  return Either.right(config)
+}
+
+/** The default backend has its configuration, and mpc secrets, when given, are complete. */
+export const checkKeyBackends = (config: AppConfigShape): Either.Either<AppConfigShape, ConfigError.ConfigError> => {
   const missing = (name: string, why: string) => Either.left(ConfigError.MissingData([name], why))
   const backend = config.wallet.signerBackend
   if (backend === "encrypted-file" && Option.isNone(config.wallet.keyEncryptionSecret)) {
     return missing("WALLET_KEY_ENCRYPTION_SECRET", "WALLET_KEY_ENCRYPTION_SECRET is required by WALLET_SIGNER_BACKEND=encrypted-file")
   }
-  if (backend === "kms" || backend === "hsm" || backend === "mpc") {
+  if (backend === "kms" && Option.isNone(config.wallet.kmsMasterSecret)) {
+    return missing("WALLET_KMS_MASTER_SECRET", "WALLET_KMS_MASTER_SECRET is required by WALLET_SIGNER_BACKEND=kms")
+  }
+  const mpcGiven = [config.wallet.mpcNodeSecrets, config.wallet.mpcNode1Secret, config.wallet.mpcNode2Secret, config.wallet.mpcNode3Secret].some(Option.isSome)
+  const mpcRemote = config.wallet.mpcNodeUrls.length > 0
+  if (mpcRemote) {
+    if (config.wallet.mpcNodeUrls.length !== 3) {
+      return Either.left(ConfigError.InvalidData(["WALLET_MPC_NODE_URLS"], "WALLET_MPC_NODE_URLS must list three node URLs (node 1, 2, 3), comma separated"))
+    }
+    if (Option.isNone(config.wallet.mpcInternalToken)) {
+      return missing("WALLET_MPC_INTERNAL_TOKEN", "WALLET_MPC_INTERNAL_TOKEN is required with WALLET_MPC_NODE_URLS")
+    }
+    if (mpcGiven) {
+      return Either.left(
+        ConfigError.InvalidData(["WALLET_MPC_NODE_URLS"], "with WALLET_MPC_NODE_URLS the node secrets belong to the node processes: do not set WALLET_MPC_NODE_SECRETS or WALLET_MPC_NODE{1,2,3}_SECRET here")
+      )
+    }
+  }
+  if ((backend === "mpc" || mpcGiven) && !mpcRemote && Option.isNone(mpcNodeSecrets(config))) {
     return Either.left(
-      ConfigError.InvalidData(["WALLET_SIGNER_BACKEND"], `WALLET_SIGNER_BACKEND=${backend} is not available in this build; use encrypted-file or memory`)
+      ConfigError.InvalidData(
+        [Option.isSome(config.wallet.mpcNodeSecrets) ? "WALLET_MPC_NODE_SECRETS" : "WALLET_MPC_NODE1_SECRET"],
+        "mpc needs three distinct node secrets: WALLET_MPC_NODE_SECRETS (three, comma separated) or WALLET_MPC_NODE1_SECRET, WALLET_MPC_NODE2_SECRET and WALLET_MPC_NODE3_SECRET (or WALLET_MPC_NODE_URLS for node processes)"
+      )
     )
   }
+  if (backend === "hsm" && Option.isNone(config.wallet.hsmPin)) {
+    return missing("WALLET_HSM_PIN", "WALLET_HSM_PIN is required by WALLET_SIGNER_BACKEND=hsm")
+  }
+  if (backend === "hsm" && Option.isNone(config.wallet.hsmModule)) {
+    return missing("WALLET_HSM_MODULE", "WALLET_HSM_MODULE (the token's PKCS#11 library) is required by WALLET_SIGNER_BACKEND=hsm")
+  }
+  return Either.right(config)
+}
+
+/** Cross-field rules that a single variable's validation cannot express. */
+const checkCombinations = (config: AppConfigShape): Either.Either<AppConfigShape, ConfigError.ConfigError> => {
+  const missing = (name: string, why: string) => Either.left(ConfigError.MissingData([name], why))
+  const wallet = Option.isSome(config.walletEngine.url) ? checkRemoteSigning(config) : checkKeyBackends(config)
+  if (Either.isLeft(wallet)) return wallet
   if (config.gateway.enforceAuth && Redacted.value(config.gateway.apiKeys).trim() === "") {
     return missing("API_GATEWAY_API_KEYS", "API_GATEWAY_API_KEYS is required while API_GATEWAY_ENFORCE_AUTH is true")
-  }
-  if (config.outbox.workers === 0 && Option.isNone(config.databaseUrl)) {
-    return Either.left(
-      ConfigError.InvalidData(["TX_PIPELINE_WORKERS"], "TX_PIPELINE_WORKERS=0 needs DATABASE_URL: workers in another process must share the database, and the embedded PGlite has no other process")
-    )
   }
   if (config.chain.priorityFeeMinMicroLamports > config.chain.priorityFeeMaxMicroLamports) {
     return Either.left(

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { ensureSoftHsmToken } from "./wallet/hsm/softHsm.js"
 
 export interface DevCredentials {
   readonly apiKey: string
@@ -26,7 +27,29 @@ export const loadOrCreateDevCredentials = (dataDir: string): DevCredentials => {
 }
 
 /** Environment overrides for development mode; explicit configuration always wins. */
-export const devEnvironment = (env: NodeJS.ProcessEnv): { overrides: Record<string, string>; apiKey: string | null } => {
+/**
+ * `hsm` chosen with WALLET_HSM_PIN and no WALLET_HSM_MODULE: a SoftHSM token under DATA_DIR/softhsm (initialised
+ * once; its SO PIN is WALLET_HSM_MODULE_SECRET or one generated into DATA_DIR/softhsm/so-pin), so one variable tries it.
+ */
+const devHsmToken = (env: NodeJS.ProcessEnv, dataDir: string, overrides: Record<string, string>, notices: Array<string>) => {
+  const pin = (env.WALLET_HSM_PIN ?? "").trim()
+  if (env.WALLET_SIGNER_BACKEND !== "hsm" || pin === "" || (env.WALLET_HSM_MODULE ?? "").trim() !== "") return
+  const soPinFile = path.join(dataDir, "softhsm", "so-pin")
+  let soPin = (env.WALLET_HSM_MODULE_SECRET ?? "").trim()
+  if (soPin === "") {
+    fs.mkdirSync(path.dirname(soPinFile), { recursive: true, mode: 0o700 })
+    if (!fs.existsSync(soPinFile)) fs.writeFileSync(soPinFile, randomBytes(12).toString("hex"), { mode: 0o600 })
+    soPin = fs.readFileSync(soPinFile, "utf8").trim()
+  }
+  const token = ensureSoftHsmToken(dataDir, pin, soPin)
+  overrides.WALLET_HSM_MODULE = token.modulePath
+  if ((env.WALLET_HSM_SLOT ?? "").trim() === "") overrides.WALLET_HSM_SLOT = token.label
+  notices.push(
+    `${token.created ? "initialised" : "using"} the development SoftHSM token "${token.label}" under ${path.dirname(token.configFile)} (WALLET_HSM_MODULE=${token.modulePath})`
+  )
+}
+
+export const devEnvironment = (env: NodeJS.ProcessEnv): { overrides: Record<string, string>; apiKey: string | null; notices: Array<string> } => {
   const dataDir = env.DATA_DIR ?? ".data"
   const credentials = loadOrCreateDevCredentials(dataDir)
   const overrides: Record<string, string> = {}
@@ -35,8 +58,12 @@ export const devEnvironment = (env: NodeJS.ProcessEnv): { overrides: Record<stri
     overrides.API_GATEWAY_API_KEYS = `${credentials.apiKey}:*:all`
     apiKey = credentials.apiKey
   }
-  if ((env.WALLET_KEY_ENCRYPTION_SECRET ?? "").trim() === "" && (env.WALLET_SIGNER_BACKEND ?? "encrypted-file") === "encrypted-file") {
+  // With a remote wallet engine this process must hold no key secret (the engine has its own).
+  const remoteEngine = (env.WALLET_ENGINE_URL ?? "").trim() !== ""
+  if (!remoteEngine && (env.WALLET_KEY_ENCRYPTION_SECRET ?? "").trim() === "" && (env.WALLET_SIGNER_BACKEND ?? "encrypted-file") === "encrypted-file") {
     overrides.WALLET_KEY_ENCRYPTION_SECRET = credentials.keyEncryptionSecret
   }
-  return { overrides, apiKey }
+  const notices: Array<string> = []
+  devHsmToken(env, dataDir, overrides, notices)
+  return { overrides, apiKey, notices }
 }

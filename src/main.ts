@@ -10,7 +10,7 @@ import { AppConfig } from "./config.js"
 import { devEnvironment } from "./devCredentials.js"
 
 const devMode = process.argv.includes("--dev")
-const dev = devMode ? devEnvironment(process.env) : { overrides: {}, apiKey: null }
+const dev = devMode ? devEnvironment(process.env) : { overrides: {}, apiKey: null, notices: [] }
 
 // One flat provider (the environment, with development defaults filled in) so a bad value is reported once.
 const environment = Object.entries({ ...process.env, ...dev.overrides }).filter(
@@ -21,7 +21,7 @@ const configProvider = ConfigProvider.fromMap(new Map(environment))
 const announce = Effect.gen(function* () {
   const config = yield* AppConfig
   const base = `http://localhost:${config.ports.gateway}`
-  const lines = [`agent-custody gateway listening on ${base}`]
+  const lines = [`agent-custody gateway listening on ${base}`, ...dev.notices]
   if (dev.apiKey !== null) {
     lines.push(
       `development API key (tenant *, scope all): ${dev.apiKey}`,

@@ -44,7 +44,8 @@ export const postTransfers = async (baseUrl: string, load: TransferLoad) => {
       intent: { destination: load.destinations[i % load.destinations.length]!, lamports: 1_000_000 + load.offset + i }
     }
     const t0 = performance.now()
-    const response = await postJson(baseUrl, "/api/v1/transactions", body)
+    // waitMs=0: the burst measures accepting creates, not waiting for each outcome (create waits by default).
+    const response = await postJson(baseUrl, "/api/v1/transactions?waitMs=0", body)
     createMs.push(performance.now() - t0)
     if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`)
     ids.push(response.body.data.id as string)

@@ -1,13 +1,19 @@
 /**
- * Breaches the supervisor acts on: a budget refusal at execute, or a delta guard failure of an agent's
- * transaction, each written as an `agent_breaches` row. The supervisor reads the unhandled ones, pauses
+ * Breaches the supervisor acts on: a budget refusal at execute, a delta guard failure of an agent's
+ * transaction, or an agent's spend denied by the wallet's portfolio risk controls (drawdown, daily
+ * loss), each written as an `agent_breaches` row (at most one per transaction and kind). The supervisor reads the unhandled ones, pauses
  * the agent (AgentService.pauseForBreach) and marks each handled, so a crash between the two is retried.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 
-export type BreachKind = "budget" | "delta_guard"
+export type BreachKind = "budget" | "delta_guard" | "portfolio"
+
+const BREACH_NAMES: Record<BreachKind, string> = { budget: "budget breach", delta_guard: "delta guard breach", portfolio: "portfolio breach" }
+
+/** The reason an automatic pause records, e.g. "budget breach: remaining ... required ...". */
+export const pauseReasonOf = (breach: Pick<AgentBreach, "kind" | "reason">) => `${BREACH_NAMES[breach.kind]}: ${breach.reason}`
 
 export interface AgentBreach {
   readonly id: string
@@ -49,6 +55,7 @@ export class AgentBreaches extends Effect.Service<AgentBreaches>()("AgentBreache
         yield* sql`
           INSERT INTO agent_breaches (id, tenant_id, agent_id, kind, reason, tx_id)
           VALUES (${id}, ${input.tenantId}, ${input.agentId}, ${input.kind}, ${input.reason}, ${input.txId ?? null})
+          ON CONFLICT DO NOTHING
         `
         return id
       }).pipe(Effect.orDie, Effect.withSpan("AgentBreaches.record"))

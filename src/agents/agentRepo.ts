@@ -71,6 +71,13 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map((row) => toStoredAgent(row).agent)), Effect.orDie)
 
+    /** The agents acting through a wallet (usually one), oldest first. */
+    const listByWallet = (walletId: string, readTenant: string | null) =>
+      sql<AgentRow>`SELECT ${columns} FROM agents WHERE wallet_id = ${walletId} ${tenantFilter(readTenant)} ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map(toStoredAgent)),
+        Effect.orDie
+      )
+
     const updateCapabilities = (id: string, readTenant: string | null, change: CapabilitiesChange) =>
       sql<AgentRow>`
         UPDATE agents SET
@@ -112,6 +119,6 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
     /** Scheduler and supervisor: one agent by id, any tenant. */
     const findSystem = (id: string) => find(id, null)
 
-    return { insert, find, list, updateCapabilities, transition, listByStatusSystem, findSystem }
+    return { insert, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, findSystem }
   })
 }) {}

@@ -9,7 +9,7 @@ import { Autonomy, type AgentStatus, type CreateAgentBody, type UpdateCapabiliti
 import { InvalidState, NotFound, PolicyViolation } from "../../schemas/errors.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { AppConfig } from "../config.js"
-import type { CallerInfo } from "../gateway/caller.js"
+import { actingAgent, type CallerInfo } from "../gateway/caller.js"
 import { WalletService } from "../wallet/walletService.js"
 import { AgentRepo } from "./agentRepo.js"
 import type { StoredAgent } from "./agentRow.js"
@@ -35,10 +35,14 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         entityType: "agent", category: "agent", traceId: traceId ?? null
       })
 
-    const get = (caller: CallerInfo, id: string) =>
-      Effect.flatMap(repo.find(id, caller.readTenant), (stored) =>
+    /** An agent the caller may see: its tenant's, and for an agent's credential only that agent. */
+    const get = (caller: CallerInfo, id: string) => {
+      const self = actingAgent(caller)
+      if (self !== null && self !== id) return Effect.fail(new NotFound({ resource: "agent", id }))
+      return Effect.flatMap(repo.find(id, caller.readTenant), (stored) =>
         stored === undefined ? Effect.fail(new NotFound({ resource: "agent", id })) : Effect.succeed(stored)
       )
+    }
 
     const create = (caller: CallerInfo, body: CreateAgentBody) =>
       Effect.gen(function* () {
@@ -65,7 +69,10 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         return stored.agent
       }).pipe(Effect.withSpan("AgentService.create"))
 
-    const list = (caller: CallerInfo) => Effect.map(repo.list(caller.readTenant), (agents) => ({ agents }))
+    const list = (caller: CallerInfo) => {
+      const self = actingAgent(caller)
+      return Effect.map(repo.list(caller.readTenant), (agents) => ({ agents: self === null ? agents : agents.filter((agent) => agent.id === self) }))
+    }
 
     const updateCapabilities = (caller: CallerInfo, id: string, body: UpdateCapabilitiesBody) =>
       Effect.gen(function* () {

@@ -16,6 +16,7 @@ export const autonomyStateRoutes = [
       const id = yield* pathParam("agentId", Uuid)
       const stored = yield* (yield* AgentService).get(yield* Caller, id)
       return ok(yield* autonomyState(stored))
-    })
+    }),
+    "agent"
   )
 ]

@@ -152,6 +152,24 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
     const release = (reservationId: string, reason: string) => releaseWhere(sql.and([sql`id = ${reservationId}`]), reason)
 
     /**
+     * A retried transaction spends again ([n7]): what it still holds is released, then its lamports are
+     * reserved anew (all or nothing, as on execute) and bound to it. Meant for the retry's SQL
+     * transaction, so a refusal (Exceeded) leaves everything as it was when the caller rolls back.
+     */
+    const reserveAgain = (agentId: string, txId: string, lamports: bigint, traceId?: string) =>
+      Effect.gen(function* () {
+        yield* releaseWhere(sql.and([sql`tx_id = ${txId}`]), "transaction retried")
+        if (lamports === 0n) return undefined
+        const outcome = yield* reserve(agentId, lamports, traceId)
+        if (outcome._tag === "Reserved") {
+          // A transaction holds one reservation (tx_id is unique): the released one is kept, detached.
+          yield* sql`UPDATE agent_budget_reservations SET tx_id = NULL WHERE tx_id = ${txId} AND released_at IS NOT NULL`.pipe(Effect.orDie)
+          yield* bind(outcome.reservationId, txId)
+        }
+        return outcome
+      })
+
+    /**
      * The reconciler's pass: releases reservations of transactions that failed before submission, and
      * reservations never bound to a transaction (the create did not finish). Safe to run anywhere, often.
      */
@@ -188,6 +206,6 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
       return reset.length
     }).pipe(Effect.withSpan("AgentBudgets.resetForNewDay"))
 
-    return { view, reserve, bind, release, releaseFailedReservations, resetForNewDay, budgetEvent }
+    return { view, reserve, bind, release, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
   })
 }) {}

@@ -1,12 +1,9 @@
 /** Agent routes of the gateway (spec: Agents; the autonomy state route belongs to the runtime). */
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import {
-  AGENT_MANIFEST_HEADER,
   CreateAgentBody,
   ExecuteBody,
   IssueManifestBody,
-  ManifestFromHeader,
   PauseBody,
   UpdateCapabilitiesBody,
   VerifyManifestBody
@@ -14,34 +11,16 @@ import {
 import { Uuid } from "../../schemas/common.js"
 import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
-import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
+import { decodeBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
-import { TransactionService } from "../pipeline/transactionService.js"
+import { replyAfterWait } from "../pipeline/http.js"
 import { AgentExecution } from "./agentExecution.js"
 import { AgentService } from "./agentService.js"
 import type { AgentAction } from "./agentTransitions.js"
+import { headerManifest } from "./manifestHeader.js"
 import { ManifestStore, RevokeManifestBody } from "./manifestStore.js"
-import { createdReply } from "../pipeline/transactionReply.js"
 
 const agentId = pathParam("agentId", Uuid)
-
-/** `?waitMs=` as on POST /transactions: wait (at most 30 s) for the transaction to settle. */
-const WaitQuery = Schema.Struct({
-  waitMs: Schema.optionalWith(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 30_000, { message: () => "must be between 0 and 30000" })),
-    { default: () => 0 }
-  )
-})
-
-const decodeHeaderManifest = Schema.decodeUnknownEither(ManifestFromHeader)
-
-/** The manifest riding in x-agent-manifest (base64 JSON); one that does not decode is refused as malformed later. */
-const headerManifest = Effect.map(HttpServerRequest.HttpServerRequest, (request): unknown => {
-  const raw = request.headers[AGENT_MANIFEST_HEADER]
-  if (raw === undefined || raw.trim() === "") return undefined
-  const decoded = decodeHeaderManifest(raw.trim())
-  return Either.isRight(decoded) ? decoded.right : "malformed"
-})
 
 const transitionRoute = (action: AgentAction) =>
   route(
@@ -68,7 +47,8 @@ export const agentRoutes = [
     "/api/v1/agents",
     Effect.gen(function* () {
       return ok(yield* (yield* AgentService).list(yield* Caller))
-    })
+    }),
+    "agent"
   ),
   route(
     "GET",
@@ -76,7 +56,8 @@ export const agentRoutes = [
     Effect.gen(function* () {
       const id = yield* agentId
       return ok((yield* (yield* AgentService).get(yield* Caller, id)).agent)
-    })
+    }),
+    "agent"
   ),
   route(
     "PUT",
@@ -97,7 +78,8 @@ export const agentRoutes = [
     Effect.gen(function* () {
       const id = yield* agentId
       return ok(yield* (yield* AgentService).budget(yield* Caller, id))
-    })
+    }),
+    "agent"
   ),
   route(
     "POST",
@@ -118,7 +100,8 @@ export const agentRoutes = [
       const body = yield* decodeBody(VerifyManifestBody)
       const stored = yield* (yield* AgentService).get(yield* Caller, id)
       return ok(yield* (yield* ManifestStore).verify(stored, body.manifest))
-    })
+    }),
+    "agent"
   ),
   route(
     "POST",
@@ -136,14 +119,15 @@ export const agentRoutes = [
     "/api/v1/agents/:agentId/execute",
     Effect.gen(function* () {
       const id = yield* agentId
-      const { waitMs } = yield* decodeQuery(WaitQuery)
-      const { manifest: bodyManifest, ...order } = yield* decodeBody(ExecuteBody)
-      // The body field wins over the header ([agent] in docs/decisions/schemas.md).
-      const manifest = bodyManifest ?? (yield* headerManifest)
-      const caller = yield* Caller
-      const { row, created } = yield* (yield* AgentExecution).execute(caller, id, { order, manifest })
-      const settled = waitMs > 0 ? ((yield* (yield* TransactionService).awaitSettled(row.id, waitMs)) ?? row) : row
-      return createdReply(settled, created)
-    })
+      return yield* replyAfterWait(
+        Effect.gen(function* () {
+          const { manifest: bodyManifest, ...order } = yield* decodeBody(ExecuteBody)
+          // The body field wins over the header ([agent] in docs/decisions/schemas.md).
+          const manifest = bodyManifest ?? (yield* headerManifest)
+          return yield* (yield* AgentExecution).execute(yield* Caller, id, { order, manifest })
+        })
+      )
+    }),
+    "agent"
   )
 ]

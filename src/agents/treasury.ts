@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { U64_MAX } from "../../schemas/common.js"
 import { NotFound, ValidationError } from "../../schemas/errors.js"
 import type { AllocateBody, AllocateResult, RebalanceBody, RebalanceResult } from "../../schemas/treasury.js"
 import { AuditLog } from "../audit/auditLog.js"
@@ -79,6 +80,14 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
           )
         }
         const targetAfter = targetBefore + move.lamports
+        if (targetAfter > U64_MAX) {
+          return yield* Effect.fail(
+            new ValidationError({
+              message: `lamports: would raise agent ${target.id}'s budget of ${targetBefore} lamports past ${U64_MAX} (u64)`,
+              field: "lamports"
+            })
+          )
+        }
         const sourceAfter = sourceBefore === undefined ? undefined : sourceBefore - move.lamports
         if (source !== undefined && sourceAfter !== undefined) yield* setBudget(source.id, sourceAfter)
         yield* setBudget(target.id, targetAfter)

@@ -5,16 +5,25 @@
  * queued window. Each event keeps the time it was queued as its created_at, and the counter
  * `audit_event.<eventType>` grows once its row is written. Events that must be atomic with other writes
  * (transaction decisions) never come here: they use AuditLog.record inside their SQL transaction.
+ *
+ * A bad row never blocks the others (issue 11 item 9): when an insert fails because of its rows
+ * (rowFault.ts), each row is tried alone and only a row that fails alone is dropped, counted in
+ * `audit_event_dropped_total` and logged (its type and SQLSTATE, never its content). Any other
+ * failure (the database is away) keeps the batch queued, in order, for the next tick.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Schedule, type Scope } from "effect"
+import { Cause, Effect, Schedule, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
+import { isRowFault, sqlStateOf } from "../db/rowFault.js"
 import type { AuditEventInput } from "./auditLog.js"
+import { AUDIT_EVENT_DROPPED_TOTAL } from "./metricNames.js"
+import { storableJson } from "./storableText.js"
 
 export const FLUSH_INTERVAL = "50 millis"
 export const MAX_QUEUED = 1_000
-
-const jsonSafe = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value)
+export const DROPPED_METRIC = AUDIT_EVENT_DROPPED_TOTAL
+/** Attempts of the final flush at shutdown when the database does not answer. */
+const SHUTDOWN_ATTEMPTS = 5
 
 interface QueuedEvent {
   readonly id: string
@@ -60,14 +69,14 @@ export const makeAuditBatch = (
     // One insert at a time: the loop, a full queue and shutdown never write the same batch twice.
     const lock = yield* Effect.makeSemaphore(1)
 
-    const insert = (batch: ReadonlyArray<QueuedEvent>) =>
+    const insertRows = (batch: ReadonlyArray<QueuedEvent>) =>
       Effect.gen(function* () {
         yield* sql`
           INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id,
             protocol, escrow_id, entity_type, category, trace_id, created_at)
           SELECT id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id,
             protocol, escrow_id, entity_type, category, trace_id, created_at
-          FROM jsonb_to_recordset(${JSON.stringify(batch, jsonSafe)}::jsonb) AS e(id uuid, tenant_id text, event_type text,
+          FROM jsonb_to_recordset(${storableJson(batch)}::jsonb) AS e(id uuid, tenant_id text, event_type text,
             message text, metadata jsonb, tx_id uuid, wallet_id uuid, agent_id uuid, protocol text, escrow_id text,
             entity_type text, category text, trace_id text, created_at timestamptz)
         `
@@ -76,21 +85,55 @@ export const makeAuditBatch = (
         for (const [eventType, n] of perType) yield* increment(`audit_event.${eventType}`, n)
       })
 
+    const drop = (event: QueuedEvent, cause: Cause.Cause<unknown>) =>
+      increment(DROPPED_METRIC).pipe(
+        Effect.zipRight(
+          Effect.logError("audit event dropped: the database refused its row", {
+            eventId: event.id,
+            eventType: event.event_type.slice(0, 128),
+            tenantId: event.tenant_id.slice(0, 128),
+            sqlState: sqlStateOf(cause)
+          })
+        )
+      )
+
+    /** Inserts the batch; answers the events still to write (a failure not caused by the rows). */
+    const insert = (batch: ReadonlyArray<QueuedEvent>): Effect.Effect<ReadonlyArray<QueuedEvent>> =>
+      insertRows(batch).pipe(
+        Effect.as([] as ReadonlyArray<QueuedEvent>),
+        Effect.catchAllCause((cause) => {
+          if (!isRowFault(cause)) {
+            return Effect.logWarning("audit batch insert failed; will retry", Cause.pretty(cause)).pipe(Effect.as(batch))
+          }
+          if (batch.length === 1) return drop(batch[0], cause).pipe(Effect.as([] as ReadonlyArray<QueuedEvent>))
+          return Effect.forEach(batch, (event) => insert([event])).pipe(Effect.map((left) => left.flat()))
+        })
+      )
+
     const flush = lock.withPermits(1)(
       Effect.suspend(() => {
         if (queued.length === 0) return Effect.void
         const batch = queued
         queued = []
+        // What could not be written goes back in front (it stays in order) for the next tick.
         return insert(batch).pipe(
-          // Put the batch back in front (it stays in order) and try again on the next tick.
-          Effect.catchAllCause((cause) =>
+          Effect.flatMap((left) =>
             Effect.sync(() => {
-              queued = batch.concat(queued)
-            }).pipe(Effect.zipRight(Effect.logWarning("audit batch insert failed; will retry", cause)))
+              if (left.length > 0) queued = left.concat(queued)
+            })
           )
         )
       })
     )
+
+    /** At shutdown: a few attempts, then the loss is logged (counted by no metric: those stop too). */
+    const finalFlush = Effect.gen(function* () {
+      for (let attempt = 1; attempt <= SHUTDOWN_ATTEMPTS && queued.length > 0; attempt++) {
+        if (attempt > 1) yield* Effect.sleep("100 millis")
+        yield* flush
+      }
+      if (queued.length > 0) yield* Effect.logError("audit events lost at shutdown: the database did not take them", { count: queued.length })
+    })
 
     const recordSoon = (event: AuditEventInput) =>
       Effect.suspend(() => {
@@ -100,6 +143,6 @@ export const makeAuditBatch = (
       })
 
     yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(FLUSH_INTERVAL)))
-    yield* Effect.addFinalizer(() => flush)
+    yield* Effect.addFinalizer(() => finalFlush)
     return { recordSoon, flush }
   })

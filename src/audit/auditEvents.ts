@@ -76,7 +76,7 @@ export class AuditEvents extends Effect.Service<AuditEvents>()("AuditEvents", {
             sql<AuditRow>`SELECT * FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
             sql<{ total: string }>`SELECT count(*)::text AS total FROM audit_events WHERE ${where}`
           ],
-          // One PGlite connection serves one query at a time anyway; keep the order explicit.
+          // Keep the order explicit.
           { concurrency: 1 }
         ).pipe(Effect.orDie)
         const [rows, [count]] = page

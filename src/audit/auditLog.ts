@@ -1,14 +1,16 @@
 /**
  * The audit log and metric counters, durable in SQL. Recording an event also increments the counter
- * `audit_event.<eventType>` (spec: Events rule 1). Metadata is stored as given: callers never put keys
- * or secrets in it. `record` writes now (in the caller's SQL transaction, if any); `recordSoon` queues
- * the event for a batched insert within 50 ms (auditBatch.ts), for events nothing else is atomic with.
+ * `audit_event.<eventType>` (spec: Events rule 1). Metadata is stored as given (text made storable,
+ * storableText.ts): callers never put keys or secrets in it. `record` writes now (in the caller's SQL
+ * transaction, if any); `recordSoon` queues the event for a batched insert within 50 ms (auditBatch.ts),
+ * for events nothing else is atomic with.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { makeAuditBatch } from "./auditBatch.js"
 import { MetricCounters } from "./metricCounters.js"
+import { storableJson, storableOrNull, storableText } from "./storableText.js"
 
 export interface AuditEventInput {
   readonly tenantId: string
@@ -25,8 +27,6 @@ export interface AuditEventInput {
   readonly traceId?: string | null
 }
 
-const jsonSafe = (value: unknown) =>
-  JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))
 
 export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
   dependencies: [MetricCounters.Default],
@@ -42,11 +42,12 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
         yield* sql`
           INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id,
             protocol, escrow_id, entity_type, category, trace_id)
-          VALUES (${id}, ${event.tenantId}, ${event.eventType}, ${event.message}, ${jsonSafe(event.metadata)}::jsonb,
-            ${event.txId ?? null}, ${event.walletId ?? null}, ${event.agentId ?? null}, ${event.protocol ?? null},
-            ${event.escrowId ?? null}, ${event.entityType ?? null}, ${event.category ?? null}, ${event.traceId ?? null})
+          VALUES (${id}, ${storableText(event.tenantId)}, ${storableText(event.eventType)}, ${storableText(event.message)},
+            ${storableJson(event.metadata)}::jsonb, ${event.txId ?? null}, ${event.walletId ?? null}, ${event.agentId ?? null},
+            ${storableOrNull(event.protocol)}, ${storableOrNull(event.escrowId)}, ${storableOrNull(event.entityType)},
+            ${storableOrNull(event.category)}, ${storableOrNull(event.traceId)})
         `
-        yield* increment(`audit_event.${event.eventType}`)
+        yield* increment(`audit_event.${storableText(event.eventType)}`)
         return id
       }).pipe(Effect.orDie, Effect.withSpan("AuditLog.record"))
 

@@ -67,7 +67,8 @@ export const auditRoutes = [
     "/api/v1/metrics",
     Effect.gen(function* () {
       return ok(metricsObject(yield* (yield* MetricCounters).snapshot))
-    })
+    }),
+    "deployment"
   ),
   route(
     "POST",
@@ -78,6 +79,7 @@ export const auditRoutes = [
       yield* counters.increment(body.name, body.value)
       const totals = yield* counters.snapshot
       return ok({ name: body.name, value: totals.get(body.name) ?? 0n })
-    })
+    }),
+    "deployment"
   )
 ]

@@ -37,3 +37,8 @@ export const chaosInjectedMetric = (stage: string) => `chaos.injected.${stage}`
 
 /** The counter every audit event increments (spec: Events rule 1). */
 export const auditEventMetric = (eventType: string) => `audit_event.${eventType}`
+
+/** Audit events the database refused alone (their batch was written without them; each is logged). */
+export const AUDIT_EVENT_DROPPED_TOTAL = "audit_event_dropped_total"
+/** Counter deltas the database refused alone (e.g. past int8); each is logged. */
+export const METRIC_COUNTER_DROPPED_TOTAL = "metric_counter_dropped_total"

@@ -1,10 +1,12 @@
 /**
  * The spec's Authentication rules 1-9: key presence and validity, scope by route, tenant binding,
- * per-key rate limit. Pure over the request's headers; the route wrapper calls it.
+ * per-key rate limit; and failed attempts per source address (authFailureLimiter.ts). Pure over the
+ * request's headers and address; the gateway and the stage stream call it.
  */
 import { Effect } from "effect"
-import { InsufficientScope, InvalidApiKey, MissingApiKey, RateLimited, TenantMismatch } from "../../schemas/errors.js"
+import { InsufficientScope, InvalidApiKey, MissingApiKey, RateLimited, TenantMismatch, TooManyAuthFailures } from "../../schemas/errors.js"
 import { type ApiKeyEntry, findApiKey, hasScope, SCOPES, type Scope } from "./apiKeys.js"
+import type { AuthFailureLimiter } from "./authFailureLimiter.js"
 import { type CallerInfo, DEFAULT_TENANT } from "./caller.js"
 import type { FixedWindowRateLimiter, RateDecision } from "./rateLimiter.js"
 
@@ -12,7 +14,10 @@ export interface AuthSettings {
   readonly enforceAuth: boolean
   readonly keys: ReadonlyArray<ApiKeyEntry>
   readonly rateLimiter: FixedWindowRateLimiter
+  readonly authFailures: AuthFailureLimiter
 }
+
+export type AuthError = MissingApiKey | InvalidApiKey | InsufficientScope | TenantMismatch | RateLimited | TooManyAuthFailures
 
 export interface AuthResult {
   readonly caller: CallerInfo
@@ -28,8 +33,10 @@ export const authenticate = (
   settings: AuthSettings,
   headers: Readonly<Record<string, string | undefined>>,
   requiredScope: Scope,
-  traceId: string
-): Effect.Effect<AuthResult, MissingApiKey | InvalidApiKey | InsufficientScope | TenantMismatch | RateLimited> =>
+  traceId: string,
+  /** The peer's address; undefined when unknown (then no per-address limit applies). */
+  sourceAddress: string | undefined
+): Effect.Effect<AuthResult, AuthError> =>
   Effect.gen(function* () {
     const requestedTenant = headerValue(headers, "x-tenant-id")
     if (!settings.enforceAuth) {
@@ -40,10 +47,18 @@ export const authenticate = (
         rate: null
       }
     }
+    if (sourceAddress !== undefined) {
+      const guard = settings.authFailures.check(sourceAddress)
+      if (guard.blocked) return yield* new TooManyAuthFailures({ limit: guard.limit, resetUnixSeconds: guard.resetUnixSeconds })
+    }
+    const failed = <E>(error: E) => {
+      if (sourceAddress !== undefined) settings.authFailures.recordFailure(sourceAddress)
+      return Effect.fail(error)
+    }
     const presented = headerValue(headers, "x-api-key")
-    if (presented === undefined) return yield* new MissingApiKey()
+    if (presented === undefined) return yield* failed(new MissingApiKey())
     const entry = findApiKey(settings.keys, presented)
-    if (entry === undefined) return yield* new InvalidApiKey()
+    if (entry === undefined) return yield* failed(new InvalidApiKey())
 
     const rate = settings.rateLimiter.take(entry.keyId)
     if (!rate.allowed) return yield* new RateLimited({ limit: rate.limit, resetUnixSeconds: rate.resetUnixSeconds })
@@ -63,5 +78,5 @@ export const authenticate = (
       tenant = entry.tenant
       readTenant = entry.tenant
     }
-    return { caller: { keyId: entry.keyId, tenant, readTenant, scopes: entry.scopes, traceId }, rate }
+    return { caller: { keyId: entry.keyId, tenant, readTenant, scopes: entry.scopes, traceId, agentId: entry.agentId }, rate }
   })

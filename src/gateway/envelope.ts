@@ -4,6 +4,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import type { ErrorCode, FailedAt } from "../../schemas/errors.js"
+import { wireJson } from "./wireJson.js"
 
 export interface Failure {
   readonly errorCode: ErrorCode
@@ -22,14 +23,6 @@ export interface Reply {
 
 export const ok = (data: unknown, httpStatus = 200): Reply => ({ httpStatus, data })
 
-/** bigint never reaches JSON.stringify unconverted: safe integers become numbers, others strings. */
-const jsonReplacer = (_key: string, value: unknown) =>
-  typeof value === "bigint"
-    ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
-      ? Number(value)
-      : value.toString()
-    : value
-
 export const envelopeBody = (reply: Reply, traceId: string) =>
   reply.failure === undefined
     ? { status: "success", errorCode: null, failedAt: null, stage: reply.stage ?? "completed", traceId, data: reply.data ?? null }
@@ -45,7 +38,7 @@ export const envelopeBody = (reply: Reply, traceId: string) =>
       }
 
 export const envelopeResponse = (reply: Reply, traceId: string, headers: Record<string, string> = {}) =>
-  HttpServerResponse.text(JSON.stringify(envelopeBody(reply, traceId), jsonReplacer), {
+  HttpServerResponse.text(wireJson(envelopeBody(reply, traceId)), {
     status: reply.httpStatus,
     contentType: "application/json",
     headers: { "x-trace-id": traceId, ...headers }

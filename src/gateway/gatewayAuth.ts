@@ -3,6 +3,7 @@ import { Effect, Redacted } from "effect"
 import { AppConfig } from "../config.js"
 import { parseApiKeys } from "./apiKeys.js"
 import type { AuthSettings } from "./authenticate.js"
+import { AuthFailureLimiter } from "./authFailureLimiter.js"
 import { FixedWindowRateLimiter } from "./rateLimiter.js"
 
 export class GatewayAuth extends Effect.Service<GatewayAuth>()("GatewayAuth", {
@@ -15,7 +16,8 @@ export class GatewayAuth extends Effect.Service<GatewayAuth>()("GatewayAuth", {
     const settings: AuthSettings = {
       enforceAuth: config.gateway.enforceAuth,
       keys,
-      rateLimiter: new FixedWindowRateLimiter(config.gateway.rateLimitPerMinute)
+      rateLimiter: new FixedWindowRateLimiter(config.gateway.rateLimitPerMinute),
+      authFailures: new AuthFailureLimiter(config.gateway.authFailuresPerMinute)
     }
     return { settings }
   })

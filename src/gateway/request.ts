@@ -2,15 +2,14 @@
  * Decoding of everything that comes from outside: body, query, path parameters. A bad input becomes a
  * ValidationError whose message names the field (e.g. `rules[2].maxBps: must be between 0 and 10000`).
  */
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Option, ParseResult, Schema } from "effect"
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, ParseResult, Schema } from "effect"
+import type { IncomingMessage } from "node:http"
 import { ValidationError } from "../../schemas/errors.js"
+import { childPath, unsafeInput } from "./inputSafety.js"
 
-const formatPath = (path: ReadonlyArray<PropertyKey>) =>
-  path.reduce<string>(
-    (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`),
-    ""
-  )
+const formatPath = (path: ReadonlyArray<PropertyKey>) => path.reduce<string>(childPath, "")
 
 /** Turns a ParseError into a ValidationError naming the first offending field (prefixed by `root`). */
 export const validationErrorFrom = (error: ParseResult.ParseError, root = ""): ValidationError => {
@@ -22,30 +21,80 @@ export const validationErrorFrom = (error: ParseResult.ParseError, root = ""): V
   return new ValidationError({ message: field === "" ? `body: ${detail}${more}` : `${field}: ${detail}${more}`, field: field === "" ? undefined : field })
 }
 
-export const decodeWith = <A, I, R>(schema: Schema.Schema<A, I, R>, input: unknown, root = "") =>
-  Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })(input).pipe(
+/** Decodes an outside input; a NUL, unpaired surrogate or too deep nesting is refused before the schema runs. */
+export const decodeWith = <A, I, R>(schema: Schema.Schema<A, I, R>, input: unknown, root = "") => {
+  const unsafe = unsafeInput(input, root)
+  if (unsafe !== undefined) return Effect.fail(unsafe)
+  return Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })(input).pipe(
     Effect.mapError((error) => validationErrorFrom(error, root))
   )
+}
 
 /** [n26] Request bodies are JSON of at most 1 MiB; every body the spec shows is far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+const tooLarge = () => new ValidationError({ message: "body: larger than 1 MiB of JSON", field: "body" })
+
+/**
+ * Reads at most `limit` bytes. Past the limit it stops keeping bytes but lets the rest flow away
+ * (never destroys the socket), so a client streaming a large chunked body reads the 400 instead of
+ * a reset; Node's request timeout bounds a body that never ends.
+ */
+const readAtMost = (source: IncomingMessage, limit: number) =>
+  Effect.async<string, ValidationError>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limit) return void chunks.push(chunk)
+      cleanup()
+      chunks.length = 0
+      source.resume()
+      resume(Effect.fail(tooLarge()))
+    }
+    const onEnd = () => {
+      cleanup()
+      resume(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+    }
+    const onError = () => {
+      cleanup()
+      resume(Effect.fail(new ValidationError({ message: "body: could not be read", field: "body" })))
+    }
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onError)
+    return Effect.sync(cleanup)
+  })
+
+/** A body is read once; a handler that asks again gets the same text. */
+const bodies = new WeakMap<IncomingMessage, Effect.Effect<string, ValidationError>>()
+
+const bodyText = (source: IncomingMessage) => {
+  const known = bodies.get(source)
+  if (known !== undefined) return known
+  const read = Effect.runSync(Effect.cached(readAtMost(source, MAX_BODY_BYTES)))
+  bodies.set(source, read)
+  return read
+}
+
 /** The JSON body; an empty body counts as `{}`, malformed JSON is a 400 naming the body. */
 export const jsonBody = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
-  // Refuse by the declared length before reading, so the client gets the answer instead of a reset.
-  if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) {
-    return yield* new ValidationError({ message: "body: larger than 1 MiB of JSON", field: "body" })
-  }
-  const text = yield* request.text.pipe(
-    HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-    Effect.mapError(() => new ValidationError({ message: "body: could not be read (at most 1 MiB of JSON)", field: "body" }))
-  )
+  // Refuse by the declared length before reading, so the client gets the answer at once.
+  if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) return yield* tooLarge()
+  const text = yield* bodyText(NodeHttpServerRequest.toIncomingMessage(request))
   if (text.trim() === "") return {} as unknown
-  return yield* Effect.try({
+  const body = yield* Effect.try({
     try: () => JSON.parse(text) as unknown,
     catch: () => new ValidationError({ message: "body: malformed JSON", field: "body" })
   })
+  const unsafe = unsafeInput(body)
+  return unsafe === undefined ? body : yield* unsafe
 })
 
 export const decodeBody = <A, I, R>(schema: Schema.Schema<A, I, R>) =>

@@ -6,19 +6,48 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Cause, Effect } from "effect"
-import type { ApiError } from "../../schemas/errors.js"
-import { Caller } from "./caller.js"
+import { type ApiError, Forbidden } from "../../schemas/errors.js"
+import { actingAgent, Caller, type CallerInfo } from "./caller.js"
 import { envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
 
 export type Handler<R> = Effect.Effect<Reply | HttpServerResponse.HttpServerResponse, ApiError, R>
+
+/**
+ * Who may call a route, besides holding its scope (docs/decisions/access.md):
+ * - `operator` (the default): a key that is not bound to an agent;
+ * - `agent`: also an agent's key, which the handler narrows to its own agent's state;
+ * - `deployment`: a deployment-wide operation: an operator's key that reads across tenants (tenant `*`,
+ *   no x-tenant-id naming one).
+ */
+export type RouteAccess = "operator" | "agent" | "deployment"
 
 export interface Route<R> {
   readonly method: HttpMethod
   readonly path: string
   readonly handler: Handler<R>
+  readonly access: RouteAccess
 }
 
-export const route = <R>(method: HttpMethod, path: string, handler: Handler<R>): Route<R> => ({ method, path, handler })
+export const route = <R>(method: HttpMethod, path: string, handler: Handler<R>, access: RouteAccess = "operator"): Route<R> => ({
+  method,
+  path,
+  handler,
+  access
+})
+
+/** The refusal of a caller the route's access does not admit, or undefined when it may call it. */
+export const accessRefusal = (access: RouteAccess, caller: CallerInfo): Forbidden | undefined => {
+  const agent = actingAgent(caller)
+  if (agent !== null && access !== "agent") {
+    return new Forbidden({ message: `Operator credential required: this key acts as agent ${agent} and may only execute and read that agent's state` })
+  }
+  if (access === "deployment" && caller.readTenant !== null) {
+    return new Forbidden({
+      message: "Operator credential required: a deployment-wide operation needs a key not bound to a tenant (tenant *), without x-tenant-id naming one"
+    })
+  }
+  return undefined
+}
 
 /** Kept for readability at call sites: which routes need no key is decided by path in app.ts. */
 export const publicRoute = route
@@ -29,6 +58,8 @@ const isReply = (value: Reply | HttpServerResponse.HttpServerResponse): value is
 const wrap = <R>(definition: Route<R>) =>
   Effect.gen(function* () {
     const caller = yield* Caller
+    const refusal = accessRefusal(definition.access, caller)
+    if (refusal !== undefined) return envelopeResponse(failureReply(refusal), caller.traceId)
     return yield* definition.handler.pipe(
       Effect.map((reply) => (isReply(reply) ? envelopeResponse(reply, caller.traceId) : reply)),
       Effect.catchAll((error) => Effect.succeed(envelopeResponse(failureReply(error), caller.traceId))),

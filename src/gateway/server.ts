@@ -6,17 +6,19 @@
  */
 import { HttpMiddleware, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import { RouteNotFound } from "../../schemas/errors.js"
 import { AppConfig } from "../config.js"
-import { authenticate } from "./authenticate.js"
+import { type AuthError, authenticate } from "./authenticate.js"
 import { Caller, type CallerInfo } from "./caller.js"
 import { envelopeResponse, failureReply } from "./envelope.js"
 import { GatewayAuth } from "./gatewayAuth.js"
+import { isConsolePath } from "./consoleHttp.js"
 import { buildRouter, type Route } from "./route.js"
 import { scopeForPath } from "./routeScopes.js"
+import { presentedKey } from "../mcp/presentedKey.js"
 
 /** The node server under the gateway, for upgrade handlers (the stage stream). */
 export class GatewayNodeServer extends Context.Tag("GatewayNodeServer")<GatewayNodeServer, http.Server>() {}
@@ -30,7 +32,25 @@ const rateHeaders = (rate: { limit: number; remaining: number; resetUnixSeconds:
   "x-ratelimit-reset": String(rate.resetUnixSeconds)
 })
 
+/** Headers of a refused authentication: the rate limit's, and when to come back after a 429. */
+export const refusalHeaders = (error: AuthError): Record<string, string> => {
+  if (error._tag !== "RateLimited" && error._tag !== "TooManyAuthFailures") return {}
+  const retryAfter = String(Math.max(1, error.resetUnixSeconds - Math.floor(Date.now() / 1000)))
+  return error._tag === "RateLimited"
+    ? { ...rateHeaders({ limit: error.limit, remaining: 0, resetUnixSeconds: error.resetUnixSeconds }), "retry-after": retryAfter }
+    : { "retry-after": retryAfter }
+}
+
 const PUBLIC_PATHS = new Set(["/health"])
+
+/** Paths served without a key: health, and the console's static page (its data needs the operator's key). */
+const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || isConsolePath(path)
+
+/** MCP clients send `Authorization: Bearer <key>`: on /mcp it counts as the x-api-key. */
+const withBearerKey = (headers: Readonly<Record<string, string | undefined>>) => {
+  const key = presentedKey(headers)
+  return key === undefined ? headers : { ...headers, "x-api-key": key }
+}
 
 export const gatewayApp = <Routes extends ReadonlyArray<Route<unknown>>>(routes: Routes) =>
   Effect.gen(function* () {
@@ -45,15 +65,12 @@ export const gatewayApp = <Routes extends ReadonlyArray<Route<unknown>>>(routes:
       const scope = scopeForPath(path)
       let caller: CallerInfo = { keyId: "anonymous", tenant: "default", readTenant: "default", scopes: new Set(), traceId }
       let headers: Record<string, string> = {}
-      if (!PUBLIC_PATHS.has(path)) {
+      if (!isPublicPath(path)) {
         if (scope === undefined) return notFound()
-        const outcome = yield* Effect.either(authenticate(auth.settings, request.headers, scope, traceId))
-        if (outcome._tag === "Left") {
-          const error = outcome.left
-          const limitHeaders =
-            error._tag === "RateLimited" ? rateHeaders({ limit: error.limit, remaining: 0, resetUnixSeconds: error.resetUnixSeconds }) : {}
-          return envelopeResponse(failureReply(error), traceId, limitHeaders)
-        }
+        const address = Option.getOrUndefined(request.remoteAddress)
+        const presented = scope === "mcp" ? withBearerKey(request.headers) : request.headers
+        const outcome = yield* Effect.either(authenticate(auth.settings, presented, scope, traceId, address))
+        if (outcome._tag === "Left") return envelopeResponse(failureReply(outcome.left), traceId, refusalHeaders(outcome.left))
         caller = outcome.right.caller
         if (outcome.right.rate !== null) headers = rateHeaders(outcome.right.rate)
       }

@@ -1,6 +1,8 @@
 /**
  * The stage stream: a WebSocket at GET /api/v1/stream on the gateway's port (issue #3 item 9).
- * Authenticated like every route (header, or query for browsers), tenant-filtered, subscribable by
+ * Authenticated like every route (header, or query for browsers), at most STREAM_MAX_CONNECTIONS_PER_KEY
+ * open connections per key (the next upgrade gets the 429 envelope), tenant-filtered (an agent's key sees
+ * only its agent's events), subscribable by
  * txId / walletId / agentId, one message per stage transition in order, with heartbeats. Each client
  * has its own subscription to the StageEvents hub (a sliding buffer), so the pipeline never waits.
  *
@@ -16,11 +18,12 @@ import type { Duplex } from "node:stream"
 import { type WebSocket, WebSocketServer } from "ws"
 import { type ActorHandle } from "../../actors/registry.js"
 import { superviseActor } from "../../actors/supervise.js"
+import { TooManyStreamConnections } from "../../schemas/errors.js"
 import { StageEvents } from "../pipeline/stageEvents.js"
 import { authenticate } from "./authenticate.js"
 import { GatewayAuth } from "./gatewayAuth.js"
 import { scopeForPath } from "./routeScopes.js"
-import { GatewayNodeServer } from "./server.js"
+import { GatewayNodeServer, refusalHeaders } from "./server.js"
 import { serveClient, type StreamLimits } from "./streamClient.js"
 import { subscriptionsFromQuery } from "./streamSubscriptions.js"
 import { refuseUpgrade, streamCredentials } from "./streamUpgrade.js"
@@ -36,10 +39,11 @@ const positive = (name: string, fallback: number) =>
     Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 })
   )
 
-/** STREAM_HEARTBEAT_MS (15 s) and STREAM_MAX_BUFFERED_BYTES (1 MiB); tests shorten them. */
-const streamLimits: Config.Config<StreamLimits> = Config.all({
+/** STREAM_HEARTBEAT_MS (15 s), STREAM_MAX_BUFFERED_BYTES (1 MiB), STREAM_MAX_CONNECTIONS_PER_KEY (10). */
+const streamLimits: Config.Config<StreamLimits & { readonly connectionsPerKey: number }> = Config.all({
   heartbeatMs: positive("STREAM_HEARTBEAT_MS", 15_000),
-  maxBufferedBytes: positive("STREAM_MAX_BUFFERED_BYTES", 1024 * 1024)
+  maxBufferedBytes: positive("STREAM_MAX_BUFFERED_BYTES", 1024 * 1024),
+  connectionsPerKey: positive("STREAM_MAX_CONNECTIONS_PER_KEY", 10)
 })
 
 /** Completes the WebSocket handshake; fails when the socket closes first (a bad handshake). */
@@ -55,7 +59,7 @@ const accept = (wss: WebSocketServer, request: http.IncomingMessage, socket: Dup
     })
   })
 
-const runStream = (handle: ActorHandle, limits: StreamLimits, ready: Deferred.Deferred<void>) =>
+const runStream = (handle: ActorHandle, limits: Config.Config.Success<typeof streamLimits>, ready: Deferred.Deferred<void>) =>
   Effect.gen(function* () {
     const nodeServer = yield* GatewayNodeServer
     const { settings } = yield* GatewayAuth
@@ -74,26 +78,38 @@ const runStream = (handle: ActorHandle, limits: StreamLimits, ready: Deferred.De
     const runFork = yield* FiberSet.makeRuntime<never, void, never>()
     let connected = 0
     const countClient = (delta: number) => Effect.suspend(() => handle.setQueueDepth((connected += delta)))
+    // Open connections per key: taken and given back synchronously, so racing upgrades cannot overshoot.
+    const perKey = new Map<string, number>()
+    const takeSlot = (keyId: string) =>
+      Effect.sync(() => {
+        const open = perKey.get(keyId) ?? 0
+        if (open >= limits.connectionsPerKey) return false
+        perKey.set(keyId, open + 1)
+        return true
+      })
+    const giveSlot = (keyId: string) =>
+      Effect.sync(() => {
+        const open = (perKey.get(keyId) ?? 1) - 1
+        if (open <= 0) perKey.delete(keyId)
+        else perKey.set(keyId, open)
+      })
 
     const serveUpgrade = (request: http.IncomingMessage, socket: Duplex, head: Buffer) =>
       Effect.gen(function* () {
         const url = new URL(request.url ?? "/", "http://localhost")
         if (url.pathname !== STREAM_PATH) return socket.destroy()
         const traceId = randomUUID()
-        const auth = yield* Effect.either(authenticate(settings, streamCredentials(request, url.searchParams), requiredScope, traceId))
-        if (auth._tag === "Left") {
-          const error = auth.left
-          const rateHeaders: Record<string, string> =
-            error._tag === "RateLimited"
-              ? { "x-ratelimit-limit": String(error.limit), "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(error.resetUnixSeconds) }
-              : {}
-          return refuseUpgrade(socket, error, traceId, rateHeaders)
-        }
+        const credentials = streamCredentials(request, url.searchParams)
+        const auth = yield* Effect.either(authenticate(settings, credentials, requiredScope, traceId, request.socket.remoteAddress))
+        if (auth._tag === "Left") return refuseUpgrade(socket, auth.left, traceId, refusalHeaders(auth.left))
         const subscriptions = yield* Effect.either(subscriptionsFromQuery(url.searchParams))
         if (subscriptions._tag === "Left") return refuseUpgrade(socket, subscriptions.left, traceId)
 
+        const keyId = auth.right.caller.keyId
         yield* Effect.scoped(
           Effect.gen(function* () {
+            const admitted = yield* Effect.acquireRelease(takeSlot(keyId), (taken) => (taken ? giveSlot(keyId) : Effect.void))
+            if (!admitted) return refuseUpgrade(socket, new TooManyStreamConnections({ limit: limits.connectionsPerKey }), traceId)
             // Subscribe before the handshake completes: nothing published after the client sees `open` is missed.
             const queue = yield* events.subscribe
             const ws = yield* accept(wss, request, socket, head)

@@ -2,12 +2,13 @@
  * What one stage-stream client wants to see. A client subscribes to transaction, wallet and agent ids
  * (query parameters at connect time, or `subscribe` / `unsubscribe` messages later); an event is sent
  * when it matches ANY subscribed id. With no id at all the client sees every event of its tenant.
- * Tenancy is checked first and separately: a subscription never widens what the caller may read.
+ * Tenancy (and an agent key's own agent) is checked first and separately: a subscription never widens
+ * what the caller may read.
  */
 import { Effect, Schema } from "effect"
 import { Uuid } from "../../schemas/common.js"
 import type { StageEvent } from "../pipeline/stageEvents.js"
-import { canSee, type CallerInfo } from "./caller.js"
+import { actingAgent, canSee, type CallerInfo } from "./caller.js"
 import { decodeWith } from "./request.js"
 
 export interface Subscriptions {
@@ -75,9 +76,10 @@ export const applyMessage = (subscriptions: Subscriptions, message: Subscription
   if (subscribe) subscriptions.all = false
 }
 
-/** Whether the caller may see the event and asked for it. */
+/** Whether the caller may see the event (its tenant's; an agent's credential only its agent's) and asked for it. */
 export const wants = (caller: CallerInfo, subscriptions: Subscriptions, event: StageEvent): boolean =>
   canSee(caller, event.tenantId) &&
+  (actingAgent(caller) === null || event.agentId === actingAgent(caller)) &&
   (subscriptions.all ||
     subscriptions.txIds.has(event.txId) ||
     subscriptions.walletIds.has(event.walletId) ||

@@ -139,7 +139,8 @@ export class Ledger {
         computeUnitsConsumed: Number(result.computeUnitsConsumed()),
         returnData: null,
         loadedAddresses: { writable: [], readonly: [] },
-        wire: null
+        wire: null,
+        accounts: [recipient]
       },
       [recipient]
     )

@@ -2,6 +2,7 @@
 // root subscriptions. web3.js's confirmTransaction waits on signatureSubscribe, so this is required.
 import type { Server as HttpServer } from "node:http"
 import { WebSocketServer, type WebSocket } from "ws"
+import { foreignRequestReason } from "./localRequest.js"
 import { encodeAccount, parseEncoding, type AccountEncoding } from "./accounts.js"
 import { callMethod, InvalidParamsError, optionalConfig, serialize, type RpcHandler } from "./jsonRpc.js"
 import type { Ledger, LedgerListener } from "./ledger.js"
@@ -31,7 +32,15 @@ export class PubSub implements LedgerListener {
   }
 
   attach(server: HttpServer): WebSocketServer {
-    const wss = new WebSocketServer({ server })
+    // The same Host/Origin rule as the RPC port (localRequest.ts): a browser page cannot subscribe.
+    const wss = new WebSocketServer({
+      server,
+      verifyClient: (info, done) => {
+        const refused = foreignRequestReason(info.req.headers)
+        if (refused === undefined) done(true)
+        else done(false, 403, `Forbidden: ${refused}`)
+      }
+    })
     wss.on("connection", (socket) => this.accept(socket))
     return wss
   }

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { address } from "@solana/kit"
 import { handleRpcBody, type RpcMethodTable } from "./jsonRpc.js"
 import { Ledger } from "./ledger.js"
+import { foreignRequestReason, refusalBody } from "./localRequest.js"
 import { LedgerStore } from "./persistence.js"
 import { PubSub } from "./pubsub.js"
 import { createRpcMethods } from "./rpcMethods.js"
@@ -28,6 +29,12 @@ const HOST = "127.0.0.1"
 
 function serveRpc(methods: RpcMethodTable) {
   return (req: IncomingMessage, res: ServerResponse): void => {
+    const refused = foreignRequestReason(req.headers)
+    if (refused !== undefined) {
+      res.writeHead(403, { "content-type": "application/json", connection: "close" }).end(refusalBody(refused))
+      req.resume()
+      return
+    }
     if (req.method === "GET" && req.url === "/health") {
       res.writeHead(200, { "content-type": "text/plain" }).end("ok")
       return

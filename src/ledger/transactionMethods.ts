@@ -1,7 +1,8 @@
 // RPC methods about transactions: sendTransaction, simulateTransaction, getSignatureStatuses,
-// getTransaction, getFeeForMessage, requestAirdrop, getRecentPrioritizationFees.
+// getTransaction, getSignaturesForAddress, getFeeForMessage, requestAirdrop, getRecentPrioritizationFees.
 import { parseEncoding } from "./accounts.js"
 import { executeTransaction, preflightFailureMessage, simulateTransaction, type SimulateOptions } from "./execution.js"
+import { makeAirdropLimit } from "./airdropLimit.js"
 import { feeForMessage } from "./fees.js"
 import {
   InvalidParamsError,
@@ -67,6 +68,7 @@ function simulateOptions(config: Record<string, unknown>): SimulateOptions {
 }
 
 export function transactionMethods(ledger: Ledger): Array<[string, RpcHandler]> {
+  const airdrops = makeAirdropLimit()
   const send = (parsed: ParsedTransaction, skipPreflight: boolean): string => {
     const signature = parsed.signatures[0]
     if (!skipPreflight) {
@@ -126,6 +128,28 @@ export function transactionMethods(ledger: Ledger): Array<[string, RpcHandler]> 
       const record = ledger.history.get(signature)
       return record === undefined ? null : renderTransaction(record, encoding, max === 0 ? 0 : null)
     }],
+    ["getSignaturesForAddress", (params) => {
+      const address = requirePubkey(params, 0)
+      const config = optionalConfig(params, 1)
+      checkMinContextSlot(ledger, config)
+      if (config.commitment === "processed") throw new InvalidParamsError("Method does not support commitment below `confirmed`")
+      const limit = config.limit ?? 1000
+      if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        throw new InvalidParamsError("Invalid limit; max 1000")
+      }
+      const before = config.before === undefined || config.before === null ? undefined : requireSignature(config.before)
+      const until = config.until === undefined || config.until === null ? undefined : requireSignature(config.until)
+      return ledger.history
+        .signaturesFor(address, { limit, ...(before === undefined ? {} : { before }), ...(until === undefined ? {} : { until }) })
+        .map((record) => ({
+          signature: record.signature,
+          slot: record.slot,
+          err: record.err,
+          memo: null,
+          blockTime: record.blockTime,
+          confirmationStatus: "finalized"
+        }))
+    }],
     ["getFeeForMessage", (params) => {
       if (typeof params[0] !== "string") throw new InvalidParamsError("Invalid params: message must be a base64 string")
       const bytes = decodeBinary(params[0], "base64")
@@ -141,8 +165,14 @@ export function transactionMethods(ledger: Ledger): Array<[string, RpcHandler]> 
     }],
     ["requestAirdrop", (params) => {
       const recipient = requirePubkey(params, 0)
-      const amount = requireNonNegativeInteger(params, 1, "lamports")
-      return ledger.airdrop(recipient, BigInt(amount))
+      const amount = BigInt(requireNonNegativeInteger(params, 1, "lamports"))
+      airdrops.admit(amount)
+      try {
+        return ledger.airdrop(recipient, amount)
+      } catch (error) {
+        airdrops.refund(amount)
+        throw error
+      }
     }],
     ["getRecentPrioritizationFees", (params) => {
       if (params[0] !== undefined && params[0] !== null) {

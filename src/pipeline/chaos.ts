@@ -1,6 +1,7 @@
 /**
  * Chaos: injected latency and failures at four pipeline stages, for resilience tests (spec: Chaos
- * config). One config for the whole deployment, stored in SQL (chaos_config). Off unless the process
+ * config). `PUT` changes the fields given; a `failureRates` map given replaces the whole map (a stage
+ * it leaves out is 0). One config for the whole deployment, stored in SQL (chaos_config). Off unless the process
  * runs with CHAOS_ENABLED=true: without it the config cannot be changed (403) and `inject` never
  * fires, whatever the stored row says. The pipeline's hot path reads a copy cached for at most 1 s,
  * so several instances on one database follow a change within a second.
@@ -74,7 +75,8 @@ export class Chaos extends Effect.Service<Chaos>()("Chaos", {
             const current = rows[0] === undefined ? DEFAULT_CHAOS : fromRow(rows[0])
             const merged: ChaosConfig = {
               enabled: body.enabled ?? current.enabled,
-              failureRates: { ...current.failureRates, ...body.failureRates },
+              // A failureRates map is the whole map: a stage it leaves out is 0, so `{}` clears them all.
+              failureRates: body.failureRates === undefined ? current.failureRates : { ...DEFAULT_CHAOS.failureRates, ...body.failureRates },
               latencyMs: body.latencyMs ?? current.latencyMs
             }
             yield* sql`
@@ -107,7 +109,7 @@ export class Chaos extends Effect.Service<Chaos>()("Chaos", {
         const roll = yield* Random.next
         if (roll < chaos.failureRates[stage]) {
           yield* counters.increment(chaosInjectedMetric(stage))
-          return yield* Effect.fail(new ChaosFault({ stage, message: `chaos: injected ${stage} failure` }))
+          return yield* Effect.fail(new ChaosFault({ stage, message: `chaos: injected failure at the ${stage} stage (chaos testing is enabled; not a real ${stage} failure)` }))
         }
       })
 

@@ -12,7 +12,8 @@ export const chaosRoutes = [
     "/api/v1/chaos",
     Effect.gen(function* () {
       return ok(yield* (yield* Chaos).get)
-    })
+    }),
+    "deployment"
   ),
   route(
     "PUT",
@@ -23,6 +24,7 @@ export const chaosRoutes = [
       if (!chaos.allowed) return ok(yield* chaos.update({}))
       const body = yield* decodeBody(ChaosUpdateBody)
       return ok(yield* chaos.update(body))
-    })
+    }),
+    "deployment"
   )
 ]

@@ -10,6 +10,7 @@
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
 import { Signer } from "../../actors/signer.js"
+import { AgentBreaches } from "../agents/agentBreaches.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
@@ -30,8 +31,10 @@ import { Submission } from "./submission.js"
 import { RUN_ENDS, TransactionRepo, type Transition } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { assembleTransaction } from "./wireTransaction.js"
+import { buildExecutionProof } from "./proof.js"
+import { SignOnly } from "./signOnly.js"
+import { SIGN_ONLY_TYPES } from "./signRequest.js"
 
-const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
 
 const NOTHING_UNWRITTEN: Unwritten = { fields: {}, via: [] }
 
@@ -52,6 +55,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
     const offChain = yield* OffChainIntents
+    const breaches = yield* AgentBreaches
+    const signOnly = yield* SignOnly
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -80,6 +85,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             fields: { result, confirmedAt: new Date() }, eventType: "transaction.confirmed"
           })
         }
+        if (SIGN_ONLY_TYPES.has(row.type)) return yield* signRequestPending(row, wallet)
         yield* chaosAt("build", "build")
         const payer = new PublicKey(wallet.publicKey)
         const reads = withPreBalance(facts, chain, wallet.publicKey)
@@ -123,6 +129,30 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         // engine records a transaction's decision and spend once).
         const simulatedStage = { status: "policy_eval", stage: "policy", eventType: "transaction.simulated", message: "simulation ok", at: new Date().toISOString() } as const
         return yield* policyEval(row, { fields: { ...buildFields, simulation }, via: [builtStage, simulatedStage] })
+      })
+
+    /** A signing request (POST /wallets/<id>/sign): the caller's bytes, simulated, then the ordinary policy stage. */
+    const signRequestPending = (row: TransactionRow, wallet: { readonly publicKey: string }) =>
+      Effect.gen(function* () {
+        const prepared = yield* signOnly.prepare(row, wallet.publicKey).pipe(
+          Effect.catchAll((error): Effect.Effect<never, Terminal | Retryable> =>
+            error._tag === "SignInputRefused"
+              ? Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" }))
+              : chainRetryable("build")(error)
+          )
+        )
+        switch (prepared.kind) {
+          case "ready":
+            return yield* policyEval(row, prepared.unwritten)
+          case "refused":
+            return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${prepared.message}`, stage: "policy" }), {
+              unwritten: prepared.unwritten
+            })
+          case "simulationFailed": {
+            const recorded = yield* move(row, { from: ["pending"], to: "simulating", stage: "build", message: "transaction to sign recorded", fields: prepared.fields, eventType: "transaction.built" })
+            return recorded === undefined ? undefined : yield* failSimulation(recorded, prepared.simulation)
+          }
+        }
       })
 
     /** Simulates the built message (signatures not verified: nothing is signed yet). */
@@ -183,6 +213,11 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         })
         const reasons = decision.reasons.join("; ")
         if (decision.decision === "deny") {
+          // A portfolio breach by an agent's spend: the supervisor pauses the agent (autoPauseOnBreach).
+          // Recorded before the failure (once per transaction), so a run that dies in between records it on resume.
+          if (decision.pauseAgent && row.agent_id !== null) {
+            yield* breaches.record({ tenantId: row.tenant_id, agentId: row.agent_id, kind: "portfolio", reason: `transaction ${row.id}: ${reasons}`, txId: row.id })
+          }
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${reasons}`, stage: "policy" }), {
             policyDecision: decision, unwritten
           })
@@ -191,7 +226,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           const now = Date.now()
           return yield* move(row, withUnwritten({
             from: [row.status], to: "approval_gate", stage: "policy", message: `approval required: ${reasons}`,
-            fields: { policyDecision: decision, approval: { status: "pending", requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + APPROVAL_TTL_MS).toISOString() } },
+            fields: { policyDecision: decision, approval: { status: "pending", requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + config.approvals.ttlMs).toISOString() } },
             eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons }
           }))
         }
@@ -207,10 +242,31 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const signed = yield* signer.sign(row.id).pipe(
           Effect.mapError((refused) => new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `signing refused: ${refused.message}`, stage: "sign" }))
         )
+        if (SIGN_ONLY_TYPES.has(row.type)) return yield* signedOnly(row, signed)
         return yield* move(row, {
           from: ["signing"], to: "submitting", stage: "send", message: "signed",
           fields: { signature: signed.signature, signedTransaction: signed.signedTransaction },
           eventType: "transaction.signed", eventMetadata: { signature: signed.signature }
+        })
+      })
+
+    /**
+     * A signing request ends signed: the caller submits it (or uses the message signature). The signature
+     * is its result (not the `signature` column, which tracks what the pipeline submits), with a proof.
+     */
+    const signedOnly = (row: TransactionRow, signed: { readonly signature: string; readonly signedTransaction: string }) =>
+      Effect.gen(function* () {
+        const proof = buildExecutionProof({
+          txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
+          policyDecision: row.policy_decision, simulation: row.simulation, signature: signed.signature
+        })
+        return yield* move(row, {
+          from: ["signing"], to: "confirmed", stage: "completed", message: "signed; not submitted by the service",
+          fields: {
+            ...(signed.signedTransaction === "" ? {} : { signedTransaction: signed.signedTransaction }),
+            executionProof: proof, confirmedAt: new Date(), result: { signature: signed.signature, submitted: false }
+          },
+          eventType: "transaction.signed", eventMetadata: { signature: signed.signature, proofHash: proof.proofHash }
         })
       })
 

@@ -53,11 +53,11 @@ const outcomeOf = (result: ResultRow | undefined): InsertOutcome => {
 
 /**
  * Inserts the transactions of `batch` in one statement (each still all-or-nothing with its job and
- * audit event) and answers each in order. `notifyChannel`: on PostgreSQL the jobs' insert also queues
- * one NOTIFY for other processes' workers, its payload the number of new jobs (delivered at commit,
- * free of a round trip of its own); undefined on the embedded PGlite.
+ * audit event) and answers each in order. The jobs' insert also queues one NOTIFY on
+ * `notifyChannel` for other processes' workers, its payload the number of new jobs (delivered at
+ * commit, free of a round trip of its own).
  */
-export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: ReadonlyArray<NewTransaction>, notifyChannel: string | undefined) => {
+export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: ReadonlyArray<NewTransaction>, notifyChannel: string) => {
   const at = new Date().toISOString()
   const input = batch.map((tx, ord) => ({
     ord, id: tx.id, wallet_id: tx.walletId, wallet_tenant: tx.walletTenant, agent_id: tx.agentId, type: tx.type, protocol: tx.protocol,
@@ -67,9 +67,7 @@ export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: Read
     audit_message: `transaction ${tx.id} created`, audit_metadata: { type: tx.type, protocol: tx.protocol }
   }))
   // A CTE without data changes runs only when referenced: the final SELECT references `job` for the NOTIFY.
-  const notify = notifyChannel === undefined
-    ? sql``
-    : sql`, (SELECT pg_notify(${notifyChannel}, count(*)::text) FROM job HAVING count(*) > 0) AS notified`
+  const notify = sql`, (SELECT pg_notify(${notifyChannel}, count(*)::text) FROM job HAVING count(*) > 0) AS notified`
   return sql<ResultRow>`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(
@@ -77,9 +75,9 @@ export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: Read
         request jsonb, request_hash text, gasless boolean, require_approval boolean, idempotency_key text, trace_id text,
         job_id uuid, audit_id uuid, history jsonb, audit_message text, audit_metadata jsonb)
     ), checked AS (
-      -- The wallet (of the caller's tenant, when bound), and an agentId must name an agent of the wallet's tenant.
+      -- The wallet (of the caller's tenant, when bound), and an agentId must name an agent acting through this wallet.
       SELECT v.*, w.tenant_id AS tenant, w.status AS wallet_status,
-        (v.agent_id IS NULL OR EXISTS (SELECT 1 FROM agents a WHERE a.id = v.agent_id AND a.tenant_id = w.tenant_id)) AS agent_ok
+        (v.agent_id IS NULL OR EXISTS (SELECT 1 FROM agents a WHERE a.id = v.agent_id AND a.tenant_id = w.tenant_id AND a.wallet_id = w.id)) AS agent_ok
       FROM input v JOIN wallets w ON w.id = v.wallet_id AND (v.wallet_tenant IS NULL OR w.tenant_id = v.wallet_tenant)
     ), inserted AS (
       INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,

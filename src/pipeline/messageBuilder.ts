@@ -66,7 +66,10 @@ export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBui
 
     // Two identical intents (same wallet, destination and amount) built on one blockhash would be the same
     // bytes and so the same signature: the ledger would run only one. A message built in the last two
-    // minutes is therefore never handed out again; the builder waits for the next blockhash instead.
+    // minutes is therefore never handed out again: the builder makes the next one distinct by its
+    // compute-unit price (1 microlamport per compute unit more, or less at the configured maximum: at most
+    // about one lamport of fee), so it need not wait for a new blockhash. Only when every nearby price is
+    // taken (64 identical messages in flight) does it wait for the next blockhash.
     const recentMessages = new Map<string, number>()
     let prunedAt = Date.now()
     const claimMessage = (message: Buffer) => {
@@ -82,13 +85,27 @@ export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBui
       return true
     }
 
-    const uniqueMessage = (feePayer: PublicKey, instructions: ReadonlyArray<TransactionInstruction>) =>
+    /** Prices to try for a distinct message: the computed one first, then 1, 2, ... microlamports away within min-max. */
+    const PRICE_VARIANTS = 64
+    const priceVariants = (base: bigint): Array<bigint> => {
+      const prices: Array<bigint> = [base]
+      for (let k = 1n; prices.length < PRICE_VARIANTS && k < BigInt(PRICE_VARIANTS) * 2n; k++) {
+        if (base + k <= feeConfig.maxMicroLamports) prices.push(base + k)
+        else if (base - k >= feeConfig.minMicroLamports && base - k >= 0n) prices.push(base - k)
+      }
+      return prices
+    }
+
+    const uniqueMessage = (type: string, feePayer: PublicKey, built: BuiltTransaction, baseMicroLamports: bigint) =>
       Effect.gen(function* () {
         for (let attempt = 0; ; attempt++) {
           const { blockhash, lastValidBlockHeight } = yield* latestBlockhash
-          const message = compileLegacyMessage(feePayer, blockhash, instructions)
-          if (claimMessage(message)) return { message, lastValidBlockHeight }
-          if (attempt >= 50) return yield* new BlockhashStalled({ message: "the ledger's blockhash has not advanced for 5 s; an identical transaction is still in flight" })
+          for (const microLamports of priceVariants(baseMicroLamports)) {
+            const { instructions, computeUnitLimit } = withComputeBudget(type as AdapterOperation, built.instructions, microLamports)
+            const message = compileLegacyMessage(feePayer, blockhash, instructions)
+            if (claimMessage(message)) return { message, lastValidBlockHeight, instructions, computeUnitLimit, microLamports }
+          }
+          if (attempt >= 50) return yield* new BlockhashStalled({ message: "the ledger's blockhash has not advanced for 5 s; identical transactions are still in flight" })
           blockhashCache = undefined
           yield* Effect.sleep("100 millis")
         }
@@ -96,9 +113,7 @@ export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBui
 
     const compile = (type: string, wallet: PublicKey, built: BuiltTransaction) =>
       Effect.gen(function* () {
-        const microLamports = yield* priorityFee
-        const { instructions, computeUnitLimit } = withComputeBudget(type as AdapterOperation, built.instructions, microLamports)
-        const { message, lastValidBlockHeight } = yield* uniqueMessage(wallet, instructions)
+        const { message, lastValidBlockHeight, instructions, computeUnitLimit, microLamports } = yield* uniqueMessage(type, wallet, built, yield* priorityFee)
         // The new accounts' ephemeral keys sign here (only their signatures are kept).
         const extraSignatures: Record<string, string> = {}
         for (const signer of built.extraSigners) {

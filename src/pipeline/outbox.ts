@@ -2,15 +2,13 @@
  * The durable outbox: one PostgreSQL table of jobs (execute, retry, approve) with leases. A claim takes
  * the oldest pending job that is due, or a processing job whose lease expired (its worker died), with
  * FOR UPDATE SKIP LOCKED so any number of workers in any number of processes share the queue.
- * Workers are woken at once on enqueue: in process always, and across processes by NOTIFY on
- * PostgreSQL (the embedded PGlite has one connection, so no LISTEN there).
+ * Workers are woken at once on enqueue: in process always, and across processes by NOTIFY.
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Queue, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config.js"
-import { DatabaseMode } from "../db/database.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { type RunContext, type RunContextColumns, runContextOf } from "./runContext.js"
 
@@ -55,39 +53,31 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
-    const mode = yield* DatabaseMode
     const config = yield* AppConfig
     const leaseMs = config.outbox.leaseMs
     // A doorbell: each enqueue rings once; an idle worker takes a ring or waits for the poll interval.
     const doorbell = yield* Queue.dropping<void>(1024)
     const ring = Queue.offer(doorbell, undefined).pipe(Effect.asVoid)
 
-    if (!mode.embedded) {
-      yield* pg.listen(CHANNEL).pipe(
-        // The payload is the number of new jobs (a batch of creates sends one NOTIFY): wake as many workers.
-        Stream.runForEach((payload) => Effect.repeatN(ring, Math.min(Math.max(Number.parseInt(payload, 10) || 1, 1), 64) - 1)),
-        Effect.catchAll((error) => Effect.logWarning("outbox LISTEN stopped; falling back to polling", String(error))),
-        Effect.forkScoped
-      )
-    }
+    yield* pg.listen(CHANNEL).pipe(
+      // The payload is the number of new jobs (a batch of creates sends one NOTIFY): wake as many workers.
+      Stream.runForEach((payload) => Effect.repeatN(ring, Math.min(Math.max(Number.parseInt(payload, 10) || 1, 1), 64) - 1)),
+      Effect.catchAll((error) => Effect.logWarning("outbox LISTEN stopped; falling back to polling", String(error))),
+      Effect.forkScoped
+    )
 
     /**
-     * Inserts a job in the caller's SQL transaction (the unique index refuses a second open job). On
-     * PostgreSQL the same statement queues the NOTIFY for other processes: PostgreSQL delivers it when
-     * the transaction commits (never for a rollback), and it costs no round trip of its own.
+     * Inserts a job in the caller's SQL transaction (the unique index refuses a second open job). The
+     * same statement queues the NOTIFY for other processes: PostgreSQL delivers it when the transaction
+     * commits (never for a rollback), and it costs no round trip of its own.
      */
     const enqueueInTransaction = (txId: string, action: OutboxAction) =>
-      (mode.embedded
-        ? sql`
-            INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending')
-          `
-        : sql`
-            WITH job AS (
-              INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending') RETURNING id
-            )
-            SELECT pg_notify(${CHANNEL}, '1') FROM job
-          `
-      ).pipe(Effect.asVoid)
+      sql`
+        WITH job AS (
+          INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending') RETURNING id
+        )
+        SELECT pg_notify(${CHANNEL}, '1') FROM job
+      `.pipe(Effect.asVoid)
 
     /** Call after the SQL transaction that enqueued committed: wakes this process's workers (others got the NOTIFY). */
     const notify = ring
@@ -177,8 +167,8 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Waits for a doorbell ring or the poll interval, whichever comes first. */
     const waitForWork = Effect.race(Queue.take(doorbell), Effect.sleep(`${config.outbox.pollMs} millis`))
 
-    /** The NOTIFY channel that wakes other processes' workers; undefined on the embedded PGlite (no LISTEN there). */
-    const notifyChannel = mode.embedded ? undefined : CHANNEL
+    /** The NOTIFY channel that wakes other processes' workers. */
+    const notifyChannel = CHANNEL
 
     return { enqueueInTransaction, notifyChannel, notify, notifyLater, claim, renewLease, complete, release, fail, stats, waitForWork, leaseMs }
   })

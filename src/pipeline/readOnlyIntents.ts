@@ -18,7 +18,7 @@ export class ReadOnlyIntents extends Effect.Service<ReadOnlyIntents>()("ReadOnly
         const held = yield* tokens(owner)
         const mint = typeof intent.mint === "string" ? intent.mint : undefined
         return {
-          lamports: lamports.toString(),
+          lamports,
           sol: Number(lamports) / 1e9,
           tokens: mint === undefined ? held : held.filter((t) => t.mint === mint)
         }

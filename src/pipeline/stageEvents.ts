@@ -5,13 +5,12 @@
  *
  * Several processes on one PostgreSQL (an API process beside worker processes): each process relays
  * its own events to the others with NOTIFY (batched, off the pipeline's path) and publishes theirs, so
- * a client sees every stage whichever process ran it. The embedded PGlite has a single process.
+ * a client sees every stage whichever process ran it.
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Chunk, Effect, PubSub, Queue, Schema, Scope, Stream } from "effect"
+import { Chunk, Effect, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import { DatabaseMode } from "../db/database.js"
 import type { TransactionRow } from "./transactionRow.js"
 
 const CHANNEL = "stage_events"
@@ -84,8 +83,6 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
     const local = (event: StageEvent) => PubSub.publish(hub, event).pipe(Effect.asVoid)
     /** A queue of every event from now on; it closes with the given scope. */
     const subscribe: Effect.Effect<Queue.Dequeue<StageEvent>, never, Scope.Scope> = PubSub.subscribe(hub)
-    if ((yield* DatabaseMode).embedded) return { publish: local, subscribe }
-
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
     const origin = randomUUID()
@@ -99,7 +96,10 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
         if (relayed._tag === "None") return Effect.void
         return Effect.forEach(relayed.value.events as ReadonlyArray<StageEvent>, local, { discard: true })
       }),
-      Effect.catchAll((error) => Effect.logWarning("stage stream LISTEN stopped; other processes' events will not be seen", String(error))),
+      // Waiting requests and stream clients depend on it: a lost LISTEN connection is listened again.
+      Effect.tapError((error) => Effect.logWarning("stage stream LISTEN stopped; listening again in 1 s", String(error))),
+      Effect.retry(Schedule.spaced("1 second")),
+      Effect.ignore,
       Effect.forkScoped
     )
 

@@ -3,12 +3,15 @@
  * int8 columns arrive as strings from node-postgres and stay exact.
  */
 import type { Transaction } from "../../schemas/transaction.js"
+import type { EarlierAttempt } from "./earlierAttempt.js"
 
 export interface HistoryEntryRow {
   readonly status: string
   readonly stage: string
   readonly at: string
   readonly message?: string
+  /** On a retry's entry: the attempt it replaced ([n7], earlierAttempt.ts). */
+  readonly earlierAttempt?: EarlierAttempt
 }
 
 /** What the build stage learned, kept for the policy stage (it may run in another process after a restart). */

@@ -5,12 +5,18 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { InvalidState, NotFound, ValidationError } from "../../schemas/errors.js"
-import type { CallerInfo } from "../gateway/caller.js"
+import { InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
+import type { TransactionType } from "../../schemas/intent.js"
+import { AgentBudgets, budgetExceededMessage } from "../agents/budgets.js"
+import { intentSpendLamports } from "../agents/intentSpend.js"
+import { actingAgent, type CallerInfo } from "../gateway/caller.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
+import { treasuryRefusal } from "../agents/treasuryRights.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
+import { approvalExpired, makeApprovalExpiry } from "./approvalExpiry.js"
+import { earlierAttempts, retryHistoryEntry } from "./earlierAttempt.js"
 import { insertTransactionsWithJobs, type NewTransaction } from "./insertTransaction.js"
 import { Outbox } from "./outbox.js"
 import { canonicalJson, sha256Hex } from "./proof.js"
@@ -29,6 +35,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const outbox = yield* Outbox
     const events = yield* StageEvents
     const policy = yield* PolicyEngine
+    const budgets = yield* AgentBudgets
+    const expiry = yield* makeApprovalExpiry
 
     // Concurrent creates share one insert statement (statementBatch.ts).
     const inserts = makeStatementBatch(
@@ -38,13 +46,20 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
 
     const publish = (row: TransactionRow, message?: string) => events.publish(stageEventOf(row, message))
 
+    /** A transaction the caller may see: its tenant's, and for an agent's credential only that agent's. */
     const mustFind = (caller: CallerInfo, txId: string) =>
-      Effect.flatMap(repo.find(txId, caller.readTenant), (row) =>
-        row === undefined ? Effect.fail(new NotFound({ resource: "transaction", id: txId })) : Effect.succeed(row)
-      )
+      Effect.flatMap(repo.find(txId, caller.readTenant), (row) => {
+        const self = actingAgent(caller)
+        return row === undefined || (self !== null && row.agent_id !== self)
+          ? Effect.fail(new NotFound({ resource: "transaction", id: txId }))
+          : Effect.succeed(row)
+      })
 
     const create = (caller: CallerInfo, request: AcceptedRequest, options: { agentId?: string } = {}) =>
       Effect.gen(function* () {
+        // Whatever path a treasury intent takes, it needs the rights of /api/v1/treasury/* (treasuryRights.ts).
+        const refusal = treasuryRefusal(caller, request.type)
+        if (refusal !== undefined) return yield* Effect.fail(refusal)
         const agentId = options.agentId ?? request.agentId ?? null
         const stored = { walletId: request.walletId, ...(agentId === null ? {} : { agentId }), type: request.type, protocol: request.protocol, gasless: request.gasless, requireApproval: request.requireApproval, intent: request.intent }
         const requestHash = sha256Hex(canonicalJson(stored))
@@ -84,59 +99,97 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             })
           )
 
-    /** Waits (polling the row) until the transaction is terminal or at the approval gate, or the time is up. */
-    const awaitSettled = (txId: string, waitMs: number) =>
-      Effect.gen(function* () {
-        const deadline = Date.now() + waitMs
-        for (;;) {
-          const row = yield* repo.find(txId, null)
-          if (row === undefined || ["confirmed", "failed", "approval_gate"].includes(row.status) || Date.now() >= deadline) return row
-          yield* Effect.sleep("25 millis")
-        }
-      })
+    const notAwaiting = (txId: string, status: string) =>
+      new InvalidState({ message: `transaction ${txId} is ${status}, not awaiting approval`, currentState: status })
 
+    /**
+     * Approve: under the row's lock, the approval must still be waiting and within its time ([n8]; at
+     * or after `expiresAt` the transaction fails as expired instead and the approve is refused). The
+     * transition, the outbox job and the decision marked approved (its spend was reserved at the gate)
+     * commit together.
+     */
     const approve = (caller: CallerInfo, txId: string) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
-        if (row.status !== "approval_gate") {
-          return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is ${row.status}, not awaiting approval`, currentState: row.status }))
-        }
-        const approval = { ...(row.approval ?? {}), status: "approved", decidedAt: new Date().toISOString(), decidedBy: caller.keyId }
-        const moved = yield* sql.withTransaction(
+        if (row.status !== "approval_gate") return yield* Effect.fail(notAwaiting(txId, row.status))
+        const outcome = yield* sql.withTransaction(
           Effect.gen(function* () {
+            const [locked] = yield* sql<{ status: string; approval: Record<string, unknown> | null }>`
+              SELECT status, approval FROM transactions WHERE id = ${txId} FOR UPDATE
+            `
+            if (locked === undefined || locked.status !== "approval_gate") return { _tag: "NotWaiting", status: locked?.status ?? "changed" } as const
+            const now = new Date()
+            if (approvalExpired(locked.approval, now)) {
+              const expired = yield* expiry.expire(txId, locked.approval)
+              return { _tag: "Expired", row: expired, expiresAt: String(locked.approval?.expiresAt ?? "unknown") } as const
+            }
+            const approval = { ...locked.approval, status: "approved", decidedAt: now.toISOString(), decidedBy: caller.keyId }
             const updated = yield* repo.transition(txId, {
               from: ["approval_gate"], to: "signing", stage: "sign", message: "approved", fields: { approval }, eventType: "transaction.approved"
             })
-            if (updated !== undefined) yield* outbox.enqueueInTransaction(txId, "approve")
-            return updated
+            if (updated === undefined) return { _tag: "NotWaiting", status: "changed" } as const
+            yield* outbox.enqueueInTransaction(txId, "approve")
+            yield* policy.onApproved(txId)
+            return { _tag: "Approved", row: updated } as const
           })
         ).pipe(Effect.orDie)
-        if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is no longer awaiting approval`, currentState: "changed" }))
-        yield* policy.onApproved(txId)
-        yield* outbox.notify
-        yield* publish(moved, "approved")
-        return moved
+        switch (outcome._tag) {
+          case "NotWaiting":
+            return yield* Effect.fail(notAwaiting(txId, outcome.status))
+          case "Expired":
+            if (outcome.row !== undefined) yield* expiry.announce(outcome.row)
+            return yield* Effect.fail(
+              new InvalidState({ message: `transaction ${txId}: the approval expired at ${outcome.expiresAt}; it can no longer be approved`, currentState: "failed" })
+            )
+          case "Approved":
+            yield* outbox.notify
+            yield* publish(outcome.row, "approved")
+            return outcome.row
+        }
       })
 
+    /** Reject: the transaction fails with the reason, and its spend reserved at the gate is given back, together. */
     const reject = (caller: CallerInfo, txId: string, reason: string | undefined) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
-        if (row.status !== "approval_gate") {
-          return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is ${row.status}, not awaiting approval`, currentState: row.status }))
-        }
+        if (row.status !== "approval_gate") return yield* Effect.fail(notAwaiting(txId, row.status))
         const why = reason ?? "no reason given"
         const approval = { ...(row.approval ?? {}), status: "rejected", decidedAt: new Date().toISOString(), decidedBy: caller.keyId, reason: why }
-        const moved = yield* repo.transition(txId, {
-          from: ["approval_gate"], to: "failed", stage: "policy", message: `rejected: ${why}`,
-          fields: { approval, failedAt: "policy", errorCode: "POLICY_VIOLATION", error: `rejected by approver: ${why}` },
-          eventType: "transaction.failed"
-        })
+        const moved = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const updated = yield* repo.transition(txId, {
+              from: ["approval_gate"], to: "failed", stage: "policy", message: `rejected: ${why}`,
+              fields: { approval, failedAt: "policy", errorCode: "POLICY_VIOLATION", error: `rejected by approver: ${why}` },
+              eventType: "transaction.failed"
+            })
+            if (updated !== undefined) yield* policy.releaseSpend(txId)
+            return updated
+          })
+        ).pipe(Effect.orDie)
         if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is no longer awaiting approval`, currentState: "changed" }))
         yield* publish(moved, "rejected")
         return moved
       })
 
-    /** [n7] retry: a failed transaction with a retryable failure goes back to pending as a fresh attempt. */
+    /** The agent budget a retry reserves again; a refusal rolls the whole retry back. */
+    const reserveAgentBudgetAgain = (row: TransactionRow, traceId: string | undefined) =>
+      Effect.gen(function* () {
+        if (row.agent_id === null) return
+        const lamports = intentSpendLamports(row.type as TransactionType, row.intent)
+        const outcome = yield* budgets.reserveAgain(row.agent_id, row.id, lamports, traceId)
+        if (outcome?._tag === "Exceeded") {
+          const message = budgetExceededMessage(outcome.remainingLamports, outcome.requiredLamports)
+          return yield* Effect.fail(new PolicyViolation({ message, reasons: [message] }))
+        }
+      })
+
+    /**
+     * [n7] retry: a failed transaction with a retryable failure goes back to pending as a fresh attempt.
+     * In one SQL transaction: the row's per-attempt columns are cleared (the earlier attempt moves into
+     * the retry's history entry), the policy engine forgets the earlier decision and gives back its
+     * spend (the next run decides afresh and counts again), the agent's budget is reserved again, and
+     * the job is queued. Over budget: refused (403), nothing changes.
+     */
     const retry = (caller: CallerInfo, txId: string) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
@@ -150,22 +203,25 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             })
           )
         }
-        const entry = JSON.stringify([{ status: "pending", stage: "validation", at: new Date().toISOString(), message: "retry requested" }])
         const moved = yield* sql.withTransaction(
           Effect.gen(function* () {
+            const [locked] = yield* sql<TransactionRow>`SELECT * FROM transactions WHERE id = ${txId} AND status = 'failed' FOR UPDATE`
+            if (locked === undefined || locked.error_code === null || !RETRYABLE_CODES.has(locked.error_code)) return undefined
+            const entry = JSON.stringify([retryHistoryEntry(locked, new Date())])
             const rows = yield* sql<TransactionRow>`
               UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL,
                 signature = NULL, signed_transaction = NULL, message_base64 = NULL, extra_signatures = NULL, last_valid_block_height = NULL,
                 policy_decision = NULL, simulation = NULL, execution_proof = NULL, delta_guard = NULL, approval = NULL,
                 history = history || ${entry}::jsonb, updated_at = now()
-              WHERE id = ${txId} AND status = 'failed'
+              WHERE id = ${txId}
               RETURNING *
             `
-            if (rows.length === 0) return undefined
+            yield* policy.startOver(txId)
+            yield* reserveAgentBudgetAgain(locked, caller.traceId)
             yield* outbox.enqueueInTransaction(txId, "retry")
             return rows[0]
           })
-        ).pipe(Effect.orDie)
+        ).pipe(Effect.catchTag("SqlError", Effect.die))
         if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
         yield* outbox.notify
         yield* publish(moved, "retry requested")
@@ -179,7 +235,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         policyDecision: row.policy_decision,
         simulation: row.simulation,
         proof: row.execution_proof,
-        history: row.history
+        history: row.history,
+        earlierAttempts: earlierAttempts(row.history)
       }))
 
     const proof = (caller: CallerInfo, txId: string) =>
@@ -197,6 +254,6 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         return { transactions: page.rows.map(toTransactionRecord), total: page.total, limit: options.limit, offset: options.offset }
       })
 
-    return { create, awaitSettled, get: mustFind, approve, reject, retry, replay, proof, listByWallet, publish }
+    return { create, get: mustFind, approve, reject, retry, replay, proof, listByWallet, publish }
   })
 }) {}

@@ -149,7 +149,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     /**
      * The decision from what was read (pure): gasless, protocol config, portfolio controls, policies,
      * requested approval; and its effects per decisions/policy.md: allow counts spend and rate events
-     * now; require_approval counts rate events now and the spend at approval; deny counts nothing.
+     * now; require_approval counts rate events now and reserves the spend at the gate (given back on
+     * reject or expiry), so approving every waiting transaction cannot pass a daily limit; deny counts nothing.
      */
     const combine = (
       input: TransactionRiskInput,
@@ -172,8 +173,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       let approvalSpend: bigint | null = null
       if (decision.decision === "allow") effects = evaluation.effects
       if (decision.decision === "require_approval") {
-        effects = { ...evaluation.effects, addDailySpendLamports: 0n }
         approvalSpend = input.facts.amountLamports ?? 0n
+        effects = { ...evaluation.effects, addDailySpendLamports: approvalSpend }
       }
       const pauseAgent = controlsOutcome.decision === "deny" && controls.autoPauseOnBreach && input.agentId !== null
       return { decision, effects, approvalSpend, pauseAgent }
@@ -245,9 +246,20 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         Effect.withSpan("PolicyEngine.decideForTransaction", HOT_SPAN)
       )
 
-    /** A human approved: count the deferred daily spend on the approval's UTC day (once per tx). Dies on SQL errors. */
+    /**
+     * A human approved: marks the decision approved (its spend was reserved at the gate), once per tx.
+     * Called in the approval's own SQL transaction. Dies on SQL errors.
+     */
     const onApproved = (txId: string): Effect.Effect<void> =>
       store.approve(txId, new Date()).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.onApproved"))
+
+    /**
+     * [n7] A retry starts over: the earlier attempt's spend is given back and its decision forgotten, so
+     * the next attempt decides against the wallet's policies as they are then and counts its own spend.
+     * Called in the retry's SQL transaction. Dies on SQL errors.
+     */
+    const startOver = (txId: string): Effect.Effect<void> =>
+      store.startOver(txId).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.startOver"))
 
     /** The transaction failed before submission: its daily spend is given back (idempotent). Dies on SQL errors. */
     const releaseSpend = (txId: string): Effect.Effect<void> =>
@@ -299,6 +311,6 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         return decision
       }).pipe(Effect.withSpan("PolicyEngine.evaluate", HOT_SPAN))
 
-    return { decideForTransaction, onApproved, releaseSpend, decisionOf, evaluate }
+    return { decideForTransaction, onApproved, releaseSpend, startOver, decisionOf, evaluate }
   })
 }) {}

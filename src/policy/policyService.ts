@@ -87,6 +87,14 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
     const migrate = (caller: CallerInfo, id: string, targetVersion: number, mode: MigrationMode) =>
       Effect.gen(function* () {
         const current = yield* get(caller, id)
+        if (targetVersion === current.version) {
+          // Already there: nothing to change, and no new version that would only repeat the current one.
+          const result: MigrationResult = {
+            policyId: id, mode, fromVersion: current.version, targetVersion, applied: false, unchanged: true,
+            moreRestrictiveOrEqual: true, differences: [], message: `policy is already at version ${current.version}: nothing changed`, policy: current
+          }
+          return { result } satisfies MigrationOutcome
+        }
         const target = yield* version(caller, id, targetVersion)
         const plan = planMigration(current.rules, target.rules, mode)
         const base = {

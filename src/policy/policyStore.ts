@@ -112,7 +112,10 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
         }
       })
 
-    /** Counts a require_approval decision's deferred spend on the approval's UTC day; once per tx. */
+    /**
+     * Marks a require_approval decision approved, once per tx. Its spend was reserved when it reached
+     * the gate; a decision recorded before gates reserved (no entry yet) counts it now, on the approval's day.
+     */
     const approve = (txId: string, approvedAt: Date) =>
       sql.withTransaction(
         Effect.gen(function* () {
@@ -150,6 +153,33 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
         })
       )
 
-    return { lockWallet, findDecision, recordDecision, dailySpent, rateCounts, applyEffects, approve, release }
+    /**
+     * A retry starts the transaction over ([n7]): the earlier attempt's spend is given back if it still
+     * counts, and its decision and spend entry are removed, so the next attempt decides afresh and
+     * counts its own spend. Runs in the caller's SQL transaction (the retry's); the earlier decision
+     * stays in the transaction's history and in its `policy.evaluated` audit event.
+     */
+    const startOver = (txId: string) =>
+      Effect.gen(function* () {
+        const owners = yield* sql<{ wallet_id: string }>`
+          SELECT wallet_id::text AS wallet_id FROM policy_decisions WHERE tx_id = ${txId}
+          UNION SELECT wallet_id::text FROM policy_spend_entries WHERE tx_id = ${txId}
+        `
+        if (owners.length === 0) return
+        yield* lockWallet(owners[0].wallet_id)
+        const entries = yield* sql<{ wallet_id: string; utc_day: string; lamports: string; released: boolean }>`
+          DELETE FROM policy_spend_entries WHERE tx_id = ${txId}
+          RETURNING wallet_id::text AS wallet_id, utc_day, lamports::text AS lamports, released
+        `
+        for (const row of entries.filter((entry) => !entry.released)) {
+          yield* sql`
+            UPDATE policy_daily_spend SET spent_lamports = greatest(spent_lamports - ${row.lamports}::numeric, 0)
+            WHERE wallet_id = ${row.wallet_id} AND utc_day = ${row.utc_day}
+          `
+        }
+        yield* sql`DELETE FROM policy_decisions WHERE tx_id = ${txId}`
+      })
+
+    return { lockWallet, startOver, findDecision, recordDecision, dailySpent, rateCounts, applyEffects, approve, release }
   })
 }) {}

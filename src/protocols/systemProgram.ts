@@ -58,7 +58,11 @@ export const buildTransferSol = (input: TransferSolInput): Either.Either<BuiltTr
     const lamports = yield* readPositiveU64(ctx, input.intent, "lamports")
     if (destination.equals(input.wallet)) {
       return yield* Either.left(
-        new AdapterInputError({ ...ctx, field: "destination", message: "intent.destination is the wallet itself" })
+        new AdapterInputError({
+          ...ctx,
+          field: "destination",
+          message: "intent.destination is the wallet's own address: a transfer to itself moves no lamports and only pays the fee; send to another address"
+        })
       )
     }
     const rentProblem = checkRentExemptTransfer({ destination: destination.toBase58(), lamports, ...input.chain })

@@ -1,20 +1,22 @@
 /**
  * Risk routes (spec: Endpoints, Risk): protocol risk configs per protocol of the caller's tenant, and
  * portfolio risk controls per wallet. PUT changes only the provided fields (null clears a bound) and
- * creates the record when absent; bps fields are 0-10000 and unknown fields are refused (400).
+ * creates the record when absent; bps fields are 0-10000 and unknown fields are refused (400). The
+ * `<protocol>` is one of the nine protocol identifiers (else 400 naming it); a protocol never
+ * configured answers its defaults.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Uuid } from "../../schemas/common.js"
-import { NotFound } from "../../schemas/errors.js"
-import { PortfolioRiskControlsUpdate, ProtocolId, ProtocolRiskConfigUpdate } from "../../schemas/policy.js"
+import { PortfolioRiskControlsUpdate, ProtocolRiskConfigUpdate } from "../../schemas/policy.js"
+import { ProtocolId } from "../../schemas/protocol.js"
 import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
 import { decodeBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { PolicyService } from "../policy/policyService.js"
-import { RiskConfigRepo } from "./riskConfigRepo.js"
+import { defaultProtocolConfig, RiskConfigRepo } from "./riskConfigRepo.js"
 
-const protocolParam = pathParam("protocol", ProtocolId)
+const protocolParam = pathParam("protocol", Schema.compose(Schema.String, ProtocolId, { strict: false }))
 const walletParam = pathParam("walletId", Uuid)
 
 /** A stored row that no longer decodes is an internal error (500), not the caller's fault. */
@@ -36,8 +38,8 @@ export const riskRoutes = [
       const protocol = yield* protocolParam
       const caller = yield* Caller
       const config = yield* orDie((yield* RiskConfigRepo).findProtocol(caller.tenant, protocol))
-      if (config === undefined) return yield* Effect.fail(new NotFound({ resource: "protocol risk config", id: protocol }))
-      return ok(config)
+      // Never set: the defaults the engine applies (as portfolio controls answer theirs).
+      return ok(config ?? defaultProtocolConfig(protocol))
     })
   ),
   route(

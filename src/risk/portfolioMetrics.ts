@@ -51,9 +51,10 @@ export const projectPortfolioMetrics = (history: PortfolioHistory, facts: Portfo
   const protocolExposureBps: Record<string, number> = {}
   const tokenExposureBps: Record<string, number> = {}
   if (opensPosition) {
-    protocolExposureBps[facts.protocol] = bps(positive((history.netIntoProtocol.get(facts.protocol) ?? 0n) + amount), value)
+    // What the wallet took out of a protocol beyond what it put in does not offset a new deposit.
+    protocolExposureBps[facts.protocol] = bps(positive(history.netIntoProtocol.get(facts.protocol) ?? 0n) + amount, value)
     if (facts.tokenMint !== undefined) {
-      tokenExposureBps[facts.tokenMint] = bps(positive((history.netIntoMint.get(facts.tokenMint) ?? 0n) + amount), value)
+      tokenExposureBps[facts.tokenMint] = bps(positive(history.netIntoMint.get(facts.tokenMint) ?? 0n) + amount, value)
     }
   }
   return {

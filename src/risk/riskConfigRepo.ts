@@ -53,6 +53,13 @@ const toPortfolioControls = (row: ConfigRow) =>
     Effect.mapError(() => new CorruptRiskConfig({ message: `portfolio risk controls of wallet ${row.key} are corrupt` }))
   )
 
+/** The config a protocol has before anyone set one: no bounds, nothing gasless (what the engine applies). */
+export const defaultProtocolConfig = (protocol: string): ProtocolRiskConfig => ({
+  protocol,
+  ...PROTOCOL_DEFAULTS,
+  updatedAt: new Date(0).toISOString()
+})
+
 /** The controls a wallet has before anyone set them: no limits, autoPauseOnBreach true (spec default). */
 export const defaultPortfolioControls = (walletId: string): PortfolioRiskControls => ({
   walletId,

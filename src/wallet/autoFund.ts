@@ -1,16 +1,19 @@
 /**
  * Funding of a new wallet: the ledger's airdrop, or a transfer from WALLET_AUTOFUND_PAYER_PRIVATE_KEY
  * when one is configured (a real cluster without a faucet). Waits until the funds are confirmed.
+ * Either way the tenant's daily cap applies (autoFundCap.ts): `reserve` before the wallet exists.
  */
+import { SqlClient } from "@effect/sql"
 import { Keypair, PublicKey, SystemProgram, Transaction } from "@solana/web3.js"
 import bs58 from "bs58"
 import { Duration, Effect, Option, Redacted, Schedule } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
+import { makeAutoFundCap } from "./autoFundCap.js"
 
 export interface FundingResult {
   readonly ok: boolean
-  readonly lamports: string
+  readonly lamports: bigint
   readonly signature?: string
   readonly method: "airdrop" | "payer-transfer"
   readonly error?: string
@@ -27,6 +30,7 @@ export class AutoFunder extends Effect.Service<AutoFunder>()("AutoFunder", {
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const chain = yield* ChainClient
+    const cap = makeAutoFundCap(yield* SqlClient.SqlClient, BigInt(config.wallet.autofundDailyCapLamports))
     const payer = Option.map(config.wallet.autofundPayerPrivateKey, (secret) => {
       try {
         return parsePayer(Redacted.value(secret))
@@ -82,11 +86,11 @@ export class AutoFunder extends Effect.Service<AutoFunder>()("AutoFunder", {
       const method = payer === null ? "airdrop" : "payer-transfer"
       const attempt = payer === null ? viaAirdrop(destination, lamports) : viaPayer(payer, destination, lamports)
       return attempt.pipe(
-        Effect.map((signature): FundingResult => ({ ok: true, lamports: lamports.toString(), signature, method })),
+        Effect.map((signature): FundingResult => ({ ok: true, lamports, signature, method })),
         Effect.catchAllCause((cause) =>
           Effect.succeed<FundingResult>({
             ok: false,
-            lamports: lamports.toString(),
+            lamports,
             method,
             error: `funding failed: ${cause._tag === "Fail" ? String((cause.error as { message?: string }).message ?? cause.error) : cause._tag === "Die" ? String((cause.defect as Error).message) : "interrupted"}`
           })
@@ -94,6 +98,6 @@ export class AutoFunder extends Effect.Service<AutoFunder>()("AutoFunder", {
       )
     }
 
-    return { fund, defaultLamports: BigInt(config.wallet.autofundDefaultLamports) }
+    return { fund, reserve: cap.reserve, release: cap.release, defaultLamports: BigInt(config.wallet.autofundDefaultLamports) }
   })
 }) {}

@@ -1,78 +1,77 @@
 /**
- * Key custody: creates keys in the configured backend and signs with them. Nothing here returns a
- * secret; callers get public keys and signatures only. Signing is used by the signer actor alone.
+ * Key custody: creates keys in the configured default backend and signs with the backend recorded for
+ * each wallet. Nothing here returns a secret; callers get public keys and signatures only. Signing is
+ * used by the signer actor alone.
  */
 import { Effect, Option, Redacted } from "effect"
 import type { KeyBackend, WalletProvider } from "../../schemas/wallet.js"
 import { AppConfig } from "../config.js"
-import { type Ed25519Key, signBytes } from "./ed25519.js"
-import { EncryptedFileBackend } from "./encryptedFileBackend.js"
-import { MemoryBackend } from "./memoryBackend.js"
+import { KeyUnavailable } from "./custodyBackend.js"
+import { openCustodyBackends } from "./custodyBackends.js"
+import { walletEngineClient } from "./engine/engineClient.js"
+import { MpcCluster } from "./mpc/mpcCluster.js"
 
-export class KeyUnavailable extends Error {
-  readonly _tag = "KeyUnavailable"
+export { KeyUnavailable } from "./custodyBackend.js"
+
+/** What the signer asks for: the transaction is named so a wallet engine in another process can check it. */
+export interface KeySignRequest {
+  readonly txId: string
+  readonly walletId: string
+  readonly backend: KeyBackend
+  readonly message: Uint8Array
 }
 
-const PROVIDER_OF: Record<"encrypted-file" | "memory", WalletProvider> = {
-  "encrypted-file": "local-dev",
-  memory: "local-memory"
+export interface CreatedKey {
+  readonly publicKey: Uint8Array
+  readonly backend: KeyBackend
+  readonly provider: WalletProvider
 }
+
+const unavailable = (cause: unknown, fallback: string) =>
+  cause instanceof KeyUnavailable ? cause : new KeyUnavailable(fallback)
 
 export class KeyStore extends Effect.Service<KeyStore>()("KeyStore", {
   scoped: Effect.gen(function* () {
     const config = yield* AppConfig
-    const backendName = config.wallet.signerBackend === "memory" ? "memory" : "encrypted-file"
-    const memory = new MemoryBackend()
-    const encrypted = Option.isSome(config.wallet.keyEncryptionSecret)
-      ? yield* Effect.promise(() =>
-          EncryptedFileBackend.open(config.dataDir, Redacted.value(Option.getOrThrow(config.wallet.keyEncryptionSecret)))
-        )
-      : null
-    // Decrypted keys stay in this process's memory so signing does not re-run AES for every transaction.
-    const cache = new Map<string, Ed25519Key>()
+    const mpc = yield* MpcCluster
+    if (Option.isSome(config.walletEngine.url) && Option.isSome(config.walletEngine.internalToken)) {
+      // Split deployment: this process holds no key; the wallet engine creates and signs.
+      const engine = walletEngineClient(config.walletEngine.url.value, Redacted.value(config.walletEngine.internalToken.value))
+      return {
+        createKey: (walletId: string) =>
+          Effect.tryPromise({ try: () => engine.createKey(walletId), catch: (cause) => unavailable(cause, "could not create the wallet key") }),
+        sign: (request: KeySignRequest) =>
+          Effect.tryPromise({
+            try: () => engine.sign(request.txId, request.walletId, request.message),
+            catch: (cause) => unavailable(cause, `the key of wallet ${request.walletId} could not sign`)
+          })
+      }
+    }
+    const backends = yield* openCustodyBackends(config, mpc)
+    const defaultBackend = config.wallet.signerBackend
 
-    const backendFor = (backend: KeyBackend) => {
-      if (backend === "memory") return memory
-      if (backend === "encrypted-file" && encrypted !== null) return encrypted
-      return null
+    const backendOf = (backend: KeyBackend) => {
+      const found = backends.get(backend)
+      if (found === undefined) throw new KeyUnavailable(`key backend ${backend} is not configured in this process`)
+      return found
     }
 
     const createKey = (walletId: string) =>
       Effect.tryPromise({
-        try: async () => {
-          const store = backendFor(backendName)
-          if (store === null) throw new KeyUnavailable(`key backend ${backendName} is not configured`)
-          const key = await store.create(walletId)
-          cache.set(walletId, key)
-          return key.publicKey
+        try: async (): Promise<CreatedKey> => {
+          const backend = backendOf(defaultBackend)
+          return { publicKey: await backend.create(walletId), backend: backend.backend, provider: backend.provider }
         },
-        catch: (cause) => (cause instanceof KeyUnavailable ? cause : new KeyUnavailable("could not create the wallet key"))
+        catch: (cause) => unavailable(cause, "could not create the wallet key")
       })
 
-    const keyOf = (walletId: string, backend: KeyBackend) =>
+    /** Signs message bytes with the wallet's key, in the backend recorded for the wallet. */
+    const sign = (request: KeySignRequest) =>
       Effect.tryPromise({
-        try: async () => {
-          const cached = cache.get(walletId)
-          if (cached !== undefined) return cached
-          const store = backendFor(backend)
-          if (store === null) throw new KeyUnavailable(`key backend ${backend} is not configured in this process`)
-          const key = await store.load(walletId)
-          if (key === undefined) throw new KeyUnavailable(`no key is held for wallet ${walletId} (backend ${backend})`)
-          cache.set(walletId, key)
-          return key
-        },
-        catch: (cause) => (cause instanceof KeyUnavailable ? cause : new KeyUnavailable(`the key of wallet ${walletId} could not be opened`))
+        try: () => backendOf(request.backend).sign(request.walletId, request.message),
+        catch: (cause) => unavailable(cause, `the key of wallet ${request.walletId} could not sign`)
       })
 
-    /** Signs message bytes with the wallet's key. */
-    const sign = (walletId: string, backend: KeyBackend, message: Uint8Array) =>
-      Effect.map(keyOf(walletId, backend), (key) => signBytes(key, message))
-
-    return {
-      backend: backendName as "encrypted-file" | "memory",
-      provider: PROVIDER_OF[backendName],
-      createKey,
-      sign
-    }
+    return { createKey, sign }
   })
 }) {}

@@ -29,14 +29,18 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
 
     const create = (caller: CallerInfo, body: CreateWalletBody) =>
       Effect.gen(function* () {
+        // The daily auto-funding cap is checked before anything is created: a refusal changes nothing.
+        const fundLamports = body.fundLamports ?? funder.defaultLamports
+        const reservation = body.autoFund ? yield* funder.reserve(caller.tenant, fundLamports) : undefined
         const id = randomUUID()
-        const publicKey = yield* keys.createKey(id).pipe(Effect.orDie)
+        // A backend that cannot make a key now (an mpc node down, a token not reachable) is a 503 saying why.
+        const key = yield* keys.createKey(id).pipe(Effect.mapError((error) => new UpstreamUnavailable({ message: error.message })))
         const stored = yield* repo.insert({
           id,
           tenant_id: caller.tenant,
-          public_key: bs58.encode(publicKey),
-          provider: keys.provider,
-          key_backend: keys.backend,
+          public_key: bs58.encode(key.publicKey),
+          provider: key.provider,
+          key_backend: key.backend,
           label: body.label ?? null
         })
         yield* audit.record({
@@ -49,8 +53,9 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
           category: "wallet",
           traceId: caller.traceId
         })
-        if (!body.autoFund) return { ...stored.wallet }
-        const funding = yield* funder.fund(stored.wallet.publicKey, body.fundLamports ?? funder.defaultLamports)
+        if (reservation === undefined) return { ...stored.wallet }
+        const funding = yield* funder.fund(stored.wallet.publicKey, fundLamports)
+        if (!funding.ok) yield* funder.release(reservation)
         return { ...stored.wallet, funding }
       }).pipe(Effect.withSpan("WalletService.create"))
 
@@ -63,7 +68,7 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
       Effect.gen(function* () {
         const stored = yield* get(caller, id)
         const lamports = yield* chain.getBalance(stored.wallet.publicKey).pipe(Effect.mapError(chainUnavailable))
-        return { lamports: Number(lamports), sol: Number(lamports) / 1e9 }
+        return { lamports, sol: Number(lamports) / 1e9 }
       })
 
     const tokens = (caller: CallerInfo, id: string) =>

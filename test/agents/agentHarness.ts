@@ -1,6 +1,6 @@
 /**
- * The agents core on a real database, without the gateway or a ledger: PGlite in a temp DATA_DIR, or a
- * fresh PostgreSQL database when TEST_DATABASE_URL is set. Wallet rows are inserted directly by SQL.
+ * The agents core on a real database, without the gateway or a ledger: a fresh PostgreSQL database on
+ * TEST_DATABASE_URL's server (the machine's, or the run's embedded one). Wallet rows are inserted directly by SQL.
  */
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
@@ -46,7 +46,7 @@ export const startAgents = async (env: Record<string, string> = {}): Promise<Age
         DATA_DIR: dataDir,
         API_GATEWAY_API_KEYS: "k:*:all",
         WALLET_KEY_ENCRYPTION_SECRET: "test-secret",
-        ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
+        DATABASE_URL: database.url,
         ...env
       })
     )

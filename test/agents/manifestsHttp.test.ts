@@ -4,28 +4,17 @@
  * manifest, and an intent or protocol outside it are all refused with 403. Also verify's answers,
  * issue's aliases and limits, and AGENT_REQUIRE_BACKTEST_PASS on start.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api } from "../support/service.js"
 
-let ledger: Awaited<ReturnType<typeof startTestLedger>>
-let service: RunningService
-
-beforeAll(async () => {
-  ledger = await startTestLedger()
-  service = await startService({
-    rpcUrl: ledger.rpcUrl,
-    env: { AGENT_REQUIRE_MANIFEST: "true", AGENT_MANIFEST_SIGNING_SECRET: "test-manifest-secret", AGENT_REQUIRE_BACKTEST_PASS: "true" }
-  })
-}, 120_000)
-
-afterAll(async () => {
-  await service?.stop()
-  await ledger?.close()
+const env = useServiceWithLedger({
+  env: { AGENT_REQUIRE_MANIFEST: "true", AGENT_MANIFEST_SIGNING_SECRET: "test-manifest-secret", AGENT_REQUIRE_BACKTEST_PASS: "true" },
+  timeoutMs: 120_000
 })
 
 const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  api(service.baseUrl, "POST", path, body ?? {}, { "x-api-key": "test-admin-key", ...headers })
+  api(env.service.baseUrl, "POST", path, body ?? {}, { "x-api-key": "test-admin-key", ...headers })
 
 const newAgent = async () => (await post("/api/v1/agents", { name: "manifested" })).body.data as { id: string; walletId: string }
 const issue = async (agentId: string, body: Record<string, unknown> = { allowedIntents: ["query_balance"], allowedProtocols: ["system-program"] }) =>
@@ -62,6 +51,21 @@ describe("capability manifests over HTTP", () => {
     expect((await post(`/api/v1/agents/${agent.id}/execute`, queryBalance, { "x-agent-manifest": header })).status).toBe(201)
     expectRefused(await post(`/api/v1/agents/${agent.id}/execute`, queryBalance), "manifest required")
     expectRefused(await post(`/api/v1/agents/${agent.id}/execute`, queryBalance, { "x-agent-manifest": "not base64 json" }), "malformed")
+  })
+
+  it("needs the manifest on POST /transactions from the agent's wallet too (body or header)", async () => {
+    const agent = await newAgent()
+    const manifest = await issue(agent.id)
+    const order = { walletId: agent.walletId, ...queryBalance, intent: {} }
+    expectRefused(await post("/api/v1/transactions", order), "manifest required")
+    expectRefused(await post("/api/v1/transactions", { ...order, agentId: agent.id }), "manifest required")
+    const header = Buffer.from(JSON.stringify(manifest)).toString("base64")
+    const viaHeader = await post("/api/v1/transactions", order, { "x-agent-manifest": header })
+    expect(viaHeader.status).toBe(201)
+    expect(viaHeader.body.data.agentId).toBe(agent.id)
+    expect((await post("/api/v1/transactions", { ...order, manifest })).status).toBe(201)
+    const transfer = { walletId: agent.walletId, type: "transfer_sol", protocol: "system-program", intent: { destination: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin", lamports: 1 } }
+    expectRefused(await post("/api/v1/transactions", { ...transfer, manifest }), "outside the capability manifest")
   })
 
   it("refuses a tampered signature, another agent's manifest and an intent or protocol outside it", async () => {

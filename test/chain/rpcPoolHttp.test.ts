@@ -9,6 +9,7 @@ import { Connection, PublicKey } from "@solana/web3.js"
 import { startTestLedger } from "../support/ledger.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { waitFor } from "../support/wait.js"
 
 const DEAD_RPC = "http://127.0.0.1:9"
 
@@ -43,14 +44,6 @@ const poolStatus = async (service: RunningService) => {
   return { endpoints, dead, live }
 }
 
-const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
 describe("RPC pool with a dead first endpoint", () => {
   let service: RunningService
   beforeAll(async () => {
@@ -64,7 +57,7 @@ describe("RPC pool with a dead first endpoint", () => {
   it("funds a wallet and reads its balance through the live endpoint", async () => {
     const created = await api(service.baseUrl, "POST", "/api/v1/wallets", { autoFund: true, fundLamports: 2_000_000_000 })
     expect(created.status).toBe(201)
-    expect(created.body.data.funding).toMatchObject({ ok: true, lamports: "2000000000" })
+    expect(created.body.data.funding).toMatchObject({ ok: true, lamports: 2_000_000_000 })
     const balance = await api(service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}/balance`)
     expect(balance.body.data).toEqual({ lamports: 2_000_000_000, sol: 2 })
   })
@@ -115,7 +108,7 @@ describe("RPC prober", () => {
       await waitFor("two probes", async () => {
         const { dead, live } = await poolStatus(service)
         return dead.failures >= 2 && live.successes >= 2
-      })
+      }, 10_000, 100)
       const { dead, live } = await poolStatus(service)
       expect(dead.score).toBeLessThanOrEqual(0.7 * 0.7 + 1e-9)
       expect(dead.lastCheckedAt).not.toBeNull()

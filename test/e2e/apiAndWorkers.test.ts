@@ -4,10 +4,12 @@
  * worker process shares its PostgreSQL database, DATA_DIR (wallet keys) and ledger, and is woken by the
  * API process's NOTIFY. Every transfer posted to the API process must be confirmed, by the worker
  * process, with both balances moved on the ledger; and a stage-stream client of the API process sees
- * the stages the worker process ran.
+ * the stages the worker process ran, and each create (waiting by default) answers with the outcome the
+ * worker process reached, woken across processes by the relayed stage events.
  *
- * Needs PostgreSQL (two processes cannot share the embedded PGlite): the server of TEST_DATABASE_URL,
- * else the local one (test/support/processes.ts). A fresh database is created and dropped.
+ * A fresh database, created on TEST_DATABASE_URL's server (the machine's, or the embedded one the run
+ * starts: test/support/globalDatabase.ts) and dropped. embeddedDefault.test.ts shows the same on the
+ * embedded server a service starts for itself.
  */
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -78,6 +80,9 @@ describe("an API-only process beside a worker process", () => {
       )
     )
     expect(created.map((response) => response.status)).toEqual(Array(TRANSFERS).fill(201))
+    // Create waits by default: the API process's requests were woken by the worker process's stage
+    // events (relayed by NOTIFY), so each answered with the outcome.
+    expect(created.map((response) => response.body.data.status)).toEqual(Array(TRANSFERS).fill("confirmed"))
 
     const deadline = Date.now() + 60_000
     let records: Array<{ status: string; signature: string | null }> = []

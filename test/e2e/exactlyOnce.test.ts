@@ -6,9 +6,9 @@
  * count grown by exactly 200, every destination holding exactly the sum sent to it, and the outbox
  * holding 200 done jobs and no failed one.
  *
- * Needs PostgreSQL (two processes cannot share the embedded PGlite): the server of TEST_DATABASE_URL,
- * else the local one at postgres://postgres@127.0.0.1:5432 (test/support/processes.ts). A fresh
- * database is created for this file and dropped after it.
+ * A fresh database for this file, created on TEST_DATABASE_URL's server (the machine's, or the embedded
+ * one the run starts: test/support/globalDatabase.ts) and dropped after it. embeddedDefault.test.ts
+ * shows the same on the embedded server a service starts for itself.
  */
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -88,7 +88,7 @@ describe("exactly once across two worker processes on one PostgreSQL", () => {
       lamports: 1_000_000 + i
     }))
     const created = await mapConcurrent(plan, 16, async (entry) => {
-      const response = await call(entry.gateway.baseUrl, "POST", "/api/v1/transactions", {
+      const response = await call(entry.gateway.baseUrl, "POST", "/api/v1/transactions?waitMs=0", {
         walletId: entry.walletId, type: "transfer_sol", protocol: "system-program",
         intent: { destination: entry.destination, lamports: entry.lamports }
       })

@@ -10,14 +10,17 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { stopEmbeddedServer } from "../../src/db/embeddedServer.js"
 import { freePort, freePortPair } from "../support/freePort.js"
 
 const projectRoot = path.resolve(import.meta.dirname, "../..")
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-e2e-"))
 let child: ChildProcess | undefined
 
-afterAll(() => {
+afterAll(async () => {
   if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  // The service's embedded PostgreSQL outlives a killed service: stop it before its data goes.
+  await stopEmbeddedServer(dataDir)
   fs.rmSync(dataDir, { recursive: true, force: true })
 })
 
@@ -122,5 +125,6 @@ describe("first request, as the README tells it", () => {
     while ((await portAnswers(ledgerPort)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
     expect(await portAnswers(ledgerPort)).toBe(false)
     expect(await portAnswers(gatewayPort)).toBe(false)
-  })
+    // The first start creates the embedded PostgreSQL cluster (initdb): seconds on a busy machine.
+  }, 150_000)
 })

@@ -100,7 +100,8 @@ describe("escrow refunds", () => {
     const id = freshEscrowId()
     const amount = 250_000_000
     // The ledger's clock follows wall-clock time: a deadline a few seconds ahead passes while we wait.
-    const deadlineUnixSec = Math.floor(Date.now() / 1000) + 3
+    // 8 s: wide enough that the create and the early refund are answered before it on a loaded machine.
+    const deadlineUnixSec = Math.floor(Date.now() / 1000) + 8
     confirmedTx(await helper(env, "create", createBody(parties, id, amount, { deadlineUnixSec })))
 
     const early = await helper(env, `${id}/refund`, { walletId: creator.id, creator: creator.publicKey })

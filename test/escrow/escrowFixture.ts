@@ -6,7 +6,7 @@ import { Connection, PublicKey } from "@solana/web3.js"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { decodeEscrowState, ESCROW_ACCOUNT_SIZE, findEscrowAddress } from "../../src/protocols/escrow/index.js"
 import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { api, type ApiAnswer, type RunningService, startService } from "../support/service.js"
 import { createWallet } from "../support/transactions.js"
 
 export const PROGRAM_ID = new PublicKey(LOCAL_ESCROW_PROGRAM_ID)
@@ -92,7 +92,7 @@ export const escrowState = async (env: EscrowEnv, creator: string, escrowId: str
 }
 
 /** Expects a confirmed transaction and returns its record. */
-export const confirmedTx = (response: Awaited<ReturnType<typeof api>>) => {
+export const confirmedTx = (response: ApiAnswer) => {
   if (response.body.data?.status !== "confirmed") {
     throw new Error(`expected confirmed, got ${JSON.stringify({ status: response.status, error: response.body.error, data: response.body.data?.status })}`)
   }

@@ -6,16 +6,35 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { api, type RunningService, startService } from "../support/service.js"
 
+/**
+ * `admitted`: what the route's handler answers once the gateway let the key through: 200, or the
+ * handler's own 404 for an id that does not exist (failedAt `validation`, not the gateway's).
+ */
 const PATTERNS = [
-  { scope: "wallets", method: "GET", path: "/api/v1/wallets" },
-  { scope: "transactions", method: "GET", path: "/api/v1/transactions/00000000-0000-4000-8000-000000000001" },
-  { scope: "policies", method: "GET", path: "/api/v1/policies/00000000-0000-4000-8000-000000000001/versions" },
-  { scope: "agents", method: "GET", path: "/api/v1/agents" },
-  { scope: "protocols", method: "GET", path: "/api/v1/protocols" },
-  { scope: "risk", method: "GET", path: "/api/v1/risk/protocols" },
-  { scope: "audit", method: "GET", path: "/api/v1/audit/events" },
-  { scope: "mcp", method: "GET", path: "/mcp/tools" }
+  { scope: "wallets", method: "GET", path: "/api/v1/wallets", admitted: 200 },
+  { scope: "transactions", method: "GET", path: "/api/v1/transactions/00000000-0000-4000-8000-000000000001", admitted: 404 },
+  { scope: "policies", method: "GET", path: "/api/v1/policies/00000000-0000-4000-8000-000000000001/versions", admitted: 404 },
+  { scope: "agents", method: "GET", path: "/api/v1/agents", admitted: 200 },
+  { scope: "protocols", method: "GET", path: "/api/v1/protocols", admitted: 200 },
+  { scope: "risk", method: "GET", path: "/api/v1/risk/protocols", admitted: 200 },
+  { scope: "audit", method: "GET", path: "/api/v1/audit/events", admitted: 200 },
+  { scope: "mcp", method: "GET", path: "/mcp/tools", admitted: 200 }
 ] as const
+
+type Answer = Awaited<ReturnType<typeof api>>
+
+/** The handler ran: exactly its answer, never a gateway refusal, a 5xx or a route-less 404. */
+const expectAdmitted = (response: Answer, admitted: 200 | 404) => {
+  expect(response.body.traceId).toMatch(/^[0-9a-f-]{36}$/)
+  if (admitted === 200) {
+    expect(response.status).toBe(200)
+    expect(response.body).toMatchObject({ status: "success", errorCode: null, failedAt: null })
+  } else {
+    expect(response.status).toBe(404)
+    expect(response.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt: "validation" })
+    expect(response.body.error).toMatch(/ 00000000-0000-4000-8000-000000000001 not found$/)
+  }
+}
 
 const scopedKeys = PATTERNS.map((p) => `key-${p.scope}:tenant-a:${p.scope}`).join(";")
 
@@ -45,7 +64,7 @@ const expectGatewayRefusal = (body: { status: string; errorCode: string | null; 
   expect(body.traceId).toMatch(/^[0-9a-f-]{36}$/)
 }
 
-describe.each(PATTERNS)("$method $path (scope $scope)", ({ scope, method, path }) => {
+describe.each(PATTERNS)("$method $path (scope $scope)", ({ scope, method, path, admitted }) => {
   it("refuses a missing key with 401", async () => {
     const response = await api(service.baseUrl, method, path, undefined, {})
     expect(response.status).toBe(401)
@@ -70,7 +89,7 @@ describe.each(PATTERNS)("$method $path (scope $scope)", ({ scope, method, path }
 
   it("admits a key with exactly that scope", async () => {
     const response = await api(service.baseUrl, method, path, undefined, { "x-api-key": `key-${scope}` })
-    expect([401, 403, 429]).not.toContain(response.status)
+    expectAdmitted(response, admitted)
   })
 
   it("refuses a tenant mismatch with 403", async () => {
@@ -84,8 +103,7 @@ describe.each(PATTERNS)("$method $path (scope $scope)", ({ scope, method, path }
     const variants: Array<Record<string, string>> = [{ "x-api-key": "key-all" }, { "x-api-key": "key-a", "x-tenant-id": "tenant-a" }, { "x-api-key": "key-a", "x-tenant-id": "*" }]
     for (const headers of variants) {
       const response = await api(service.baseUrl, method, path, undefined, headers)
-      expect([401, 403, 429]).not.toContain(response.status)
-      expect(response.body.traceId).toMatch(/^[0-9a-f-]{36}$/)
+      expectAdmitted(response, admitted)
     }
   })
 })

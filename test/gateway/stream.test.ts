@@ -13,8 +13,10 @@ import { ActorRegistry } from "../../actors/registry.js"
 import { type StageEvent, StageEvents } from "../../src/pipeline/stageEvents.js"
 import { startTestLedger } from "../support/ledger.js"
 import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
+import { waitFor as pollUntil } from "../support/wait.js"
 
-const KEYS = `${ADMIN_KEY}:*:all;key-a:tenant-a:transactions;key-b:tenant-b:transactions;key-wallets:*:wallets`
+const AGENT = "3b1f9a52-6c7d-4e8f-9a0b-1c2d3e4f5a6b"
+const KEYS = `${ADMIN_KEY}:*:all;key-a:tenant-a:transactions;key-b:tenant-b:transactions;key-wallets:*:wallets;key-agent:tenant-a:transactions:agent=${AGENT}`
 
 let ledger: Awaited<ReturnType<typeof startTestLedger>>
 /** Heartbeats out of the way; a small buffer bound so a stalled client is dropped quickly. */
@@ -27,7 +29,8 @@ beforeAll(async () => {
   ledger = await startTestLedger()
   service = await startService({
     rpcUrl: ledger.rpcUrl,
-    env: { API_GATEWAY_API_KEYS: KEYS, STREAM_HEARTBEAT_MS: "600000", STREAM_MAX_BUFFERED_BYTES: String(256 * 1024) }
+    // Clients stay open until the end of the file: many per key (the per-key bound has its own test, limits.test.ts).
+    env: { API_GATEWAY_API_KEYS: KEYS, STREAM_HEARTBEAT_MS: "600000", STREAM_MAX_BUFFERED_BYTES: String(256 * 1024), STREAM_MAX_CONNECTIONS_PER_KEY: "1000" }
   })
   beating = await startService({ rpcUrl: ledger.rpcUrl, env: { API_GATEWAY_API_KEYS: KEYS, STREAM_HEARTBEAT_MS: "150" } })
 })
@@ -85,13 +88,8 @@ const refused = async (query: Record<string, string>, headers: Record<string, st
   return result.refused
 }
 
-const waitFor = async (what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+/** This file's events arrive fast: a finer poll and a longer default wait than the shared helper's. */
+const waitFor = (what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000) => pollUntil(what, condition, timeoutMs, 20)
 
 const stageEvent = (fields: Partial<StageEvent> & { tenantId: string }): StageEvent => ({
   type: "stage",
@@ -161,6 +159,21 @@ describe("stage stream: filtering", () => {
     expect(txIdsOf(b)).toEqual([ids[1], ids[3]])
     expect(txIdsOf(everyone).slice(0, 4)).toEqual(ids)
     expect(a.messages.every((m) => m.type !== "stage" || m.tenantId === "tenant-a")).toBe(true)
+  })
+
+  it("shows an agent's key only its own agent's events, even when it subscribes to everything", async () => {
+    const agentClient = await connected({}, { "x-api-key": "key-agent" })
+    const everyone = await connected({})
+    const own = stageEvent({ tenantId: "tenant-a", agentId: AGENT })
+    const events = [stageEvent({ tenantId: "tenant-a" }), stageEvent({ tenantId: "tenant-a", agentId: randomUUID() }), own, stageEvent({ tenantId: "tenant-b", agentId: AGENT })]
+    // Naming another wallet does not widen what the key may see.
+    agentClient.ws.send(JSON.stringify({ action: "subscribe", walletId: events[0].walletId, agentId: AGENT }))
+    await waitFor("the subscription's acknowledgement", () => agentClient.messages.filter((m) => m.type === "subscribed").length === 2)
+    await publish(events)
+    await waitFor("every event at the admin", () => events.every((event) => txIdsOf(everyone).includes(event.txId)))
+    await publish([stageEvent({ tenantId: "tenant-a", agentId: AGENT, status: "confirmed", txId: own.txId })])
+    await waitFor("the agent's second event", () => txIdsOf(agentClient).length === 2)
+    expect(txIdsOf(agentClient)).toEqual([own.txId, own.txId])
   })
 
   it("filters by txId, walletId and agentId from the query, and by subscribe / unsubscribe messages", async () => {

@@ -95,14 +95,26 @@ describe("transactions", () => {
   })
 
   it("refuses an expired blockhash with BlockhashNotFound but accepts an older, still valid one", async () => {
-    const old = await connection.getLatestBlockhash()
-    await sleep(60 * SLOT_MS) // about 60 slots later: older than the latest, still inside the 150 window
-    expect((await connection.isBlockhashValid(old.blockhash)).value).toBe(true)
-    const landed = await connection.sendRawTransaction(transferTx(LAMPORTS_PER_SOL, old.blockhash).serialize())
-    expect((await connection.getSignatureStatus(landed)).value?.err).toBeNull()
+    // An older blockhash (a newer one exists) still inside the 150-slot window is accepted. The window is
+    // 750 ms here, so a machine that stalls longer between the steps gets another try with a fresh one.
+    let old = await connection.getLatestBlockhash()
+    let landed: string | undefined
+    for (let attempt = 0; attempt < 5 && landed === undefined; attempt++) {
+      old = await connection.getLatestBlockhash()
+      while ((await connection.getLatestBlockhash()).blockhash === old.blockhash) await sleep(SLOT_MS)
+      if (!(await connection.isBlockhashValid(old.blockhash)).value) continue
+      const wire = transferTx(LAMPORTS_PER_SOL, old.blockhash).serialize()
+      landed = await connection.sendRawTransaction(wire).catch(() => undefined)
+    }
+    expect(landed).toEqual(expect.any(String))
+    expect((await connection.getSignatureStatus(landed!)).value?.err).toBeNull()
 
-    await sleep(200 * SLOT_MS)
-    expect((await connection.isBlockhashValid(old.blockhash)).value).toBe(false)
+    // Past the window it expires: wait for that instead of sleeping a fixed time.
+    const deadline = Date.now() + 30_000
+    while ((await connection.isBlockhashValid(old.blockhash)).value) {
+      if (Date.now() > deadline) throw new Error("the blockhash never expired")
+      await sleep(50)
+    }
     const wire = transferTx(LAMPORTS_PER_SOL, old.blockhash).serialize().toString("base64")
     for (const skipPreflight of [false, true]) {
       const reply = await rawRpc(server.rpcUrl, {
@@ -191,7 +203,8 @@ describe("input validation", () => {
     const reply = await rawRpc(server.rpcUrl, {
       jsonrpc: "2.0", id: 1, method: "requestAirdrop", params: [Keypair.generate().publicKey.toBase58(), 1e15]
     })
-    expect(reply.error).toBeDefined()
+    expect(reply.error).toMatchObject({ code: expect.any(Number), message: expect.stringMatching(/airdrop/i) })
+    expect(reply.result).toBeUndefined()
   })
 })
 

@@ -1,5 +1,5 @@
 /**
- * [n8] An approval that waits past its 24 hours fails the transaction with POLICY_VIOLATION (approval
+ * [n8] An approval that waits past its expiry (24 hours by default) fails the transaction with POLICY_VIOLATION (approval
  * expired) and never signs; one still within its time is left alone.
  */
 import { SqlClient } from "@effect/sql"

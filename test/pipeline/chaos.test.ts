@@ -26,10 +26,14 @@ describe("chaos at send", () => {
     for (const destination of destinations) expect(await connection.getBalance(new PublicKey(destination))).toBe(1_000_000)
     expect(settled.some((s) => s.body.data.attempts > 1)).toBe(true)
 
-    await new Promise((resolve) => setTimeout(resolve, 700)) // metric counters flush every 500 ms
-    const metrics = (await api(env.service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
+    // Metric counters are flushed to SQL every 500 ms: wait for the flush rather than a fixed time.
+    const readMetrics = async () => (await api(env.service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
+    let metrics = await readMetrics()
+    for (const deadline = Date.now() + 15_000; metrics["tx.confirmed"] !== 10 && Date.now() < deadline; metrics = await readMetrics()) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
     expect(metrics["chaos.injected.send"]).toBeGreaterThan(0)
     expect(metrics["outbox.retry_attempts"]).toBeGreaterThan(0)
     expect(metrics["tx.confirmed"]).toBe(10)
-  })
+  }, 180_000) // each transfer may take up to 120 s of waitSettled on a loaded machine; vitest's 60 s default cut that short
 })

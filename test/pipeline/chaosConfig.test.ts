@@ -1,6 +1,6 @@
 /**
  * Chaos over HTTP and as the pipeline calls it: off and unchangeable (403) unless CHAOS_ENABLED=true;
- * partial updates; rate 0 never fails, rate 1 always does, latency is added; a stored config has no
+ * partial updates (a failureRates map given is the whole map); rate 0 never fails, rate 1 always does, latency is added; a stored config has no
  * effect once the service restarts without CHAOS_ENABLED.
  */
 import { Effect, Exit } from "effect"
@@ -73,13 +73,19 @@ describe("chaos with CHAOS_ENABLED=true", () => {
 
   const put = (body: unknown) => api(service.baseUrl, "PUT", "/api/v1/chaos", body)
 
-  it("changes only the fields given, single failure rates included", async () => {
-    const first = await put({ enabled: true, failureRates: { send: 0.5 } })
+  it("changes only the fields given; failureRates given is the whole map, and an empty map clears it", async () => {
+    const first = await put({ enabled: true, failureRates: { send: 0.5, sign: 0.1 } })
     expect(first.status).toBe(200)
-    expect(first.body.data).toEqual({ enabled: true, failureRates: { simulation: 0, build: 0, sign: 0, send: 0.5 }, latencyMs: 0 })
+    expect(first.body.data).toEqual({ enabled: true, failureRates: { simulation: 0, build: 0, sign: 0.1, send: 0.5 }, latencyMs: 0 })
     const second = await put({ failureRates: { build: 0.25 }, latencyMs: 10 })
-    expect(second.body.data).toEqual({ enabled: true, failureRates: { simulation: 0, build: 0.25, sign: 0, send: 0.5 }, latencyMs: 10 })
+    expect(second.body.data).toEqual({ enabled: true, failureRates: { simulation: 0, build: 0.25, sign: 0, send: 0 }, latencyMs: 10 })
     expect((await api(service.baseUrl, "GET", "/api/v1/chaos")).body.data).toEqual(second.body.data)
+    // Without failureRates the rates stay; an empty map resets them all.
+    expect((await put({ latencyMs: 0 })).body.data.failureRates).toEqual(second.body.data.failureRates)
+    const reset = await put({ failureRates: {} })
+    expect(reset.status).toBe(200)
+    expect(reset.body.data).toEqual({ enabled: true, failureRates: { simulation: 0, build: 0, sign: 0, send: 0 }, latencyMs: 0 })
+    expect(await injectMany(service, "build", 50)).toEqual([])
   })
 
   it("refuses rates outside 0-1 and a negative latency, naming the field, changing nothing", async () => {
@@ -103,7 +109,7 @@ describe("chaos with CHAOS_ENABLED=true", () => {
     expect(await injectMany(service, "build", 200)).toEqual([])
     const failures = await injectMany(service, "sign", 200)
     expect(failures).toHaveLength(200)
-    expect(new Set(failures)).toEqual(new Set(["ChaosFault: chaos: injected sign failure"]))
+    expect(new Set(failures)).toEqual(new Set(["ChaosFault: chaos: injected failure at the sign stage (chaos testing is enabled; not a real sign failure)"]))
     const counters = (await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data
     expect(counters["chaos.injected.sign"]).toBe(200)
   })

@@ -45,7 +45,11 @@ describe("off-chain intents through the pipeline", () => {
     const trades = await api(env.service.baseUrl, "GET", `/api/v1/strategy/paper/${agent.id}`)
     expect(trades.body.data).toHaveLength(1)
 
-    const orphan = await submit(env.service.baseUrl, { walletId: agent.walletId, type: "paper_trade", protocol: "system-program", intent: { type: "query_balance", protocol: "system-program", intent: {} } }, undefined, "?waitMs=10000")
+    // Without agentId, the wallet's agent is the one acting (docs/decisions/access.md); a wallet without one has none.
+    const inferred = await submit(env.service.baseUrl, { walletId: agent.walletId, type: "paper_trade", protocol: "system-program", intent: { type: "query_balance", protocol: "system-program", intent: {} } }, undefined, "?waitMs=10000")
+    expect(inferred.body.data).toMatchObject({ status: "confirmed", agentId: agent.id })
+    const plain = (await api(env.service.baseUrl, "POST", "/api/v1/wallets", {})).body.data as { id: string }
+    const orphan = await submit(env.service.baseUrl, { walletId: plain.id, type: "paper_trade", protocol: "system-program", intent: { type: "query_balance", protocol: "system-program", intent: {} } }, undefined, "?waitMs=10000")
     expect(orphan.body).toMatchObject({ status: "failure", failedAt: "build" })
     expect(orphan.body.error).toContain("agentId")
   })

@@ -79,6 +79,25 @@ describe("execution proof", () => {
     expect(proof.intentHash).toMatch(/^[0-9a-f]{64}$/)
   })
 
+  // Computed once outside this code base, by a 10-line node:crypto script over docs/proof.md's canonical
+  // form (sorted keys, JSON.stringify strings and numbers, no whitespace): fixed, so a change to our
+  // canonical JSON or hash chaining cannot move both sides of the check at once.
+  it("matches fixed vectors computed independently of this module", () => {
+    const proof = proofOf()
+    expect(proof.intentHash).toBe("14c1c5b4ff74a145912f4b0e502ce52cfe8679ef40d04ea3f267337b9a6ca537")
+    expect(proof.policyHash).toBe("7dcbc2423e5e755eaacc91d633b84061de73fad39c8aab51f64273b380e675b7")
+    expect(proof.simulationHash).toBe("6694fb8f6bc5c76b87f3aee443a362522391f9beef1ada57ac352f18cc31f8b7")
+    expect(proof.proofHash).toBe("87b2913a435191d03dc3bedf9319c9b24882053c400d0c31d8f0c70af4a41507")
+    const failure = buildExecutionProof({ txId: "t", walletId: "w", intent, policyDecision: null, simulation: null })
+    expect(failure.policyHash).toBe("74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b")
+    expect(failure.simulationHash).toBe("74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b")
+    expect(failure.proofHash).toBe("4bfb570bbb678da7130816ee34796517275d3e7b937feaa2db60ee8bd14b78d3")
+    // Keys sort by UTF-16 code units (RFC 8785): "A" < "z" < "é" < U+1F600 (a surrogate pair) < U+FFFD.
+    const keys = { "\u00e9": 1, z: 2, A: 3, "\u{1F600}": 4, "\uFFFD": 5 }
+    expect(canonicalJson(keys)).toBe('{"A":3,"z":2,"\u00e9":1,"\u{1F600}":4,"\uFFFD":5}')
+    expect(sha256Hex(canonicalJson(keys))).toBe("5363e0af76b88e78fc7e7e5f4e65981189ad02387b0ebd543ff5d717bf478676")
+  })
+
   it("pins one known value so other implementations can check themselves", () => {
     expect(sha256Hex(canonicalJson({ lamports: 1, destination: "a" }))).toBe(sha256Hex('{"destination":"a","lamports":1}'))
     expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

@@ -116,11 +116,39 @@ describe("transfer_sol through the pipeline", () => {
     expect(await connection().getBalance(new PublicKey(destination))).toBe(2_000_000)
   })
 
+  it("builds identical transfers on one blockhash with distinct compute-unit prices instead of waiting for a new blockhash", async () => {
+    const source = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const destination = Keypair.generate().publicKey.toBase58()
+    const body = { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1_000_000 } }
+    const created = await Promise.all([0, 1, 2].map(() => submit(env.service.baseUrl, body, undefined, "")))
+    expect(created.map((c) => c.body.data.status)).toEqual(["confirmed", "confirmed", "confirmed"])
+    const signatures = created.map((c) => c.body.data.signature as string)
+    expect(new Set(signatures).size).toBe(3)
+    expect(await connection().getBalance(new PublicKey(destination))).toBe(3_000_000)
+    const landed = await Promise.all(signatures.map((signature) => connection().getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })))
+    const messages = landed.map((tx) => tx!.transaction.message)
+    // Instruction 1 is SetComputeUnitPrice: [3, u64 microlamports LE].
+    const prices = messages.map((message) => Buffer.from(message.compiledInstructions[1]!.data).readBigUInt64LE(1))
+    expect(new Set(messages.map((message) => message.recentBlockhash)).size).toBe(1)
+    expect(new Set(prices.map(String)).size).toBe(3)
+    expect(prices.map((p) => p - prices.reduce((m, x) => (x < m ? x : m)))).toEqual(expect.arrayContaining([0n, 1n, 2n]))
+  })
+
+  it("refuses a transfer to the wallet itself at build, saying why, and moves nothing", async () => {
+    const source = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const before = await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(source.publicKey))
+    const created = await submit(env.service.baseUrl, { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination: source.publicKey, lamports: 1_000_000 } }, undefined, "")
+    expect(created.status).toBe(500)
+    expect(created.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build", data: { status: "failed" } })
+    expect(created.body.error).toContain("intent.destination is the wallet's own address")
+    expect(await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(source.publicKey))).toBe(before)
+  })
+
   it("answers query_balance with a result and no signature", async () => {
     const source = await createWallet(env.service.baseUrl, 1_000_000_000)
     const created = await submit(env.service.baseUrl, { walletId: source.id, type: "query_balance", protocol: "system-program", intent: {} }, undefined, "?waitMs=10000")
     expect(created.body.data.status).toBe("confirmed")
-    expect(created.body.data.result.lamports).toBe("1000000000")
+    expect(created.body.data.result.lamports).toBe(1_000_000_000)
     expect(created.body.data.signature).toBeUndefined()
     expect(created.body.data.policyDecision).toBeUndefined()
   })

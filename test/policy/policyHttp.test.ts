@@ -100,6 +100,19 @@ describe("policies over HTTP", () => {
     const versions = (await call("GET", `/api/v1/policies/${id}/versions`)).body.data.versions
     expect(versions.map((v: { rules: Array<{ maxBps: number }> }) => v.rules[0].maxBps)).toEqual([300, 100, 300, 100])
 
+    // To the version it already is: nothing changed, no new version, in every mode.
+    for (const mode of ["safe", "force", "dry_run"]) {
+      const same = await call("POST", `/api/v1/policies/${id}/migrate`, { targetVersion: 4, mode })
+      expect(same.status).toBe(200)
+      expect(same.body).toMatchObject({ status: "success", errorCode: null })
+      expect(same.body.data).toMatchObject({
+        applied: false, unchanged: true, fromVersion: 4, targetVersion: 4, differences: [], message: "policy is already at version 4: nothing changed",
+        policy: { version: 4 }
+      })
+    }
+    expect((await call("GET", `/api/v1/policies/${id}/versions`)).body.data.versions).toHaveLength(4)
+    expect((await call("GET", `/api/v1/policies/${id}`)).body.data.version).toBe(4)
+
     const badMode = await call("POST", `/api/v1/policies/${id}/migrate`, { targetVersion: 1, mode: "sometimes" })
     expect(badMode.status).toBe(400)
     expect(badMode.body.error).toContain("mode")

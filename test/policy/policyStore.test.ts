@@ -1,5 +1,5 @@
 /**
- * The engine's SQL state under concurrency (PGlite, or PostgreSQL with TEST_DATABASE_URL): a daily
+ * The engine's SQL state under concurrency (a fresh database on TEST_DATABASE_URL's server, or the run's embedded one): a daily
  * limit admitting exactly 7 of 50 concurrent decisions, idempotency per txId, released spend, and
  * fail-closed denies for a corrupted rule and an unreachable policy store.
  */
@@ -92,16 +92,43 @@ describe("policy store under concurrency", () => {
     expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("deny")
   })
 
-  it("counts a require_approval's spend only when it is approved", async () => {
+  it("reserves a require_approval's spend at the gate, counts it once when approved, and gives it back when rejected", async () => {
     const wallet = await engine.createWallet()
     await engine.createPolicy(wallet, [{ type: "spending_limit", maxLamportsPerDay: 1_500_000, requireApprovalAboveLamports: 500_000 }])
     const pending = transfer(wallet, 1_000_000n)
     expect((await decide(pending)).decision).toBe("require_approval")
+    // The waiting 1,000,000 already counts: 600,000 more would pass the limit, 400,000 does not.
+    expect((await decide(transfer(wallet, 600_000n))).decision).toBe("deny")
     expect((await decide(transfer(wallet, 400_000n))).decision).toBe("allow")
     await engine.run(Effect.flatMap(PolicyEngine, (e) => e.onApproved(pending.txId)))
     await engine.run(Effect.flatMap(PolicyEngine, (e) => e.onApproved(pending.txId)))
     expect((await decide(transfer(wallet, 200_000n))).decision).toBe("deny")
     expect((await decide(transfer(wallet, 100_000n))).decision).toBe("allow")
+
+    const other = await engine.createWallet()
+    await engine.createPolicy(other, [{ type: "spending_limit", maxLamportsPerDay: 1_000_000, requireApprovalAboveLamports: 0 }])
+    const rejected = transfer(other, 1_000_000n)
+    expect((await decide(rejected)).decision).toBe("require_approval")
+    expect((await decide(transfer(other, 1_000_000n))).decision).toBe("deny")
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.releaseSpend(rejected.txId)))
+    expect((await decide(transfer(other, 1_000_000n))).decision).toBe("require_approval")
+  })
+
+  it("starts a retried transaction over: its spend is given back once and the next decision is fresh", async () => {
+    const wallet = await engine.createWallet()
+    await engine.createPolicy(wallet, [{ type: "spending_limit", maxLamportsPerDay: 1_000_000 }])
+    const retried = transfer(wallet, 1_000_000n)
+    expect((await decide(retried)).decision).toBe("allow")
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.startOver(retried.txId)))
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.startOver(retried.txId)))
+    // Fresh: the same transaction decides again and counts again; a second transfer no longer fits.
+    expect((await decide(retried)).decision).toBe("allow")
+    expect((await decide(transfer(wallet, 1n))).decision).toBe("deny")
+    // Released before the retry (it failed before submission): starting over gives nothing back twice.
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.releaseSpend(retried.txId)))
+    await engine.run(Effect.flatMap(PolicyEngine, (e) => e.startOver(retried.txId)))
+    expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("allow")
+    expect((await decide(transfer(wallet, 1n))).decision).toBe("deny")
   })
 
   it("denies when a stored rule is corrupted", async () => {

@@ -35,24 +35,37 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant("migrate" as const), target: fc.integer({ min: 1, max: 12 }), mode: fc.constantFrom("safe" as const, "force" as const, "dry_run" as const) })
 )
 
+/** Typed refusals a step may meet: invalid rules, a target version that does not exist, an unsafe migration. */
+const REFUSALS = new Set(["ValidationError", "NotFound", "PolicyViolation", "InvalidState"])
+
 describe("policy version history", () => {
-  it("never changes a version once written", async () => {
+  it("never changes a version once written; a refused step writes nothing", async () => {
     const walletId = await engine.createWallet()
+    const ran = { updated: 0, updateRefused: 0, migrated: 0, migrateRefused: 0 }
     await fc.assert(
       fc.asyncProperty(rulesJson, fc.array(step, { maxLength: 10 }), async (initial, steps) => {
-        const service = (effect: (s: PolicyService) => Effect.Effect<unknown, unknown>) => engine.run(Effect.flatMap(PolicyService, effect))
+        const service = <A>(effect: (s: PolicyService) => Effect.Effect<A, unknown>) => engine.run(Effect.flatMap(PolicyService, effect))
         // Invalid rule sets (the generator makes some) are refused and write nothing; start from a valid one.
-        const created = (await service((s) => s.create(caller, { walletId, name: "prop", active: true, rules: initial })).catch(() =>
-          service((s) => s.create(caller, { walletId, name: "prop", active: true, rules: [] }))
-        )) as Policy
+        const first = await service((s) => Effect.either(s.create(caller, { walletId, name: "prop", active: true, rules: initial })))
+        const created = (first._tag === "Right" ? first.right : await service((s) => s.create(caller, { walletId, name: "prop", active: true, rules: [] }))) as Policy
         const seen: Array<Policy> = [created]
         for (const s of steps) {
-          if (s.kind === "update") {
-            await service((svc) => svc.update(caller, created.id, s)).catch(() => undefined)
-          } else {
-            await service((svc) => svc.migrate(caller, created.id, s.target, s.mode)).catch(() => undefined)
-          }
+          // A defect (anything but a typed refusal) rejects here and fails the property.
+          const outcome =
+            s.kind === "update"
+              ? await service((svc) => Effect.either(svc.update(caller, created.id, s)))
+              : await service((svc) => Effect.either(svc.migrate(caller, created.id, s.target, s.mode)))
           const versions = (await service((svc) => svc.versions(caller, created.id))) as ReadonlyArray<Policy>
+          if (outcome._tag === "Left") {
+            expect(REFUSALS).toContain((outcome.left as { _tag: string })._tag)
+            expect(versions.length).toBe(seen.length)
+            ran[s.kind === "update" ? "updateRefused" : "migrateRefused"]++
+          } else {
+            // An update always appends a version; a migration appends at most one (none for a dry run).
+            if (s.kind === "update") expect(versions.length).toBe(seen.length + 1)
+            else expect(versions.length).toBeLessThanOrEqual(seen.length + (s.mode === "dry_run" ? 0 : 1))
+            ran[s.kind === "update" ? "updated" : "migrated"]++
+          }
           // Every version seen before reads back exactly as it was.
           for (const old of seen) expect(versions[old.version - 1]).toEqual(old)
           expect(versions.map((v) => v.version)).toEqual(versions.map((_, i) => i + 1))
@@ -64,6 +77,11 @@ describe("policy version history", () => {
       }),
       { numRuns: 25 }
     )
+    // Each branch of the property ran.
+    expect(ran.updated).toBeGreaterThan(0)
+    expect(ran.updateRefused).toBeGreaterThan(0)
+    expect(ran.migrated).toBeGreaterThan(0)
+    expect(ran.migrateRefused).toBeGreaterThan(0)
   }, 120_000)
 
   it("refuses to update or delete a stored version in SQL", async () => {

@@ -71,7 +71,7 @@ describe("buildTransferSol", () => {
     [{ destination, lamports: 1.5 }, "intent.lamports must be an integer (a number or a decimal string)"],
     [{ destination, lamports: "-5" }, "intent.lamports must be an integer (a number or a decimal string)"],
     [{ destination, lamports: "18446744073709551616" }, "intent.lamports must fit in a u64"],
-    [{ destination: wallet.publicKey.toBase58(), lamports: 1 }, "intent.destination is the wallet itself"]
+    [{ destination: wallet.publicKey.toBase58(), lamports: 1 }, "intent.destination is the wallet's own address: a transfer to itself moves no lamports and only pays the fee; send to another address"]
   ])("refuses %j with a readable message", (intent, message) => {
     const result = built(intent)
     expect(Either.isLeft(result)).toBe(true)

@@ -24,7 +24,14 @@ const call = (method: string, path: string, body?: unknown, headers?: Record<str
 
 describe("protocol risk configs over HTTP", () => {
   it("creates on first PUT with defaults, then changes only the provided fields", async () => {
-    expect((await call("GET", "/api/v1/risk/protocols/amm-one", undefined, A)).status).toBe(404)
+    // Never configured: the defaults the engine applies, not a 404.
+    const defaults = await call("GET", "/api/v1/risk/protocols/amm-one", undefined, A)
+    expect(defaults.status).toBe(200)
+    expect(defaults.body).toMatchObject({ status: "success", errorCode: null })
+    expect(defaults.body.data).toEqual({
+      protocol: "amm-one", version: "1", allowedPools: [], allowedPrograms: [], requireOracleForSwap: false, gaslessEligible: false,
+      updatedAt: new Date(0).toISOString()
+    })
     const created = await call("PUT", "/api/v1/risk/protocols/amm-one", { maxSlippageBps: 150, allowedPools: [POOL] }, A)
     expect(created.status).toBe(200)
     expect(created.body.data).toMatchObject({
@@ -59,9 +66,25 @@ describe("protocol risk configs over HTTP", () => {
     expect((await call("GET", "/api/v1/risk/protocols/amm-two", undefined, A)).body.data.maxSlippageBps).toBe(100)
   })
 
+  it("refuses a name that is not one of the nine protocol identifiers with a 400 naming protocol, storing nothing", async () => {
+    for (const name of ["not-a-protocol", "AMM-ONE", "%00", "system-program2"]) {
+      for (const method of ["PUT", "GET"]) {
+        const refused = await call(method, `/api/v1/risk/protocols/${name}`, method === "PUT" ? { maxSlippageBps: 10 } : undefined, A)
+        expect(refused.status, `${method} ${name}`).toBe(400)
+        expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt: "validation" })
+        // A NUL is refused by the input check every string passes first; any other name by the protocol list.
+        expect(refused.body.error).toContain(name === "%00" ? "protocol: must not contain a NUL character" : "protocol: must be one of: system-program, spl-token, escrow")
+      }
+    }
+    const listed = await call("GET", "/api/v1/risk/protocols", undefined, A)
+    expect(listed.body.data.protocols.map((p: { protocol: string }) => p.protocol)).not.toContain("not-a-protocol")
+  })
+
   it("keeps each tenant's configs apart", async () => {
     await call("PUT", "/api/v1/risk/protocols/lending-market", { maxPoolConcentrationBps: 500 }, A)
-    expect((await call("GET", "/api/v1/risk/protocols/lending-market", undefined, B)).status).toBe(404)
+    const seenByB = await call("GET", "/api/v1/risk/protocols/lending-market", undefined, B)
+    expect(seenByB.status).toBe(200)
+    expect(seenByB.body.data.maxPoolConcentrationBps).toBeUndefined()
     const listedB = await call("GET", "/api/v1/risk/protocols", undefined, B)
     expect(listedB.body.data.protocols).toEqual([])
   })

@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { superviseActor } from "../../actors/supervise.js"
 import { api, type RunningService, startService } from "../support/service.js"
+import { waitFor } from "../support/wait.js"
 
 const CRASHY = "test-crashy"
 
@@ -42,17 +43,9 @@ afterAll(async () => {
 
 const OPS = { "x-api-key": "k-ops" }
 
-const waitFor = async (check: () => Promise<boolean>, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out")
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 describe("GET /api/v1/runtime/actors", () => {
   it("shows the crashing actor restarted twice with its last error, then running", async () => {
-    await waitFor(async () => {
+    await waitFor("the crashing actor's second restart", async () => {
       const actor = await api(service.baseUrl, "GET", `/api/v1/runtime/actors/${CRASHY}`, undefined, OPS)
       return actor.body.data?.restarts === 2 && actor.body.data?.status === "running"
     })

@@ -54,7 +54,7 @@ describe("transfer_sol", () => {
   it("refuses an unsafe JSON number instead of losing precision", () => {
     const issues = issuesOf(IntentPayloads.transfer_sol, { destination: WALLET_A, lamports: 2 ** 60 })
     expect(issues).toEqual([
-      { path: "lamports", message: "must be a non-negative integer: a decimal string, or a JSON number up to 9007199254740991" }
+      { path: "lamports", message: "must be a non-negative integer up to 18446744073709551615 (u64): a decimal string, or a JSON number up to 9007199254740991" }
     ])
   })
 

@@ -1,21 +1,21 @@
 /**
- * The database of a test: a fresh PostgreSQL database on TEST_DATABASE_URL's server when it is set
- * (created here, dropped after), else the embedded PGlite under the test's DATA_DIR.
+ * The database of a test: a fresh PostgreSQL database on TEST_DATABASE_URL's server (the machine's,
+ * or the embedded one test/support/globalDatabase.ts starts for the run), created here, dropped after.
  */
 import pg from "pg"
 import { randomBytes } from "node:crypto"
 
 export interface TestDatabase {
-  /** DATABASE_URL for the service, or undefined for the embedded PGlite. */
-  readonly url: string | undefined
+  /** DATABASE_URL for the service. */
+  readonly url: string
   readonly drop: () => Promise<void>
 }
 
-export const usingPostgres = () => (process.env.TEST_DATABASE_URL ?? "").trim() !== ""
-
 export const createTestDatabase = async (): Promise<TestDatabase> => {
   const admin = process.env.TEST_DATABASE_URL
-  if (admin === undefined || admin.trim() === "") return { url: undefined, drop: async () => {} }
+  if (admin === undefined || admin.trim() === "") {
+    throw new Error("TEST_DATABASE_URL is unset: run the tests with vitest (its globalSetup starts an embedded PostgreSQL) or set it")
+  }
   const name = `t_${randomBytes(6).toString("hex")}`
   const client = new pg.Client({ connectionString: admin })
   await client.connect()

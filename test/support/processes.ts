@@ -4,9 +4,11 @@
  * database. Every child is tracked and killed (with its whole process group: tsx runs the service in
  * a grandchild) by `killAllChildren`, which also runs when this process exits.
  *
- * PostgreSQL: the server of TEST_DATABASE_URL when set, else the machine's local server at
- * postgres://postgres@127.0.0.1:5432/postgres (these tests need a real server: two processes cannot
- * share the embedded PGlite). A fresh database is created per test file and dropped afterwards.
+ * PostgreSQL: the server of TEST_DATABASE_URL (under vitest always set: the machine's server, or the
+ * embedded one test/support/globalDatabase.ts starts for the run); outside vitest (benchmarks) the
+ * local server at postgres://postgres@127.0.0.1:5432/postgres. A fresh database is created per test
+ * file and dropped afterwards. A service started with no `databaseUrl` runs its own embedded server
+ * under its DATA_DIR, as `npm start` does.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -18,6 +20,7 @@ import { pathToFileURL } from "node:url"
 import pg from "pg"
 import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
 import { freePort, freePortPair } from "./freePort.js"
+import { assertLamportsAreNumbers } from "./lamportFields.js"
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..")
 export const SERVICE_API_KEY = "process-test-admin-key"
@@ -123,6 +126,8 @@ export interface ServiceProcessOptions {
    * `node <flags> --import tsx src/main.ts` instead of through the tsx CLI.
    */
   readonly nodeArgs?: ReadonlyArray<string>
+  /** As `npm start`: `--dev` (development credentials under DATA_DIR) and no WALLET_KEY_ENCRYPTION_SECRET. */
+  readonly dev?: boolean
 }
 
 const children = new Set<ChildProcess>()
@@ -150,8 +155,8 @@ export const startServiceProcess = async (options: ServiceProcessOptions): Promi
   const port = options.port ?? (await freePort())
   const [command, args] =
     options.nodeArgs === undefined
-      ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/main.ts"]]
-      : [process.execPath, [...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts"]]
+      ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/main.ts", ...(options.dev === true ? ["--dev"] : [])]]
+      : [process.execPath, [...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...(options.dev === true ? ["--dev"] : [])]]
   const child = spawn(command, args, {
     cwd: PROJECT_ROOT,
     // Its own process group, so one signal reaches tsx and the node process it runs main.ts in.
@@ -165,7 +170,7 @@ export const startServiceProcess = async (options: ServiceProcessOptions): Promi
       API_GATEWAY_API_KEYS: `${SERVICE_API_KEY}:*:all`,
       API_GATEWAY_RATE_LIMIT_PER_MINUTE: "10000000",
       DATABASE_POOL_SIZE: "10",
-      WALLET_KEY_ENCRYPTION_SECRET: "process-test-key-encryption-secret",
+      ...(options.dev === true ? {} : { WALLET_KEY_ENCRYPTION_SECRET: "process-test-key-encryption-secret" }),
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
       ...options.env
     },
@@ -239,6 +244,7 @@ export const call = async (baseUrl: string, method: string, urlPath: string, bod
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const json = (await response.json()) as { status: "success" | "failure"; errorCode: string | null; data: any; error?: string }
+  assertLamportsAreNumbers(json, `${method} ${urlPath}`)
   return { status: response.status, body: json }
 }
 
@@ -314,3 +320,46 @@ export const startSharedDeployment = async (dataDirPrefix: string) => {
   }
 }
 export type SharedDeployment = Awaited<ReturnType<typeof startSharedDeployment>>
+
+export interface EntryProcess {
+  readonly pid: number
+  readonly output: () => string
+  /** SIGTERM to the whole group, SIGKILL after `graceMs`; resolves once it is gone. */
+  readonly stop: (graceMs?: number) => Promise<void>
+}
+
+/**
+ * Another entry point of the project (e.g. src/wallet/mpc/nodeMain.ts) as a tracked child with only
+ * `env` (plus PATH and HOME), resolved once it printed `readyText`.
+ */
+export const startEntryProcess = async (script: string, env: Record<string, string>, readyText: string, readyTimeoutMs = 60_000): Promise<EntryProcess> => {
+  const child = spawn(path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), [script], {
+    cwd: PROJECT_ROOT,
+    detached: true,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? os.tmpdir(), ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  children.add(child)
+  let text = ""
+  child.stdout?.on("data", (chunk: Buffer) => void (text += chunk.toString()))
+  child.stderr?.on("data", (chunk: Buffer) => void (text += chunk.toString()))
+  const exited = new Promise<void>((resolve) => (isRunning(child) ? child.once("exit", () => resolve()) : resolve()))
+  void exited.then(() => children.delete(child))
+  const deadline = Date.now() + readyTimeoutMs
+  while (!text.includes(readyText)) {
+    if (!isRunning(child) || Date.now() > deadline) {
+      killGroup(child, "SIGKILL")
+      throw new Error(`${script} did not start:\n${text}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const stop = async (graceMs = 5_000) => {
+    if (!isRunning(child)) return
+    killGroup(child, "SIGTERM")
+    const timer = setTimeout(() => killGroup(child, "SIGKILL"), graceMs)
+    await exited
+    clearTimeout(timer)
+    killGroup(child, "SIGKILL")
+  }
+  return { pid: child.pid!, output: () => text, stop }
+}

@@ -1,7 +1,7 @@
 /**
  * Starts the whole service in this test process, as main.ts composes it, against a real ledger and a
- * real database (PGlite in a temp DATA_DIR, or a fresh PostgreSQL database when TEST_DATABASE_URL is
- * set). Returns the gateway's base URL and a way to stop (and restart on the same data).
+ * real database (a fresh database on TEST_DATABASE_URL's server: the machine's or the run's embedded
+ * one, see test/support/database.ts). Returns the gateway's base URL and a way to stop (and restart on the same data).
  */
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
@@ -12,6 +12,7 @@ import { AppLive } from "../../src/app.js"
 import { ChainEndpoints } from "../../src/chain/chainClient.js"
 import { AppConfig } from "../../src/config.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
+import { assertLamportsAreNumbers } from "./lamportFields.js"
 
 export interface TestKeys {
   readonly admin: string
@@ -48,11 +49,13 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
     WALLET_KEY_ENCRYPTION_SECRET: "test-key-encryption-secret",
     // Tests poll hard; the rate limit has its own test with its own setting.
     API_GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000",
+    // Tests send many missing and unknown keys on purpose; the per-address limit has its own test.
+    API_GATEWAY_AUTH_FAILURES_PER_MINUTE: "1000000",
     // Parallel test files each run services on one PostgreSQL: small pools stay under its max_connections.
     DATABASE_POOL_SIZE: "5",
     TX_PIPELINE_WORKERS: "8",
     CHAIN_RPC_URL: options.rpcUrl,
-    ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
+    DATABASE_URL: database.url,
     ...options.env
   }
   const provider = ConfigProvider.fromMap(new Map(Object.entries(env)))
@@ -82,28 +85,45 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
   }
 }
 
-/** fetch + JSON with the admin key unless headers say otherwise. */
-export const api = async (
+/**
+ * The answer envelope every route gives (SPEC "Errors"). `D` types `data` for tests that name it;
+ * left out it stays `any`, so the suite's older call sites keep reading fields freely.
+ */
+export interface Envelope<D = any> {
+  readonly status: "success" | "failure"
+  readonly errorCode: string | null
+  readonly failedAt: string | null
+  readonly stage: string
+  readonly traceId: string
+  readonly data: D
+  readonly error?: string
+  readonly errorMessage?: string
+}
+
+export interface ApiAnswer<D = any> {
+  /** The HTTP status. */
+  readonly status: number
+  readonly headers: Headers
+  readonly body: Envelope<D>
+}
+
+/**
+ * The suite's one way to call the service: fetch + JSON with the admin key unless headers say
+ * otherwise. Type the data when a test reads it: `api<{ id: string }>(base, "GET", path)`.
+ */
+export const api = async <D = any>(
   baseUrl: string,
   method: string,
   urlPath: string,
   body?: unknown,
   headers: Record<string, string> = { "x-api-key": ADMIN_KEY }
-) => {
+): Promise<ApiAnswer<D>> => {
   const response = await fetch(baseUrl + urlPath, {
     method,
     headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
     ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
   })
-  const json = (await response.json()) as {
-    status: "success" | "failure"
-    errorCode: string | null
-    failedAt: string | null
-    stage: string
-    traceId: string
-    data: any
-    error?: string
-    errorMessage?: string
-  }
+  const json = (await response.json()) as Envelope<D>
+  assertLamportsAreNumbers(json, `${method} ${urlPath}`)
   return { status: response.status, headers: response.headers, body: json }
 }

@@ -28,10 +28,26 @@ describe("wallets over HTTP", () => {
     expect(balance.body.data).toEqual({ lamports: 0, sol: 0 })
   })
 
+  it("accepts fundLamports without autoFund (0 included) and ignores it; with autoFund it must be at least 1", async () => {
+    for (const fundLamports of [0, 5_000_000]) {
+      const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { autoFund: false, fundLamports })
+      expect(created.status).toBe(201)
+      expect(created.body.data.funding).toBeUndefined()
+      const balance = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}/balance`)
+      expect(balance.body.data).toEqual({ lamports: 0, sol: 0 })
+    }
+    const before = await walletCount()
+    const refused = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { autoFund: true, fundLamports: 0 })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ errorCode: "VALIDATION_ERROR", failedAt: "validation" })
+    expect(refused.body.error).toBe("fundLamports: must be at least 1 when autoFund is true")
+    expect(await walletCount()).toBe(before)
+  })
+
   it("creates a funded wallet whose balance matches what web3.js reads from the ledger", async () => {
     const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: "funded", autoFund: true, fundLamports: 1_500_000_000 })
     expect(created.status).toBe(201)
-    expect(created.body.data.funding).toMatchObject({ ok: true, lamports: "1500000000" })
+    expect(created.body.data.funding).toMatchObject({ ok: true, lamports: 1_500_000_000 })
     const id = created.body.data.id
     const balance = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${id}/balance`)
     const onChain = await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(created.body.data.publicKey))

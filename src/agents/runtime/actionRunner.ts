@@ -12,13 +12,14 @@ import type { StoredAgent } from "../agentRow.js"
 import { Strategy } from "../strategy.js"
 import type { ActionOutcome, ClaimedAction } from "./runStore.js"
 
-/** The agent acting for itself: its own tenant only, no key behind it. */
+/** The agent acting for itself: its own tenant and agent only (an agent's credential), no key behind it. */
 const agentCaller = (stored: StoredAgent, action: ClaimedAction): CallerInfo => ({
   keyId: `agent-runtime:${stored.agent.id}`,
   tenant: stored.tenantId,
   readTenant: stored.tenantId,
   scopes: new Set(["agents", "transactions"]),
-  traceId: `agent-${action.id}`
+  traceId: `agent-${action.id}`,
+  agentId: stored.agent.id
 })
 
 const describe = (error: unknown): string => {

@@ -9,7 +9,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { RiskConfigRepo } from "../../risk/riskConfigRepo.js"
-import { AgentBreaches } from "../agentBreaches.js"
+import { AgentBreaches, pauseReasonOf } from "../agentBreaches.js"
 import { AgentRepo } from "../agentRepo.js"
 import { AgentService } from "../agentService.js"
 
@@ -44,7 +44,7 @@ export const handleBreaches = Effect.gen(function* () {
         Effect.map((controls) => controls.autoPauseOnBreach),
         Effect.orElseSucceed(() => true)
       )
-      const reason = `${breach.kind === "budget" ? "budget breach" : "delta guard breach"}: ${breach.reason}`
+      const reason = pauseReasonOf(breach)
       if (autoPause && (yield* agents.pauseForBreach(breach.agentId, reason)) === "paused") paused += 1
       if (!autoPause) yield* Effect.logInfo(`agent ${breach.agentId}: ${reason}; not paused (autoPauseOnBreach is false)`)
     }

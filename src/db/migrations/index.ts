@@ -10,6 +10,8 @@ import operations from "./0004_operations.js"
 import agents from "./0005_agents.js"
 import agentRuntime from "./0006_agent_runtime.js"
 import escrow from "./0007_escrow.js"
+import portfolioBreaches from "./0008_portfolio_breaches.js"
+import autofundCap from "./0009_autofund_cap.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -18,5 +20,7 @@ export const migrations = Migrator.fromRecord({
   "0004_operations": operations,
   "0005_agents": agents,
   "0006_agent_runtime": agentRuntime,
-  "0007_escrow": escrow
+  "0007_escrow": escrow,
+  "0008_portfolio_breaches": portfolioBreaches,
+  "0009_autofund_cap": autofundCap
 })

@@ -122,8 +122,7 @@ describe("durable runs", () => {
     }
   })
 
-  // Two processes cannot share the embedded database: this one always runs on PostgreSQL (TEST_DATABASE_URL's
-  // server, else the local default), in a fresh database of its own.
+  // Two services on one fresh database of their own (on TEST_DATABASE_URL's server, or the run's embedded one).
   it("two processes on one PostgreSQL run each agent once", async () => {
     const postgres = await createPostgresDatabase()
     const shared = { ...ENV, DATABASE_URL: postgres.url }

@@ -10,6 +10,7 @@ import type { AppLive } from "../../../src/app.js"
 import type { AppConfig } from "../../../src/config.js"
 import { api, type RunningService } from "../../support/service.js"
 import { createWallet } from "../../support/transactions.js"
+import { sleep, waitFor } from "../../support/wait.js"
 
 export type ServiceServices = Layer.Layer.Success<typeof AppLive> | AppConfig
 
@@ -17,16 +18,10 @@ export type ServiceServices = Layer.Layer.Success<typeof AppLive> | AppConfig
 export const TENANT_KEYS = ["test-admin-key:*:all", ...Array.from({ length: 10 }, (_, i) => `k-t${i}:tenant-${i}:all`)].join(";")
 export const tenant = (index: number) => ({ "x-api-key": `k-t${index}` })
 
-export const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+export const sleepReal = sleep
 
-/** Polls (real time) until `check` holds; throws with `what` on timeout. */
-export const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleepReal(50)
-  }
-}
+/** The shared poll (test/support/wait.ts) with this folder's longer default wait. */
+export const waitUntil = (what: string, check: () => Promise<boolean>, timeoutMs = 30_000) => waitFor(what, check, timeoutMs)
 
 export const inService = <A, E>(service: RunningService, effect: Effect.Effect<A, E, ServiceServices>) => service.runtime.runPromise(effect)
 

@@ -1,15 +1,11 @@
 /**
  * Supervision in real time (the service's own scheduler and supervisor, AGENT_LOOP_INTERVAL_MS=200):
- * an autonomous agent whose budget runs out is paused with the reason and an `agent.paused` event; a
- * confirmed agent transaction with a failed delta guard pauses its agent, unless the wallet's
- * autoPauseOnBreach is false.
+ * an autonomous agent whose budget runs out is paused with the reason and an `agent.paused` event.
+ * Delta guard breaches, caused for real on the ledger, are in deltaBreach.test.ts.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestLedger } from "../../support/ledger.js"
-import { api, type RunningService, startService } from "../../support/service.js"
+import { type RunningService, startService } from "../../support/service.js"
 import {
   agentActions,
   agentEvents,
@@ -18,7 +14,6 @@ import {
   autonomyState,
   createAgent,
   fundedWallet,
-  inService,
   TENANT_KEYS,
   tenant,
   waitUntil
@@ -39,23 +34,6 @@ afterAll(async () => {
   await service?.stop()
   await ledger?.close()
 })
-
-/** A confirmed transaction of the agent whose delta guard failed, as the pipeline would record it. */
-const insertBreachingTransaction = (walletId: string, agentId: string, tenantId: string) =>
-  inService(
-    service,
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const id = randomUUID()
-      const deltaGuard = { ok: false, reason: "observed -5000000 lamports, expected -1000000" }
-      yield* sql`
-        INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, status, stage, delta_guard)
-        VALUES (${id}, ${tenantId}, ${walletId}, ${agentId}, 'transfer_sol', 'system-program', '{}'::jsonb, '{}'::jsonb, 'test',
-          'confirmed', 'completed', ${JSON.stringify(deltaGuard)}::jsonb)
-      `
-      return id
-    }).pipe(Effect.orDie)
-  )
 
 describe("agent supervisor", () => {
   it("pauses an autonomous agent whose budget runs out, with the reason", async () => {
@@ -85,29 +63,5 @@ describe("agent supervisor", () => {
     const runs = state.steps[0].runs
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     expect((await autonomyState(service, agent.id, headers)).steps[0].runs).toBe(runs)
-  })
-
-  it("pauses the agent of a transaction whose delta guard failed; the transaction stays confirmed", async () => {
-    const headers = tenant(1)
-    const agent = await createAgent(service, headers, { autonomy: { enabled: false } })
-    const txId = await insertBreachingTransaction(agent.walletId, agent.id, "tenant-1")
-    await waitUntil("the automatic pause", async () => (await agentRecord(service, agent.id, headers)).status === "paused")
-    const record = await agentRecord(service, agent.id, headers)
-    expect(record.pausedReason).toBe(`delta guard breach: transaction ${txId}: observed -5000000 lamports, expected -1000000`)
-    expect(await agentEvents(service, agent.id, "agent.paused")).toHaveLength(1)
-    expect((await api(service.baseUrl, "GET", `/api/v1/transactions/${txId}`, undefined, headers)).body.data.status).toBe("confirmed")
-  })
-
-  it("leaves the agent running when the wallet's autoPauseOnBreach is false", async () => {
-    const headers = tenant(2)
-    const agent = await createAgent(service, headers, { autonomy: { enabled: false } })
-    const put = await api(service.baseUrl, "PUT", `/api/v1/risk/portfolio/${agent.walletId}`, { autoPauseOnBreach: false }, headers)
-    expect(put.status).toBe(200)
-    await insertBreachingTransaction(agent.walletId, agent.id, "tenant-2")
-    const handled = () =>
-      inService(service, Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ handled: boolean }>`SELECT handled FROM agent_breaches WHERE agent_id = ${agent.id}`).pipe(Effect.orDie))
-    await waitUntil("the breach to be handled", async () => (await handled()).some((row) => row.handled))
-    expect((await agentRecord(service, agent.id, headers)).status).toBe("running")
-    expect(await agentEvents(service, agent.id, "agent.paused")).toHaveLength(0)
   })
 })

@@ -1,0 +1,111 @@
+/** The shapes of the API's records that the console reads (spec "Resources and their fields"). */
+export interface HistoryEntry {
+  readonly status: string
+  readonly stage: string
+  readonly at: string
+  readonly message?: string
+}
+
+export interface PolicyDecision {
+  readonly decision: "allow" | "deny" | "require_approval"
+  readonly reasons: ReadonlyArray<string>
+  readonly riskTier: string
+}
+
+export interface Transaction {
+  readonly id: string
+  readonly walletId: string
+  readonly agentId?: string
+  readonly type: string
+  readonly protocol: string
+  readonly intent: Record<string, unknown>
+  readonly status: string
+  readonly stage: string
+  readonly failedAt: string | null
+  readonly errorCode: string | null
+  readonly error?: string
+  readonly signature?: string
+  readonly policyDecision?: PolicyDecision
+  readonly approval?: { status: string; requestedAt?: string; expiresAt?: string; decidedAt?: string; reason?: string }
+  readonly deltaGuard?: { ok: boolean; expectedLamportsDelta: number | null; observedLamportsDelta: number | null; varianceBps: number | null; reason?: string }
+  readonly executionProof?: Proof
+  readonly preBalanceLamports?: number | string
+  readonly postBalanceLamports?: number | string
+  readonly history: ReadonlyArray<HistoryEntry>
+  readonly createdAt: string
+  readonly confirmedAt?: string
+}
+
+export interface Proof {
+  readonly txId: string
+  readonly intentHash: string
+  readonly policyHash: string
+  readonly simulationHash: string
+  readonly signature?: string
+  readonly proofHash: string
+}
+
+export interface Replay {
+  readonly txId: string
+  readonly request: { intent: unknown }
+  readonly policyDecision: unknown
+  readonly simulation: unknown
+  readonly proof: Proof | null
+  readonly history: ReadonlyArray<HistoryEntry>
+}
+
+/** One message of the stage stream (GET /api/v1/stream). */
+export interface StageEvent {
+  readonly type: "stage"
+  readonly txId: string
+  readonly walletId: string
+  readonly agentId: string | null
+  readonly status: string
+  readonly stage: string
+  readonly at: string
+  readonly message?: string
+  readonly failedAt?: string
+  readonly errorCode?: string
+}
+
+export interface Wallet {
+  readonly id: string
+  readonly publicKey: string
+  readonly provider: string
+  readonly status: string
+  readonly label?: string
+  readonly createdAt: string
+}
+
+export interface Agent {
+  readonly id: string
+  readonly name: string
+  readonly walletId: string
+  readonly status: string
+  readonly executionMode: string
+  readonly allowedIntents: ReadonlyArray<string>
+  readonly allowedProtocols?: ReadonlyArray<string>
+  readonly budgetLamports?: number
+  readonly autonomy?: { enabled: boolean; mode: string; cadenceSeconds?: number }
+}
+
+export interface Actor {
+  readonly name: string
+  readonly kind: string
+  readonly status: string
+  readonly startedAt: string
+  readonly restarts: number
+  readonly lastError: string | null
+  readonly lastErrorAt: string | null
+  readonly queueDepth: number
+}
+
+export interface Policy {
+  readonly id: string
+  readonly walletId: string
+  readonly name: string
+  readonly version: number
+  readonly active: boolean
+  readonly rules: ReadonlyArray<Record<string, unknown>>
+  readonly updatedAt: string
+}

@@ -1,0 +1,45 @@
+/**
+ * The stage stream (WebSocket /api/v1/stream?apiKey=...): every stage transition of the tenant's
+ * transactions, as they happen. Reconnects after a drop; `state` tells the page whether it is live.
+ */
+import { useEffect, useRef, useState } from "preact/hooks"
+import { useSession } from "./session"
+import type { StageEvent } from "./types"
+
+export type StreamState = "connecting" | "live" | "closed"
+
+export const useStageStream = (onEvent: (event: StageEvent) => void, filter: { txId?: string } = {}): StreamState => {
+  const { apiKey } = useSession()
+  const [state, setState] = useState<StreamState>("connecting")
+  const handler = useRef(onEvent)
+  handler.current = onEvent
+
+  useEffect(() => {
+    let socket: WebSocket | undefined
+    let retry: ReturnType<typeof setTimeout> | undefined
+    let stopped = false
+    const connect = () => {
+      const scheme = location.protocol === "https:" ? "wss:" : "ws:"
+      const params = new URLSearchParams({ apiKey, ...(filter.txId === undefined ? {} : { txId: filter.txId }) })
+      socket = new WebSocket(`${scheme}//${location.host}/api/v1/stream?${params}`)
+      setState("connecting")
+      socket.onopen = () => setState("live")
+      socket.onmessage = (message) => {
+        const parsed = JSON.parse(String(message.data)) as { type: string }
+        if (parsed.type === "stage") handler.current(parsed as StageEvent)
+      }
+      socket.onclose = () => {
+        setState("closed")
+        if (!stopped) retry = setTimeout(connect, 2000)
+      }
+    }
+    connect()
+    return () => {
+      stopped = true
+      clearTimeout(retry)
+      socket?.close()
+    }
+  }, [apiKey, filter.txId])
+
+  return state
+}

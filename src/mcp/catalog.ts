@@ -1,0 +1,25 @@
+/** Every tool of the tool interface, by name (the spec's list plus the gateway reads it leaves out). */
+import type { ToolDefinition } from "./toolDefinition.js"
+import { agentTools } from "./tools/agentTools.js"
+import { auditTools } from "./tools/auditTools.js"
+import { gatewayRequestTool } from "./tools/gatewayRequestTool.js"
+import { policyTools } from "./tools/policyTools.js"
+import { protocolTools } from "./tools/protocolTools.js"
+import { riskTools } from "./tools/riskTools.js"
+import { strategyTools } from "./tools/strategyTools.js"
+import { transactionTools } from "./tools/transactionTools.js"
+import { walletTools } from "./tools/walletTools.js"
+
+export const TOOLS: ReadonlyArray<ToolDefinition> = [
+  ...walletTools,
+  ...transactionTools,
+  ...policyTools,
+  ...agentTools,
+  ...protocolTools,
+  ...riskTools,
+  ...strategyTools,
+  ...auditTools,
+  gatewayRequestTool
+]
+
+export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((definition) => [definition.name, definition]))

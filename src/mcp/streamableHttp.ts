@@ -1,0 +1,45 @@
+/**
+ * MCP over Streamable HTTP on the gateway, at `/mcp` (stateless: every POST gets its own server and
+ * transport; answers are JSON, no session, no server-sent stream). The key is `x-api-key` or
+ * `Authorization: Bearer` (checked by the gateway before this runs), and the tools act with it.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { Effect } from "effect"
+import { jsonBody } from "../gateway/request.js"
+import { route } from "../gateway/route.js"
+import { callerIdentity } from "./http.js"
+import { createMcpServer } from "./mcpServer.js"
+
+const SKIPPED_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding", "keep-alive"])
+
+const handlePost = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const body = yield* jsonBody
+  const identity = yield* callerIdentity
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) if (!SKIPPED_HEADERS.has(name) && value !== undefined) headers.set(name, value)
+  const answer = yield* Effect.promise(async () => {
+    const server = createMcpServer(identity)
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    await server.connect(transport)
+    try {
+      const response = await transport.handleRequest(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) }), { parsedBody: body })
+      return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() }
+    } finally {
+      await server.close()
+    }
+  })
+  return HttpServerResponse.text(answer.text, { status: answer.status, headers: answer.headers, contentType: answer.headers["content-type"] ?? "application/json" })
+})
+
+/** No session and no server-initiated stream: GET and DELETE are 405, as the transport spec allows. */
+const methodNotAllowed = Effect.succeed(
+  HttpServerResponse.text(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this server is stateless; POST JSON-RPC to /mcp" }, id: null }), {
+    status: 405,
+    headers: { allow: "POST" },
+    contentType: "application/json"
+  })
+)
+
+export const streamableHttpRoutes = [route("POST", "/mcp", handlePost), route("GET", "/mcp", methodNotAllowed), route("DELETE", "/mcp", methodNotAllowed)]

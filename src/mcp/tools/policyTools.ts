@@ -1,0 +1,77 @@
+/** Policy tools (spec: Tool interface, Policy; plus update and versions, which the gateway also serves). */
+import { Schema } from "effect"
+import { Amount, Base58Address, PolicyId, ProtocolName, Rules, TransactionType, WalletId } from "../args.js"
+import { apiPath, omit, tool } from "../toolDefinition.js"
+
+const Version = Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }), Schema.positive({ message: () => "must be positive" }))
+
+export const policyTools = [
+  tool({
+    name: "policy.create",
+    description: "Create a policy for a wallet (rules: spending_limit, address_allowlist, program_allowlist, time_window, rate_limit, ...).",
+    args: Schema.Struct({ walletId: WalletId, name: Schema.String, rules: Rules, active: Schema.Boolean }),
+    readOnly: false,
+    destructive: true,
+    request: (args) => ({ method: "POST", path: "/api/v1/policies", body: args })
+  }),
+  tool({
+    name: "policy.list_wallet",
+    description: "The policies of a wallet.",
+    args: Schema.Struct({ walletId: WalletId }),
+    readOnly: true,
+    request: ({ walletId }) => ({ method: "GET", path: apiPath`/api/v1/wallets/${walletId}/policies` })
+  }),
+  tool({
+    name: "policy.compatibility_check",
+    description: "Check a rule set for errors and conflicts without saving it.",
+    args: Schema.Struct({ rules: Rules }),
+    readOnly: true,
+    request: (args) => ({ method: "POST", path: "/api/v1/policies/compatibility-check", body: args })
+  }),
+  tool({
+    name: "policy.migrate",
+    description: "Migrate a policy to one of its versions (mode safe by default: only to a version at least as restrictive).",
+    args: Schema.Struct({ policyId: PolicyId, targetVersion: Version, mode: Schema.optional(Schema.Literal("safe", "force", "dry-run")) }),
+    readOnly: false,
+    destructive: true,
+    request: (args) => ({ method: "POST", path: apiPath`/api/v1/policies/${args.policyId}/migrate`, body: omit(args, "policyId") })
+  }),
+  tool({
+    name: "policy.evaluate",
+    description: "Ask what the wallet's policies would decide for an action (allow, deny, require_approval), without doing it.",
+    args: Schema.Struct({
+      walletId: WalletId,
+      type: TransactionType,
+      protocol: ProtocolName,
+      destination: Schema.optional(Base58Address),
+      tokenMint: Schema.optional(Base58Address),
+      amountLamports: Schema.optional(Amount),
+      programIds: Schema.optional(Schema.Array(Base58Address)),
+      slippageBps: Schema.optional(Schema.Number)
+    }),
+    readOnly: true,
+    request: (args) => ({ method: "POST", path: "/api/v1/evaluate", body: args })
+  }),
+  tool({
+    name: "policy.update",
+    description: "Change a policy's name, rules or active flag; this creates a new version.",
+    args: Schema.Struct({ policyId: PolicyId, name: Schema.optional(Schema.String), rules: Schema.optional(Rules), active: Schema.optional(Schema.Boolean) }),
+    readOnly: false,
+    destructive: true,
+    request: (args) => ({ method: "PUT", path: apiPath`/api/v1/policies/${args.policyId}`, body: omit(args, "policyId") })
+  }),
+  tool({
+    name: "policy.versions",
+    description: "All versions of a policy.",
+    args: Schema.Struct({ policyId: PolicyId }),
+    readOnly: true,
+    request: ({ policyId }) => ({ method: "GET", path: apiPath`/api/v1/policies/${policyId}/versions` })
+  }),
+  tool({
+    name: "policy.version",
+    description: "One version of a policy.",
+    args: Schema.Struct({ policyId: PolicyId, version: Version }),
+    readOnly: true,
+    request: ({ policyId, version }) => ({ method: "GET", path: apiPath`/api/v1/policies/${policyId}/versions/${version}` })
+  })
+]

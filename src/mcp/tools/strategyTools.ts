@@ -1,0 +1,44 @@
+/** Strategy and treasury tools (spec: Tool interface, Strategy and treasury). */
+import { Schema } from "effect"
+import { AgentId, Amount, Intent, JsonObject, ProtocolName, TransactionType, WalletId } from "../args.js"
+import { AnyFields, apiPath, tool } from "../toolDefinition.js"
+
+export const strategyTools = [
+  tool({
+    name: "strategy.backtest",
+    description: "Backtest a strategy: steps of {type, protocol, intent, timestamp, simulatedPnlLamports?}; minimumPassRate 0-1.",
+    args: Schema.Struct({ walletId: WalletId, name: Schema.String, steps: Schema.Array(JsonObject) }, AnyFields),
+    readOnly: true,
+    request: (args) => ({ method: "POST", path: "/api/v1/strategy/backtest", body: args })
+  }),
+  tool({
+    name: "strategy.paper_execute",
+    description: "Run an intent as a paper trade (no on-chain submission).",
+    args: Schema.Struct({ agentId: AgentId, walletId: WalletId, type: TransactionType, protocol: ProtocolName, intent: Intent }),
+    readOnly: false,
+    request: (args) => ({ method: "POST", path: "/api/v1/strategy/paper/execute", body: args })
+  }),
+  tool({
+    name: "strategy.paper_list",
+    description: "An agent's paper trades.",
+    args: Schema.Struct({ agentId: AgentId }),
+    readOnly: true,
+    request: ({ agentId }) => ({ method: "GET", path: apiPath`/api/v1/strategy/paper/${agentId}` })
+  }),
+  tool({
+    name: "treasury.allocate",
+    description: "Allocate budget lamports to an agent (from sourceAgentId when given, else new budget). Operator act.",
+    args: Schema.Struct({ targetAgentId: AgentId, lamports: Amount }, AnyFields),
+    readOnly: false,
+    destructive: true,
+    request: (args) => ({ method: "POST", path: "/api/v1/treasury/allocate", body: args })
+  }),
+  tool({
+    name: "treasury.rebalance",
+    description: "Move budget lamports from one agent to another (bookkeeping only). Operator act.",
+    args: Schema.Struct({ sourceAgentId: AgentId, targetAgentId: AgentId, lamports: Amount }, AnyFields),
+    readOnly: false,
+    destructive: true,
+    request: (args) => ({ method: "POST", path: "/api/v1/treasury/rebalance", body: args })
+  })
+]

@@ -1,0 +1,65 @@
+/**
+ * [n8] When an approval has expired, and what expiring it writes. An approval is valid strictly
+ * before its `expiresAt`: at or after it, approving is refused (by approve, under the row's lock, and
+ * again by the signer) and the transaction fails as expired, its reserved daily spend given back.
+ * The approval expirer actor does the same for approvals nobody touched.
+ */
+import { Effect } from "effect"
+import { MetricCounters } from "../audit/metricCounters.js"
+import { txStageMetric, TX_FAILED } from "../audit/metricNames.js"
+import { PolicyEngine } from "../policy/policyEngine.js"
+import { stageEventOf, StageEvents } from "./stageEvents.js"
+import { TransactionRepo } from "./transactionRepo.js"
+import type { TransactionRow } from "./transactionRow.js"
+
+/** True when the approval's time is up at `now` (a missing or unreadable expiry counts as expired: fail closed). */
+export const approvalExpired = (approval: Readonly<Record<string, unknown>> | null, now: Date): boolean => {
+  const expiresAt = typeof approval?.expiresAt === "string" ? Date.parse(approval.expiresAt) : Number.NaN
+  return !Number.isFinite(expiresAt) || expiresAt <= now.getTime()
+}
+
+/**
+ * An approval decided in time: approved strictly before it expired (what the signer checks, so an
+ * approval written late by any path never signs).
+ */
+export const approvedInTime = (approval: Readonly<Record<string, unknown>> | null): boolean => {
+  if (approval?.status !== "approved" || typeof approval.decidedAt !== "string") return false
+  const decidedAt = Date.parse(approval.decidedAt)
+  return Number.isFinite(decidedAt) && !approvalExpired(approval, new Date(decidedAt))
+}
+
+/**
+ * Expiring an approval, with the services it needs: `expire` fails a transaction waiting at the gate
+ * as expired and gives its reserved spend back (in the caller's SQL transaction, if any; undefined
+ * when it was no longer waiting); `announce`, after the commit, counts the failure and publishes it.
+ */
+export const makeApprovalExpiry = Effect.gen(function* () {
+  const repo = yield* TransactionRepo
+  const policy = yield* PolicyEngine
+  const metrics = yield* MetricCounters
+  const events = yield* StageEvents
+
+  const expire = (txId: string, approval: Readonly<Record<string, unknown>> | null) =>
+    Effect.gen(function* () {
+      const expiresAt = typeof approval?.expiresAt === "string" ? approval.expiresAt : "its expiry"
+      const moved = yield* repo.transition(txId, {
+        from: ["approval_gate"], to: "failed", stage: "policy", message: `approval expired at ${expiresAt}`,
+        fields: {
+          failedAt: "policy", errorCode: "POLICY_VIOLATION", error: `approval expired: no decision before ${expiresAt}`,
+          approval: { ...approval, status: "expired", decidedAt: new Date().toISOString() }
+        },
+        eventType: "transaction.failed"
+      })
+      if (moved !== undefined) yield* policy.releaseSpend(txId)
+      return moved
+    })
+
+  const announce = (moved: TransactionRow) =>
+    Effect.gen(function* () {
+      yield* metrics.increment(TX_FAILED)
+      yield* metrics.increment(txStageMetric("failed"))
+      yield* events.publish(stageEventOf(moved, "approval expired"))
+    })
+
+  return { expire, announce }
+})

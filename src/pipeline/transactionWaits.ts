@@ -1,0 +1,158 @@
+/**
+ * Requests that wait for a transaction's outcome (create's default wait, `?waitMs=`): event-driven.
+ * One dispatcher fiber reads the stage-event hub (this process's transitions, and other processes'
+ * through the NOTIFY relay of stageEvents.ts) and wakes the requests waiting for that transaction
+ * when it becomes terminal or reaches the approval gate. A waiting request costs no database work
+ * while it waits: one primary-key read when it wakes (or when its time is up) for the answer.
+ *
+ * A transaction may settle before its waiter registers (a fast pipeline): the dispatcher remembers
+ * recently settled ids, and registration checks that memory in the same tick (both run on this
+ * thread, so no event falls between them).
+ *
+ * Waiting requests are bounded per API key and process (TX_MAX_WAITING_PER_KEY): an explicit
+ * `?waitMs=` beyond the bound is refused (429) before anything is created; the implicit default wait
+ * of a create simply answers at once instead (docs/decisions/pipeline.md).
+ */
+import { Chunk, Config, Deferred, Effect, Exit, Queue } from "effect"
+import { TooManyWaiting } from "../../schemas/errors.js"
+import { superviseActor } from "../../actors/supervise.js"
+import type { StageEvent } from "./stageEvents.js"
+import { StageEvents } from "./stageEvents.js"
+import { TransactionRepo } from "./transactionRepo.js"
+import type { TransactionRow } from "./transactionRow.js"
+
+/** Where a waiting request stops waiting: terminal, or waiting for a human. */
+export const SETTLED_STATUSES: ReadonlySet<string> = new Set(["confirmed", "failed", "approval_gate"])
+
+/** Settled ids remembered for waiters that register late; far more than settle within a request's set-up. */
+const RECENT_SETTLED = 20_000
+
+/** The most `?waitMs=` may ask for. */
+export const MAX_WAIT_MS = 30_000
+
+export interface WaitSettings {
+  /** How long a create waits without `?waitMs=` (0: answers at once, as before). */
+  readonly defaultWaitMs: number
+  /** Waiting requests one API key may hold in this process. */
+  readonly maxWaitingPerKey: number
+}
+
+const waitSettings: Config.Config<WaitSettings> = Config.all({
+  defaultWaitMs: Config.integer("TX_CREATE_WAIT_MS").pipe(
+    Config.withDefault(10_000),
+    Config.validate({ message: `TX_CREATE_WAIT_MS must be between 0 and ${MAX_WAIT_MS}`, validation: (n) => n >= 0 && n <= MAX_WAIT_MS })
+  ),
+  maxWaitingPerKey: Config.integer("TX_MAX_WAITING_PER_KEY").pipe(
+    Config.withDefault(256),
+    Config.validate({ message: "TX_MAX_WAITING_PER_KEY must be a positive integer", validation: (n) => n > 0 })
+  )
+})
+
+export class TransactionWaits extends Effect.Service<TransactionWaits>()("TransactionWaits", {
+  scoped: Effect.gen(function* () {
+    const settings = yield* waitSettings
+    const events = yield* StageEvents
+    const repo = yield* TransactionRepo
+
+    const waiters = new Map<string, Set<Deferred.Deferred<void>>>()
+    /** Insertion-ordered: the first key is the oldest. */
+    const recentlySettled = new Set<string>()
+    const waitingByKey = new Map<string, number>()
+    let waiting = 0
+    let showDepth: (depth: number) => Effect.Effect<void> = () => Effect.void
+
+    const dispatch = (event: StageEvent) => {
+      if (!SETTLED_STATUSES.has(event.status)) {
+        // A retried transaction runs again: it is no longer settled.
+        recentlySettled.delete(event.txId)
+        return
+      }
+      recentlySettled.delete(event.txId)
+      recentlySettled.add(event.txId)
+      if (recentlySettled.size > RECENT_SETTLED) recentlySettled.delete(recentlySettled.values().next().value as string)
+      const woken = waiters.get(event.txId)
+      if (woken === undefined) return
+      waiters.delete(event.txId)
+      for (const deferred of woken) Deferred.unsafeDone(deferred, Exit.void)
+    }
+
+    yield* superviseActor(
+      "transaction-waits",
+      (handle) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            showDepth = handle.setQueueDepth
+            const queue = yield* events.subscribe
+            for (;;) {
+              const batch = yield* Queue.takeBetween(queue, 1, 1024)
+              Chunk.forEach(batch, dispatch)
+            }
+          })
+        ),
+      { kind: "gateway" }
+    )
+
+    /** Takes a waiting slot of `keyId`; false when the key already holds its maximum. */
+    const reserve = (keyId: string) =>
+      Effect.suspend(() => {
+        const held = waitingByKey.get(keyId) ?? 0
+        if (held >= settings.maxWaitingPerKey) return Effect.succeed(false)
+        waitingByKey.set(keyId, held + 1)
+        waiting += 1
+        return Effect.as(showDepth(waiting), true)
+      })
+
+    const release = (keyId: string) =>
+      Effect.suspend(() => {
+        const held = (waitingByKey.get(keyId) ?? 1) - 1
+        if (held <= 0) waitingByKey.delete(keyId)
+        else waitingByKey.set(keyId, held)
+        waiting -= 1
+        return showDepth(waiting)
+      })
+
+    /**
+     * Runs `use` with the wait a request gets: `requested` (`?waitMs=`) or the default. Over the key's
+     * bound an explicit wait is refused with TooManyWaiting (before `use` runs), a default one is 0.
+     */
+    const withWait = <A, E, R>(keyId: string, requested: number | undefined, use: (waitMs: number) => Effect.Effect<A, E, R>) => {
+      const waitMs = requested ?? settings.defaultWaitMs
+      if (waitMs === 0) return use(0)
+      return Effect.acquireUseRelease(
+        reserve(keyId),
+        (granted): Effect.Effect<A, E | TooManyWaiting, R> =>
+          granted
+            ? use(waitMs)
+            : requested === undefined
+              ? use(0)
+              : Effect.fail(new TooManyWaiting({ limit: settings.maxWaitingPerKey })),
+        (granted) => (granted ? release(keyId) : Effect.void)
+      )
+    }
+
+    /** The row once settled (or as it is when `waitMs` passed); undefined if it vanished. */
+    const awaitSettled = (row: TransactionRow, waitMs: number) =>
+      Effect.gen(function* () {
+        if (waitMs <= 0 || SETTLED_STATUSES.has(row.status)) return row
+        if (!recentlySettled.has(row.id)) {
+          const deferred = yield* Deferred.make<void>()
+          const registered = waiters.get(row.id) ?? new Set()
+          registered.add(deferred)
+          waiters.set(row.id, registered)
+          yield* Deferred.await(deferred).pipe(
+            Effect.timeout(waitMs),
+            Effect.ignore,
+            Effect.ensuring(
+              Effect.sync(() => {
+                registered.delete(deferred)
+                if (registered.size === 0 && waiters.get(row.id) === registered) waiters.delete(row.id)
+              })
+            )
+          )
+        }
+        return (yield* repo.find(row.id, null)) ?? row
+      }).pipe(Effect.withSpan("TransactionWaits.awaitSettled"))
+
+    return { withWait, awaitSettled, settings }
+  })
+}) {}

@@ -1,0 +1,97 @@
+/**
+ * The wallet engine's HTTP server (its own process, WALLET_ENGINE_PORT, default 3002): the only place
+ * that holds key material. It answers two internal calls, each only with the shared internal token:
+ * create a key for a new wallet id, and sign a transaction, which it checks itself in the database
+ * (recorded at `signing`, with an allowing or approved decision, the wallet active, the message the
+ * one recorded) rather than taking the caller's word. It answers public keys and signatures only.
+ */
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import bs58 from "bs58"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as http from "node:http"
+import { Uuid } from "../../../schemas/common.js"
+import type { KeyBackend } from "../../../schemas/wallet.js"
+import { AppConfig } from "../../config.js"
+import { KeyStore } from "../keyStore.js"
+import { INTERNAL_TOKEN_HEADER, tokenChecker } from "./internalToken.js"
+
+const CreateKeyBody = Schema.Struct({ walletId: Uuid })
+const SignBody = Schema.Struct({ txId: Uuid, walletId: Uuid, message: Schema.String })
+
+interface SigningRow {
+  readonly status: string
+  readonly message_base64: string | null
+  readonly policy_decision: { decision?: string } | null
+  readonly approval: { status?: string } | null
+  readonly wallet_id: string
+  readonly key_backend: KeyBackend
+  readonly wallet_status: string
+}
+
+const answer = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
+const refuse = (status: number, error: string) => Effect.succeed(answer(status, { error }))
+
+const badBody = () => answer(400, { error: "body: expected the fields of this call" })
+
+const createKey = Effect.gen(function* () {
+  const body = yield* Effect.option(HttpServerRequest.schemaBodyJson(CreateKeyBody))
+  if (Option.isNone(body)) return badBody()
+  const sql = yield* SqlClient.SqlClient
+  const existing = yield* sql<{ id: string }>`SELECT id FROM wallets WHERE id = ${body.value.walletId}`.pipe(Effect.orDie)
+  // A key is made once per wallet id: never over the key of an existing wallet.
+  if (existing.length > 0) return yield* refuse(409, "a wallet with this id exists")
+  const created = yield* Effect.either((yield* KeyStore).createKey(body.value.walletId))
+  if (created._tag === "Left") return yield* refuse(503, created.left.message)
+  return answer(201, { publicKey: bs58.encode(created.right.publicKey), backend: created.right.backend, provider: created.right.provider })
+})
+
+const sign = Effect.gen(function* () {
+  const body = yield* Effect.option(HttpServerRequest.schemaBodyJson(SignBody))
+  if (Option.isNone(body)) return badBody()
+  const { txId, walletId, message } = body.value
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<SigningRow>`
+    SELECT t.status, t.message_base64, t.policy_decision, t.approval, t.wallet_id, w.key_backend, w.status AS wallet_status
+    FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id = ${txId}
+  `.pipe(Effect.orDie)
+  const row = rows[0]
+  if (row === undefined) return yield* refuse(404, `transaction ${txId} does not exist`)
+  if (row.status !== "signing") return yield* refuse(409, `transaction is ${row.status}, not at signing`)
+  const decision = row.policy_decision?.decision
+  const allowed = decision === "allow" || (decision === "require_approval" && row.approval?.status === "approved")
+  if (!allowed) return yield* refuse(409, `recorded decision ${decision ?? "none"} does not allow signing`)
+  if (row.wallet_id !== walletId) return yield* refuse(409, "the transaction belongs to another wallet")
+  if (row.wallet_status !== "active") return yield* refuse(409, `wallet is ${row.wallet_status}`)
+  if (row.message_base64 === null || row.message_base64 !== message) return yield* refuse(409, "the message is not the one recorded for the transaction")
+  const signed = yield* Effect.either(
+    (yield* KeyStore).sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: Buffer.from(row.message_base64, "base64") })
+  )
+  if (signed._tag === "Left") return yield* refuse(503, signed.left.message)
+  return answer(200, { signature: Buffer.from(signed.right).toString("base64") })
+})
+
+/** The server layer: routes behind the internal-token check, on WALLET_ENGINE_HOST:WALLET_ENGINE_PORT. */
+export const WalletEngineServerLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const token = Option.getOrThrowWith(config.walletEngine.internalToken, () => new Error("WALLET_ENGINE_INTERNAL_TOKEN is required"))
+    const authorized = tokenChecker(Redacted.value(token))
+    const router = HttpRouter.empty.pipe(
+      HttpRouter.get("/health", Effect.succeed(answer(200, { ok: true }))),
+      HttpRouter.post("/internal/v1/keys", createKey),
+      HttpRouter.post("/internal/v1/sign", sign)
+    )
+    const app = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (new URL(request.url, "http://localhost").pathname !== "/health" && !authorized(request.headers[INTERNAL_TOKEN_HEADER])) {
+        return answer(401, { error: "the wallet engine answers the transaction engine only (internal token missing or wrong)" })
+      }
+      return yield* router
+    }).pipe(Effect.catchAll(() => Effect.succeed(answer(404, { error: "no such call" }))))
+    return HttpServer.serve(app).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { port: config.ports.walletEngine, host: config.walletEngine.host }))
+    )
+  })
+)

@@ -1,0 +1,247 @@
+/**
+ * The operator console (issue 20) in a real browser (Debian's chromium via playwright-core) against the
+ * whole service on the real local ledger: log in, watch a transfer reach `confirmed` live with every
+ * stage and its proof verified in the browser, approve and reject at the gate, pause an agent and see
+ * its actor go, a wrong key's 401 message, a key without a scope. A screenshot of each view is written
+ * to test-artifacts/console/.
+ */
+import { Keypair } from "@solana/web3.js"
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { buildConsole } from "../../console/build.js"
+import { startTestLedger } from "../support/ledger.js"
+import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { type Browser, launchBrowser, screenshot } from "./browser.js"
+
+const WALLETS_ONLY_KEY = "console-wallets-only-key"
+const SPEND_STAGES = ["pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"]
+
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
+let service: RunningService
+let browser: Browser
+let page: Page
+let wallet: { id: string; publicKey: string }
+/** The transfer the console started (first test), for the audit filter. */
+let transferId: string
+
+const destination = () => Keypair.generate().publicKey.toBase58()
+const consoleUrl = () => `${service.baseUrl}/console/`
+
+const logIn = async (key: string) => {
+  await page.goto(consoleUrl())
+  await page.fill('input[name="apiKey"]', key)
+  await page.click('button[type="submit"]')
+}
+
+const openView = async (view: string) => {
+  await page.click(`nav a[data-view="${view}"]`)
+  await page.waitForSelector(`nav a.active[data-view="${view}"]`)
+}
+
+beforeAll(async () => {
+  await buildConsole()
+  ledger = await startTestLedger()
+  service = await startService({
+    rpcUrl: ledger.rpcUrl,
+    env: { API_GATEWAY_API_KEYS: `${ADMIN_KEY}:*:all;${WALLETS_ONLY_KEY}:*:wallets`, AGENT_LOOP_INTERVAL_MS: "300" }
+  })
+  wallet = await createWallet(service.baseUrl, 5_000_000_000)
+  browser = await launchBrowser()
+  page = await browser.newPage()
+  // A build, a ledger, the service and a browser: generous on a loaded machine.
+}, 240_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await service?.stop()
+  await ledger?.close()
+})
+
+describe("operator console", () => {
+  it("serves the page without a key, from its own origin only", async () => {
+    const response = await fetch(consoleUrl())
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toContain("text/html")
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'self'")
+    const html = await response.text()
+    expect(html).not.toMatch(/https?:\/\//)
+    // The data is not public: the API still needs the key.
+    expect((await api(service.baseUrl, "GET", "/api/v1/wallets", undefined, {})).status).toBe(401)
+    // Only the built folder is served: a path that climbs out of it, or a missing asset, is a 404 envelope.
+    for (const path of ["/console/%2e%2e/%2e%2e/package.json", "/console/..%2f..%2fpackage.json", "/console/assets/missing.js"]) {
+      const outside = await api(service.baseUrl, "GET", path, undefined, {})
+      expect(outside.status).toBe(404)
+      expect(outside.body.status).toBe("failure")
+    }
+  })
+
+  it("a wrong key shows the 401 message and logs nobody in", async () => {
+    await logIn("not-a-key")
+    const error = page.getByTestId("login-error")
+    await error.waitFor()
+    expect(await error.textContent()).toBe("Invalid API key")
+    expect(await page.locator("nav").count()).toBe(0)
+    await screenshot(page, "login-401")
+  })
+
+  it("a transfer started from the console reaches confirmed live, every stage shown, its proof verified in the browser", async () => {
+    await logIn(ADMIN_KEY)
+    await page.waitForSelector('nav a[data-view="transactions"]')
+    await page.getByTestId("stream-state").filter({ hasText: "stream live" }).waitFor()
+    await page.waitForSelector(`select[name="walletId"] option[value="${wallet.id}"]`, { state: "attached" })
+    await page.selectOption('select[name="walletId"]', wallet.id)
+    // A bad destination: the API's 400 envelope message is what the page shows, and nothing starts.
+    await page.fill('input[name="destination"]', "not-an-address")
+    await page.click('form[data-testid="transfer-form"] button[type="submit"]')
+    const refused = page.locator('form[data-testid="transfer-form"] [data-testid="api-error"]')
+    await refused.waitFor()
+    expect(await refused.textContent()).toContain("destination")
+    expect(await page.locator("tr[data-tx]").count()).toBe(0)
+
+    await page.fill('input[name="destination"]', destination())
+    await page.fill('input[name="lamports"]', "1000000")
+    await page.click('form[data-testid="transfer-form"] button[type="submit"]')
+
+    const confirmed = page.locator(`tr[data-status="confirmed"][data-tx]`).first()
+    await confirmed.waitFor({ timeout: 30_000 })
+    const txId = (await confirmed.getAttribute("data-tx"))!
+    transferId = txId
+    // Every stage reached, in the pipeline's order, as the stream announced them.
+    const stages = (await confirmed.locator("td.stages").getAttribute("data-stages"))!.split(",")
+    expect(stages).toEqual(SPEND_STAGES)
+    // The service agrees with what the page shows.
+    expect((await api(service.baseUrl, "GET", `/api/v1/transactions/${txId}`)).body.data.status).toBe("confirmed")
+    await screenshot(page, "transactions")
+
+    await confirmed.locator("a").first().click()
+    await page.locator('[data-testid="proof"][data-verified="true"]').waitFor({ timeout: 15_000 })
+    const timeline = await page.locator('[data-testid="timeline"] li').evaluateAll((items) => items.map((item) => item.getAttribute("data-status")))
+    expect(timeline).toEqual(SPEND_STAGES)
+    expect(await page.getByTestId("policy-decision").textContent()).toContain("allow")
+    expect(await page.getByTestId("delta-guard").textContent()).toContain("ok")
+    await screenshot(page, "transaction-detail")
+  })
+
+  it("the approvals inbox shows what waits with its reasons; approve one and see it confirm, reject another with a reason", async () => {
+    const policy = await api(service.baseUrl, "POST", "/api/v1/policies", {
+      walletId: wallet.id,
+      name: "approve large transfers",
+      rules: [{ type: "spending_limit", requireApprovalAboveLamports: 5_000_000 }]
+    })
+    expect(policy.status).toBe(201)
+    // A second version, so the policies view has something to diff.
+    await api(service.baseUrl, "PUT", `/api/v1/policies/${policy.body.data.id}`, {
+      rules: [{ type: "spending_limit", requireApprovalAboveLamports: 5_000_000, maxLamportsPerTx: 3_000_000_000 }]
+    })
+    const gated = await Promise.all(
+      [0, 1].map(async () => {
+        const created = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports: 10_000_000 } }, undefined, "?waitMs=15000")
+        expect(created.status).toBe(202)
+        return created.body.data.id as string
+      })
+    )
+    const [toApprove, toReject] = gated
+
+    await openView("approvals")
+    const approveCard = page.locator(`article[data-tx="${toApprove}"]`)
+    const rejectCard = page.locator(`article[data-tx="${toReject}"]`)
+    await approveCard.waitFor()
+    await rejectCard.waitFor()
+    expect(await approveCard.getByTestId("reasons").textContent()).toMatch(/approval/i)
+    expect(await approveCard.textContent()).toMatch(/expires in 23 h \d+ min/)
+    await screenshot(page, "approvals")
+
+    await approveCard.locator('button[data-action="approve"]').click()
+    await approveCard.waitFor({ state: "detached" })
+    await rejectCard.locator('input[name="reason"]').fill("destination not on the allowlist we agreed")
+    await rejectCard.locator('button[data-action="reject"]').click()
+    await rejectCard.waitFor({ state: "detached" })
+
+    // The approved one confirms, live on its detail page.
+    await page.goto(`${consoleUrl()}#/transactions/${toApprove}`)
+    await page.locator('[data-testid="timeline"] li[data-status="confirmed"]').waitFor({ timeout: 30_000 })
+    expect(await page.locator('[data-testid="timeline"] li[data-status="approval_gate"]').count()).toBe(1)
+
+    const rejected = await waitSettled(service.baseUrl, toReject)
+    expect(rejected.body.data.status).toBe("failed")
+    expect(rejected.body.data.approval).toMatchObject({ status: "rejected", reason: "destination not on the allowlist we agreed" })
+    await page.goto(`${consoleUrl()}#/transactions/${toReject}`)
+    await page.getByText("approval rejected: destination not on the allowlist we agreed").waitFor()
+  })
+
+  it("pausing an agent from the console stops its actor", async () => {
+    const created = await api(service.baseUrl, "POST", "/api/v1/agents", {
+      name: "console-agent",
+      walletId: wallet.id,
+      allowedIntents: ["query_balance", "transfer_sol"],
+      autonomy: { enabled: true, cadenceSeconds: 1, steps: [{ id: "look", type: "query_balance", protocol: "system-program" }] }
+    })
+    expect(created.status).toBe(201)
+    const agentId = created.body.data.id as string
+    await page.goto(`${consoleUrl()}#/agents`)
+    await page.locator(`tr[data-agent="${agentId}"]`).click()
+    await page.locator(`[data-agent-detail="${agentId}"] button[data-action="start"]`).click()
+    await page.locator(`tr[data-agent="${agentId}"][data-status="running"]`).waitFor()
+    const actorRow = page.locator(`tr[data-actor="agent:${agentId}"]`)
+    await actorRow.waitFor({ timeout: 15_000 })
+    expect(["running", "idle", "starting"]).toContain(await actorRow.getAttribute("data-status"))
+    await screenshot(page, "agents")
+
+    await page.locator(`[data-agent-detail="${agentId}"] button[data-action="pause"]`).click()
+    await page.locator(`tr[data-agent="${agentId}"][data-status="paused"]`).waitFor()
+    // The scheduler lets the actor go: its row leaves the runtime's actor list.
+    await actorRow.waitFor({ state: "detached", timeout: 15_000 })
+    const agent = await api(service.baseUrl, "GET", `/api/v1/agents/${agentId}`)
+    expect(agent.body.data.status).toBe("paused")
+  })
+
+  it("shows wallets, policies with a version diff and a what-if, audit events and operations charts", async () => {
+    await openView("wallets")
+    await page.locator(`tr[data-wallet="${wallet.id}"] [data-testid="balance"]`).filter({ hasText: "SOL" }).waitFor()
+    await screenshot(page, "wallets")
+
+    await openView("policies")
+    await page.locator("tr[data-policy]").first().click()
+    const diff = page.getByTestId("policy-diff")
+    await diff.waitFor()
+    expect(await diff.locator(".added").textContent()).toContain("maxLamportsPerTx")
+    await page.fill('form[data-testid="what-if"] input[name="amountLamports"]', "10000000")
+    await page.click('form[data-testid="what-if"] button[type="submit"]')
+    expect(await page.getByTestId("what-if-decision").textContent()).toContain("require_approval")
+    await screenshot(page, "policies")
+
+    await openView("audit")
+    await page.locator('[data-testid="audit-events"] tbody tr').first().waitFor()
+    await screenshot(page, "audit")
+    // Filtered by the transfer's id: only its events, among them its confirmation.
+    await page.fill('input[name="txId"]', transferId)
+    await page.click('form.filters button[type="submit"]')
+    // Wait for the filtered answer itself: the unfiltered table shown before also holds the transfer's rows.
+    await page.locator(`[data-testid="audit-events"][data-answers*="txId=${transferId}"] tbody tr[data-tx="${transferId}"]`).getByText("transaction.confirmed").waitFor()
+    const rowTxIds = await page.locator('[data-testid="audit-events"] tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute("data-tx")))
+    expect(rowTxIds.length).toBeGreaterThan(1)
+    expect(new Set(rowTxIds)).toEqual(new Set([transferId]))
+
+    await openView("operations")
+    await page.locator('[data-testid="outbox-chart"] rect').first().waitFor()
+    await page.locator('[data-testid="rpc-chart"] rect').first().waitFor()
+    await page.locator('[data-testid="metrics-chart"] rect').first().waitFor()
+    await screenshot(page, "operations")
+  })
+
+  it("a key without a scope sees those views disabled, naming the scope, and the others work", async () => {
+    await page.click("nav button.link")
+    await logIn(WALLETS_ONLY_KEY)
+    await page.waitForSelector('nav a[data-view="wallets"]')
+    const transactions = page.locator('nav [data-view="transactions"]')
+    expect(await transactions.getAttribute("aria-disabled")).toBe("true")
+    expect(await transactions.textContent()).toContain("needs scope transactions")
+    expect(await page.locator('nav [data-view="agents"]').textContent()).toContain("needs scope agents")
+    // The default view is one it may not see: disabled, with the envelope's message.
+    expect(await page.getByTestId("needs-scope").textContent()).toContain("needs scope transactions")
+    await screenshot(page, "needs-scope")
+    await openView("wallets")
+    await page.locator(`tr[data-wallet="${wallet.id}"]`).waitFor()
+  })
+})

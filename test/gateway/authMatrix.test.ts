@@ -1,0 +1,248 @@
+/**
+ * The auth x tenancy matrix (issue 11), generated from the route table itself (`routes` in src/app.ts),
+ * so a route added later is covered without editing this file: every route with no key, an unknown key,
+ * a key without the route's scope, another tenant's key using this tenant's ids, a tenant header
+ * mismatch, and an agent-bound key (of another agent than the one whose ids are used). Each answer is
+ * checked for its exact status and envelope; none is 2xx where it must refuse, none is 5xx.
+ * One service start, on a dead ledger URL: no request here needs the chain.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { routes } from "../../src/app.js"
+import { isConsolePath } from "../../src/gateway/consoleHttp.js"
+import { scopeForPath } from "../../src/gateway/routeScopes.js"
+import { api, type RunningService, startService } from "../support/service.js"
+
+const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp"] as const
+const BOUND_AGENT = "7d0e6c1a-5b8f-4c3e-9a2d-1f4b6e8c0a9d"
+const KEYS = [
+  "op-a:tenant-a:all",
+  "op-b:tenant-b:all",
+  "ops:*:all",
+  `agent-a:tenant-a:all:agent=${BOUND_AGENT}`,
+  ...SCOPES.map((scope) => `only-${scope}:tenant-a:${scope}`)
+].join(";")
+
+const OWNER = { "x-api-key": "op-a" }
+type Envelope = Awaited<ReturnType<typeof api>>
+
+let service: RunningService
+/** Tenant A's resources, created through the API by tenant A's operator. */
+const ids = { walletId: "", agentId: "", agentWalletId: "", policyId: "", txId: "" }
+
+beforeAll(async () => {
+  service = await startService({ rpcUrl: "http://127.0.0.1:9", env: { API_GATEWAY_API_KEYS: KEYS } })
+  const call = async (method: string, path: string, body: unknown) => {
+    const response = await api(service.baseUrl, method, path, body, OWNER)
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${JSON.stringify(response.body)}`)
+    return response.body.data
+  }
+  ids.walletId = (await call("POST", "/api/v1/wallets", { label: "tenant a" })).id
+  const agent = await call("POST", "/api/v1/agents", { name: "tenant a agent" })
+  ids.agentId = agent.id
+  ids.agentWalletId = agent.walletId
+  ids.policyId = (await call("POST", "/api/v1/policies", { walletId: ids.walletId, name: "p", rules: [] })).id
+  ids.txId = (await call("POST", "/api/v1/transactions", { walletId: ids.walletId, type: "query_balance", protocol: "system-program", intent: {} })).id
+  before = await tenantAState()
+}, 120_000)
+
+afterAll(async () => {
+  await service?.stop()
+})
+
+/** Path parameters filled with tenant A's ids (or fixed values for parameters that are not tenant data). */
+const fillPath = (path: string) =>
+  path.replace(/:(\w+)/g, (_match, name: string) => {
+    switch (name) {
+      case "walletId": return ids.walletId
+      case "txId": return ids.txId
+      case "agentId": return ids.agentId
+      case "policyId": return ids.policyId
+      case "version": return "1"
+      case "protocol": return "system-program"
+      case "id": return "1"
+      case "name": return "stage-stream"
+      default: return `unknown-${name}`
+    }
+  })
+
+/** A body naming tenant A's ids under every name a route reads them by (extra fields are ignored). */
+const body = () => ({
+  walletId: ids.walletId,
+  agentId: ids.agentId,
+  targetAgentId: ids.agentId,
+  sourceAgentId: ids.agentId,
+  txId: ids.txId,
+  name: "matrix",
+  rules: [],
+  type: "query_balance",
+  protocol: "system-program",
+  intent: {},
+  allowedIntents: ["query_balance"],
+  allowedProtocols: ["system-program"],
+  lamports: 1,
+  steps: [{ type: "transfer_sol", protocol: "system-program", intent: {}, timestamp: "2025-01-01T00:00:00Z" }],
+  manifest: {},
+  eventType: "matrix.test",
+  message: "matrix",
+  metadata: {},
+  value: 1,
+  targetVersion: 1,
+  escrowNumericId: "1",
+  creator: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
+})
+
+/** Routes whose body schema refuses the generic body's extra fields: a valid body, so their id checks are reached. */
+const BODY_OVERRIDES: Record<string, () => unknown> = {
+  "PUT /api/v1/risk/portfolio/:walletId": () => ({ autoPauseOnBreach: true }),
+  "POST /api/v1/agents/:agentId/manifest/revoke": () => ({ nonce: "matrix-nonce" })
+}
+
+// Public paths need no key: /health, and the console's static page (its data comes from the API with the operator's key).
+const PROTECTED = routes.filter((route) => route.path !== "/health" && !isConsolePath(route.path.replace("/*", "")))
+
+const call = (route: (typeof routes)[number], headers: Record<string, string>) =>
+  api(
+    service.baseUrl,
+    route.method,
+    fillPath(route.path),
+    route.method === "GET" ? undefined : (BODY_OVERRIDES[`${route.method} ${route.path}`] ?? body)(),
+    headers
+  )
+
+/** The 404 of tenant A's resource named by the route's path parameter `param`. */
+const notFoundOf = (param: string) => new RegExp(`^${RESOURCE[param]} (version )?${fillPath(`:${param}`)}( v\\d+)? not found$`)
+
+const expectRefusal = (response: Envelope, status: number, failedAt: string, message: string | RegExp) => {
+  expect(response.status).toBe(status)
+  expect(response.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt, data: null })
+  expect(response.body.traceId).toMatch(/^[0-9a-f-]{36}$/)
+  if (typeof message === "string") expect(response.body.error).toBe(message)
+  else expect(response.body.error).toMatch(message)
+  expect(response.body.errorMessage).toBe(response.body.error)
+}
+
+/** Which tenant A id a route's path names (its answer for another tenant must be that id's 404). */
+const ownedParam = (path: string) => ["walletId", "txId", "agentId", "policyId"].find((name) => path.includes(`:${name}`))
+const RESOURCE: Record<string, string> = { walletId: "wallet", txId: "transaction", agentId: "agent", policyId: "policy" }
+
+describe.each(PROTECTED.map((route) => ({ method: route.method, path: route.path, route })))("$method $path", ({ route }) => {
+  const scope = scopeForPath(route.path)
+
+  it("has a scope in the route-to-scope table", () => {
+    expect(scope).toBeDefined()
+  })
+
+  it("refuses no key (401) and an unknown key (401)", async () => {
+    expectRefusal(await call(route, {}), 401, "gateway", "Missing x-api-key header")
+    expectRefusal(await call(route, { "x-api-key": "not-a-key" }), 401, "gateway", "Invalid API key")
+  })
+
+  it("refuses a key without the route's scope (403 naming it)", async () => {
+    const other = SCOPES.find((candidate) => candidate !== scope)!
+    expectRefusal(await call(route, { "x-api-key": `only-${other}` }), 403, "gateway", `Insufficient scope: this route requires the '${scope}' scope`)
+  })
+
+  it("refuses a tenant header mismatch (403)", async () => {
+    expectRefusal(await call(route, { ...OWNER, "x-tenant-id": "tenant-b" }), 403, "gateway", "Tenant mismatch: this key is bound to tenant 'tenant-a', not 'tenant-b'")
+  })
+
+  it("refuses an agent-bound key unless the route is an agent's, and then shows it nothing of another agent", async () => {
+    const response = await call(route, { "x-api-key": "agent-a" })
+    if (route.access !== "agent") {
+      expectRefusal(response, 403, "gateway", /^Operator credential required: this key acts as agent /)
+      return
+    }
+    if (route.method === "GET" && route.path === "/api/v1/agents") {
+      expect(response.status).toBe(200)
+      expect(response.body.data.agents).toEqual([])
+    } else if (route.method === "POST" && route.path === "/api/v1/transactions") {
+      expectRefusal(response, 403, "gateway", `This key acts as agent ${BOUND_AGENT}: it spends only from that agent's wallet, as that agent`)
+    } else {
+      const param = ownedParam(route.path)
+      expect(param).toBeDefined()
+      expectRefusal(response, 404, "validation", notFoundOf(param!))
+    }
+  })
+
+  it("never lets another tenant's key reach this tenant's data; never 2xx on its ids, never 5xx", async () => {
+    const response = await call(route, { "x-api-key": "op-b" })
+    expect(response.status).toBeLessThan(500)
+    if (route.access === "deployment") {
+      expectRefusal(response, 403, "gateway", /^Operator credential required: a deployment-wide operation/)
+      return
+    }
+    const param = ownedParam(route.path)
+    if (param !== undefined) {
+      expectRefusal(response, 404, "validation", notFoundOf(param))
+      return
+    }
+    // Routes that name tenant A's ids only in the body: refused, or (list and stateless routes) answered
+    // without any of tenant A's data.
+    const text = JSON.stringify(response.body.data ?? null)
+    for (const id of Object.values(ids)) expect(text).not.toContain(id)
+    // A read without tenant A's ids may answer (tenant B's own view); a write must be one that takes none of them.
+    if (response.status < 300 && route.method !== "GET") expect(BODY_FREE_SUCCESS.has(`${route.method} ${route.path}`)).toBe(true)
+  })
+})
+
+/**
+ * Writes whose success for another tenant is right: they take no tenant A id (tenant B's own wallet,
+ * audit event or risk config, stateless checks). Any other write answering 2xx to tenant B with tenant
+ * A's ids is a hole.
+ */
+const BODY_FREE_SUCCESS = new Set([
+  "POST /api/v1/wallets",
+  "POST /api/v1/audit/events",
+  "POST /api/v1/protocols/:protocol/compatibility-check",
+  "POST /api/v1/protocols/:protocol/migrate-intent",
+  "POST /api/v1/policies/compatibility-check",
+  "PUT /api/v1/risk/protocols/:protocol"
+])
+
+/** What tenant A's operator reads of its own resources; nothing the other keys sent may change it. */
+const tenantAState = async () => {
+  const read = async (path: string) => (await api(service.baseUrl, "GET", path, undefined, OWNER)).body.data
+  const agent = await read(`/api/v1/agents/${ids.agentId}`)
+  return {
+    wallet: await read(`/api/v1/wallets/${ids.walletId}`),
+    agent: { ...agent, updatedAt: undefined },
+    budget: { ...(await read(`/api/v1/agents/${ids.agentId}/budget`)), updatedAt: undefined },
+    policy: await read(`/api/v1/policies/${ids.policyId}/versions`),
+    portfolio: await read(`/api/v1/risk/portfolio/${ids.walletId}`),
+    transactions: ((await read(`/api/v1/wallets/${ids.walletId}/transactions`)).transactions as Array<{ id: string }>).map((tx) => tx.id),
+    agentTransactions: (await read(`/api/v1/wallets/${ids.agentWalletId}/transactions`)).total
+  }
+}
+let before: Awaited<ReturnType<typeof tenantAState>>
+
+describe("deployment-wide operations", () => {
+  const deployment = PROTECTED.filter((route) => route.access === "deployment")
+
+  it("include metrics, outbox stats, chaos and runtime actors", () => {
+    const names = deployment.map((route) => `${route.method} ${route.path}`)
+    for (const name of ["POST /api/v1/metrics/inc", "GET /api/v1/outbox/stats", "GET /api/v1/chaos", "PUT /api/v1/chaos", "GET /api/v1/runtime/actors"]) {
+      expect(names).toContain(name)
+    }
+  })
+
+  it("refuse a tenant-bound operator key and a wildcard key narrowed to a tenant; admit a wildcard key", async () => {
+    for (const route of deployment) {
+      const path = fillPath(route.path)
+      const payload = route.method === "GET" ? undefined : route.path === "/api/v1/metrics/inc" ? { name: "matrix.count", value: 1 } : {}
+      const narrowed: Array<Record<string, string>> = [{ "x-api-key": "op-a" }, { "x-api-key": "ops", "x-tenant-id": "tenant-a" }]
+      for (const headers of narrowed) {
+        expectRefusal(await api(service.baseUrl, route.method, path, payload, headers), 403, "gateway", /deployment-wide operation/)
+      }
+      const admitted = await api(service.baseUrl, route.method, path, payload, { "x-api-key": "ops" })
+      // PUT /chaos answers 403 while CHAOS_ENABLED is false: that refusal is the deployment's, not the key's.
+      if (route.method === "PUT" && route.path === "/api/v1/chaos") expect(admitted.body.error).not.toMatch(/Operator credential/)
+      else expect(admitted.status).toBe(200)
+    }
+  })
+})
+
+describe("after every refused request", () => {
+  it("left tenant A's wallet, agent, budget, policy, risk controls and transactions as they were", async () => {
+    expect(await tenantAState()).toEqual(before)
+  })
+})

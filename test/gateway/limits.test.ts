@@ -1,0 +1,116 @@
+/**
+ * Bounded resources (issue 11 item 8): stage-stream WebSocket connections per key
+ * (STREAM_MAX_CONNECTIONS_PER_KEY) and failed authentication attempts per source address
+ * (API_GATEWAY_AUTH_FAILURES_PER_MINUTE), each refusal a 429 with the envelope.
+ */
+import * as http from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { WebSocket } from "ws"
+import { api, type RunningService, startService } from "../support/service.js"
+
+let service: RunningService
+const sockets: Array<WebSocket> = []
+
+beforeAll(async () => {
+  service = await startService({
+    rpcUrl: "http://127.0.0.1:9",
+    env: {
+      API_GATEWAY_API_KEYS: "key-one:*:all;key-two:*:all",
+      STREAM_MAX_CONNECTIONS_PER_KEY: "2",
+      STREAM_HEARTBEAT_MS: "600000",
+      API_GATEWAY_AUTH_FAILURES_PER_MINUTE: "3"
+    }
+  })
+})
+
+afterAll(async () => {
+  for (const ws of sockets) ws.terminate()
+  await service?.stop()
+})
+
+type Outcome = { readonly open: WebSocket } | { readonly refused: { status: number; headers: http.IncomingHttpHeaders; body: Record<string, unknown> } }
+
+const connect = (key: string) =>
+  new Promise<Outcome>((resolve, reject) => {
+    const ws = new WebSocket(`${service.baseUrl.replace("http", "ws")}/api/v1/stream`, { headers: { "x-api-key": key } })
+    sockets.push(ws)
+    ws.once("message", () => resolve({ open: ws }))
+    ws.once("unexpected-response", (_request, response) => {
+      let text = ""
+      response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+      response.on("end", () => resolve({ refused: { status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text) } }))
+    })
+    ws.once("error", reject)
+  })
+
+/** A GET from a chosen loopback source address (node's fetch cannot pick one). */
+const getFrom = (localAddress: string, key: string | undefined) =>
+  new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Record<string, unknown> }>((resolve, reject) => {
+    const url = new URL("/api/v1/wallets", service.baseUrl)
+    const request = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "GET", localAddress, headers: key === undefined ? {} : { "x-api-key": key } },
+      (response) => {
+        let text = ""
+        response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text) }))
+      }
+    )
+    request.once("error", reject)
+    request.end()
+  })
+
+describe("stage stream connections per key", () => {
+  it("refuses the connection past the limit with a 429 envelope, counts per key, and frees a slot on close", async () => {
+    const first = await connect("key-one")
+    const second = await connect("key-one")
+    expect("open" in first && "open" in second).toBe(true)
+    const third = await connect("key-one")
+    if (!("refused" in third)) throw new Error("the third connection of one key was accepted")
+    expect(third.refused.status).toBe(429)
+    expect(third.refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt: "gateway", data: null })
+    expect(third.refused.body.error).toBe("Too many stage stream connections for this key (limit 2); close one first")
+    expect("open" in (await connect("key-two"))).toBe(true)
+
+    if ("open" in first) first.open.close()
+    const deadline = Date.now() + 10_000
+    for (;;) {
+      const again = await connect("key-one")
+      if ("open" in again) break
+      expect(again.refused.status).toBe(429)
+      if (Date.now() > deadline) throw new Error("a closed connection never freed its slot")
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })
+})
+
+describe("failed authentication per source address", () => {
+  it("answers 401 up to the limit, then 429 to every attempt from that address (a valid key too); other addresses are unaffected", async () => {
+    const attacker = "127.0.0.7"
+    const statuses = [
+      (await getFrom(attacker, "guess-1")).status,
+      (await getFrom(attacker, undefined)).status,
+      (await getFrom(attacker, "guess-2")).status
+    ]
+    expect(statuses).toEqual([401, 401, 401])
+    for (const key of ["guess-3", "key-one"]) {
+      const blocked = await getFrom(attacker, key)
+      expect(blocked.status).toBe(429)
+      expect(blocked.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt: "gateway", data: null })
+      expect(blocked.body.error).toBe("Too many failed authentication attempts from this address (limit 3 a minute); retry after the window resets")
+      const retryAfter = Number(blocked.headers["retry-after"])
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      // Whole seconds until the window restarts (X-RateLimit-Reset is rounded up, hence 61 at most).
+      expect(retryAfter).toBeLessThanOrEqual(61)
+    }
+    const stream = await new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(`${service.baseUrl.replace("http", "ws")}/api/v1/stream`, { headers: { "x-api-key": "key-two" }, localAddress: attacker })
+      sockets.push(ws)
+      ws.once("unexpected-response", (_request, response) => resolve(response.statusCode ?? 0))
+      ws.once("message", () => resolve(101))
+      ws.once("error", reject)
+    })
+    expect(stream).toBe(429)
+    expect((await getFrom("127.0.0.8", "key-one")).status).toBe(200)
+    expect((await api(service.baseUrl, "GET", "/api/v1/wallets", undefined, { "x-api-key": "key-one" })).status).toBe(200)
+  })
+})

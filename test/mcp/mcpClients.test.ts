@@ -1,0 +1,115 @@
+/**
+ * The official MCP SDK Client (not ours) against our MCP server, over stdio (`npm run mcp`, a child
+ * process configured by API_BASE_URL / API_KEY) and over Streamable HTTP on the gateway (`POST /mcp`,
+ * Bearer key): it lists the tools, creates a wallet, sends a transfer to confirmation and reads its
+ * proof, then passes an approval gate through tx.pending_approvals and tx.approve.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { Connection, Keypair, PublicKey } from "@solana/web3.js"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { ADMIN_KEY } from "../support/service.js"
+
+const env = useServiceWithLedger()
+const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url))
+
+const transports: Record<string, () => Transport> = {
+  stdio: () =>
+    new StdioClientTransport({
+      command: "npm",
+      args: ["run", "--silent", "mcp"],
+      cwd: REPO_ROOT,
+      env: { ...(process.env as Record<string, string>), API_BASE_URL: env.service.baseUrl, API_KEY: ADMIN_KEY },
+      stderr: "ignore"
+    }),
+  "streamable HTTP": () =>
+    new StreamableHTTPClientTransport(new URL(`${env.service.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } } })
+}
+
+const connect = async (transport: Transport) => {
+  const client = new Client({ name: "custody-test", version: "1.0.0" })
+  await client.connect(transport)
+  return client
+}
+
+const callOk = async (c: Client, name: string, args: Record<string, unknown>) => {
+  const result = await c.callTool({ name, arguments: args })
+  if (result.isError === true) throw new Error(`${name}: ${JSON.stringify(result.content)}`)
+  return result.structuredContent as Record<string, any>
+}
+
+const waitFor = async (c: Client, txId: string, statuses: ReadonlyArray<string>) => {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const tx = await callOk(c, "tx.get", { txId })
+    if (statuses.includes(tx.status) || tx.status === "failed" || Date.now() > deadline) return tx
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
+  // One client (for stdio: one child process) per transport for all its tests.
+  let shared: Client
+  beforeAll(async () => {
+    shared = await connect(transports[name]!())
+  })
+  afterAll(async () => {
+    await shared?.close()
+  })
+
+  it("lists more than 70 tools with input schemas and annotations", async () => {
+    const c = shared
+    const { tools } = await c.listTools()
+    expect(tools.length).toBeGreaterThan(70)
+    for (const t of tools) expect(t.inputSchema.type).toBe("object")
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    expect(byName.get("tx.create")!.inputSchema.required).toEqual(expect.arrayContaining(["walletId", "type", "protocol", "intent"]))
+    expect(byName.get("wallet.get")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+    expect(byName.get("wallet.sign_transaction")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+  })
+
+  it("wallet.create -> tx.create (transfer_sol) -> tx.get until confirmed -> tx.proof", async () => {
+    const c = shared
+    const wallet = await callOk(c, "wallet.create", { label: `mcp ${name}`, autoFund: true, fundLamports: 1_000_000_000 })
+    const destination = Keypair.generate().publicKey.toBase58()
+    const created = await callOk(c, "tx.create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 2_000_000 } })
+    const settled = await waitFor(c, created.id, ["confirmed"])
+    expect(settled.status).toBe("confirmed")
+    const proof = await callOk(c, "tx.proof", { txId: created.id })
+    expect(proof).toMatchObject({ txId: created.id, walletId: wallet.id, signature: settled.signature })
+    expect(proof.proofHash).toMatch(/^[0-9a-f]{64}$/)
+    expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(2_000_000)
+  })
+
+  it("a policy that requires approval -> tx.pending_approvals -> tx.approve -> confirmed", async () => {
+    const c = shared
+    const wallet = await callOk(c, "wallet.create", { autoFund: true, fundLamports: 1_000_000_000 })
+    await callOk(c, "policy.create", { walletId: wallet.id, name: "approve big", active: true, rules: [{ type: "spending_limit", requireApprovalAboveLamports: 1_000_000 }] })
+    const destination = Keypair.generate().publicKey.toBase58()
+    const created = await callOk(c, "tx.create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 3_000_000 } })
+    expect((await waitFor(c, created.id, ["approval_gate"])).status).toBe("approval_gate")
+    const pending = await callOk(c, "tx.pending_approvals", { walletId: wallet.id })
+    expect(pending.transactions.map((t: { id: string }) => t.id)).toEqual([created.id])
+    await callOk(c, "tx.approve", { txId: created.id })
+    expect((await waitFor(c, created.id, ["confirmed"])).status).toBe("confirmed")
+    expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(3_000_000)
+  })
+
+  it("reports a bad argument as a tool error and an unknown tool as a protocol error", async () => {
+    const c = shared
+    const bad = await c.callTool({ name: "wallet.get", arguments: { walletId: "nope" } })
+    expect(bad.isError).toBe(true)
+    expect(JSON.stringify(bad.content)).toContain("args.walletId")
+    await expect(c.callTool({ name: "wallet.teleport", arguments: {} })).rejects.toThrow(/unknown tool/)
+  })
+})
+
+describe("Streamable HTTP authentication", () => {
+  it("refuses a client without a key", async () => {
+    await expect(connect(new StreamableHTTPClientTransport(new URL(`${env.service.baseUrl}/mcp`)))).rejects.toThrow()
+  })
+})

@@ -1,0 +1,175 @@
+/**
+ * The failure half of the spec's transaction table, driven for real (the pipeline, the local ledger, a
+ * real database; chaos and configuration only as the means to reach a state): every `failedAt` a
+ * transaction's envelope can carry, with its errorCode, its failure proof (recomputed here from
+ * `/replay` without our proof module) and its history; and the outbox giving up at
+ * TX_OUTBOX_MAX_ATTEMPTS.
+ */
+import { Connection, Keypair, PublicKey } from "@solana/web3.js"
+import { createHash } from "node:crypto"
+import { afterEach, describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api } from "../support/service.js"
+import { createWallet, submit, waitSettled, waitTerminal as waitTerminalAt } from "../support/transactions.js"
+
+const MAX_ATTEMPTS = 2
+const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS) } })
+
+const base = () => env.service.baseUrl
+const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
+const balanceOf = (address: string) => connection().getBalance(new PublicKey(address))
+
+const NO_CHAOS = { enabled: false, failureRates: { simulation: 0, build: 0, sign: 0, send: 0 }, latencyMs: 0 }
+const setChaos = async (failureRates: Partial<typeof NO_CHAOS.failureRates>) => {
+  const put = await api(base(), "PUT", "/api/v1/chaos", { ...NO_CHAOS, enabled: true, failureRates: { ...NO_CHAOS.failureRates, ...failureRates } })
+  expect(put.status).toBe(200)
+}
+afterEach(async () => {
+  await api(base(), "PUT", "/api/v1/chaos", NO_CHAOS)
+})
+
+const transfer = (walletId: string, destination: string, lamports: number, extra: Record<string, unknown> = {}) =>
+  submit(base(), { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports }, ...extra })
+
+const waitTerminal = (txId: string) => waitTerminalAt(base(), txId)
+
+// docs/proof.md's canonical form, written here independently of src/pipeline/proof.ts.
+const canon = (v: unknown): string =>
+  v === null || typeof v !== "object"
+    ? JSON.stringify(v)
+    : Array.isArray(v)
+      ? `[${v.map(canon).join(",")}]`
+      : `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(",")}}`
+const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex")
+
+/** The failure proof recomputes from /replay: the three hashes and the chained proofHash. */
+const expectProofRecomputes = async (txId: string) => {
+  const replay = (await api(base(), "GET", `/api/v1/transactions/${txId}/replay`)).body.data
+  const proof = replay.proof
+  expect(proof.txId).toBe(txId)
+  const intentHash = sha(canon(replay.request.intent))
+  const policyHash = sha(canon(replay.policyDecision ?? null))
+  const simulationHash = sha(canon(replay.simulation ?? null))
+  expect({ intentHash: proof.intentHash, policyHash: proof.policyHash, simulationHash: proof.simulationHash }).toEqual({ intentHash, policyHash, simulationHash })
+  expect(proof.proofHash).toBe(sha([intentHash, policyHash, simulationHash, proof.signature ?? ""].join("|")))
+  return replay
+}
+
+/** GET answers HTTP 200 with the failure envelope naming errorCode and failedAt. */
+const expectFailedEnvelope = async (txId: string, errorCode: string, failedAt: string) => {
+  const got = await api(base(), "GET", `/api/v1/transactions/${txId}`)
+  expect(got.status).toBe(200)
+  expect(got.body).toMatchObject({ status: "failure", errorCode, failedAt })
+  expect(got.body.data).toMatchObject({ status: "failed", failedAt, errorCode })
+  expect(typeof got.body.error).toBe("string")
+  return got.body.data
+}
+
+const statuses = (record: { history: ReadonlyArray<{ status: string }> }) => record.history.map((h) => h.status)
+
+describe("pending -> failed at build", () => {
+  it("a transfer the wallet cannot pay fails its simulation: PIPELINE_ERROR at build, nothing signed, a failure proof", async () => {
+    const wallet = await createWallet(base(), 10_000_000)
+    const destination = Keypair.generate().publicKey.toBase58()
+    const created = await transfer(wallet.id, destination, 50_000_000)
+    const settled = await waitTerminal(created.body.data.id)
+    expect(settled.body.data.status).toBe("failed")
+    const record = await expectFailedEnvelope(created.body.data.id, "PIPELINE_ERROR", "build")
+    expect(record.error).toMatch(/simulation failed/)
+    expect(record.signature).toBeUndefined()
+    expect(statuses(record)).toEqual(["pending", "simulating", "failed"])
+    const replay = await expectProofRecomputes(record.id)
+    expect(replay.policyDecision ?? null).toBeNull()
+    expect(replay.simulation.logs.length).toBeGreaterThan(0)
+    expect(replay.proof.signature).toBeUndefined()
+    expect(await balanceOf(destination)).toBe(0)
+  })
+})
+
+describe("policy_eval -> failed at policy", () => {
+  it("a transfer over maxLamportsPerTx: POLICY_VIOLATION at policy with the decision in the proof", async () => {
+    const wallet = await createWallet(base(), 1_000_000_000)
+    const policy = await api(base(), "POST", "/api/v1/policies", { walletId: wallet.id, name: "cap", rules: [{ type: "spending_limit", maxLamportsPerTx: 1_000_000 }] })
+    expect(policy.status).toBe(201)
+    const destination = Keypair.generate().publicKey.toBase58()
+    const created = await transfer(wallet.id, destination, 2_000_000)
+    await waitTerminal(created.body.data.id)
+    const record = await expectFailedEnvelope(created.body.data.id, "POLICY_VIOLATION", "policy")
+    expect(record.policyDecision).toMatchObject({ decision: "deny" })
+    expect(record.policyDecision.reasons.join(" ")).toMatch(/maxLamportsPerTx/)
+    expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "failed"])
+    const replay = await expectProofRecomputes(record.id)
+    expect(replay.policyDecision.decision).toBe("deny")
+    expect(replay.simulation).toMatchObject({ ok: true })
+    expect(await balanceOf(destination)).toBe(0)
+  })
+})
+
+describe("signing -> failed at sign (the outbox gives up at TX_OUTBOX_MAX_ATTEMPTS)", () => {
+  it("fails at sign with PIPELINE_ERROR after exactly the attempt limit, its outbox job failed, nothing sent", async () => {
+    const wallet = await createWallet(base(), 1_000_000_000)
+    const before = (await api(base(), "GET", "/api/v1/outbox/stats")).body.data
+    await setChaos({ sign: 1 })
+    const destination = Keypair.generate().publicKey.toBase58()
+    const created = await transfer(wallet.id, destination, 1_000_000)
+    await waitTerminal(created.body.data.id)
+    const record = await expectFailedEnvelope(created.body.data.id, "PIPELINE_ERROR", "sign")
+    expect(record.error).toContain(`gave up after ${MAX_ATTEMPTS} attempts`)
+    expect(record.error).toContain("sign")
+    expect(record.attempts).toBe(MAX_ATTEMPTS)
+    expect(record.signature).toBeUndefined()
+    expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "signing", "failed"])
+    const replay = await expectProofRecomputes(record.id)
+    expect(replay.policyDecision.decision).toBe("allow")
+    const after = (await api(base(), "GET", "/api/v1/outbox/stats")).body.data
+    expect(after.failed).toBe(before.failed + 1)
+    expect(await balanceOf(destination)).toBe(0)
+  })
+})
+
+describe("submitting -> failed at send", () => {
+  it("fails at send with CONFIRMATION_FAILED after the attempt limit; the signed bytes never reached the ledger", async () => {
+    const wallet = await createWallet(base(), 1_000_000_000)
+    await setChaos({ send: 1 })
+    const destination = Keypair.generate().publicKey.toBase58()
+    const created = await transfer(wallet.id, destination, 1_000_000)
+    await waitTerminal(created.body.data.id)
+    const record = await expectFailedEnvelope(created.body.data.id, "CONFIRMATION_FAILED", "send")
+    expect(record.error).toContain(`gave up after ${MAX_ATTEMPTS} attempts`)
+    expect(record.attempts).toBe(MAX_ATTEMPTS)
+    expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "failed"])
+    // Signed, so the proof commits to the signature, which the ledger never saw.
+    expect(typeof record.signature).toBe("string")
+    const replay = await expectProofRecomputes(record.id)
+    expect(replay.proof.signature).toBe(record.signature)
+    expect(await connection().getTransaction(record.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })).toBeNull()
+    expect(await balanceOf(destination)).toBe(0)
+  })
+})
+
+describe("submitting -> failed at confirm", () => {
+  it("a transfer approved after the wallet was drained lands with an on-chain error: CONFIRMATION_FAILED at confirm", async () => {
+    const wallet = await createWallet(base(), 100_000_000)
+    const first = Keypair.generate().publicKey.toBase58()
+    // Simulated while the wallet can pay, then held at the gate.
+    const held = await transfer(wallet.id, first, 60_000_000, { requireApproval: true })
+    const atGate = await waitSettled(base(), held.body.data.id)
+    expect(atGate.body.data.status).toBe("approval_gate")
+    // Meanwhile the wallet spends most of its balance.
+    const drain = await transfer(wallet.id, Keypair.generate().publicKey.toBase58(), 80_000_000)
+    expect((await waitTerminal(drain.body.data.id)).body.data.status).toBe("confirmed")
+
+    const approved = await api(base(), "POST", `/api/v1/transactions/${held.body.data.id}/approve`)
+    expect(approved.status).toBe(200)
+    await waitTerminal(held.body.data.id)
+    const record = await expectFailedEnvelope(held.body.data.id, "CONFIRMATION_FAILED", "confirm")
+    expect(record.error).toMatch(/failed on chain/)
+    expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "failed"])
+    // It is on the ledger, failed, and the fee was charged: the proof names that signature.
+    const landed = await connection().getTransaction(record.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+    expect(landed?.meta?.err).not.toBeNull()
+    expect(await balanceOf(first)).toBe(0)
+    const replay = await expectProofRecomputes(record.id)
+    expect(replay.proof.signature).toBe(record.signature)
+  })
+})

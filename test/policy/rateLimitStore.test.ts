@@ -1,0 +1,59 @@
+/**
+ * rate_limit against its SQL store, through the pipeline (spec: sliding window per walletId:agentId;
+ * deny at or above maxTx; an event is recorded only on allow): the window fills and denies, an expired
+ * event frees its place, concurrent racers never get more than maxTx through, and wallets do not share
+ * a window.
+ */
+import { Keypair } from "@solana/web3.js"
+import { describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api } from "../support/service.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
+
+const env = useServiceWithLedger()
+const base = () => env.service.baseUrl
+
+const withRateLimit = async (maxTx: number, windowSeconds: number) => {
+  const wallet = await createWallet(base(), 1_000_000_000)
+  const policy = await api(base(), "POST", "/api/v1/policies", { walletId: wallet.id, name: "rate", rules: [{ type: "rate_limit", maxTx, windowSeconds }] })
+  expect(policy.status).toBe(201)
+  return wallet
+}
+
+const transfer = async (walletId: string) => {
+  const created = await submit(base(), { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 1_000_000 } })
+  expect(created.body.data?.id).toEqual(expect.any(String))
+  return (await waitSettled(base(), created.body.data.id)).body.data as { status: string; errorCode?: string; policyDecision?: { reasons: Array<string> } }
+}
+
+describe("rate_limit with its SQL window", () => {
+  it("allows maxTx transfers in the window, denies the next, and allows again once the oldest event left the window", async () => {
+    const windowSeconds = 8
+    const wallet = await withRateLimit(2, windowSeconds)
+    const first = Date.now()
+    expect((await transfer(wallet.id)).status).toBe("confirmed")
+    expect((await transfer(wallet.id)).status).toBe("confirmed")
+    const denied = await transfer(wallet.id)
+    expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION" })
+    expect(denied.policyDecision?.reasons.join(" ")).toContain(`2 transactions in the last ${windowSeconds}s, limit is 2`)
+    // A denial records no event: once the two allowed ones are older than the window, there is room again.
+    const waitMs = first + windowSeconds * 1000 + 1_500 - Date.now()
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs))
+    expect((await transfer(wallet.id)).status).toBe("confirmed")
+  })
+
+  it("lets exactly maxTx of 12 concurrent transfers through", async () => {
+    const wallet = await withRateLimit(3, 600)
+    const outcomes = await Promise.all(Array.from({ length: 12 }, () => transfer(wallet.id)))
+    const confirmed = outcomes.filter((o) => o.status === "confirmed").length
+    const denied = outcomes.filter((o) => o.status === "failed" && o.errorCode === "POLICY_VIOLATION").length
+    expect({ confirmed, denied }).toEqual({ confirmed: 3, denied: 9 })
+  })
+
+  it("keeps one window per wallet", async () => {
+    const [a, b] = await Promise.all([withRateLimit(1, 600), withRateLimit(1, 600)])
+    expect((await transfer(a.id)).status).toBe("confirmed")
+    expect((await transfer(b.id)).status).toBe("confirmed")
+    expect((await transfer(a.id)).status).toBe("failed")
+  })
+})

@@ -1,0 +1,50 @@
+/**
+ * Every /api/v1/defi/* helper answers the spec's build-failure envelope until its adapter exists
+ * (issue 17 item 7): 500, PIPELINE_ERROR, failedAt `build`, "no adapter ... yet"; not a routing 404.
+ * A bad body is still a 400 naming the field.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { api, type RunningService, startService } from "../support/service.js"
+
+let service: RunningService
+beforeAll(async () => {
+  service = await startService({ rpcUrl: "http://127.0.0.1:9" })
+}, 120_000)
+afterAll(async () => {
+  await service?.stop()
+})
+
+const MINT_A = "So11111111111111111111111111111111111111112"
+const MINT_B = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+const WALLET = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
+
+const HELPERS: ReadonlyArray<readonly [path: string, body: Record<string, unknown>]> = [
+  ["/api/v1/defi/quote", { protocol: "dex-aggregator", inputMint: MINT_A, outputMint: MINT_B, amount: "1000", wallet: WALLET }],
+  ["/api/v1/defi/swap", { protocol: "amm-one", inputMint: MINT_A, outputMint: MINT_B, amount: "1000", wallet: WALLET, slippageBps: 50 }],
+  ["/api/v1/defi/stake", { protocol: "liquid-staking", wallet: WALLET, amount: "1000000" }],
+  ["/api/v1/defi/unstake", { protocol: "liquid-staking", wallet: WALLET, amount: "1000000" }],
+  ["/api/v1/defi/lend/supply", { protocol: "lending-market", wallet: WALLET, mint: MINT_B, amount: "1000" }],
+  ["/api/v1/defi/lend/borrow", { protocol: "lending-market", wallet: WALLET, mint: MINT_B, amount: "1000" }]
+]
+
+describe("DeFi helpers without adapters", () => {
+  it.each(HELPERS)("POST %s answers the build-failure envelope", async (path, body) => {
+    const response = await api(service.baseUrl, "POST", path, body)
+    expect(response.status).toBe(500)
+    expect(response.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build", stage: "build", data: null })
+    expect(response.body.error).toMatch(new RegExp(`^no adapter for ${body.protocol as string} .* yet`))
+    expect(response.body.errorMessage).toBe(response.body.error)
+  })
+
+  it("refuses a bad body with a 400 naming the field", async () => {
+    const response = await api(service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "amm-one", wallet: WALLET, amount: "1" })
+    expect(response.status).toBe(400)
+    expect(response.body).toMatchObject({ errorCode: "VALIDATION_ERROR", failedAt: "validation" })
+    expect(response.body.error).toContain("protocol")
+  })
+
+  it("needs the protocols scope like /protocols ([n17])", async () => {
+    const response = await api(service.baseUrl, "POST", "/api/v1/defi/quote", HELPERS[0]![1], { "x-api-key": "unknown" })
+    expect(response.status).toBe(401)
+  })
+})

@@ -1,0 +1,60 @@
+/**
+ * A digest of every table of the service's database (row count and an md5 of the rows), to show
+ * that a refused request created or changed no row. Read through the service's own SqlClient.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { RunningService } from "./service.js"
+
+/** Tables written by background loops, not by a request: counters flushed every 500 ms, migrations. */
+export const BACKGROUND_TABLES = new Set(["metric_counters", "effect_sql_migrations"])
+
+export type TableDigests = ReadonlyMap<string, string>
+
+export const tableDigests = (service: RunningService, skip: ReadonlySet<string> = BACKGROUND_TABLES): Promise<TableDigests> =>
+  service.runtime.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const tables = yield* sql<{ name: string }>`
+        SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`
+      // One statement for all tables (names come from the catalog, quoted as identifiers).
+      const parts = tables
+        .filter(({ name }) => !skip.has(name))
+        .map(({ name }) => `SELECT '${name}' AS name, count(*)::text AS rows, md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM "${name.replaceAll('"', '""')}" t`)
+      const rows = yield* sql.unsafe<{ name: string; rows: string; digest: string | null }>(parts.join(" UNION ALL "))
+      return new Map(rows.map((row) => [row.name, `${row.rows}:${row.digest ?? ""}`]))
+    }).pipe(Effect.orDie)
+  )
+
+/** The tables whose digest differs. */
+export const changedTables = (before: TableDigests, after: TableDigests): Array<string> =>
+  [...new Set([...before.keys(), ...after.keys()])].filter((name) => before.get(name) !== after.get(name))
+
+/** Waits until two readings 80 ms apart agree (work a request started in the background has landed). */
+export const settledDigests = async (service: RunningService, timeoutMs = 5_000): Promise<TableDigests> => {
+  const deadline = Date.now() + timeoutMs
+  let last = await tableDigests(service)
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    const next = await tableDigests(service)
+    if (changedTables(last, next).length === 0 || Date.now() > deadline) return next
+    last = next
+  }
+}
+
+/** A dump of every table as text (for the secret scan). */
+export const dumpTables = (service: RunningService): Promise<string> =>
+  service.runtime.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const tables = yield* sql<{ name: string }>`
+        SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`
+      const parts: Array<string> = []
+      for (const { name } of tables) {
+        const rows = yield* sql<{ row: string }>`SELECT t::text AS row FROM ${sql(name)} t`
+        parts.push(`== ${name}\n${rows.map((r) => r.row).join("\n")}`)
+      }
+      return parts.join("\n")
+    }).pipe(Effect.orDie)
+  )

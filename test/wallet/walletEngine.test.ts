@@ -1,0 +1,144 @@
+/**
+ * Split deployment (issue 13 item 4): the wallet engine runs as its own process (`npm run
+ * start:wallet-engine`, here the same entry as a child) holding the key secret; the gateway+pipeline
+ * process has WALLET_ENGINE_URL and no key secret at all (and refuses to start with one). Transfers
+ * confirm through it; a direct call to the engine without the internal token, or for a transaction
+ * not at `signing`, is refused. Needs a real PostgreSQL (two processes share it), as the other
+ * multi-process tests do.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { AppConfig } from "../../src/config.js"
+import { freePort } from "../support/freePort.js"
+import { startTestLedger } from "../support/ledger.js"
+import { createPostgresDatabase, type FreshDatabase, PROJECT_ROOT } from "../support/processes.js"
+import { api, type RunningService, startService } from "../support/service.js"
+import { createFundedWallet, expectTransferSignedBy } from "./custodyChecks.js"
+
+const TOKEN = "internal-token-of-the-split-test"
+const ENGINE_SECRET = "the-engine-key-encryption-secret"
+const engineDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-engine-"))
+const gatewayDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-gateway-"))
+
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
+let database: FreshDatabase
+let gateway: RunningService | undefined
+let engine: ChildProcess | undefined
+let engineUrl: string
+let engineOutput = ""
+
+const startEngine = async (port: number) => {
+  const child = spawn(path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/wallet/engine/main.ts"], {
+    cwd: PROJECT_ROOT,
+    detached: true,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? os.tmpdir(),
+      DATA_DIR: engineDir,
+      DATABASE_URL: database.url,
+      WALLET_ENGINE_PORT: String(port),
+      WALLET_ENGINE_INTERNAL_TOKEN: TOKEN,
+      WALLET_SIGNER_BACKEND: "encrypted-file",
+      WALLET_KEY_ENCRYPTION_SECRET: ENGINE_SECRET
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  child.stdout?.on("data", (chunk: Buffer) => void (engineOutput += chunk.toString()))
+  child.stderr?.on("data", (chunk: Buffer) => void (engineOutput += chunk.toString()))
+  const deadline = Date.now() + 60_000
+  while (!engineOutput.includes("wallet engine listening")) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the wallet engine did not start:\n${engineOutput}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return child
+}
+
+const stopEngine = () => {
+  if (engine?.pid !== undefined && engine.exitCode === null) {
+    try {
+      process.kill(-engine.pid, "SIGKILL")
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+beforeAll(async () => {
+  database = await createPostgresDatabase()
+  ledger = await startTestLedger()
+  const port = await freePort()
+  engineUrl = `http://127.0.0.1:${port}`
+  // The gateway first: it owns the schema and runs the migrations the engine reads.
+  gateway = await startService({
+    rpcUrl: ledger.rpcUrl,
+    reuse: { dataDir: gatewayDir, database },
+    env: { WALLET_ENGINE_URL: engineUrl, WALLET_ENGINE_INTERNAL_TOKEN: TOKEN, WALLET_KEY_ENCRYPTION_SECRET: "" }
+  })
+  engine = await startEngine(port)
+}, 120_000)
+
+afterAll(async () => {
+  stopEngine()
+  await gateway?.stop()
+  await ledger?.close()
+  fs.rmSync(engineDir, { recursive: true, force: true })
+})
+
+const engineCall = (route: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${engineUrl}${route}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }).then(
+    async (response) => ({ status: response.status, body: (await response.json()) as { error?: string; signature?: string } })
+  )
+
+let confirmed: { id: string; walletId: string }
+
+describe("split deployment", () => {
+  it("creates keys and signs in the wallet engine: transfers confirm", async () => {
+    const wallet = await createFundedWallet(gateway!.baseUrl, "split wallet")
+    expect(wallet).toMatchObject({ provider: "local-dev", keyProvenance: { backend: "encrypted-file" } })
+    const signature = await expectTransferSignedBy(gateway!.baseUrl, ledger.rpcUrl, wallet)
+    const listed = await api(gateway!.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/transactions`)
+    confirmed = { id: listed.body.data.transactions.find((t: { signature: string }) => t.signature === signature).id, walletId: wallet.id }
+    // The key lives in the engine's DATA_DIR, and nowhere in the gateway's.
+    expect(fs.existsSync(path.join(engineDir, "keys", `${wallet.id}.json`))).toBe(true)
+    expect(fs.existsSync(path.join(gatewayDir, "keys"))).toBe(false)
+  }, 60_000)
+
+  it("the gateway+pipeline process holds no key secret, and refuses to start with one", async () => {
+    const config = await gateway!.runtime.runPromise(AppConfig)
+    const w = config.wallet
+    for (const secret of [w.keyEncryptionSecret, w.kmsMasterSecret, w.hsmPin, w.hsmModuleSecret, w.mpcNodeSecrets, w.mpcNode1Secret, w.mpcNode2Secret, w.mpcNode3Secret, w.autofundPayerPrivateKey]) {
+      expect(Option.isNone(secret)).toBe(true)
+    }
+    const refused = startService({
+      rpcUrl: ledger.rpcUrl,
+      reuse: { dataDir: gatewayDir, database: { url: database.url, drop: async () => {} } },
+      env: { WALLET_ENGINE_URL: engineUrl, WALLET_ENGINE_INTERNAL_TOKEN: TOKEN, WALLET_KMS_MASTER_SECRET: "a-secret-in-the-wrong-place" }
+    })
+    await expect(refused).rejects.toThrow(/WALLET_KEY_ENCRYPTION_SECRET must not be set where WALLET_ENGINE_URL is/)
+  })
+
+  it("refuses a direct call without the internal token, or for a transaction not at signing", async () => {
+    const message = Buffer.from("any message").toString("base64")
+    const request = { txId: confirmed.id, walletId: confirmed.walletId, message }
+    for (const headers of [{}, { authorization: "Bearer not-the-token" }, { authorization: TOKEN }] as Array<Record<string, string>>) {
+      const refused = await engineCall("/internal/v1/sign", request, headers)
+      expect(refused.status).toBe(401)
+      expect(refused.body.signature).toBeUndefined()
+    }
+    const auth = { authorization: `Bearer ${TOKEN}` }
+    const notSigning = await engineCall("/internal/v1/sign", request, auth)
+    expect(notSigning).toMatchObject({ status: 409, body: { error: "transaction is confirmed, not at signing" } })
+    const unknown = await engineCall("/internal/v1/sign", { ...request, txId: "00000000-0000-4000-8000-000000000000" }, auth)
+    expect(unknown.status).toBe(404)
+    const malformed = await engineCall("/internal/v1/sign", { txId: "x" }, auth)
+    expect(malformed.status).toBe(400)
+    // A key is never made over an existing wallet's.
+    const overwrite = await engineCall("/internal/v1/keys", { walletId: confirmed.walletId }, auth)
+    expect(overwrite).toMatchObject({ status: 409, body: { error: "a wallet with this id exists" } })
+    expect(engineOutput).not.toContain(ENGINE_SECRET)
+  })
+})
