@@ -4,27 +4,17 @@
  * through the pipeline with allowlists and the budget (the breach message names remaining and
  * required lamports), budget bookkeeping and the audit events.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api, } from "../support/service.js"
 import { createWallet, waitSettled } from "../support/transactions.js"
 
-let ledger: Awaited<ReturnType<typeof startTestLedger>>
-let service: RunningService
 const DESTINATION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
 
-beforeAll(async () => {
-  ledger = await startTestLedger()
-  service = await startService({ rpcUrl: ledger.rpcUrl })
-}, 120_000)
+const env = useServiceWithLedger()
 
-afterAll(async () => {
-  await service?.stop()
-  await ledger?.close()
-})
-
-const post = (path: string, body?: unknown) => api(service.baseUrl, "POST", path, body ?? {})
-const get = (path: string) => api(service.baseUrl, "GET", path)
+const post = (path: string, body?: unknown) => api(env.service.baseUrl, "POST", path, body ?? {})
+const get = (path: string) => api(env.service.baseUrl, "GET", path)
 
 const events = async (agentId: string, eventType: string) =>
   (await get(`/api/v1/audit/events?agentId=${agentId}&eventType=${eventType}`)).body.data.events as Array<{ metadata: Record<string, unknown>; message: string }>
@@ -72,23 +62,23 @@ describe("agents", () => {
 
   it("updates capabilities", async () => {
     const agent = (await post("/api/v1/agents", { name: "caps" })).body.data
-    const updated = await api(service.baseUrl, "PUT", `/api/v1/agents/${agent.id}/capabilities`, {
+    const updated = await api(env.service.baseUrl, "PUT", `/api/v1/agents/${agent.id}/capabilities`, {
       allowedIntents: ["transfer_sol"], allowedProtocols: ["system-program"], budgetLamports: 5000, executionMode: "supervised"
     })
     expect(updated.status).toBe(200)
     expect(updated.body.data).toMatchObject({ allowedIntents: ["transfer_sol"], allowedProtocols: ["system-program"], budgetLamports: 5000, executionMode: "supervised" })
-    const missing = await api(service.baseUrl, "PUT", `/api/v1/agents/${agent.id}/capabilities`, {})
+    const missing = await api(env.service.baseUrl, "PUT", `/api/v1/agents/${agent.id}/capabilities`, {})
     expect(missing.status).toBe(400)
     expect(missing.body.error).toMatch(/^allowedIntents/)
   })
 
   it("executes through the pipeline within its budget and refuses a breach naming remaining and required lamports", async () => {
-    const wallet = await createWallet(service.baseUrl, 1_000_000_000)
+    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
     const agent = (await post("/api/v1/agents", { name: "spender", walletId: wallet.id, budgetLamports: 2_000_000 })).body.data
     const first = await post(`/api/v1/agents/${agent.id}/execute`, { type: "transfer_sol", protocol: "system-program", intent: { destination: DESTINATION, lamports: 1_200_000 } })
     expect(first.status).toBe(201)
     expect(first.body.data).toMatchObject({ agentId: agent.id, walletId: wallet.id, type: "transfer_sol" })
-    const settled = await waitSettled(service.baseUrl, first.body.data.id)
+    const settled = await waitSettled(env.service.baseUrl, first.body.data.id)
     expect(settled.body.data.error ?? null).toBeNull()
     expect(settled.body.data.status).toBe("confirmed")
 
@@ -126,11 +116,11 @@ describe("agents", () => {
 
   it("keeps agents within their tenant", async () => {
     const asTenant = (tenant: string) => ({ "x-api-key": "test-admin-key", "x-tenant-id": tenant })
-    const agent = (await api(service.baseUrl, "POST", "/api/v1/agents", { name: "tenant-a" }, asTenant("tenant-a"))).body.data
-    expect((await api(service.baseUrl, "GET", `/api/v1/agents/${agent.id}`, undefined, asTenant("tenant-a"))).status).toBe(200)
-    expect((await api(service.baseUrl, "GET", `/api/v1/agents/${agent.id}`, undefined, asTenant("tenant-b"))).status).toBe(404)
-    expect((await api(service.baseUrl, "POST", `/api/v1/agents/${agent.id}/start`, {}, asTenant("tenant-b"))).status).toBe(404)
-    const listed = (await api(service.baseUrl, "GET", "/api/v1/agents", undefined, asTenant("tenant-b"))).body.data.agents as Array<{ id: string }>
+    const agent = (await api(env.service.baseUrl, "POST", "/api/v1/agents", { name: "tenant-a" }, asTenant("tenant-a"))).body.data
+    expect((await api(env.service.baseUrl, "GET", `/api/v1/agents/${agent.id}`, undefined, asTenant("tenant-a"))).status).toBe(200)
+    expect((await api(env.service.baseUrl, "GET", `/api/v1/agents/${agent.id}`, undefined, asTenant("tenant-b"))).status).toBe(404)
+    expect((await api(env.service.baseUrl, "POST", `/api/v1/agents/${agent.id}/start`, {}, asTenant("tenant-b"))).status).toBe(404)
+    const listed = (await api(env.service.baseUrl, "GET", "/api/v1/agents", undefined, asTenant("tenant-b"))).body.data.agents as Array<{ id: string }>
     expect(listed.map((a) => a.id)).not.toContain(agent.id)
   })
 

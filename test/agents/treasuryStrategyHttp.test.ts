@@ -5,28 +5,18 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { reconcileBudgets } from "../../actors/budgetReconciler.js"
-import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api, } from "../support/service.js"
 import { waitSettled } from "../support/transactions.js"
 
-let ledger: Awaited<ReturnType<typeof startTestLedger>>
-let service: RunningService
 const DESTINATION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
 
-beforeAll(async () => {
-  ledger = await startTestLedger()
-  service = await startService({ rpcUrl: ledger.rpcUrl })
-}, 120_000)
+const env = useServiceWithLedger()
 
-afterAll(async () => {
-  await service?.stop()
-  await ledger?.close()
-})
-
-const post = (path: string, body?: unknown) => api(service.baseUrl, "POST", path, body ?? {})
-const get = (path: string) => api(service.baseUrl, "GET", path)
+const post = (path: string, body?: unknown) => api(env.service.baseUrl, "POST", path, body ?? {})
+const get = (path: string) => api(env.service.baseUrl, "GET", path)
 const newAgent = async (body: Record<string, unknown> = {}) =>
   (await post("/api/v1/agents", { name: "treasurer", ...body })).body.data as { id: string; walletId: string }
 
@@ -106,15 +96,15 @@ describe("budget release", () => {
       type: "transfer_sol", protocol: "system-program", intent: { destination: DESTINATION, lamports: 2_000_000 }
     })
     expect(executed.body.data.agentId).toBe(agent.id)
-    const settled = await waitSettled(service.baseUrl, executed.body.data.id)
+    const settled = await waitSettled(env.service.baseUrl, executed.body.data.id)
     expect(settled.body.data.status).toBe("failed")
     expect(["validation", "build", "policy", "sign"]).toContain(settled.body.data.failedAt)
     expect((await get(`/api/v1/agents/${agent.id}/budget`)).body.data.spentLamportsToday).toBe(2_000_000)
-    await service.runtime.runPromise(reconcileBudgets)
+    await env.service.runtime.runPromise(reconcileBudgets)
     expect((await get(`/api/v1/agents/${agent.id}/budget`)).body.data.spentLamportsToday).toBe(0)
-    await service.runtime.runPromise(reconcileBudgets)
+    await env.service.runtime.runPromise(reconcileBudgets)
     expect((await get(`/api/v1/agents/${agent.id}/budget`)).body.data.spentLamportsToday).toBe(0)
-    const released = await service.runtime.runPromise(
+    const released = await env.service.runtime.runPromise(
       Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: string }>`SELECT count(*)::text AS n FROM agent_budget_reservations WHERE agent_id = ${agent.id} AND released_at IS NOT NULL`)
     )
     expect(released[0].n).toBe("1")

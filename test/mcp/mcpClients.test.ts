@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
 import { ADMIN_KEY } from "../support/service.js"
+import { waitFor } from "../support/wait.js"
 
 const env = useServiceWithLedger()
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url))
@@ -42,13 +43,14 @@ const callOk = async (c: Client, name: string, args: Record<string, unknown>) =>
   return result.structuredContent as Record<string, any>
 }
 
-const waitFor = async (c: Client, txId: string, statuses: ReadonlyArray<string>) => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const tx = await callOk(c, "tx.get", { txId })
-    if (statuses.includes(tx.status) || tx.status === "failed" || Date.now() > deadline) return tx
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+/** Reads the transaction through the `tx.get` tool until it reaches one of `statuses` (or failed). */
+const waitForTool = async (c: Client, txId: string, statuses: ReadonlyArray<string>) => {
+  let tx: Record<string, any> = {}
+  await waitFor(`transaction ${txId} to reach ${statuses.join(" or ")}`, async () => {
+    tx = await callOk(c, "tx.get", { txId })
+    return statuses.includes(tx.status) || tx.status === "failed"
+  }, 30_000, 100)
+  return tx
 }
 
 describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
@@ -77,7 +79,7 @@ describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
     const wallet = await callOk(c, "wallet.create", { label: `mcp ${name}`, autoFund: true, fundLamports: 1_000_000_000 })
     const destination = Keypair.generate().publicKey.toBase58()
     const created = await callOk(c, "tx.create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 2_000_000 } })
-    const settled = await waitFor(c, created.id, ["confirmed"])
+    const settled = await waitForTool(c, created.id, ["confirmed"])
     expect(settled.status).toBe("confirmed")
     const proof = await callOk(c, "tx.proof", { txId: created.id })
     expect(proof).toMatchObject({ txId: created.id, walletId: wallet.id, signature: settled.signature })
@@ -91,11 +93,11 @@ describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
     await callOk(c, "policy.create", { walletId: wallet.id, name: "approve big", active: true, rules: [{ type: "spending_limit", requireApprovalAboveLamports: 1_000_000 }] })
     const destination = Keypair.generate().publicKey.toBase58()
     const created = await callOk(c, "tx.create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 3_000_000 } })
-    expect((await waitFor(c, created.id, ["approval_gate"])).status).toBe("approval_gate")
+    expect((await waitForTool(c, created.id, ["approval_gate"])).status).toBe("approval_gate")
     const pending = await callOk(c, "tx.pending_approvals", { walletId: wallet.id })
     expect(pending.transactions.map((t: { id: string }) => t.id)).toEqual([created.id])
     await callOk(c, "tx.approve", { txId: created.id })
-    expect((await waitFor(c, created.id, ["confirmed"])).status).toBe("confirmed")
+    expect((await waitForTool(c, created.id, ["confirmed"])).status).toBe("confirmed")
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(3_000_000)
   })
 
