@@ -210,14 +210,15 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           },
           preBalanceLamports: preBalance,
           gasless: row.gasless, requireApproval: row.require_approval, timestamp: new Date()
-        })
+        }, (denied) =>
+          // A portfolio breach by an agent's spend: the supervisor pauses the agent (autoPauseOnBreach).
+          // Stored with the decision, in its SQL transaction, so no crash can keep one without the other.
+          row.agent_id === null
+            ? Effect.void
+            : breaches.record({ tenantId: row.tenant_id, agentId: row.agent_id, kind: "portfolio", reason: `transaction ${row.id}: ${denied.join("; ")}`, txId: row.id })
+        )
         const reasons = decision.reasons.join("; ")
         if (decision.decision === "deny") {
-          // A portfolio breach by an agent's spend: the supervisor pauses the agent (autoPauseOnBreach).
-          // Recorded before the failure (once per transaction), so a run that dies in between records it on resume.
-          if (decision.pauseAgent && row.agent_id !== null) {
-            yield* breaches.record({ tenantId: row.tenant_id, agentId: row.agent_id, kind: "portfolio", reason: `transaction ${row.id}: ${reasons}`, txId: row.id })
-          }
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${reasons}`, stage: "policy" }), {
             policyDecision: decision, unwritten
           })

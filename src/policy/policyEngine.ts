@@ -7,6 +7,7 @@
  * timeout is a deny naming the engine as unavailable (fail closed).
  */
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Duration, Effect, Option } from "effect"
 import type { EvaluateRequest, PolicyDecision, PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
 import { NotFound } from "../../schemas/errors.js"
@@ -42,6 +43,9 @@ import {
 } from "./transactionRisk.js"
 
 export type { TransactionRiskInput } from "./transactionRisk.js"
+
+/** Records an agent's breach (its spend denied by portfolio controls with autoPauseOnBreach), given the deny's reasons. */
+export type PauseBreachRecorder = (reasons: ReadonlyArray<string>) => Effect.Effect<unknown, SqlError>
 
 /** The decision plus whether the owning agent should be paused (portfolio breach with autoPauseOnBreach). */
 export interface TransactionDecision extends PolicyDecision {
@@ -187,7 +191,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps })
     })
 
-    const decideLocked = (input: TransactionRiskInput) =>
+    /**
+     * `onPauseBreach` records the agent's breach inside the decision's own SQL transaction: a run that
+     * dies after the decision is stored finds the breach stored too (a repeat decision does not repeat it).
+     */
+    const decideLocked = (input: TransactionRiskInput, onPauseBreach: PauseBreachRecorder) =>
       sql.withTransaction(
         Effect.gen(function* () {
           yield* store.lockWallet(input.walletId)
@@ -203,6 +211,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const { decision, effects, approvalSpend, pauseAgent } = combine(input, protocolConfig, controls, policies, state)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
           yield* store.recordDecision(input.txId, input.tenantId, input.walletId, decision, approvalSpend)
+          if (pauseAgent) yield* onPauseBreach(decision.reasons)
           yield* report(input.tenantId, decision, { ...input, source: "transaction" })
           return { decision, pauseAgent }
         })
@@ -215,21 +224,21 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     )
 
     /** The fast path (unconstrainedDecision.ts) when the wallet has nothing to check; else the locked path. */
-    const decide = (input: TransactionRiskInput) =>
+    const decide = (input: TransactionRiskInput, onPauseBreach: PauseBreachRecorder) =>
       Effect.gen(function* () {
         // The decision an unconstrained wallet gets; recorded only if the wallet is indeed unconstrained.
         const state: EvaluationState = { now: new Date(), transaction: transactionFacts(input) }
         const { decision, effects, approvalSpend } = combine(input, undefined, defaultPortfolioControls(input.walletId), [], state)
         const recorded = yield* unconstrainedRecords.submit({ target: input, decision, effects, approvalSpendLamports: approvalSpend })
-        if (!recorded) return yield* decideLocked(input)
+        if (!recorded) return yield* decideLocked(input, onPauseBreach)
         yield* audit.increment("audit_event.policy.evaluated")
         yield* audit.increment(policyEvaluationMetric(decision.decision))
         yield* audit.increment(EVALUATIONS_METRIC)
         return { decision, pauseAgent: false }
       })
 
-    const decideForTransaction = (input: TransactionRiskInput): Effect.Effect<TransactionDecision> =>
-      decide(input).pipe(
+    const decideForTransaction = (input: TransactionRiskInput, onPauseBreach: PauseBreachRecorder = () => Effect.void): Effect.Effect<TransactionDecision> =>
+      decide(input, onPauseBreach).pipe(
         Effect.timeout(ENGINE_TIMEOUT),
         Effect.map(({ decision, pauseAgent }): TransactionDecision => ({ ...decision, pauseAgent })),
         Effect.catchAllCause((cause) => {

@@ -7,7 +7,9 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PolicyEngine, type TransactionRiskInput } from "../../src/policy/policyEngine.js"
+import { SqlError } from "@effect/sql/SqlError"
+import { type PauseBreachRecorder, PolicyEngine, type TransactionRiskInput } from "../../src/policy/policyEngine.js"
+import { RiskConfigRepo } from "../../src/risk/riskConfigRepo.js"
 import { type EngineHarness, startEngine } from "./engineHarness.js"
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111"
@@ -129,6 +131,30 @@ describe("policy store under concurrency", () => {
     await engine.run(Effect.flatMap(PolicyEngine, (e) => e.startOver(retried.txId)))
     expect((await decide(transfer(wallet, 1_000_000n))).decision).toBe("allow")
     expect((await decide(transfer(wallet, 1n))).decision).toBe("deny")
+  })
+
+  it("stores an agent's portfolio breach with its deny, in one SQL transaction", async () => {
+    const wallet = await engine.createWallet()
+    await engine.run(Effect.flatMap(RiskConfigRepo, (r) => r.putPortfolio("default", wallet, { maxDailyLossLamports: 300_000_000n, autoPauseOnBreach: true })))
+    const spend = transfer(wallet, 500_000_000n, { agentId: randomUUID() })
+    const decideRecording = (recorder: PauseBreachRecorder) => engine.run(Effect.flatMap(PolicyEngine, (e) => e.decideForTransaction(spend, recorder)))
+    const storedDecision = () => engine.run(Effect.flatMap(PolicyEngine, (e) => e.decisionOf(spend.txId)))
+
+    // The breach cannot be stored (a fault): the decision is not stored either, and the run fails closed.
+    const faulted = await decideRecording(() => Effect.fail(new SqlError({ message: "breach store down" })))
+    expect(faulted.decision).toBe("deny")
+    expect(await storedDecision()).toBeUndefined()
+
+    // Stored: the breach is recorded with the deny's reasons, once; the repeat decision records nothing more.
+    const recorded: Array<ReadonlyArray<string>> = []
+    const recordBreach: PauseBreachRecorder = (reasons) => Effect.sync(() => recorded.push(reasons))
+    const denied = await decideRecording(recordBreach)
+    expect(denied).toMatchObject({ decision: "deny", pauseAgent: true })
+    expect(recorded).toEqual([denied.reasons])
+    expect(recorded[0]!.join(" ")).toMatch(/daily loss \d+ exceeds maxDailyLossLamports 300000000/)
+    expect((await storedDecision())?.decision.decision).toBe("deny")
+    expect((await decideRecording(recordBreach)).decision).toBe("deny")
+    expect(recorded).toHaveLength(1)
   })
 
   it("denies when a stored rule is corrupted", async () => {
