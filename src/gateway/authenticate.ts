@@ -8,6 +8,7 @@ import { InsufficientScope, InvalidApiKey, MissingApiKey, RateLimited, TenantMis
 import { type ApiKeyEntry, findApiKey, hasScope, SCOPES, type Scope } from "./apiKeys.js"
 import type { AuthFailureLimiter } from "./authFailureLimiter.js"
 import { type CallerInfo, DEFAULT_TENANT } from "./caller.js"
+import { INNER_CALL_HEADER, isInnerCall } from "./innerCall.js"
 import type { FixedWindowRateLimiter, RateDecision } from "./rateLimiter.js"
 
 export interface AuthSettings {
@@ -60,8 +61,9 @@ export const authenticate = (
     const entry = findApiKey(settings.keys, presented)
     if (entry === undefined) return yield* failed(new InvalidApiKey())
 
-    const rate = settings.rateLimiter.take(entry.keyId)
-    if (!rate.allowed) return yield* new RateLimited({ limit: rate.limit, resetUnixSeconds: rate.resetUnixSeconds })
+    // A tool call's inner request was counted when its /mcp request came in (innerCall.ts).
+    const rate = isInnerCall(headerValue(headers, INNER_CALL_HEADER)) ? null : settings.rateLimiter.take(entry.keyId)
+    if (rate !== null && !rate.allowed) return yield* new RateLimited({ limit: rate.limit, resetUnixSeconds: rate.resetUnixSeconds })
 
     if (!hasScope(entry, requiredScope)) return yield* new InsufficientScope({ requiredScope })
 

@@ -4,6 +4,7 @@
  * tool call passes the gateway's auth, scope, tenancy, rate limit and policy like a direct call.
  */
 import { Data, Effect } from "effect"
+import { INNER_CALL_HEADER } from "../gateway/innerCall.js"
 import type { GatewayRequest } from "./toolDefinition.js"
 
 export interface GatewayIdentity {
@@ -12,6 +13,8 @@ export interface GatewayIdentity {
   readonly apiKey?: string
   /** Sent as x-tenant-id when set. */
   readonly tenantId?: string
+  /** Set when the gateway calls itself for a request it already counted (src/gateway/innerCall.ts). */
+  readonly innerCallToken?: string
 }
 
 /** The gateway's envelope, as far as a tool reads it. */
@@ -49,6 +52,7 @@ export const callGateway = (identity: GatewayIdentity, request: GatewayRequest) 
       const headers: Record<string, string> = { "content-type": "application/json" }
       if (identity.apiKey !== undefined) headers["x-api-key"] = identity.apiKey
       if (identity.tenantId !== undefined) headers["x-tenant-id"] = identity.tenantId
+      if (identity.innerCallToken !== undefined) headers[INNER_CALL_HEADER] = identity.innerCallToken
       const response = await fetch(identity.baseUrl.replace(/\/+$/, "") + request.path + queryString(request.query), {
         method: request.method,
         headers,

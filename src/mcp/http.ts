@@ -7,6 +7,7 @@ import { HttpServer, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { McpCallBody } from "../../schemas/mcp.js"
 import { ok, type Reply } from "../gateway/envelope.js"
+import { innerCallToken } from "../gateway/innerCall.js"
 import { decodeBody } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import type { GatewayIdentity } from "./gatewayClient.js"
@@ -14,7 +15,7 @@ import { presentedKey, presentedTenant } from "./presentedKey.js"
 import { runTool, type ToolError } from "./runTool.js"
 import { TOOL_DESCRIPTIONS } from "./toolList.js"
 
-/** The caller's identity, aimed at this gateway's own listening address. */
+/** The caller's identity, aimed at this gateway's own listening address; its calls were counted here. */
 export const callerIdentity = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const server = yield* HttpServer.HttpServer
@@ -23,6 +24,7 @@ export const callerIdentity = Effect.gen(function* () {
   const tenantId = presentedTenant(request.headers)
   const identity: GatewayIdentity = {
     baseUrl: `http://127.0.0.1:${port}`,
+    innerCallToken,
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(tenantId === undefined ? {} : { tenantId })
   }

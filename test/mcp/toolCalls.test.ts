@@ -11,6 +11,7 @@ import { ADMIN_KEY, api } from "../support/service.js"
 const TENANT_A_KEY = "tenant-a-key"
 const TENANT_B_KEY = "tenant-b-key"
 const NO_WALLETS_KEY = "no-wallets-key"
+const RATE_COUNTED_KEY = "rate-counted-key"
 
 const env = useServiceWithLedger({
   env: {
@@ -18,7 +19,8 @@ const env = useServiceWithLedger({
       `${ADMIN_KEY}:*:all`,
       `${TENANT_A_KEY}:tenant-a:all`,
       `${TENANT_B_KEY}:tenant-b:all`,
-      `${NO_WALLETS_KEY}:*:mcp,transactions,policies`
+      `${NO_WALLETS_KEY}:*:mcp,transactions,policies`,
+      `${RATE_COUNTED_KEY}:*:all`
     ].join(";")
   }
 })
@@ -71,6 +73,22 @@ describe("POST /mcp/call", () => {
     expect(created.body.status).toBe("success")
     const got = await call("wallet.get", { walletId: created.body.data.id })
     expect(got.body.data).toMatchObject({ id: created.body.data.id, label: "via tool", publicKey: created.body.data.publicKey })
+  })
+
+  it("counts a tool call once against the key's rate limit, whatever requests the tool makes inside", async () => {
+    const remaining = (answer: { headers: Headers }) => Number(answer.headers.get("x-ratelimit-remaining"))
+    const created = await call("wallet.create", { label: "counted" }, RATE_COUNTED_KEY)
+    expect(created.status).toBe(200)
+    const afterCreate = remaining(created)
+    // wallet.get makes a gateway request inside; the tool call takes one unit, not two.
+    const got = await call("wallet.get", { walletId: created.body.data.id }, RATE_COUNTED_KEY)
+    expect(got.status).toBe(200)
+    expect(remaining(got)).toBe(afterCreate - 1)
+    const direct = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}`, undefined, { "x-api-key": RATE_COUNTED_KEY })
+    expect(remaining(direct)).toBe(afterCreate - 2)
+    // The marker of inner calls cannot be forged: a client sending the header is counted as usual.
+    const forged = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}`, undefined, { "x-api-key": RATE_COUNTED_KEY, "x-custody-inner-call": "AAAA" })
+    expect(remaining(forged)).toBe(afterCreate - 3)
   })
 
   it("answers 404 for an unknown tool and 400 naming a missing or mistyped argument", async () => {
