@@ -8,8 +8,8 @@
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
 import { Chunk, Data, Deferred, Effect, Exit, Queue } from "effect"
-import { approvedInTime } from "../src/pipeline/approvalExpiry.js"
 import { assembleTransaction, feePayerOf } from "../src/pipeline/wireTransaction.js"
+import { signingRefusal } from "../src/pipeline/signingPermission.js"
 import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "../src/pipeline/signRequest.js"
 import { KeyStore } from "../src/wallet/keyStore.js"
 import type { KeyBackend } from "../schemas/wallet.js"
@@ -60,16 +60,8 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
     const signOne = (txId: string, row: SigningRow | undefined) =>
       Effect.gen(function* () {
         if (row === undefined) return yield* new SignRefused({ message: `transaction ${txId} does not exist` })
-        if (row.status !== "signing") return yield* new SignRefused({ message: `transaction is ${row.status}, not at signing` })
-        const decision = row.policy_decision?.decision
-        const allowed = decision === "allow" || (decision === "require_approval" && row.approval?.status === "approved")
-        if (!allowed) return yield* new SignRefused({ message: `recorded decision ${decision ?? "none"} does not allow signing` })
-        // An approval counts only if it was given before it expired ([n8]), whichever path wrote it.
-        if (decision === "require_approval" && !approvedInTime(row.approval)) {
-          return yield* new SignRefused({ message: "the approval was not given before it expired" })
-        }
-        if (row.wallet_status !== "active") return yield* new SignRefused({ message: `wallet is ${row.wallet_status}` })
-        if (row.message_base64 === null) return yield* new SignRefused({ message: "no simulated message is recorded" })
+        const refusal = signingRefusal(row)
+        if (refusal !== undefined || row.message_base64 === null) return yield* new SignRefused({ message: refusal ?? "no simulated message is recorded" })
         if (row.type === SIGN_MESSAGE_TYPE) return yield* signOffChainMessage(txId, row, row.message_base64)
         if (feePayerOf(row.message_base64) !== row.public_key) return yield* new SignRefused({ message: "the message's fee payer is not the wallet" })
         const signature = yield* keys

@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Option } from "effect"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppConfig } from "../../src/config.js"
 import { freePort } from "../support/freePort.js"
@@ -140,5 +141,33 @@ describe("split deployment", () => {
     const overwrite = await engineCall("/internal/v1/keys", { walletId: confirmed.walletId }, auth)
     expect(overwrite).toMatchObject({ status: 409, body: { error: "a wallet with this id exists" } })
     expect(engineOutput).not.toContain(ENGINE_SECRET)
+  })
+
+  it("checks the recorded approval as the signer actor does: one given after it expired signs nothing", async () => {
+    // The engine is the isolation boundary: it re-reads the row, whatever the transaction engine asks.
+    // A row at signing whose approval came late (as a faulty or compromised writer could leave it).
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const [row] = (await client.query("SELECT message_base64 FROM transactions WHERE id = $1", [confirmed.id])).rows
+      const expiresAt = new Date(Date.now() - 60_000)
+      const hold = (decidedAt: Date) =>
+        client.query(
+          `UPDATE transactions SET status = 'signing', policy_decision = jsonb_set(policy_decision, '{decision}', '"require_approval"'), approval = $2 WHERE id = $1`,
+          [confirmed.id, JSON.stringify({ status: "approved", expiresAt: expiresAt.toISOString(), decidedAt: decidedAt.toISOString() })]
+        )
+      const auth = { authorization: `Bearer ${TOKEN}` }
+      const request = { txId: confirmed.id, walletId: confirmed.walletId, message: row.message_base64 }
+      await hold(new Date(expiresAt.getTime() + 1))
+      expect(await engineCall("/internal/v1/sign", request, auth)).toMatchObject({ status: 409, body: { error: "the approval was not given before it expired" } })
+      // The same row approved in time: the engine signs the recorded message.
+      await hold(new Date(expiresAt.getTime() - 1))
+      const signed = await engineCall("/internal/v1/sign", request, auth)
+      expect(signed.status).toBe(200)
+      expect(Buffer.from(signed.body.signature ?? "", "base64")).toHaveLength(64)
+    } finally {
+      await client.query("UPDATE transactions SET status = 'confirmed' WHERE id = $1", [confirmed.id])
+      await client.end()
+    }
   })
 })

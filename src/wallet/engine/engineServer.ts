@@ -14,6 +14,7 @@ import * as http from "node:http"
 import { Uuid } from "../../../schemas/common.js"
 import type { KeyBackend } from "../../../schemas/wallet.js"
 import { AppConfig } from "../../config.js"
+import { signingRefusal } from "../../pipeline/signingPermission.js"
 import { KeyStore } from "../keyStore.js"
 import { INTERNAL_TOKEN_HEADER, tokenChecker } from "./internalToken.js"
 
@@ -24,7 +25,7 @@ interface SigningRow {
   readonly status: string
   readonly message_base64: string | null
   readonly policy_decision: { decision?: string } | null
-  readonly approval: { status?: string } | null
+  readonly approval: Record<string, unknown> | null
   readonly wallet_id: string
   readonly key_backend: KeyBackend
   readonly wallet_status: string
@@ -58,12 +59,10 @@ const sign = Effect.gen(function* () {
   `.pipe(Effect.orDie)
   const row = rows[0]
   if (row === undefined) return yield* refuse(404, `transaction ${txId} does not exist`)
-  if (row.status !== "signing") return yield* refuse(409, `transaction is ${row.status}, not at signing`)
-  const decision = row.policy_decision?.decision
-  const allowed = decision === "allow" || (decision === "require_approval" && row.approval?.status === "approved")
-  if (!allowed) return yield* refuse(409, `recorded decision ${decision ?? "none"} does not allow signing`)
   if (row.wallet_id !== walletId) return yield* refuse(409, "the transaction belongs to another wallet")
-  if (row.wallet_status !== "active") return yield* refuse(409, `wallet is ${row.wallet_status}`)
+  // The same checks as the signer actor's, on the row as recorded (signingPermission.ts).
+  const refusal = signingRefusal(row)
+  if (refusal !== undefined) return yield* refuse(409, refusal)
   if (row.message_base64 === null || row.message_base64 !== message) return yield* refuse(409, "the message is not the one recorded for the transaction")
   const signed = yield* Effect.either(
     (yield* KeyStore).sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: Buffer.from(row.message_base64, "base64") })
