@@ -6,7 +6,9 @@
  * not at `signing`, is refused. Needs a real PostgreSQL (two processes share it), as the other
  * multi-process tests do.
  */
+import { PublicKey } from "@solana/web3.js"
 import { type ChildProcess, spawn } from "node:child_process"
+import { createPublicKey, verify } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -107,6 +109,17 @@ describe("split deployment", () => {
     expect(fs.existsSync(path.join(engineDir, "keys", `${wallet.id}.json`))).toBe(true)
     expect(fs.existsSync(path.join(gatewayDir, "keys"))).toBe(false)
   }, 60_000)
+
+  it("signs an off-chain message through the engine, verifiable with the wallet's public key", async () => {
+    const text = Buffer.from("split deployment sign-in, nonce 7")
+    const signed = await api(gateway!.baseUrl, "POST", `/api/v1/wallets/${confirmed.walletId}/sign`, { message: text.toString("base64") })
+    expect(signed.status).toBe(200)
+    const signedMessage = Buffer.from(signed.body.data.signedMessage, "base64")
+    expect(signedMessage.subarray(0, 16).equals(Buffer.concat([Buffer.from([0xff]), Buffer.from("solana offchain")]))).toBe(true)
+    const wallet = (await api(gateway!.baseUrl, "GET", `/api/v1/wallets/${confirmed.walletId}`)).body.data
+    const spki = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), new PublicKey(wallet.publicKey).toBuffer()])
+    expect(verify(null, signedMessage, createPublicKey({ key: spki, format: "der", type: "spki" }), Buffer.from(signed.body.data.signature, "base64"))).toBe(true)
+  })
 
   it("the gateway+pipeline process holds no key secret, and refuses to start with one", async () => {
     const config = await gateway!.runtime.runPromise(AppConfig)
