@@ -44,6 +44,9 @@ import { mcpRoutes } from "./mcp/routes.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
 import { StageStreamLive } from "./gateway/stream.js"
+import { prometheusRoutes } from "./observability/prometheus.js"
+import { StageTelemetry } from "./observability/stageTelemetry.js"
+import { TracingLive } from "./observability/tracing.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./pipeline/chainFacts.js"
@@ -89,6 +92,7 @@ export const routes = [
   ...signRoutes,
   ...chaosRoutes,
   ...auditRoutes,
+  ...prometheusRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
   ...defiRoutes,
@@ -109,7 +113,8 @@ const InfrastructureLive = Layer.mergeAll(
   AuditLog.Default,
   ChainClient.Default,
   ActorRegistry.Default,
-  StageEvents.Default
+  StageEvents.Default,
+  StageTelemetry.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
 /** Component services. */
@@ -178,5 +183,7 @@ export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(AgentRuntimeLive),
   Layer.provideMerge(ComponentsLive),
   Layer.provideMerge(InfrastructureLive),
-  Layer.provideMerge(DatabaseLive)
+  Layer.provideMerge(DatabaseLive),
+  // Spans of every layer above go to OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  Layer.provide(TracingLive)
 )
