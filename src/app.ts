@@ -47,6 +47,7 @@ import { StageStreamLive } from "./gateway/stream.js"
 import { prometheusRoutes } from "./observability/prometheus.js"
 import { StageTelemetry } from "./observability/stageTelemetry.js"
 import { TracingLive } from "./observability/tracing.js"
+import { LoggingLive } from "./observability/logging.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./pipeline/chainFacts.js"
@@ -185,5 +186,5 @@ export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(InfrastructureLive),
   Layer.provideMerge(DatabaseLive),
   // Spans of every layer above go to OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-  Layer.provide(TracingLive)
+  Layer.provide(Layer.merge(TracingLive, LoggingLive))
 )

@@ -3,7 +3,7 @@
  * step (Prometheus, per process), the created-to-confirmed latency, and, only when an OTLP endpoint
  * is configured, one span per step in the trace of the request that created the transaction (its
  * envelope's traceId; tracing.ts). Without OTEL_EXPORTER_OTLP_ENDPOINT no span is made here, so the
- * pipeline's hot path pays for two clock reads and a histogram bucket per step.
+ * pipeline's hot path pays for two clock reads, a histogram bucket and a log annotation per step.
  */
 import { Effect, Option } from "effect"
 import { Histogram, Registry } from "prom-client"
@@ -48,15 +48,14 @@ export class StageTelemetry extends Effect.Service<StageTelemetry>()("StageTelem
         const started = performance.now()
         return Effect.ensuring(effect, Effect.sync(() => stepSeconds.observe({ status: run.status }, (performance.now() - started) / 1000)))
       })
-      if (!tracing || run.traceId === null) return timed
-      return timed.pipe(
-        Effect.withSpan(`pipeline.${run.status}`, {
-          parent: runParentSpan(run.traceId),
-          attributes: { "custody.tx_id": run.txId, "custody.tx_type": run.type, "custody.status": run.status },
-          captureStackTrace: false
-        }),
-        Effect.annotateLogs({ traceId: run.traceId, txId: run.txId })
-      )
+      if (run.traceId === null) return timed
+      const annotated = Effect.annotateLogs(timed, { traceId: run.traceId, txId: run.txId })
+      if (!tracing) return annotated
+      return Effect.withSpan(annotated, `pipeline.${run.status}`, {
+        parent: runParentSpan(run.traceId),
+        attributes: { "custody.tx_id": run.txId, "custody.tx_type": run.type, "custody.status": run.status },
+        captureStackTrace: false
+      })
     }
 
     const confirmed = (createdAt: Date | string, confirmedAt: Date) =>
