@@ -48,6 +48,10 @@ import { prometheusRoutes } from "./observability/prometheus.js"
 import { StageTelemetry } from "./observability/stageTelemetry.js"
 import { TracingLive } from "./observability/tracing.js"
 import { LoggingLive } from "./observability/logging.js"
+import { WebhookDeliverersLive } from "../actors/webhookDeliverers.js"
+import { WebhookDeliveryQueue } from "./webhooks/deliveryQueue.js"
+import { webhookRoutes } from "./webhooks/http.js"
+import { WebhookRepo } from "./webhooks/webhookRepo.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./pipeline/chainFacts.js"
@@ -94,6 +98,7 @@ export const routes = [
   ...chaosRoutes,
   ...auditRoutes,
   ...prometheusRoutes,
+  ...webhookRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
   ...defiRoutes,
@@ -124,6 +129,8 @@ const CoreComponentsLive = Layer.mergeAll(
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,
+  WebhookRepo.Default,
+  WebhookDeliveryQueue.Default,
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
 )
 
@@ -174,7 +181,8 @@ const ActorsLive = Layer.mergeAll(
   RpcFailoverMetricsLive,
   BudgetReconcilerLive,
   AgentSchedulerLive,
-  AgentSupervisorLive
+  AgentSupervisorLive,
+  WebhookDeliverersLive
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */
