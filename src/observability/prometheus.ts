@@ -1,6 +1,7 @@
 /**
  * GET /metrics: the Prometheus text format (version 0.0.4) of the service's counters (deployment-wide,
- * from SQL, the same numbers as /api/v1/metrics), the outbox's depth by status (SQL), and this
+ * from SQL, the same numbers as /api/v1/metrics), the outbox's and the webhook queue's depth by status
+ * (SQL), and this
  * process's RPC endpoint scores, actor restarts and pipeline latency histograms (stageTelemetry.ts).
  * Rendering is prom-client's (escaping, types, histogram buckets); the values are read at scrape time.
  */
@@ -12,6 +13,7 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { route } from "../gateway/route.js"
 import { Outbox } from "../pipeline/outbox.js"
+import { WebhookDeliveryQueue } from "../webhooks/deliveryQueue.js"
 import { counterSampleOf } from "./counterFamilies.js"
 import { StageTelemetry } from "./stageTelemetry.js"
 
@@ -39,10 +41,13 @@ export const renderPrometheus = Effect.gen(function* () {
   const chain = yield* ChainClient
   const actors = yield* ActorRegistry
   const telemetry = yield* StageTelemetry
+  const webhooks = yield* WebhookDeliveryQueue
 
   const registry = countersRegistry(yield* counters.snapshot)
   const depth = new Gauge({ name: "custody_outbox_jobs", help: "Outbox jobs by status (pending and processing are the queue's depth)", labelNames: ["status"], registers: [registry] })
   for (const [status, n] of Object.entries(yield* outbox.stats)) depth.set({ status }, n)
+  const deliveries = new Gauge({ name: "custody_webhook_deliveries", help: "Webhook deliveries waiting (pending, processing) and dead-lettered", labelNames: ["status"], registers: [registry] })
+  for (const [status, n] of Object.entries(yield* webhooks.depth)) deliveries.set({ status }, n)
 
   const score = new Gauge({ name: "custody_rpc_endpoint_score", help: "Score of each RPC endpoint of this process's pool (URL redacted)", labelNames: ["endpoint"], registers: [registry] })
   const latency = new Gauge({ name: "custody_rpc_endpoint_avg_latency_ms", help: "Average latency of each RPC endpoint of this process's pool", labelNames: ["endpoint"], registers: [registry] })

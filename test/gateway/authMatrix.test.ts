@@ -233,6 +233,11 @@ describe("deployment-wide operations", () => {
       for (const headers of narrowed) {
         expectRefusal(await api(service.baseUrl, route.method, path, payload, headers), 403, "gateway", /deployment-wide operation/)
       }
+      if (route.path === "/metrics") {
+        // The Prometheus text format, not an envelope (refusals above are envelopes).
+        expect((await fetch(service.baseUrl + path, { headers: { "x-api-key": "ops" } })).status).toBe(200)
+        continue
+      }
       const admitted = await api(service.baseUrl, route.method, path, payload, { "x-api-key": "ops" })
       // PUT /chaos answers 403 while CHAOS_ENABLED is false: that refusal is the deployment's, not the key's.
       if (route.method === "PUT" && route.path === "/api/v1/chaos") expect(admitted.body.error).not.toMatch(/Operator credential/)

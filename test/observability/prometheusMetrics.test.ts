@@ -94,6 +94,7 @@ describe("GET /metrics (Prometheus text format)", () => {
     expect(samples(metrics, "custody_outbox_jobs").type).toBe("gauge")
     expect(valueOf(metrics, "custody_outbox_jobs", { status: "done" })).toBeGreaterThanOrEqual(1)
     expect(valueOf(metrics, "custody_outbox_jobs", { status: "pending" })).toBe(0)
+    expect(valueOf(metrics, "custody_webhook_deliveries", { status: "dead" })).toBe(0)
 
     const scores = samples(metrics, "custody_rpc_endpoint_score").data as Array<PromData>
     expect(scores.length).toBe(1)
