@@ -12,7 +12,7 @@ import { isConsolePath } from "../../src/gateway/consoleHttp.js"
 import { scopeForPath } from "../../src/gateway/routeScopes.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
-const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp"] as const
+const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "webhooks"] as const
 const BOUND_AGENT = "7d0e6c1a-5b8f-4c3e-9a2d-1f4b6e8c0a9d"
 const KEYS = [
   "op-a:tenant-a:all",

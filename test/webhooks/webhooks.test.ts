@@ -101,6 +101,11 @@ describe("webhook subscriptions", () => {
     }
     expect((await hooks("GET", "")).body.data.total).toBe(before)
     expect((await hooks("GET", "/not-a-uuid")).status).toBe(400)
+    const some = await subscribe(["transaction.failed"])
+    const badStatus = await hooks("GET", `/${some.id}/deliveries?status=lost`)
+    expect(badStatus.status).toBe(400)
+    expect(badStatus.body.error).toMatch(/^status:/)
+    await hooks("DELETE", `/${some.id}`)
   })
 
   it("needs the webhooks scope, and keeps each tenant's subscriptions to itself", async () => {
