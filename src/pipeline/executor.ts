@@ -201,7 +201,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           ...change, fields: { ...unwritten.fields, ...change.fields }, via: [...unwritten.via, ...(change.via ?? [])]
         })
         const decision = yield* policy.decideForTransaction({
-          txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id,
+          txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id, traceId: row.trace_id ?? undefined,
           type: row.type, protocol: row.protocol, intent: row.intent,
           facts: {
             destination: built?.destination ?? undefined,

@@ -84,12 +84,11 @@ describe("OpenTelemetry traces over OTLP", () => {
     const children = receiver.spans.filter((s) => steps.some((step) => step.spanId === s.parentSpanId))
     expect(children.length).toBeGreaterThan(0)
     for (const child of children) expect(child.traceId).toBe(traceId)
-    // The transaction's stage audit events carry the same traceId.
+    // The transaction's audit events (stages and the policy decision) carry the same traceId.
     const events = await api(service.baseUrl, "GET", `/api/v1/audit/events?txId=${txId}`)
     expect(events.body.data.events.map((e: { eventType: string }) => e.eventType)).toContain("transaction.confirmed")
-    const stageEvents = events.body.data.events.filter((e: { eventType: string }) => e.eventType.startsWith("transaction."))
-    expect(stageEvents.length).toBeGreaterThanOrEqual(5)
-    for (const event of stageEvents) expect(event.traceId).toBe(created.body.traceId)
+    expect(events.body.data.events.length).toBeGreaterThanOrEqual(6)
+    for (const event of events.body.data.events) expect(event.traceId, event.eventType).toBe(created.body.traceId)
     expect(receiver.paths.every((p) => p.startsWith("POST /v1/traces application/json"))).toBe(true)
   })
 })
