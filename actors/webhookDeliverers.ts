@@ -6,6 +6,8 @@
  * dies mid-attempt leaves its lease to expire and another sends again (same webhook-id).
  */
 import { Effect, Layer } from "effect"
+import { webhookDeliveriesMetric } from "../src/audit/metricNames.js"
+import { MetricCounters } from "../src/audit/metricCounters.js"
 import { AppConfig } from "../src/config.js"
 import { WebhookDeliveryQueue } from "../src/webhooks/deliveryQueue.js"
 import { attemptDelivery } from "../src/webhooks/webhookSender.js"
@@ -16,6 +18,7 @@ export const WebhookDeliverersLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const queue = yield* WebhookDeliveryQueue
+    const metrics = yield* MetricCounters
 
     const deliverOne = Effect.gen(function* () {
       const delivery = yield* queue.claim
@@ -23,10 +26,13 @@ export const WebhookDeliverersLive = Layer.scopedDiscard(
       const outcome = yield* Effect.promise(() => attemptDelivery(delivery, config.webhooks.timeoutMs))
       if (outcome.ok) {
         yield* queue.delivered(delivery, outcome.statusCode)
+        yield* metrics.increment(webhookDeliveriesMetric("delivered"))
         return true
       }
       const status = yield* queue.failed(delivery, outcome.error, outcome.statusCode)
+      yield* metrics.increment(webhookDeliveriesMetric("failed_attempt"))
       if (status === "dead") {
+        yield* metrics.increment(webhookDeliveriesMetric("dead"))
         yield* Effect.logWarning("webhook delivery dead after its last attempt", { deliveryId: delivery.id, eventType: delivery.eventType, attempts: delivery.attempts, error: outcome.error })
       }
       return true

@@ -41,6 +41,7 @@ const PREFIXED: ReadonlyArray<readonly [prefix: string, family: Family & { reado
   ["tx.stage.", { family: "custody_tx_stage_transitions_total", help: "Transaction stage transitions, by the status entered", label: "status" }],
   ["policy.evaluation.", { family: "custody_policy_evaluations_total", help: "Policy evaluation results, by decision", label: "decision" }],
   ["chaos.injected.", { family: "custody_chaos_injected_total", help: "Chaos failures injected, by stage", label: "stage" }],
+  ["webhook.deliveries.", { family: "custody_webhook_delivery_outcomes_total", help: "Webhook delivery attempts by outcome (delivered, failed_attempt, dead)", label: "outcome" }],
   ["gasless_protocol_usage_total.", { family: "custody_gasless_protocol_usage_by_protocol_total", help: "Gasless submissions, by protocol", label: "protocol" }]
 ]
 

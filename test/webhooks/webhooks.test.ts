@@ -198,6 +198,10 @@ describe("webhook deliveries", () => {
     await waitFor("the redelivery accepted", () => receiver.accepted().some((a) => a.webhookId === dead[0].id), 20_000)
     expect((await deliveriesOf(subscription.id, "delivered")).map((d) => d.id)).toEqual([dead[0].id])
     expect((await hooks("POST", `/${subscription.id}/deliveries/${dead[0].id}/redeliver`)).status).toBe(400)
+    const counters = (await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
+    expect(counters["webhook.deliveries.dead"]).toBeGreaterThanOrEqual(1)
+    expect(counters["webhook.deliveries.failed_attempt"]).toBeGreaterThanOrEqual(5)
+    expect(counters["webhook.deliveries.delivered"]).toBeGreaterThanOrEqual(1)
     await hooks("DELETE", `/${subscription.id}`)
   })
 })
