@@ -31,8 +31,8 @@ export const attemptDelivery = async (delivery: ClaimedDelivery, timeoutMs: numb
       redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs)
     })
-    // The answer's body is not used; reading it frees the connection.
-    await response.arrayBuffer().catch(() => undefined)
+    // The answer's body is not used: dropped unread, so a receiver cannot make us hold a large one in memory.
+    await response.body?.cancel().catch(() => undefined)
     if (response.status >= 200 && response.status < 300) return { ok: true, statusCode: response.status }
     return { ok: false, statusCode: response.status, error: `HTTP ${response.status}` }
   } catch (error) {

@@ -2,7 +2,8 @@
  * A restart loses no pending delivery: the receiver refuses everything while the service (the real
  * entry point, as its own process group) records a transfer's events, the service is killed with
  * SIGKILL with the deliveries still pending in SQL, and a new process on the same database delivers
- * each of them once the receiver accepts, signed as the `standardwebhooks` library verifies.
+ * each of them once the receiver accepts, signed as the `standardwebhooks` library verifies. The secret
+ * appears in neither process's output nor in any read answer.
  */
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -70,5 +71,12 @@ describe("webhook deliveries across a restart", () => {
       expect(delivery.status).toBe("delivered")
       expect(delivery.attempts).toBeGreaterThan(1)
     }
+    // The secret was in the create answer only: neither process printed it, nor does any read answer hold it.
+    const secretBody = subscription.secret.slice("whsec_".length)
+    expect(first.output()).not.toContain(secretBody)
+    expect(second.output()).not.toContain(secretBody)
+    const reads = await Promise.all([`/api/v1/webhooks`, `/api/v1/webhooks/${subscription.id}`, `/api/v1/webhooks/${subscription.id}/deliveries`, `/api/v1/audit/events?limit=1000`]
+      .map((path) => call(second.baseUrl, "GET", path)))
+    for (const read of reads) expect(JSON.stringify(read.body)).not.toContain(secretBody)
   }, 240_000)
 })
