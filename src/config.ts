@@ -169,7 +169,9 @@ export const appConfig = Config.all({
     maxBackoffMs: positiveInt("WEBHOOK_MAX_BACKOFF_MS", 3_600_000),
     timeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 10_000),
     pollMs: positiveInt("WEBHOOK_POLL_MS", 1_000),
-    workers: nonNegativeInt("WEBHOOK_WORKERS", 4)
+    workers: nonNegativeInt("WEBHOOK_WORKERS", 4),
+    // Seals signing secrets at rest (secretSealing.ts); unset, they are stored as given.
+    secretKey: optionalSecret("WEBHOOK_SECRET_KEY")
   }),
   mcp: Config.all({
     apiBaseUrl: optionalUrl("API_BASE_URL"),

@@ -7,8 +7,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Queue, Schedule, Stream } from "effect"
+import { Effect, Option, Queue, Redacted, Schedule, Stream } from "effect"
 import { AppConfig } from "../config.js"
+import { openWebhookSecret, webhookSealingKey } from "./secretSealing.js"
 
 const CHANNEL = "webhook_deliveries"
 /** A delivery's HTTP call is bounded by WEBHOOK_TIMEOUT_MS; the lease outlives it by this much. */
@@ -21,11 +22,13 @@ export interface ClaimedDelivery {
   readonly eventType: string
   readonly payload: string
   readonly url: string
-  readonly secret: string
+  /** The subscription's current secret; undefined when it is sealed under a key this process lacks. */
+  readonly secret: string | undefined
   readonly createdAt: Date
 }
 
 interface ClaimRow {
+  readonly subscription_id: string
   readonly id: string
   readonly lease_id: string
   readonly attempts: number
@@ -47,6 +50,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
     const config = yield* AppConfig
     const settings = config.webhooks
     const leaseMs = settings.timeoutMs + LEASE_MARGIN_MS
+    const sealingKey = Option.getOrUndefined(Option.map(settings.secretKey, (key) => webhookSealingKey(Redacted.value(key))))
     const doorbell = yield* Queue.dropping<void>(1024)
     const ring = Queue.offer(doorbell, undefined).pipe(Effect.asVoid)
 
@@ -72,7 +76,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
         )
         RETURNING *
       )
-      SELECT c.id, c.lease_id, c.attempts, c.event_type, c.payload::text AS payload, c.created_at, s.url, s.secret
+      SELECT c.id, c.subscription_id, c.lease_id, c.attempts, c.event_type, c.payload::text AS payload, c.created_at, s.url, s.secret
       FROM claimed c JOIN webhook_subscriptions s ON s.id = c.subscription_id
     `.pipe(
       Effect.map((rows): ClaimedDelivery | undefined => {
@@ -80,7 +84,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
         if (row === undefined) return undefined
         return {
           id: row.id, leaseId: row.lease_id, attempts: row.attempts, eventType: row.event_type, payload: row.payload,
-          url: row.url, secret: row.secret, createdAt: new Date(row.created_at)
+          url: row.url, secret: openWebhookSecret(sealingKey, row.subscription_id, row.secret), createdAt: new Date(row.created_at)
         }
       }),
       Effect.orDie

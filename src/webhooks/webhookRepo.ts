@@ -4,10 +4,12 @@
  * secret leaves this file only from `create` and `rotateSecret`, the two answers that show it once.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import type { CreateWebhookBody, DeliveriesQuery, Webhook } from "../../schemas/webhook.js"
 import { canSee, type CallerInfo } from "../gateway/caller.js"
+import { AppConfig } from "../config.js"
+import { sealWebhookSecret, webhookSealingKey } from "./secretSealing.js"
 import { newWebhookSecret } from "./webhookSecret.js"
 
 interface SubscriptionRow {
@@ -65,14 +67,17 @@ const COLUMNS = "id, tenant_id, url, event_types, description, created_at, secre
 export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const sealingKey = Option.getOrUndefined(Option.map(config.webhooks.secretKey, (key) => webhookSealingKey(Redacted.value(key))))
 
     const create = (caller: CallerInfo, body: CreateWebhookBody) =>
       Effect.gen(function* () {
         const secret = newWebhookSecret()
+        const id = randomUUID()
         const eventTypes = [...new Set(body.eventTypes)]
         const rows = yield* sql<SubscriptionRow>`
           INSERT INTO webhook_subscriptions (id, tenant_id, url, event_types, description, secret)
-          VALUES (${randomUUID()}, ${caller.tenant}, ${body.url}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(eventTypes)}::jsonb)), ${body.description ?? null}, ${secret})
+          VALUES (${id}, ${caller.tenant}, ${body.url}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(eventTypes)}::jsonb)), ${body.description ?? null}, ${sealWebhookSecret(sealingKey, id, secret)})
           RETURNING ${sql.unsafe(COLUMNS)}
         `
         return { ...webhookOf(rows[0]), secret }
@@ -112,7 +117,7 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
         if (found === undefined) return undefined
         const secret = newWebhookSecret()
         const rows = yield* sql<SubscriptionRow>`
-          UPDATE webhook_subscriptions SET secret = ${secret}, secret_rotated_at = now(), updated_at = now()
+          UPDATE webhook_subscriptions SET secret = ${sealWebhookSecret(sealingKey, id, secret)}, secret_rotated_at = now(), updated_at = now()
           WHERE id = ${id} RETURNING ${sql.unsafe(COLUMNS)}
         `
         return rows[0] === undefined ? undefined : { ...webhookOf(rows[0]), secret }

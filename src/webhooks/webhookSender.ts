@@ -14,7 +14,7 @@ export type AttemptOutcome =
 
 export const USER_AGENT = "agent-custody-webhooks/1"
 
-export const signedHeaders = (delivery: Pick<ClaimedDelivery, "id" | "secret" | "payload">, at: Date) => ({
+export const signedHeaders = (delivery: { readonly id: string; readonly secret: string; readonly payload: string }, at: Date) => ({
   "content-type": "application/json",
   "user-agent": USER_AGENT,
   "webhook-id": delivery.id,
@@ -23,10 +23,13 @@ export const signedHeaders = (delivery: Pick<ClaimedDelivery, "id" | "secret" | 
 })
 
 export const attemptDelivery = async (delivery: ClaimedDelivery, timeoutMs: number): Promise<AttemptOutcome> => {
+  const secret = delivery.secret
+  // Fail closed: never send unsigned.
+  if (secret === undefined) return { ok: false, statusCode: null, error: "the signing secret is sealed under another WEBHOOK_SECRET_KEY (or none is set): rotate the secret" }
   try {
     const response = await fetch(delivery.url, {
       method: "POST",
-      headers: signedHeaders(delivery, new Date()),
+      headers: signedHeaders({ id: delivery.id, secret, payload: delivery.payload }, new Date()),
       body: delivery.payload,
       redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs)

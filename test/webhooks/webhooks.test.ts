@@ -6,6 +6,8 @@
  * once more; a receiver that never answers leaves a dead delivery that can be redelivered.
  */
 import { Keypair } from "@solana/web3.js"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestLedger } from "../support/ledger.js"
 import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
@@ -31,7 +33,8 @@ beforeAll(async () => {
       WEBHOOK_BACKOFF_MS: "50",
       WEBHOOK_MAX_BACKOFF_MS: "200",
       WEBHOOK_MAX_ATTEMPTS: "5",
-      WEBHOOK_POLL_MS: "100"
+      WEBHOOK_POLL_MS: "100",
+      WEBHOOK_SECRET_KEY: "webhook-sealing-key-of-this-test"
     }
   })
 })
@@ -77,6 +80,12 @@ describe("webhook subscriptions", () => {
     expect(rotated.body.data.secret).toMatch(/^whsec_/)
     expect(rotated.body.data.secret).not.toBe(created.secret)
     expect(JSON.stringify((await hooks("GET", `/${created.id}`)).body)).not.toContain(rotated.body.data.secret.slice(6))
+
+    // Sealed at rest (WEBHOOK_SECRET_KEY is set): the table holds neither secret.
+    const stored = await service.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ secret: string }>`SELECT secret FROM webhook_subscriptions WHERE id = ${created.id}`))
+    expect(stored[0].secret).toMatch(/^sealed:v1:/)
+    expect(stored[0].secret).not.toContain(created.secret.slice(6))
+    expect(stored[0].secret).not.toContain(rotated.body.data.secret.slice(6))
 
     expect((await hooks("DELETE", `/${created.id}`)).body.data).toEqual({ id: created.id, deleted: true })
     expect((await hooks("GET", `/${created.id}`)).status).toBe(404)
