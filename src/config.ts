@@ -163,9 +163,9 @@ export const appConfig = Config.all({
   }),
   webhooks: Config.all({
     // Delivery attempts before an event goes to the dead-letter state (webhookDeliveries.ts).
-    maxAttempts: positiveInt("WEBHOOK_MAX_ATTEMPTS", 8),
+    maxAttempts: positiveInt("WEBHOOK_MAX_ATTEMPTS", 15),
     // First retry after this long, doubling each attempt, capped at WEBHOOK_MAX_BACKOFF_MS.
-    backoffMs: positiveInt("WEBHOOK_BACKOFF_MS", 1_000),
+    backoffMs: positiveInt("WEBHOOK_BACKOFF_MS", 5_000),
     maxBackoffMs: positiveInt("WEBHOOK_MAX_BACKOFF_MS", 3_600_000),
     timeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 10_000),
     pollMs: positiveInt("WEBHOOK_POLL_MS", 1_000),
