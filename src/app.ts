@@ -44,6 +44,14 @@ import { mcpRoutes } from "./mcp/routes.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
 import { StageStreamLive } from "./gateway/stream.js"
+import { prometheusRoutes } from "./observability/prometheus.js"
+import { StageTelemetry } from "./observability/stageTelemetry.js"
+import { TracingLive } from "./observability/tracing.js"
+import { LoggingLive } from "./observability/logging.js"
+import { WebhookDeliverersLive } from "../actors/webhookDeliverers.js"
+import { WebhookDeliveryQueue } from "./webhooks/deliveryQueue.js"
+import { webhookRoutes } from "./webhooks/http.js"
+import { WebhookRepo } from "./webhooks/webhookRepo.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./pipeline/chainFacts.js"
@@ -89,6 +97,8 @@ export const routes = [
   ...signRoutes,
   ...chaosRoutes,
   ...auditRoutes,
+  ...prometheusRoutes,
+  ...webhookRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
   ...defiRoutes,
@@ -109,7 +119,8 @@ const InfrastructureLive = Layer.mergeAll(
   AuditLog.Default,
   ChainClient.Default,
   ActorRegistry.Default,
-  StageEvents.Default
+  StageEvents.Default,
+  StageTelemetry.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
 /** Component services. */
@@ -118,6 +129,8 @@ const CoreComponentsLive = Layer.mergeAll(
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,
+  WebhookRepo.Default,
+  WebhookDeliveryQueue.Default,
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
 )
 
@@ -168,7 +181,8 @@ const ActorsLive = Layer.mergeAll(
   RpcFailoverMetricsLive,
   BudgetReconcilerLive,
   AgentSchedulerLive,
-  AgentSupervisorLive
+  AgentSupervisorLive,
+  WebhookDeliverersLive
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */
@@ -178,5 +192,7 @@ export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(AgentRuntimeLive),
   Layer.provideMerge(ComponentsLive),
   Layer.provideMerge(InfrastructureLive),
-  Layer.provideMerge(DatabaseLive)
+  Layer.provideMerge(DatabaseLive),
+  // Spans of every layer above go to OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  Layer.provide(Layer.merge(TracingLive, LoggingLive))
 )

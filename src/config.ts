@@ -154,6 +154,25 @@ export const appConfig = Config.all({
       validation: (id) => Option.match(id, { onNone: () => true, onSome: (v) => /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(v) })
     })
   ),
+  observability: Config.all({
+    // As the OpenTelemetry SDKs read it: the OTLP/HTTP base URL; unset, no span is exported (tracing.ts).
+    otlpEndpoint: optionalUrl("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    serviceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("agent-custody")),
+    // `json`: one JSON object per log line (with the traceId of the transaction a pipeline line is about).
+    logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const))
+  }),
+  webhooks: Config.all({
+    // Delivery attempts before an event goes to the dead-letter state (webhookDeliveries.ts).
+    maxAttempts: positiveInt("WEBHOOK_MAX_ATTEMPTS", 15),
+    // First retry after this long, doubling each attempt, capped at WEBHOOK_MAX_BACKOFF_MS.
+    backoffMs: positiveInt("WEBHOOK_BACKOFF_MS", 5_000),
+    maxBackoffMs: positiveInt("WEBHOOK_MAX_BACKOFF_MS", 3_600_000),
+    timeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 10_000),
+    pollMs: positiveInt("WEBHOOK_POLL_MS", 1_000),
+    workers: nonNegativeInt("WEBHOOK_WORKERS", 4),
+    // Seals signing secrets at rest (secretSealing.ts); unset, they are stored as given.
+    secretKey: optionalSecret("WEBHOOK_SECRET_KEY")
+  }),
   mcp: Config.all({
     apiBaseUrl: optionalUrl("API_BASE_URL"),
     apiKey: optionalSecret("API_KEY"),

@@ -35,6 +35,10 @@ export const gaslessProtocolUsageMetric = (protocol: string) => `${GASLESS_PROTO
 /** Chaos injections that failed a stage: `chaos.injected.<stage>`. */
 export const chaosInjectedMetric = (stage: string) => `chaos.injected.${stage}`
 
+/** Webhook delivery outcomes: `webhook.deliveries.delivered`, `.failed_attempt`, `.dead` (one per attempt or row). */
+export type WebhookOutcomeName = "delivered" | "failed_attempt" | "dead"
+export const webhookDeliveriesMetric = (outcome: WebhookOutcomeName) => `webhook.deliveries.${outcome}`
+
 /** The counter every audit event increments (spec: Events rule 1). */
 export const auditEventMetric = (eventType: string) => `audit_event.${eventType}`
 

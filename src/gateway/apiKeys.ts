@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 
 export const SCOPES = [
-  "wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "all"
+  "wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "webhooks", "all"
 ] as const
 export type Scope = (typeof SCOPES)[number]
 

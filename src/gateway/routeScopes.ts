@@ -24,7 +24,10 @@ const PREFIX_SCOPES: ReadonlyArray<readonly [prefix: string, scope: Scope]> = [
   ["/api/v1/rpc", "transactions"],
   ["/api/v1/outbox", "transactions"],
   ["/api/v1/runtime", "agents"],
-  ["/api/v1/stream", "transactions"]
+  ["/api/v1/stream", "transactions"],
+  // Prometheus scrapes (docs/decisions/observability.md); webhook subscriptions have a scope of their own.
+  ["/metrics", "audit"],
+  ["/api/v1/webhooks", "webhooks"]
 ]
 
 /** The scope for a path, or undefined for routes outside the table (those are refused as unknown). */

@@ -46,7 +46,7 @@ const PUBLIC_PATHS = new Set(["/health"])
 /** Paths served without a key: health, and the console's static page (its data needs the operator's key). */
 const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || isConsolePath(path)
 
-/** MCP clients send `Authorization: Bearer <key>`: on /mcp it counts as the x-api-key. */
+/** MCP clients and Prometheus send `Authorization: Bearer <key>`: on /mcp and /metrics it counts as the x-api-key. */
 const withBearerKey = (headers: Readonly<Record<string, string | undefined>>) => {
   const key = presentedKey(headers)
   return key === undefined ? headers : { ...headers, "x-api-key": key }
@@ -68,7 +68,7 @@ export const gatewayApp = <Routes extends ReadonlyArray<Route<unknown>>>(routes:
       if (!isPublicPath(path)) {
         if (scope === undefined) return notFound()
         const address = Option.getOrUndefined(request.remoteAddress)
-        const presented = scope === "mcp" ? withBearerKey(request.headers) : request.headers
+        const presented = scope === "mcp" || path === "/metrics" ? withBearerKey(request.headers) : request.headers
         const outcome = yield* Effect.either(authenticate(auth.settings, presented, scope, traceId, address))
         if (outcome._tag === "Left") return envelopeResponse(failureReply(outcome.left), traceId, refusalHeaders(outcome.left))
         caller = outcome.right.caller

@@ -34,6 +34,7 @@ import { assembleTransaction } from "./wireTransaction.js"
 import { buildExecutionProof } from "./proof.js"
 import { SignOnly } from "./signOnly.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
+import { StageTelemetry } from "../observability/stageTelemetry.js"
 
 
 const NOTHING_UNWRITTEN: Unwritten = { fields: {}, via: [] }
@@ -57,6 +58,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const offChain = yield* OffChainIntents
     const breaches = yield* AgentBreaches
     const signOnly = yield* SignOnly
+    const telemetry = yield* StageTelemetry
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -199,7 +201,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           ...change, fields: { ...unwritten.fields, ...change.fields }, via: [...unwritten.via, ...(change.via ?? [])]
         })
         const decision = yield* policy.decideForTransaction({
-          txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id,
+          txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id, traceId: row.trace_id ?? undefined,
           type: row.type, protocol: row.protocol, intent: row.intent,
           facts: {
             destination: built?.destination ?? undefined,
@@ -315,8 +317,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         let moved = false
         while (row !== undefined && !RUN_ENDS.has(row.status)) {
           const current: TransactionRow = row
-          row = yield* step(current, context).pipe(Effect.catchTag("Terminal", (failure) => fail(current, failure)))
+          row = yield* telemetry.step(
+            { txId: current.id, traceId: current.trace_id ?? null, status: current.status, type: current.type },
+            step(current, context).pipe(Effect.catchTag("Terminal", (failure) => fail(current, failure)))
+          )
           moved = true
+          if (row?.status === "confirmed") yield* telemetry.confirmed(row.created_at, new Date())
         }
         return moved && row !== undefined
       })

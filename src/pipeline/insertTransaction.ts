@@ -81,9 +81,9 @@ export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: Read
       FROM input v JOIN wallets w ON w.id = v.wallet_id AND (v.wallet_tenant IS NULL OR w.tenant_id = v.wallet_tenant)
     ), inserted AS (
       INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
-        require_approval, idempotency_key, status, stage, history)
+        require_approval, idempotency_key, status, stage, history, trace_id)
       SELECT id, tenant, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
-        require_approval, idempotency_key, 'pending', 'validation', history
+        require_approval, idempotency_key, 'pending', 'validation', history, trace_id
       FROM checked WHERE wallet_status = 'active' AND agent_ok
       ORDER BY ord
       ON CONFLICT DO NOTHING

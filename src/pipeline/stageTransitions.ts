@@ -4,7 +4,7 @@
  * proof and gives back the daily spend of a transaction that never reached submission.
  */
 import { Effect } from "effect"
-import { txStageMetric, TX_FAILED } from "../audit/metricNames.js"
+import { auditEventMetric, txStageMetric, TX_FAILED } from "../audit/metricNames.js"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { buildExecutionProof } from "./proof.js"
@@ -36,9 +36,12 @@ export class StageTransitions extends Effect.Service<StageTransitions>()("StageT
         if (moved === undefined) return undefined
         for (const passed of change.via ?? []) {
           yield* metrics.increment(txStageMetric(passed.status))
+          // The transition's statement wrote an audit event per stage: each counts (spec: Events rule 1).
+          yield* metrics.increment(auditEventMetric(passed.eventType))
           yield* events.publish(stageEventOf({ ...moved, status: passed.status, stage: passed.stage }, passed.message, passed.at))
         }
         yield* metrics.increment(txStageMetric(moved.status))
+        yield* metrics.increment(auditEventMetric(change.eventType))
         yield* events.publish(stageEventOf(moved, change.message))
         return moved
       })

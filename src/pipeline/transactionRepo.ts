@@ -163,8 +163,8 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
           WHERE t.id = v.id AND t.status = ANY (v.from_statuses)
           RETURNING t.*, v.batch_ord
         ), audited AS (
-          INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id, protocol, entity_type, category)
-          SELECT e.id, m.tenant_id, e.event_type, e.message, e.metadata, m.id, m.wallet_id, m.agent_id, m.protocol, 'transaction', 'pipeline'
+          INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id, protocol, entity_type, category, trace_id)
+          SELECT e.id, m.tenant_id, e.event_type, e.message, e.metadata, m.id, m.wallet_id, m.agent_id, m.protocol, 'transaction', 'pipeline', m.trace_id
           FROM moved m JOIN input v ON v.batch_ord = m.batch_ord
           CROSS JOIN LATERAL ROWS FROM (jsonb_to_recordset(v.events) AS (id uuid, event_type text, message text, metadata jsonb))
             WITH ORDINALITY AS e(id, event_type, message, metadata, n)

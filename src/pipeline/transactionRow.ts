@@ -62,6 +62,8 @@ export interface TransactionRow {
   readonly created_at: Date | string
   readonly updated_at: Date | string
   readonly confirmed_at: Date | string | null
+  /** The traceId of the request that created it (internal: correlates logs, audit and traces). */
+  readonly trace_id?: string | null
 }
 
 const iso = (value: Date | string) => new Date(value).toISOString()

@@ -10,6 +10,8 @@ import type { TransactionType } from "../../schemas/intent.js"
 import { AgentBudgets, budgetExceededMessage } from "../agents/budgets.js"
 import { intentSpendLamports } from "../agents/intentSpend.js"
 import { actingAgent, type CallerInfo } from "../gateway/caller.js"
+import { MetricCounters } from "../audit/metricCounters.js"
+import { auditEventMetric } from "../audit/metricNames.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { treasuryRefusal } from "../agents/treasuryRights.js"
@@ -33,6 +35,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const repo = yield* TransactionRepo
     const wallets = yield* WalletRepo
     const outbox = yield* Outbox
+    const metrics = yield* MetricCounters
     const events = yield* StageEvents
     const policy = yield* PolicyEngine
     const budgets = yield* AgentBudgets
@@ -83,6 +86,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return yield* sameRequestOrRefuse(winner, requestHash)
           }
           case "Inserted":
+            // Its insert statement wrote the transaction.created audit event (spec: Events rule 1).
+            yield* metrics.increment(auditEventMetric("transaction.created"))
             yield* outbox.notify
             yield* publish(outcome.row, "accepted")
             return { row: outcome.row, created: true }
@@ -142,6 +147,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
               new InvalidState({ message: `transaction ${txId}: the approval expired at ${outcome.expiresAt}; it can no longer be approved`, currentState: "failed" })
             )
           case "Approved":
+            yield* metrics.increment(auditEventMetric("transaction.approved"))
             yield* outbox.notify
             yield* publish(outcome.row, "approved")
             return outcome.row
@@ -167,6 +173,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           })
         ).pipe(Effect.orDie)
         if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is no longer awaiting approval`, currentState: "changed" }))
+        yield* metrics.increment(auditEventMetric("transaction.failed"))
         yield* publish(moved, "rejected")
         return moved
       })

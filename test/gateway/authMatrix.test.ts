@@ -12,7 +12,7 @@ import { isConsolePath } from "../../src/gateway/consoleHttp.js"
 import { scopeForPath } from "../../src/gateway/routeScopes.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
-const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp"] as const
+const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "webhooks"] as const
 const BOUND_AGENT = "7d0e6c1a-5b8f-4c3e-9a2d-1f4b6e8c0a9d"
 const KEYS = [
   "op-a:tenant-a:all",
@@ -232,6 +232,11 @@ describe("deployment-wide operations", () => {
       const narrowed: Array<Record<string, string>> = [{ "x-api-key": "op-a" }, { "x-api-key": "ops", "x-tenant-id": "tenant-a" }]
       for (const headers of narrowed) {
         expectRefusal(await api(service.baseUrl, route.method, path, payload, headers), 403, "gateway", /deployment-wide operation/)
+      }
+      if (route.path === "/metrics") {
+        // The Prometheus text format, not an envelope (refusals above are envelopes).
+        expect((await fetch(service.baseUrl + path, { headers: { "x-api-key": "ops" } })).status).toBe(200)
+        continue
       }
       const admitted = await api(service.baseUrl, route.method, path, payload, { "x-api-key": "ops" })
       // PUT /chaos answers 403 while CHAOS_ENABLED is false: that refusal is the deployment's, not the key's.

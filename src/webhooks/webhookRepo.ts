@@ -1,0 +1,157 @@
+/**
+ * The webhooks component's tables: subscriptions (per tenant) and the deliveries a subscriber can
+ * inspect (the dead-letter state is visible here). Every query filters by the caller's tenant; the
+ * secret leaves this file only from `create` and `rotateSecret`, the two answers that show it once.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import type { CreateWebhookBody, DeliveriesQuery, Webhook } from "../../schemas/webhook.js"
+import { canSee, type CallerInfo } from "../gateway/caller.js"
+import { AppConfig } from "../config.js"
+import { sealWebhookSecret, webhookSealingKey } from "./secretSealing.js"
+import { newWebhookSecret } from "./webhookSecret.js"
+
+interface SubscriptionRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly url: string
+  readonly event_types: ReadonlyArray<string>
+  readonly description: string | null
+  readonly created_at: Date | string
+  readonly secret_rotated_at: Date | string | null
+}
+
+interface DeliveryRow {
+  readonly id: string
+  readonly event_type: string
+  readonly audit_event_id: string
+  readonly status: string
+  readonly attempts: number
+  readonly available_at: Date | string
+  readonly last_error: string | null
+  readonly last_status_code: number | null
+  readonly delivered_at: Date | string | null
+  readonly created_at: Date | string
+  readonly payload: unknown
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString()
+
+const webhookOf = (row: SubscriptionRow): Webhook => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  url: row.url,
+  eventTypes: [...row.event_types],
+  description: row.description,
+  createdAt: iso(row.created_at),
+  secretRotatedAt: row.secret_rotated_at === null ? null : iso(row.secret_rotated_at)
+})
+
+const deliveryOf = (row: DeliveryRow) => ({
+  id: row.id,
+  eventType: row.event_type,
+  auditEventId: row.audit_event_id,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.status === "pending" ? iso(row.available_at) : null,
+  lastError: row.last_error,
+  lastStatusCode: row.last_status_code,
+  deliveredAt: row.delivered_at === null ? null : iso(row.delivered_at),
+  createdAt: iso(row.created_at),
+  payload: row.payload
+})
+
+const COLUMNS = "id, tenant_id, url, event_types, description, created_at, secret_rotated_at"
+
+export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const sealingKey = Option.getOrUndefined(Option.map(config.webhooks.secretKey, (key) => webhookSealingKey(Redacted.value(key))))
+
+    const create = (caller: CallerInfo, body: CreateWebhookBody) =>
+      Effect.gen(function* () {
+        const secret = newWebhookSecret()
+        const id = randomUUID()
+        const eventTypes = [...new Set(body.eventTypes)]
+        const rows = yield* sql<SubscriptionRow>`
+          INSERT INTO webhook_subscriptions (id, tenant_id, url, event_types, description, secret)
+          VALUES (${id}, ${caller.tenant}, ${body.url}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(eventTypes)}::jsonb)), ${body.description ?? null}, ${sealWebhookSecret(sealingKey, id, secret)})
+          RETURNING ${sql.unsafe(COLUMNS)}
+        `
+        return { ...webhookOf(rows[0]), secret }
+      }).pipe(Effect.orDie)
+
+    const find = (caller: CallerInfo, id: string) =>
+      sql<SubscriptionRow>`SELECT ${sql.unsafe(COLUMNS)} FROM webhook_subscriptions WHERE id = ${id}`.pipe(
+        Effect.map((rows) => (rows[0] !== undefined && canSee(caller, rows[0].tenant_id) ? webhookOf(rows[0]) : undefined)),
+        Effect.orDie
+      )
+
+    const list = (caller: CallerInfo, page: { readonly limit: number; readonly offset: number }) =>
+      Effect.gen(function* () {
+        const tenant = caller.readTenant
+        const where = tenant === null ? sql`TRUE` : sql`tenant_id = ${tenant}`
+        const rows = yield* sql<SubscriptionRow>`
+          SELECT ${sql.unsafe(COLUMNS)} FROM webhook_subscriptions WHERE ${where}
+          ORDER BY created_at DESC, id LIMIT ${page.limit} OFFSET ${page.offset}
+        `
+        const [{ n }] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM webhook_subscriptions WHERE ${where}`
+        return { webhooks: rows.map(webhookOf), total: Number(n), limit: page.limit, offset: page.offset }
+      }).pipe(Effect.orDie)
+
+    /** Deletes the subscription and, with it, its deliveries not yet made. */
+    const remove = (caller: CallerInfo, id: string) =>
+      Effect.gen(function* () {
+        const found = yield* find(caller, id)
+        if (found === undefined) return false
+        yield* sql`DELETE FROM webhook_subscriptions WHERE id = ${id}`
+        return true
+      }).pipe(Effect.orDie)
+
+    /** A new secret at once: every delivery from now on (retries too) is signed with it. */
+    const rotateSecret = (caller: CallerInfo, id: string) =>
+      Effect.gen(function* () {
+        const found = yield* find(caller, id)
+        if (found === undefined) return undefined
+        const secret = newWebhookSecret()
+        const rows = yield* sql<SubscriptionRow>`
+          UPDATE webhook_subscriptions SET secret = ${sealWebhookSecret(sealingKey, id, secret)}, secret_rotated_at = now(), updated_at = now()
+          WHERE id = ${id} RETURNING ${sql.unsafe(COLUMNS)}
+        `
+        return rows[0] === undefined ? undefined : { ...webhookOf(rows[0]), secret }
+      }).pipe(Effect.orDie)
+
+    const deliveries = (caller: CallerInfo, id: string, query: DeliveriesQuery) =>
+      Effect.gen(function* () {
+        const found = yield* find(caller, id)
+        if (found === undefined) return undefined
+        const where = query.status === undefined ? sql`subscription_id = ${id}` : sql`subscription_id = ${id} AND status = ${query.status}`
+        const rows = yield* sql<DeliveryRow>`
+          SELECT id, event_type, audit_event_id, status, attempts, available_at, last_error, last_status_code, delivered_at, created_at, payload
+          FROM webhook_deliveries WHERE ${where}
+          ORDER BY created_at DESC, id LIMIT ${query.limit} OFFSET ${query.offset}
+        `
+        const [{ n }] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM webhook_deliveries WHERE ${where}`
+        return { deliveries: rows.map(deliveryOf), total: Number(n), limit: query.limit, offset: query.offset }
+      }).pipe(Effect.orDie)
+
+    /** A dead delivery goes back to the queue for a fresh series of attempts; false when it is not dead. */
+    const redeliver = (caller: CallerInfo, id: string, deliveryId: string) =>
+      Effect.gen(function* () {
+        const found = yield* find(caller, id)
+        if (found === undefined) return "NoSubscription" as const
+        const rows = yield* sql<{ id: string }>`
+          WITH requeued AS (
+            UPDATE webhook_deliveries SET status = 'pending', attempts = 0, available_at = now(), last_error = NULL, updated_at = now()
+            WHERE id = ${deliveryId} AND subscription_id = ${id} AND status = 'dead' RETURNING id
+          )
+          SELECT id, pg_notify('webhook_deliveries', '1') FROM requeued
+        `
+        return rows.length === 1 ? ("Requeued" as const) : ("NotDead" as const)
+      }).pipe(Effect.orDie)
+
+    return { create, find, list, remove, rotateSecret, deliveries, redeliver }
+  })
+}) {}

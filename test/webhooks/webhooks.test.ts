@@ -1,0 +1,216 @@
+/**
+ * Webhooks over HTTP against a real ledger and database: subscriptions (create with the secret shown
+ * once, list, get, rotate, delete; bad input a 400 naming the field; scope `webhooks`; tenancy),
+ * deliveries of transaction stages, approvals waiting, agent pauses and policy denials, each verified by the
+ * receiver with the `standardwebhooks` library; a receiver failing three times gets the event exactly
+ * once more; a receiver that never answers leaves a dead delivery that can be redelivered.
+ */
+import { Keypair } from "@solana/web3.js"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestLedger } from "../support/ledger.js"
+import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { waitFor } from "../support/wait.js"
+import { startWebhookReceiver, type WebhookReceiver } from "./webhookReceiver.js"
+
+const TENANT_A = "tenant-a-key"
+const TENANT_B = "tenant-b-key"
+const NO_WEBHOOKS = "no-webhooks-scope-key"
+
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
+let service: RunningService
+let receiver: WebhookReceiver
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver()
+  ledger = await startTestLedger()
+  service = await startService({
+    rpcUrl: ledger.rpcUrl,
+    env: {
+      API_GATEWAY_API_KEYS: `${ADMIN_KEY}:*:all;${TENANT_A}:a:webhooks,wallets,transactions;${TENANT_B}:b:webhooks;${NO_WEBHOOKS}:a:wallets,transactions`,
+      WEBHOOK_BACKOFF_MS: "50",
+      WEBHOOK_MAX_BACKOFF_MS: "200",
+      WEBHOOK_MAX_ATTEMPTS: "5",
+      WEBHOOK_POLL_MS: "100",
+      WEBHOOK_SECRET_KEY: "webhook-sealing-key-of-this-test"
+    }
+  })
+})
+
+afterAll(async () => {
+  await service?.stop()
+  await ledger?.close()
+  await receiver?.close()
+})
+
+const as = (key: string) => ({ "x-api-key": key })
+const hooks = (method: string, path: string, body?: unknown, key = ADMIN_KEY) => api(service.baseUrl, method, `/api/v1/webhooks${path}`, body, as(key))
+
+const subscribe = async (eventTypes: Array<string>, key = ADMIN_KEY, url = receiver.url) => {
+  const created = await hooks("POST", "", { url, eventTypes }, key)
+  expect(created.status).toBe(201)
+  return created.body.data as { id: string; secret: string; eventTypes: Array<string> }
+}
+
+const transfer = (walletId: string, lamports: number, extra: Record<string, unknown> = {}) =>
+  submit(service.baseUrl, { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports }, ...extra })
+
+const deliveriesOf = async (webhookId: string, status?: string) =>
+  (await hooks("GET", `/${webhookId}/deliveries${status === undefined ? "" : `?status=${status}`}`)).body.data.deliveries as Array<{
+    id: string; eventType: string; status: string; attempts: number; lastStatusCode: number | null; payload: { data: { txId?: string } }
+  }>
+
+describe("webhook subscriptions", () => {
+  it("shows the secret at create and rotate only, lists, gets and deletes", async () => {
+    const created = await subscribe(["transaction.confirmed", "policy.denied"])
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/)
+    expect(created.eventTypes).toEqual(["transaction.confirmed", "policy.denied"])
+
+    const listed = await hooks("GET", "")
+    expect(listed.status).toBe(200)
+    expect(listed.body.data.webhooks.map((w: { id: string }) => w.id)).toContain(created.id)
+    const got = await hooks("GET", `/${created.id}`)
+    expect(got.body.data).toMatchObject({ id: created.id, url: receiver.url, secretRotatedAt: null })
+    expect(JSON.stringify([listed.body, got.body])).not.toContain(created.secret.slice(6))
+
+    const rotated = await hooks("POST", `/${created.id}/rotate-secret`)
+    expect(rotated.status).toBe(200)
+    expect(rotated.body.data.secret).toMatch(/^whsec_/)
+    expect(rotated.body.data.secret).not.toBe(created.secret)
+    expect(JSON.stringify((await hooks("GET", `/${created.id}`)).body)).not.toContain(rotated.body.data.secret.slice(6))
+
+    // Sealed at rest (WEBHOOK_SECRET_KEY is set): the table holds neither secret.
+    const stored = await service.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ secret: string }>`SELECT secret FROM webhook_subscriptions WHERE id = ${created.id}`))
+    expect(stored[0].secret).toMatch(/^sealed:v1:/)
+    expect(stored[0].secret).not.toContain(created.secret.slice(6))
+    expect(stored[0].secret).not.toContain(rotated.body.data.secret.slice(6))
+
+    expect((await hooks("DELETE", `/${created.id}`)).body.data).toEqual({ id: created.id, deleted: true })
+    expect((await hooks("GET", `/${created.id}`)).status).toBe(404)
+    expect((await hooks("DELETE", `/${created.id}`)).status).toBe(404)
+  })
+
+  it("refuses bad input with a 400 naming the field, and creates nothing", async () => {
+    const before = (await hooks("GET", "")).body.data.total
+    for (const [body, field] of [
+      [{ url: "ftp://example.com/x", eventTypes: ["transaction.confirmed"] }, "url"],
+      [{ url: "not a url", eventTypes: ["transaction.confirmed"] }, "url"],
+      [{ url: "https://user:pw@example.com/x", eventTypes: ["transaction.confirmed"] }, "url"],
+      [{ eventTypes: ["transaction.confirmed"] }, "url"],
+      [{ url: "https://example.com/x", eventTypes: ["transaction.confirmed", "no.such.event"] }, "eventTypes[1]"],
+      [{ url: "https://example.com/x", eventTypes: [] }, "eventTypes"],
+      [{ url: "https://example.com/x" }, "eventTypes"]
+    ] as const) {
+      const refused = await hooks("POST", "", body)
+      expect(refused.status, JSON.stringify(body)).toBe(400)
+      expect(refused.body.errorCode).toBe("VALIDATION_ERROR")
+      expect(refused.body.error?.startsWith(`${field}:`), refused.body.error).toBe(true)
+    }
+    expect((await hooks("GET", "")).body.data.total).toBe(before)
+    expect((await hooks("GET", "/not-a-uuid")).status).toBe(400)
+    const some = await subscribe(["transaction.failed"])
+    const badStatus = await hooks("GET", `/${some.id}/deliveries?status=lost`)
+    expect(badStatus.status).toBe(400)
+    expect(badStatus.body.error).toMatch(/^status:/)
+    await hooks("DELETE", `/${some.id}`)
+  })
+
+  it("needs the webhooks scope, and keeps each tenant's subscriptions to itself", async () => {
+    expect((await hooks("GET", "", undefined, NO_WEBHOOKS)).status).toBe(403)
+    const mine = await subscribe(["agent.paused"], TENANT_A)
+    expect((await hooks("GET", `/${mine.id}`, undefined, TENANT_B)).status).toBe(404)
+    expect((await hooks("POST", `/${mine.id}/rotate-secret`, undefined, TENANT_B)).status).toBe(404)
+    expect((await hooks("DELETE", `/${mine.id}`, undefined, TENANT_B)).status).toBe(404)
+    const theirs = (await hooks("GET", "", undefined, TENANT_B)).body.data.webhooks as Array<{ id: string }>
+    expect(theirs.map((w) => w.id)).not.toContain(mine.id)
+    expect((await hooks("GET", `/${mine.id}`, undefined, TENANT_A)).body.data.tenantId).toBe("a")
+    await hooks("DELETE", `/${mine.id}`, undefined, TENANT_A)
+  })
+})
+
+describe("webhook deliveries", () => {
+  it("delivers a transfer's stages, approvals waiting, agent pauses and policy denials, each verified by standardwebhooks", async () => {
+    const subscription = await subscribe([
+      "transaction.created", "transaction.built", "transaction.simulated", "transaction.policy_evaluated",
+      "transaction.signed", "transaction.confirmed", "transaction.failed", "approval.waiting", "policy.denied", "agent.paused"
+    ])
+    receiver.setSecrets([subscription.secret])
+    const wallet = await createWallet(service.baseUrl, 1_000_000_000)
+
+    const confirmed = await transfer(wallet.id, 1_000_000)
+    expect((await waitSettled(service.baseUrl, confirmed.body.data.id)).body.data.status).toBe("confirmed")
+    const gated = await transfer(wallet.id, 1_000_000, { requireApproval: true })
+    expect((await waitSettled(service.baseUrl, gated.body.data.id)).body.data.status).toBe("approval_gate")
+    await api(service.baseUrl, "POST", "/api/v1/policies", { walletId: wallet.id, name: "tiny", rules: [{ type: "spending_limit", maxLamportsPerDay: 1_000 }] })
+    const denied = await transfer(wallet.id, 1_000_000)
+    expect((await waitSettled(service.baseUrl, denied.body.data.id)).body.data).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION" })
+
+    const agent = (await api(service.baseUrl, "POST", "/api/v1/agents", { name: "paused-by-operator" })).body.data
+    expect((await api(service.baseUrl, "POST", `/api/v1/agents/${agent.id}/start`)).status).toBe(200)
+    expect((await api(service.baseUrl, "POST", `/api/v1/agents/${agent.id}/pause`, { reason: "maintenance" })).status).toBe(200)
+
+    const typesOf = (txId: string) => receiver.accepted().filter((a) => a.payload?.data.txId === txId).map((a) => a.payload?.type)
+    await waitFor("the confirmed transfer's stage deliveries", () => typesOf(confirmed.body.data.id).includes("transaction.confirmed"), 20_000)
+    await waitFor("approval.waiting", () => typesOf(gated.body.data.id).includes("approval.waiting"), 20_000)
+    await waitFor("policy.denied", () => typesOf(denied.body.data.id).includes("policy.denied"), 20_000)
+
+    await waitFor("agent.paused", () => receiver.accepted().some((a) => a.payload?.type === "agent.paused" && a.payload.data.agentId === agent.id), 20_000)
+
+    expect(new Set(typesOf(confirmed.body.data.id))).toEqual(new Set([
+      "transaction.created", "transaction.built", "transaction.simulated", "transaction.policy_evaluated", "transaction.signed", "transaction.confirmed"
+    ]))
+    await waitFor("the denied transfer's failure", () => typesOf(denied.body.data.id).includes("transaction.failed"), 20_000)
+    // Every request the receiver got was signed with the subscription's secret.
+    expect(receiver.attempts.every((a) => a.verified)).toBe(true)
+    const confirmation = receiver.accepted().find((a) => a.payload?.type === "transaction.confirmed" && a.payload.data.txId === confirmed.body.data.id)
+    expect(confirmation?.payload?.data).toMatchObject({ tenantId: "default", walletId: wallet.id, traceId: confirmed.body.traceId })
+    expect(confirmation?.webhookId).toMatch(/^[0-9a-f-]{36}$/)
+    await hooks("DELETE", `/${subscription.id}`)
+  })
+
+  it("a receiver failing three times then recovering gets the event exactly once more", async () => {
+    const subscription = await subscribe(["transaction.created"])
+    receiver.setSecrets([subscription.secret])
+    const wallet = await createWallet(service.baseUrl, 1_000_000_000)
+    receiver.failTimes(3)
+    const first = await transfer(wallet.id, 1_000)
+    const isFirst = (a: { payload?: { data: Record<string, any> } }) => a.payload?.data.txId === first.body.data.id
+    await waitFor("the first event accepted", () => receiver.accepted().some(isFirst), 20_000)
+
+    // A later event is delivered after it: had the first been sent again, it would have come before.
+    const second = await transfer(wallet.id, 1_000)
+    await waitFor("the second event accepted", () => receiver.accepted().some((a) => a.payload?.data.txId === second.body.data.id), 20_000)
+    const attempts = receiver.attempts.filter(isFirst)
+    expect(attempts.map((a) => a.answered)).toEqual([500, 500, 500, 204])
+    expect(new Set(attempts.map((a) => a.webhookId)).size).toBe(1)
+    const [delivery] = (await deliveriesOf(subscription.id)).filter((d) => d.payload.data.txId === first.body.data.id)
+    expect(delivery).toMatchObject({ status: "delivered", attempts: 4, lastStatusCode: 204 })
+    await hooks("DELETE", `/${subscription.id}`)
+  })
+
+  it("after the last attempt a delivery is dead, visible, and can be redelivered", async () => {
+    const subscription = await subscribe(["transaction.created"])
+    receiver.setSecrets([subscription.secret])
+    const wallet = await createWallet(service.baseUrl, 1_000_000_000)
+    receiver.setFailAlways(true)
+    const created = await transfer(wallet.id, 1_000)
+    let dead: Awaited<ReturnType<typeof deliveriesOf>> = []
+    await waitFor("a dead delivery", async () => (dead = await deliveriesOf(subscription.id, "dead")).length === 1, 30_000)
+    expect(dead[0]).toMatchObject({ eventType: "transaction.created", attempts: 5, lastStatusCode: 500, payload: { data: { txId: created.body.data.id } } })
+    expect(receiver.attempts.filter((a) => a.webhookId === dead[0].id)).toHaveLength(5)
+
+    receiver.setFailAlways(false)
+    const redelivered = await hooks("POST", `/${subscription.id}/deliveries/${dead[0].id}/redeliver`)
+    expect(redelivered.status).toBe(202)
+    await waitFor("the redelivery accepted", () => receiver.accepted().some((a) => a.webhookId === dead[0].id), 20_000)
+    expect((await deliveriesOf(subscription.id, "delivered")).map((d) => d.id)).toEqual([dead[0].id])
+    expect((await hooks("POST", `/${subscription.id}/deliveries/${dead[0].id}/redeliver`)).status).toBe(400)
+    const counters = (await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
+    expect(counters["webhook.deliveries.dead"]).toBeGreaterThanOrEqual(1)
+    expect(counters["webhook.deliveries.failed_attempt"]).toBeGreaterThanOrEqual(5)
+    expect(counters["webhook.deliveries.delivered"]).toBeGreaterThanOrEqual(1)
+    await hooks("DELETE", `/${subscription.id}`)
+  })
+})
