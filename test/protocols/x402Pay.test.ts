@@ -72,7 +72,8 @@ beforeAll(async () => {
       seen.settlements++
       return facilitator.settle(payload, requirements)
     },
-    getSupported: async () => facilitator.getSupported()
+    // The facilitator answers its supported kinds synchronously with plain network strings; a client answers a promise.
+    getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient["getSupported"]>>
   }
 
   const resourceServer = new x402ResourceServer(facilitatorClient).register(DEVNET, new ExactSvmScheme())
