@@ -30,6 +30,8 @@ const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
 
 /** What the resource server saw: requests carrying a payment, and settlements it asked for. */
 const seen = { paymentHeaders: 0, settlements: 0 }
+/** When set, the facilitator's next settlement fails (as a real one may after the payment left the payer). */
+const faults = { failNextSettle: false }
 let server: Server
 let resourceUrl: string
 let mint: string
@@ -70,6 +72,10 @@ beforeAll(async () => {
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
     settle: (payload, requirements) => {
       seen.settlements++
+      if (faults.failNextSettle) {
+        faults.failNextSettle = false
+        return Promise.reject(new Error("facilitator unavailable"))
+      }
       return facilitator.settle(payload, requirements)
     },
     // The facilitator answers its supported kinds synchronously with plain network strings; a client answers a promise.
@@ -141,5 +147,25 @@ describe("x402_pay", () => {
     expect(seen).toEqual(before)
     expect(await tokenBalance(payee.publicKey)).toBe(payeeBefore)
     for (const wallet of [blocked, limited, payer]) expect(await tokenBalance(wallet.publicKey)).toBe(50_000n)
+  })
+
+  it("never pays twice for one transaction: after a payment left the service, a retry refuses to build another", async () => {
+    const payer = await payerWallet(issuerId, "50000")
+    const before = { ...seen }
+    faults.failNextSettle = true
+    const failed = await run({ walletId: payer.id, type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "20000" } })
+    expect(failed).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "send" })
+    expect(seen.paymentHeaders).toBe(before.paymentHeaders + 1)
+    expect(seen.settlements).toBe(before.settlements + 1)
+
+    const retried = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${failed.data.id}/retry`)
+    expect(retried.status).toBe(202)
+    const again = (await waitSettled(env.service.baseUrl, failed.data.id, 60_000)).body
+    expect(again).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+    expect(again.error).toContain("never paid twice")
+    // No second payment reached the server, and the wallet still holds every token.
+    expect(seen.paymentHeaders).toBe(before.paymentHeaders + 1)
+    expect(seen.settlements).toBe(before.settlements + 1)
+    expect(await tokenBalance(payer.publicKey)).toBe(50_000n)
   })
 })
