@@ -39,7 +39,7 @@ describe("x402 requirements", () => {
   })
 
   it("refuses when nothing can be paid: another chain, another asset, no fee payer, a malformed amount", () => {
-    const refusal = (accepts: ReadonlyArray<ReturnType<typeof v2>>, asset?: string) => {
+    const refusal = (accepts: ReadonlyArray<Omit<ReturnType<typeof v2>, "extra"> & { extra: Record<string, unknown> }>, asset?: string) => {
       const selected = selectRequirement(accepts, { asset })
       return "refused" in selected ? selected.refused : null
     }
