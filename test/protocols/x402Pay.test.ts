@@ -3,7 +3,8 @@
  * @x402/express, a facilitator from @x402/core + @x402/svm settling on the real local ledger (posing as
  * devnet), and the service paying from a wallet under its policy. The payee gets exactly the required
  * amount, the result holds the resource; a blocklisted payee or an amount over the per-transaction limit
- * is denied before anything is signed, and the resource server never sees a payment.
+ * is denied before anything is signed, and the resource server never sees a payment. An x402 v1 server
+ * (a few lines here: the reference express package serves v2) is paid through the same facilitator.
  */
 import { generateKeyPairSigner } from "@solana/kit"
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
@@ -11,6 +12,8 @@ import { Connection, PublicKey } from "@solana/web3.js"
 import { x402Facilitator } from "@x402/core/facilitator"
 import type { FacilitatorClient } from "@x402/core/server"
 import { paymentMiddleware, x402ResourceServer } from "@x402/express"
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402/core/http"
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types"
 import { toFacilitatorSvmSigner } from "@x402/svm"
 import { registerExactSvmScheme } from "@x402/svm/exact/facilitator"
 import { ExactSvmScheme } from "@x402/svm/exact/server"
@@ -34,6 +37,8 @@ const seen = { paymentHeaders: 0, settlements: 0 }
 const faults = { failNextSettle: false }
 let server: Server
 let resourceUrl: string
+let legacyUrl: string
+const LEGACY_PRICE = 7_000n
 let mint: string
 let payee: { id: string; publicKey: string }
 
@@ -92,11 +97,31 @@ beforeAll(async () => {
   app.get("/report", (_request, response) => {
     response.json(REPORT)
   })
+  // An older server speaking x402 v1 (@x402/express serves v2 only): requirements in the 402 body, the
+  // payment in X-PAYMENT, the settlement in X-PAYMENT-RESPONSE; verified and settled by the same facilitator.
+  app.get("/legacy", async (request, response) => {
+    const requirement = {
+      scheme: "exact", network: "solana-devnet", maxAmountRequired: LEGACY_PRICE.toString(), resource: legacyUrl, description: "a legacy report",
+      mimeType: "application/json", payTo: payee.publicKey, maxTimeoutSeconds: 60, asset: mint, extra: { feePayer: facilitatorKey.address }
+    }
+    const header = request.header("x-payment")
+    if (header === undefined) return void response.status(402).json({ x402Version: 1, error: "X-PAYMENT header is required", accepts: [requirement] })
+    const payment = decodePaymentSignatureHeader(header) as PaymentPayload
+    const requirements = requirement as unknown as PaymentRequirements
+    const verified = await facilitatorClient.verify(payment, requirements)
+    if (!verified.isValid) return void response.status(402).json({ x402Version: 1, error: verified.invalidReason, accepts: [requirement] })
+    const settled = await facilitatorClient.settle(payment, requirements)
+    if (!settled.success) return void response.status(402).json({ x402Version: 1, error: settled.errorReason, accepts: [requirement] })
+    response.setHeader("X-PAYMENT-RESPONSE", encodePaymentResponseHeader(settled))
+    response.json({ legacy: true, ...REPORT })
+  })
   server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, "127.0.0.1", () => resolve(listening))
   })
   const address = server.address()
-  resourceUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/report`
+  const origin = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  resourceUrl = `${origin}/report`
+  legacyUrl = `${origin}/legacy`
 }, 120_000)
 
 afterAll(async () => {
@@ -123,6 +148,18 @@ describe("x402_pay", () => {
     const landed = await connection().getTransaction(paid.data.signature as string, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
     expect(landed?.meta?.err).toBeNull()
     expect(landed?.transaction.message.staticAccountKeys.map((key) => key.toBase58())).toContain(payer.publicKey)
+  })
+
+  it("pays an x402 v1 server (requirements in the body, X-PAYMENT) through the same facilitator", async () => {
+    const payer = await payerWallet(issuerId, "50000")
+    const payeeBefore = await tokenBalance(payee.publicKey)
+    const paid = await run({ walletId: payer.id, type: "x402_pay", protocol: "spl-token", intent: { url: legacyUrl, maxAmount: "7000" } })
+    expect(paid.data.status).toBe("confirmed")
+    expect(await tokenBalance(payee.publicKey)).toBe(payeeBefore + LEGACY_PRICE)
+    expect(await tokenBalance(payer.publicKey)).toBe(50_000n - LEGACY_PRICE)
+    expect(JSON.parse(paid.data.result.bodyExcerpt as string)).toEqual({ legacy: true, ...REPORT })
+    expect(paid.data.result.payment).toMatchObject({ x402Version: 1, network: "solana-devnet", amount: LEGACY_PRICE.toString() })
+    expect(paid.data.result.settlement.signature).toBe(paid.data.signature)
   })
 
   it("denies a blocklisted payee and an amount over the per-transaction limit: nothing signed, no payment reaches the server", async () => {
