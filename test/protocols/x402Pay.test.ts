@@ -186,6 +186,24 @@ describe("x402_pay", () => {
     for (const wallet of [blocked, limited, payer]) expect(await tokenBalance(wallet.publicKey)).toBe(50_000n)
   })
 
+  it("an agent's x402_pay reserves maxAmount from its budget: over budget it is refused before anything is requested", async () => {
+    const wallet = await payerWallet(issuerId, "50000")
+    const created = await api(env.service.baseUrl, "POST", "/api/v1/agents", {
+      name: "reader", walletId: wallet.id, executionMode: "autonomous", allowedIntents: ["x402_pay"], allowedProtocols: ["spl-token"], budgetLamports: 15_000
+    })
+    expect(created.status).toBe(201)
+    const agentId = created.body.data.id as string
+    const before = { ...seen }
+    const overBudget = await api(env.service.baseUrl, "POST", `/api/v1/agents/${agentId}/execute`, { type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "20000" } })
+    expect(overBudget.status).toBe(403)
+    expect(overBudget.body.errorCode).toBe("POLICY_VIOLATION")
+    expect(seen).toEqual(before)
+    const within = await api(env.service.baseUrl, "POST", `/api/v1/agents/${agentId}/execute?waitMs=30000`, { type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "12000" } })
+    expect(within.status).toBe(201)
+    expect((await waitSettled(env.service.baseUrl, within.body.data.id as string, 60_000)).body.data.status).toBe("confirmed")
+    expect(await tokenBalance(wallet.publicKey)).toBe(50_000n - PRICE)
+  })
+
   it("never pays twice for one transaction: after a payment left the service, a retry refuses to build another", async () => {
     const payer = await payerWallet(issuerId, "50000")
     const before = { ...seen }
