@@ -126,8 +126,9 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
         const { value: latest } = yield* chain
           .rpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }])
           .pipe(Effect.catchAll((error) => Effect.fail(new Retryable({ message: error.message, failedAt: "build" }))))
-        // The scheme read the blockhash a moment ago: the same one's expiry, else a conservative 150 blocks on from now.
-        const lastValidBlockHeight = latest.blockhash === view.blockhash ? BigInt(latest.lastValidBlockHeight) : BigInt(latest.lastValidBlockHeight) - 1n
+        // The scheme read its blockhash a moment ago: usually this one. Otherwise the latest one's expiry is
+        // later than the scheme's, so the settlement is never declared missing too early.
+        const lastValidBlockHeight = BigInt(latest.lastValidBlockHeight)
         yield* payments.prepare({ txId: row.id, tenantId: row.tenant_id, url: String(row.intent.url), x402Version: paymentRequired.x402Version, requirement, payload: built.payload })
         const programIds = [...new Set(view.instructions.map((ix) => ix.programId))]
         const computeUnitLimit = view.instructions.find((ix) => ix.programId === COMPUTE_BUDGET_PROGRAM_ID && ix.data[0] === 2)?.data.readUInt32LE(1) ?? 0
