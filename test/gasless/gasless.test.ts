@@ -2,7 +2,7 @@
  * Gasless submission end to end: the fee-payer relay (Kora JSON-RPC) on loopback beside a real
  * ledger, the service pointed at it by GASLESS_RPC_URL. A wallet holding tokens and no SOL sends
  * transfer_spl with gasless: true; the relay's key pays the fee. Ineligible and unsupported gasless
- * intents are refused at policy.
+ * intents are refused at policy; a transaction the relay refuses fails at send.
  */
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { Connection, PublicKey } from "@solana/web3.js"
@@ -107,5 +107,24 @@ describe("gasless submission through the fee-payer relay", () => {
 
     for (let i = 0; i < 40 && (await counter("gasless_transaction_failure_total")) < failuresBefore + 2; i++) await sleep(100)
     expect(await counter("gasless_transaction_failure_total")).toBe(failuresBefore + 2)
+  })
+
+  it("a transaction the relay refuses (its fee above the relay's maximum) fails at send with PIPELINE_ERROR, nothing landed", async () => {
+    const strict = await startRelayServer({ port: await freePort(), rpcUrl: ledger.rpcUrl, feePayerSeed: randomBytes(32), allowedPrograms: DEFAULT_ALLOWED_PROGRAMS, maxFeeLamports: 5_000n })
+    await connection().confirmTransaction(await connection().requestAirdrop(new PublicKey(strict.feePayer), 1_000_000_000), "confirmed")
+    const strictService = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: strict.url } })
+    try {
+      await api(strictService.baseUrl, "PUT", "/api/v1/risk/protocols/system-program", { gaslessEligible: true })
+      const payer = await createWallet(strictService.baseUrl, 1_000_000_000)
+      const other = await createWallet(strictService.baseUrl, 1_000_000_000)
+      const created = await submit(strictService.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 1000 } })
+      const refused = (await waitSettled(strictService.baseUrl, created.body.data.id)).body
+      expect(refused).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "send" })
+      expect(refused.error).toContain("exceeds the maximum 5000")
+      expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000)
+    } finally {
+      await strictService.stop()
+      await strict.close()
+    }
   })
 })
