@@ -15,6 +15,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402
 import { ChainClient, ChainEndpoints } from "../chain/chainClient.js"
 import { accountIndexOf, viewMessage } from "../gasless/messageView.js"
 import { buildPayment, httpClient, withSignedTransaction } from "../protocols/x402/paymentBuilder.js"
+import { paymentMismatch } from "../protocols/x402/paymentCheck.js"
 import { X402PaymentRepo } from "../protocols/x402/paymentRepo.js"
 import { selectRequirement } from "../protocols/x402/selectRequirement.js"
 import { COMPUTE_BUDGET_PROGRAM_ID } from "../protocols/programIds.js"
@@ -122,6 +123,8 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
           catch: (error) => buildFailure(`building the payment failed: ${errorText(error)}`)
         })
         const view = viewMessage(Buffer.from(built.messageBase64, "base64"))
+        const mismatch = paymentMismatch(view, { wallet: walletAddress, payTo: requirement.payTo, asset: requirement.asset, amount })
+        if (mismatch !== null) return yield* Effect.fail(buildFailure(`the built payment does not match the requirement: ${mismatch}`))
         const preBalance = yield* chain.getBalance(walletAddress).pipe(Effect.catchAll((error) => Effect.fail(new Retryable({ message: error.message, failedAt: "build" }))))
         const { value: latest } = yield* chain
           .rpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }])
