@@ -8,7 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
 import { Chunk, Data, Deferred, Effect, Exit, Queue } from "effect"
-import { assembleTransaction, feePayerOf } from "../src/pipeline/wireTransaction.js"
+import { assembleTransaction, feePayerOf, signersOf } from "../src/pipeline/wireTransaction.js"
 import { signingRefusal } from "../src/pipeline/signingPermission.js"
 import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "../src/pipeline/signRequest.js"
 import { KeyStore } from "../src/wallet/keyStore.js"
@@ -33,6 +33,7 @@ interface SignRequest {
 interface SigningRow {
   readonly type: string
   readonly status: string
+  readonly gasless: boolean
   readonly message_base64: string | null
   readonly extra_signatures: Record<string, string> | null
   readonly policy_decision: { decision?: string } | null
@@ -52,7 +53,7 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
     /** One read for a whole batch of requests (the checks below stay per transaction). */
     const readRows = (txIds: ReadonlyArray<string>) =>
       sql<SigningRow & { readonly id: string }>`
-        SELECT t.id, t.type, t.status, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
+        SELECT t.id, t.type, t.status, t.gasless, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
           w.public_key, w.key_backend, w.status AS wallet_status
         FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id IN ${sql.in([...txIds])}
       `.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
@@ -63,7 +64,11 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
         const refusal = signingRefusal(row)
         if (refusal !== undefined || row.message_base64 === null) return yield* new SignRefused({ message: refusal ?? "no simulated message is recorded" })
         if (row.type === SIGN_MESSAGE_TYPE) return yield* signOffChainMessage(txId, row, row.message_base64)
-        if (feePayerOf(row.message_base64) !== row.public_key) return yield* new SignRefused({ message: "the message's fee payer is not the wallet" })
+        // The wallet pays its own fee, except where a relay (gasless) or an x402 facilitator does: then it signs as authority.
+        const externalFeePayer = row.gasless || row.type === "x402_pay"
+        if (externalFeePayer ? !signersOf(row.message_base64).includes(row.public_key) : feePayerOf(row.message_base64) !== row.public_key) {
+          return yield* new SignRefused({ message: externalFeePayer ? "the wallet is not a signer of the message" : "the message's fee payer is not the wallet" })
+        }
         const signature = yield* keys
           .sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: Buffer.from(row.message_base64, "base64") })
           .pipe(Effect.mapError((error) => new SignRefused({ message: error.message })))

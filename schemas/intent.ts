@@ -245,12 +245,29 @@ export const ReleaseMilestoneIntent = Schema.Struct({
 })
 
 /** Pays an HTTP 402 resource: a SOL transfer to `payTo`, tied to the resource it unlocks. */
+/** HTTP methods an x402 resource may be requested with. */
+export const X402Method = Schema.Literal("GET", "POST", "PUT", "PATCH", "DELETE")
+
+/** Request headers passed to the resource (names are tokens; values one line; at most 32 of them). */
+const X402Headers = Schema.Record({
+  key: Schema.String.pipe(Schema.pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/, { message: () => "must be an HTTP header name" })),
+  value: Schema.String.pipe(
+    Schema.maxLength(4096, { message: () => "must be at most 4096 characters" }),
+    Schema.pattern(/^[^\r\n]*$/, { message: () => "must be one line" })
+  )
+}).pipe(Schema.filter((headers) => Object.keys(headers).length <= 32 || "must hold at most 32 headers"))
+
+/**
+ * Pay-per-request (x402, docs/decisions/x402.md): request `url`; on HTTP 402 pay at most `maxAmount`
+ * base units of the required token (`asset`, when given, must be the one) and request it again.
+ */
 export const X402PayIntent = Schema.Struct({
   url: HttpUrl,
-  payTo: Base58Address,
-  lamports: PositiveLamports,
-  resource: Schema.optionalWith(boundedText(512), { exact: true }),
-  memo: Schema.optionalWith(boundedText(256), { exact: true })
+  method: Schema.optionalWith(X402Method, { exact: true }),
+  headers: Schema.optionalWith(X402Headers, { exact: true }),
+  body: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(65_536, { message: () => "must be at most 65536 characters" })), { exact: true }),
+  maxAmount: PositiveTokenAmount,
+  asset: Schema.optionalWith(Base58Address, { exact: true })
 })
 
 /** Borrow `amount` of `mint`, run `instructions`, repay in the same transaction. */

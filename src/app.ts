@@ -61,6 +61,8 @@ import { signRoutes } from "./pipeline/signHttp.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
 import { Outbox } from "./pipeline/outbox.js"
 import { OffChainIntents } from "./pipeline/offChainIntents.js"
+import { GaslessStages } from "./pipeline/gaslessStages.js"
+import { X402Stages } from "./pipeline/x402Stages.js"
 import { PostChecks } from "./pipeline/postChecks.js"
 import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
@@ -136,6 +138,8 @@ const CoreComponentsLive = Layer.mergeAll(
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
 const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default).pipe(
+  // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
+  Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, OffChainIntents.Default, SignOnly.Default)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
   // a portfolio breach by an agent's spend is recorded for the supervisor.

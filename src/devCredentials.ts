@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { localRelayPort } from "./gasless/localRelay.js"
 import { ensureSoftHsmToken } from "./wallet/hsm/softHsm.js"
 
 export interface DevCredentials {
@@ -64,6 +65,10 @@ export const devEnvironment = (env: NodeJS.ProcessEnv): { overrides: Record<stri
     overrides.WALLET_KEY_ENCRYPTION_SECRET = credentials.keyEncryptionSecret
   }
   const notices: Array<string> = []
+  // The fee-payer relay runs beside the local ledger (no CHAIN_RPC_URL): gasless intents use it by default.
+  if ((env.CHAIN_RPC_URL ?? "").trim() === "" && (env.GASLESS_RPC_URL ?? "").trim() === "") {
+    overrides.GASLESS_RPC_URL = `http://127.0.0.1:${localRelayPort(env)}`
+  }
   devHsmToken(env, dataDir, overrides, notices)
   return { overrides, apiKey, notices }
 }

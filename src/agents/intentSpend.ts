@@ -15,7 +15,8 @@ const positive = (raw: unknown): bigint => {
 
 export const intentSpendLamports = (type: TransactionType, intent: Readonly<Record<string, unknown>>): bigint => {
   if (DELTA_DIRECTION[type] === "outflow") return expectedAmountLamports(intent) ?? 0n
-  if (type === "x402_pay") return positive(intent.lamports)
+  // x402: the most the payment may cost, in the asset's base units (docs/decisions/x402.md).
+  if (type === "x402_pay") return positive(intent.maxAmount)
   if (type === "create_milestone_escrow" && Array.isArray(intent.milestones)) {
     return intent.milestones.reduce<bigint>(
       (sum, milestone: unknown) =>

@@ -1,10 +1,12 @@
 /**
  * Where the ledger is: CHAIN_RPC_URL (+ CHAIN_RPC_POOL_URLS) when set; otherwise the local ledger,
- * started here as a child process on LEDGER_PORT and stopped with the service.
+ * started here as a child process on LEDGER_PORT and stopped with the service, with the gasless
+ * fee-payer relay beside it (src/gasless/localRelay.ts).
  */
 import { Effect, Layer, Option } from "effect"
 import * as path from "node:path"
 import { AppConfig, LOCAL_ESCROW_PROGRAM_ID } from "../config.js"
+import { startLocalRelay } from "../gasless/localRelay.js"
 import { spawnLedger } from "../ledger/spawn.js"
 import { ChainEndpoints } from "./chainClient.js"
 
@@ -26,6 +28,7 @@ export const ChainEndpointsLive = Layer.scoped(
       (running) => Effect.promise(() => running.stop())
     )
     yield* Effect.logInfo(`local ledger (litesvm) serving Solana JSON-RPC on ${ledger.rpcUrl}`)
+    yield* startLocalRelay(ledger.rpcUrl, config.dataDir)
     return { urls: [ledger.rpcUrl, ...config.chain.poolUrls] }
   })
 )

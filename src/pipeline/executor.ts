@@ -33,6 +33,8 @@ import type { TransactionRow } from "./transactionRow.js"
 import { assembleTransaction } from "./wireTransaction.js"
 import { buildExecutionProof } from "./proof.js"
 import { SignOnly } from "./signOnly.js"
+import { GaslessStages } from "./gaslessStages.js"
+import { X402Stages } from "./x402Stages.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
 
@@ -59,6 +61,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const breaches = yield* AgentBreaches
     const signOnly = yield* SignOnly
     const telemetry = yield* StageTelemetry
+    const gasless = yield* GaslessStages
+    const x402 = yield* X402Stages
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -88,6 +92,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           })
         }
         if (SIGN_ONLY_TYPES.has(row.type)) return yield* signRequestPending(row, wallet)
+        if (row.type === "x402_pay") return yield* x402.pending(row, wallet.publicKey, { simulate, policyEval })
         yield* chaosAt("build", "build")
         const payer = new PublicKey(wallet.publicKey)
         const reads = withPreBalance(facts, chain, wallet.publicKey)
@@ -100,7 +105,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             RpcApplicationError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" }))
           })
         )
-        const compiled = yield* messages.compile(row.type, payer, built).pipe(Effect.catchAll(chainRetryable("build")))
+        const feePayer = yield* gasless.feePayer(row, payer)
+        const compiled = yield* messages.compile(row.type, feePayer, built).pipe(Effect.catchAll(chainRetryable("build")))
         const preBalance = yield* reads.preBalance.pipe(Effect.catchAll(chainRetryable("build")))
         const builtStage = {
           status: "simulating", stage: "build", eventType: "transaction.built", at: new Date().toISOString(),
@@ -120,6 +126,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             computeUnitLimit: compiled.computeUnitLimit,
             priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString()
           }
+        }
+        const gaslessRefusals = gasless.refusals(row, compiled.messageBase64)
+        if (gaslessRefusals.length > 0) {
+          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
+            unwritten: { fields: buildFields, via: [builtStage] }
+          })
         }
         const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
         if (!simulation.ok) {
@@ -276,6 +288,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const submitting = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         yield* chaosAt("send", "send")
+        if (row.type === "x402_pay") return yield* x402.submit(row, context)
+        if (row.gasless) return yield* gasless.submit(row, context)
         const signature = row.signature ?? ""
         const outcome = yield* submission.submitAndConfirm(signature, row.signed_transaction ?? "", BigInt(row.last_valid_block_height ?? "0"))
         if (!outcome.landed) {
@@ -324,6 +338,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           moved = true
           if (row?.status === "confirmed") yield* telemetry.confirmed(row.created_at, new Date())
         }
+        yield* gasless.countFailure(row)
         return moved && row !== undefined
       })
 

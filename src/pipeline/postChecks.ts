@@ -14,6 +14,16 @@ import { StageTransitions } from "./stageTransitions.js"
 import type { LandedMeta } from "./submission.js"
 import type { TransactionRow } from "./transactionRow.js"
 
+/** How a transaction the wallet did not pay the fee for is confirmed (gasless, x402). */
+export interface ConfirmOptions {
+  /** the wallet's position among the transaction's accounts (0: it paid the fee) */
+  readonly walletIndex?: number
+  /** the transaction's result, when its type has one */
+  readonly result?: unknown
+  /** record `signature` as the transaction's signature (the one that landed is not the wallet's) */
+  readonly recordSignature?: boolean
+}
+
 export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
@@ -25,11 +35,13 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
      * Post-checks on a landed transaction: balances from its own meta, delta guard (with the protocol's
      * variance threshold, read when the run began), proof, confirmedAt.
      */
-    const confirmed = (row: TransactionRow, signature: string, meta: LandedMeta, deltaVarianceBpsThreshold: number) =>
+    const confirmed = (row: TransactionRow, signature: string, meta: LandedMeta, deltaVarianceBpsThreshold: number, options: ConfirmOptions = {}) =>
       Effect.gen(function* () {
-        // The wallet is the fee payer (account 0): its balance right before and after this transaction.
-        const pre = BigInt(meta.preBalances[0])
-        const post = BigInt(meta.postBalances[0])
+        // The wallet's balance right before and after this transaction: account 0 when it paid the fee,
+        // its own position when a relay or an x402 facilitator did.
+        const walletIndex = options.walletIndex ?? 0
+        const pre = BigInt(meta.preBalances[walletIndex] ?? 0)
+        const post = BigInt(meta.postBalances[walletIndex] ?? 0)
         // An escrow create also pays the escrow account's rent: the expected outflow is what the build recorded.
         const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
         const guardIntent = escrowCreate ? { ...row.intent, lamports: row.build_facts?.amountLamports } : row.intent
@@ -39,7 +51,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
           varianceBpsThreshold: deltaVarianceBpsThreshold
         })
         // create_mint: the client learns its new mint's address from the result.
-        const result = row.type === "create_mint" && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined
+        const result = options.result ?? (row.type === "create_mint" && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined)
         const proof = buildExecutionProof({
           txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
           policyDecision: row.policy_decision, simulation: row.simulation, signature
@@ -50,7 +62,10 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         const confirmedAt = new Date()
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
-          fields: { preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: deltaGuardToWire(guard), executionProof: proof, confirmedAt, result },
+          fields: {
+            preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: deltaGuardToWire(guard), executionProof: proof, confirmedAt, result,
+            ...(options.recordSignature === true ? { signature } : {})
+          },
           eventType: "transaction.confirmed",
           eventMetadata: { signature, intentHash: proof.intentHash, policyHash: proof.policyHash, simulationHash: proof.simulationHash, proofHash: proof.proofHash, deltaGuardOk: guard.ok }
         })

@@ -128,3 +128,6 @@ export const assembleTransaction = (messageBase64: string, signatures: Record<st
 
 /** The fee payer (first account key) of a message: it must be the wallet that signs. */
 export const feePayerOf = (messageBase64: string): string => bs58.encode(signerKeys(Buffer.from(messageBase64, "base64"))[0])
+
+/** The signer keys (base58) of a message, fee payer first. */
+export const signersOf = (messageBase64: string): Array<string> => signerKeys(Buffer.from(messageBase64, "base64")).map((key) => bs58.encode(key))

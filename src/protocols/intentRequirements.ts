@@ -14,6 +14,7 @@ export type FieldKind =
   | "string"
   | "boolean"
   | "array"
+  | "object"
   | { readonly oneOf: ReadonlyArray<string> }
 
 export interface FieldRequirement {
@@ -46,6 +47,10 @@ export const INTENT_FIELDS: Readonly<Partial<Record<AdapterOperation, IntentFiel
   transfer_sol: { destination: req("address"), lamports: req("amount") },
   create_account: { lamports: req("amount"), space: req("integer"), owner: req("address") },
   transfer_spl: { destination: req("address"), mint: req("address"), amount: req("amount") },
+  x402_pay: {
+    url: req("string"), method: opt({ oneOf: ["GET", "POST", "PUT", "PATCH", "DELETE"] }), headers: opt("object"),
+    body: opt("string"), maxAmount: req("amount"), asset: opt("address")
+  },
   create_mint: { decimals: opt("integer"), freezeAuthority: opt("address") },
   mint_token: { mint: req("address"), amount: req("amount"), destination: opt("address") },
   swap: swapFields,
@@ -88,5 +93,7 @@ export const kindProblem = (kind: FieldKind, value: unknown): string | null => {
       return typeof value === "boolean" ? null : "must be a boolean"
     case "array":
       return Array.isArray(value) ? null : "must be an array"
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value) ? null : "must be an object"
   }
 }

@@ -58,8 +58,9 @@ export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<P
   ): ProtocolAdapterInfo => ({ protocol, version: CURRENT_ADAPTER_VERSION, capabilities, programIds, implemented })
   return [
     adapter("system-program", ["transfer_sol", "create_account"], [SYSTEM_PROGRAM_ID], true),
-    // create_mint also invokes the System program (createAccount) and transfers may create an ATA
-    adapter("spl-token", ["transfer_spl", "create_mint", "mint_token"], [TOKEN_PROGRAM, ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM_ID], true),
+    // create_mint also invokes the System program (createAccount) and transfers may create an ATA;
+    // x402_pay is a token payment (src/pipeline/x402Stages.ts)
+    adapter("spl-token", ["transfer_spl", "create_mint", "mint_token", "x402_pay"], [TOKEN_PROGRAM, ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM_ID], true),
     adapter("escrow", ESCROW_CAPABILITIES, [escrowProgramId], true),
     adapter("dex-aggregator", ["swap", "quote"], [], false),
     adapter("amm-one", ["swap"], [], false),

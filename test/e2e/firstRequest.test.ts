@@ -4,6 +4,7 @@
  * make that request (a funded wallet) and read the balance; stop with SIGTERM and see the ledger child
  * go with it. The curl line is replayed with fetch (same URL, headers and body), so curl is not needed.
  */
+import { KoraClient } from "@solana/kora/dist/src/client.js"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -117,6 +118,12 @@ describe("first request, as the README tells it", () => {
     const saved = JSON.parse(fs.readFileSync(path.join(dataDir, "dev-credentials.json"), "utf8")) as { apiKey: string }
     expect(saved.apiKey).toBe(apiKey)
 
+    // The fee-payer relay runs beside the local ledger (LEDGER_PORT + 2) and answers Kora's client.
+    const relay = new KoraClient({ rpcUrl: `http://127.0.0.1:${ledgerPort + 2}` })
+    const payer = await relay.getPayerSigner()
+    expect(payer.signer_address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
+    expect((await relay.getConfig()).fee_payers).toEqual([payer.signer_address])
+
     expect(await portAnswers(ledgerPort)).toBe(true)
     child.kill("SIGTERM")
     await exitOf(child)
@@ -125,6 +132,7 @@ describe("first request, as the README tells it", () => {
     while ((await portAnswers(ledgerPort)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
     expect(await portAnswers(ledgerPort)).toBe(false)
     expect(await portAnswers(gatewayPort)).toBe(false)
+    expect(await portAnswers(ledgerPort + 2)).toBe(false)
     // The first start creates the embedded PostgreSQL cluster (initdb): seconds on a busy machine.
   }, 150_000)
 })

@@ -13,7 +13,7 @@ describe("protocol registry", () => {
   it("carries the spec's capabilities", () => {
     const caps = (p: string) => findAdapter(registry, p)?.capabilities
     expect(caps("system-program")).toEqual(["transfer_sol", "create_account"])
-    expect(caps("spl-token")).toEqual(["transfer_spl", "create_mint", "mint_token"])
+    expect(caps("spl-token")).toEqual(["transfer_spl", "create_mint", "mint_token", "x402_pay"])
     expect(caps("dex-aggregator")).toEqual(["swap", "quote"])
     expect(caps("liquid-staking")).toEqual(["stake", "unstake"])
     expect(caps("lending-market")).toEqual(["lend_supply", "lend_borrow"])

@@ -179,12 +179,15 @@ describe("instruction-level intents", () => {
     expect(pathsOf(IntentPayloads.flash_loan_bundle, { mint: MINT, amount: "10" })).toEqual(["instructions"])
   })
 
-  it("x402_pay needs an http(s) url, a payee and positive lamports", () => {
-    const ok = decodeOk(IntentPayloads.x402_pay, { url: "https://api.example.com/report", payTo: WALLET_A, lamports: 5000 })
-    expect(ok.lamports).toBe(5000n)
-    expect(issuesOf(IntentPayloads.x402_pay, { url: "ftp://x", payTo: WALLET_A, lamports: 5000 })).toEqual([
+  it("x402_pay needs an http(s) url and a positive maxAmount; method, headers, body and asset are optional", () => {
+    const ok = decodeOk(IntentPayloads.x402_pay, { url: "https://api.example.com/report", maxAmount: "5000", asset: MINT })
+    expect(ok.maxAmount).toBe(5000n)
+    expect(issuesOf(IntentPayloads.x402_pay, { url: "ftp://x", maxAmount: 5000 })).toEqual([
       { path: "url", message: "must be an http(s) URL" }
     ])
+    expect(pathsOf(IntentPayloads.x402_pay, { url: "https://a.example/x", maxAmount: "0" })).toEqual(["maxAmount"])
+    expect(pathsOf(IntentPayloads.x402_pay, { url: "https://a.example/x", maxAmount: "1", method: "TRACE" })).toEqual(["method"])
+    expect(pathsOf(IntentPayloads.x402_pay, { url: "https://a.example/x", maxAmount: "1", headers: { "x-a": "b\r\nc: d" } })[0]).toMatch(/^headers/)
   })
 })
 

@@ -12,6 +12,7 @@ import agentRuntime from "./0006_agent_runtime.js"
 import escrow from "./0007_escrow.js"
 import portfolioBreaches from "./0008_portfolio_breaches.js"
 import autofundCap from "./0009_autofund_cap.js"
+import x402Payments from "./0011_x402_payments.js"
 import webhooks from "./0012_webhooks.js"
 
 export const migrations = Migrator.fromRecord({
@@ -24,5 +25,6 @@ export const migrations = Migrator.fromRecord({
   "0007_escrow": escrow,
   "0008_portfolio_breaches": portfolioBreaches,
   "0009_autofund_cap": autofundCap,
+  "0011_x402_payments": x402Payments,
   "0012_webhooks": webhooks
 })

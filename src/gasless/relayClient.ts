@@ -1,0 +1,53 @@
+/**
+ * The pipeline's client of the fee-payer relay at GASLESS_RPC_URL (Kora JSON-RPC): the relay's fee
+ * payer (getPayerSigner, remembered once read) and signAndSendTransaction of a transaction the wallet
+ * has signed as authority. An unreachable relay is `unavailable` (the job retries); a refusal is not.
+ */
+import { Data, Effect, Option } from "effect"
+import { AppConfig } from "../config.js"
+
+export class RelayError extends Data.TaggedError("RelayError")<{ readonly message: string; readonly unavailable: boolean }> {}
+
+const TIMEOUT_MS = 15_000
+
+export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay", {
+  effect: Effect.gen(function* () {
+    const url = (yield* AppConfig).chain.gaslessRpcUrl
+    let payer: string | undefined
+    let id = 0
+
+    const call = <A>(method: string, params?: Record<string, unknown>) =>
+      Effect.gen(function* () {
+        if (Option.isNone(url)) return yield* new RelayError({ message: "GASLESS_RPC_URL is not configured", unavailable: false })
+        const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method, ...(params === undefined ? {} : { params }) })
+        const reply = yield* Effect.tryPromise({
+          try: async () => {
+            const response = await fetch(url.value, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+            return (await response.json()) as { result?: A; error?: { code?: number; message?: string } }
+          },
+          catch: (error) => new RelayError({ message: `gasless relay unreachable: ${(error as Error).message}`, unavailable: true })
+        })
+        if (reply.error !== undefined) {
+          return yield* new RelayError({ message: `gasless relay refused ${method}: ${reply.error.message ?? "error"}`, unavailable: false })
+        }
+        if (reply.result === undefined) return yield* new RelayError({ message: `gasless relay answered ${method} without a result`, unavailable: true })
+        return reply.result
+      })
+
+    /** The relay's fee payer address (it pays every gasless transaction's fee). */
+    const feePayer = Effect.suspend(() =>
+      payer !== undefined
+        ? Effect.succeed(payer)
+        : Effect.map(call<{ signer_address: string }>("getPayerSigner"), (result) => (payer = result.signer_address))
+    )
+
+    /** Hands the wallet-signed transaction to the relay, which signs as fee payer and sends it. */
+    const signAndSend = (transactionBase64: string) =>
+      Effect.map(call<{ signature: string; signed_transaction: string }>("signAndSendTransaction", { transaction: transactionBase64 }), (result) => ({
+        signature: result.signature,
+        signedTransaction: result.signed_transaction
+      }))
+
+    return { feePayer, signAndSend, configured: Option.isSome(url) }
+  })
+}) {}

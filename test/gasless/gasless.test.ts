@@ -1,0 +1,130 @@
+/**
+ * Gasless submission end to end: the fee-payer relay (Kora JSON-RPC) on loopback beside a real
+ * ledger, the service pointed at it by GASLESS_RPC_URL. A wallet holding tokens and no SOL sends
+ * transfer_spl with gasless: true; the relay's key pays the fee. Ineligible and unsupported gasless
+ * intents are refused at policy; a transaction the relay refuses fails at send.
+ */
+import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
+import { Connection, PublicKey } from "@solana/web3.js"
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DEFAULT_ALLOWED_PROGRAMS } from "../../src/gasless/gaslessRules.js"
+import { startRelayServer, type RunningRelay } from "../../src/gasless/relay/relayServer.js"
+import { freePort } from "../support/freePort.js"
+import { startTestLedger } from "../support/ledger.js"
+import { api, type RunningService, startService } from "../support/service.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { sleep } from "../support/wait.js"
+
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
+let relay: RunningRelay
+let service: RunningService
+const connection = () => new Connection(ledger.rpcUrl, "confirmed")
+
+beforeAll(async () => {
+  ledger = await startTestLedger()
+  relay = await startRelayServer({
+    port: await freePort(),
+    rpcUrl: ledger.rpcUrl,
+    feePayerSeed: randomBytes(32),
+    allowedPrograms: DEFAULT_ALLOWED_PROGRAMS,
+    maxFeeLamports: 100_000n
+  })
+  const funded = await connection().requestAirdrop(new PublicKey(relay.feePayer), 10_000_000_000)
+  await connection().confirmTransaction(funded, "confirmed")
+  service = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: relay.url } })
+})
+
+afterAll(async () => {
+  await service?.stop()
+  await relay?.close()
+  await ledger?.close()
+})
+
+const run = async (body: Record<string, unknown>) => {
+  const created = await submit(service.baseUrl, body)
+  expect(created.status).toBe(201)
+  return (await waitSettled(service.baseUrl, created.body.data.id)).body
+}
+
+const counter = async (name: string) => ((await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data[name] as number | undefined) ?? 0
+
+describe("gasless submission through the fee-payer relay", () => {
+  it("a wallet with tokens and 0 SOL sends transfer_spl gasless: confirmed, the relay paid the fee, the wallet still has 0 SOL", async () => {
+    const issuer = await createWallet(service.baseUrl, 2_000_000_000)
+    const holder = await createWallet(service.baseUrl)
+    const receiver = await createWallet(service.baseUrl)
+    const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 6 } })
+    const mint = mintTx.data.result.mint as string
+    // The issuer pays for both token accounts: the gasless sender and its receiver exist before the transfer.
+    expect((await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "5000000", destination: holder.publicKey } })).data.status).toBe("confirmed")
+    expect((await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "1", destination: receiver.publicKey } })).data.status).toBe("confirmed")
+    expect(await connection().getBalance(new PublicKey(holder.publicKey))).toBe(0)
+
+    const eligible = await api(service.baseUrl, "PUT", "/api/v1/risk/protocols/spl-token", { gaslessEligible: true })
+    expect(eligible.status).toBe(200)
+    const successBefore = await counter("gasless_transaction_success_total")
+
+    const relayBefore = BigInt(await connection().getBalance(new PublicKey(relay.feePayer)))
+    const sent = await run({ walletId: holder.id, type: "transfer_spl", protocol: "spl-token", gasless: true, intent: { destination: receiver.publicKey, mint, amount: "2000000" } })
+    expect(sent.data.status).toBe("confirmed")
+
+    const mintKey = new PublicKey(mint)
+    expect((await getAccount(connection(), getAssociatedTokenAddressSync(mintKey, new PublicKey(receiver.publicKey)))).amount).toBe(2_000_001n)
+    expect((await getAccount(connection(), getAssociatedTokenAddressSync(mintKey, new PublicKey(holder.publicKey)))).amount).toBe(3_000_000n)
+    expect(await connection().getBalance(new PublicKey(holder.publicKey))).toBe(0)
+
+    // The landed transaction's fee payer is the relay's key, and the relay's balance paid exactly its fee.
+    const landed = await connection().getTransaction(sent.data.signature as string, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+    expect(landed?.transaction.message.staticAccountKeys[0]?.toBase58()).toBe(relay.feePayer)
+    const relayAfter = BigInt(await connection().getBalance(new PublicKey(relay.feePayer)))
+    expect(landed?.meta?.fee).toBeGreaterThan(0)
+    expect(relayBefore - relayAfter).toBe(BigInt(landed?.meta?.fee ?? 0))
+
+    for (let i = 0; i < 40 && (await counter("gasless_transaction_success_total")) <= successBefore; i++) await sleep(100)
+    expect(await counter("gasless_transaction_success_total")).toBe(successBefore + 1)
+    expect(await counter("gasless_protocol_usage_total.spl-token")).toBeGreaterThanOrEqual(1)
+  })
+
+  it("refuses at policy a gasless intent of a protocol that is not gaslessEligible, and one that would initialize a token account", async () => {
+    const payer = await createWallet(service.baseUrl, 1_000_000_000)
+    const other = await createWallet(service.baseUrl, 1_000_000_000)
+    const failuresBefore = await counter("gasless_transaction_failure_total")
+    const ineligible = await run({ walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 1000 } })
+    expect(ineligible).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect(ineligible.error).toContain("gaslessEligible")
+    expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000)
+
+    await api(service.baseUrl, "PUT", "/api/v1/risk/protocols/spl-token", { gaslessEligible: true })
+    const mintTx = await run({ walletId: payer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 0 } })
+    const mint = mintTx.data.result.mint as string
+    await run({ walletId: payer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "10" } })
+    // The receiver has no token account: the transfer would create one (rent, token account initialization).
+    const creating = await run({ walletId: payer.id, type: "transfer_spl", protocol: "spl-token", gasless: true, intent: { destination: other.publicKey, mint, amount: "3" } })
+    expect(creating).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect(creating.error).toContain("token account")
+    expect(await connection().getAccountInfo(getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(other.publicKey)))).toBeNull()
+
+    for (let i = 0; i < 40 && (await counter("gasless_transaction_failure_total")) < failuresBefore + 2; i++) await sleep(100)
+    expect(await counter("gasless_transaction_failure_total")).toBe(failuresBefore + 2)
+  })
+
+  it("a transaction the relay refuses (its fee above the relay's maximum) fails at send with PIPELINE_ERROR, nothing landed", async () => {
+    const strict = await startRelayServer({ port: await freePort(), rpcUrl: ledger.rpcUrl, feePayerSeed: randomBytes(32), allowedPrograms: DEFAULT_ALLOWED_PROGRAMS, maxFeeLamports: 5_000n })
+    await connection().confirmTransaction(await connection().requestAirdrop(new PublicKey(strict.feePayer), 1_000_000_000), "confirmed")
+    const strictService = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: strict.url } })
+    try {
+      await api(strictService.baseUrl, "PUT", "/api/v1/risk/protocols/system-program", { gaslessEligible: true })
+      const payer = await createWallet(strictService.baseUrl, 1_000_000_000)
+      const other = await createWallet(strictService.baseUrl, 1_000_000_000)
+      const created = await submit(strictService.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 1000 } })
+      const refused = (await waitSettled(strictService.baseUrl, created.body.data.id)).body
+      expect(refused).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "send" })
+      expect(refused.error).toContain("exceeds the maximum 5000")
+      expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000)
+    } finally {
+      await strictService.stop()
+      await strict.close()
+    }
+  })
+})
