@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "transaction.policy_evaluated",
   "transaction.approved",
   "transaction.signed",
+  "transaction.submitted",
   "transaction.confirmed",
   "transaction.failed",
   "approval.waiting",

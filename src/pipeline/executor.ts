@@ -37,6 +37,7 @@ import { GaslessStages } from "./gaslessStages.js"
 import { X402Stages } from "./x402Stages.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
+import { AuditLog } from "../audit/auditLog.js"
 
 
 const NOTHING_UNWRITTEN: Unwritten = { fields: {}, via: [] }
@@ -61,6 +62,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const breaches = yield* AgentBreaches
     const signOnly = yield* SignOnly
     const telemetry = yield* StageTelemetry
+    const audit = yield* AuditLog
     const gasless = yield* GaslessStages
     const x402 = yield* X402Stages
 
@@ -285,13 +287,20 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         })
       })
 
+    /** The spec's `transaction.submitted` event: the signed bytes left for the cluster (again, on a resumed run). */
+    const submitted = (row: TransactionRow, signature: string) =>
+      audit.recordSoon({
+        tenantId: row.tenant_id, eventType: "transaction.submitted", message: "sent to the cluster", metadata: { signature },
+        txId: row.id, walletId: row.wallet_id, agentId: row.agent_id, protocol: row.protocol, traceId: row.trace_id ?? null
+      })
+
     const submitting = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         yield* chaosAt("send", "send")
         if (row.type === "x402_pay") return yield* x402.submit(row, context)
         if (row.gasless) return yield* gasless.submit(row, context)
         const signature = row.signature ?? ""
-        const outcome = yield* submission.submitAndConfirm(signature, row.signed_transaction ?? "", BigInt(row.last_valid_block_height ?? "0"))
+        const outcome = yield* submission.submitAndConfirm(signature, row.signed_transaction ?? "", BigInt(row.last_valid_block_height ?? "0"), Effect.asVoid(submitted(row, signature)))
         if (!outcome.landed) {
           return yield* Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: outcome.reason, stage: "confirm" }))
         }

@@ -45,20 +45,21 @@ export class Submission extends Effect.Service<Submission>()("Submission", {
     const blockHeight = chain.rpc<number>("getBlockHeight", [{ commitment: "confirmed" }])
 
     /**
-     * Sends and waits; RPC outages surface as Retryable (the job comes back later with the same bytes).
+     * Sends and waits (`onFirstSend` runs once the bytes first left); RPC outages surface as Retryable (the job comes back later with the same bytes).
      * Every round sends first and reads the status right after: on a resumed attempt whose bytes already
      * landed, the send is a rebroadcast the ledger deduplicates by signature, and the status read finds
      * it. The block height is read only while the transaction is not yet seen, so a transaction that
      * lands at once costs two RPC calls (send, then getTransaction, whose meta the post-checks use);
      * failure is declared only past the last valid block height and after a final status read.
      */
-    const submitAndConfirm = (signature: string, signedTransaction: string, lastValidBlockHeight: bigint) =>
+    const submitAndConfirm = (signature: string, signedTransaction: string, lastValidBlockHeight: bigint, onFirstSend: Effect.Effect<void> = Effect.void) =>
       Effect.gen(function* () {
         let lastSend = 0
         for (;;) {
           const rebroadcast = Date.now() - lastSend >= REBROADCAST_MS
           if (rebroadcast) {
             yield* send(signedTransaction)
+            if (lastSend === 0) yield* onFirstSend
             lastSend = Date.now()
           }
           const meta = yield* landedMeta(signature)

@@ -134,7 +134,7 @@ describe("webhook deliveries", () => {
   it("delivers a transfer's stages, approvals waiting, agent pauses and policy denials, each verified by standardwebhooks", async () => {
     const subscription = await subscribe([
       "transaction.created", "transaction.built", "transaction.simulated", "transaction.policy_evaluated",
-      "transaction.signed", "transaction.confirmed", "transaction.failed", "approval.waiting", "policy.denied", "agent.paused"
+      "transaction.signed", "transaction.submitted", "transaction.confirmed", "transaction.failed", "approval.waiting", "policy.denied", "agent.paused"
     ])
     receiver.setSecrets([subscription.secret])
     const wallet = await createWallet(service.baseUrl, 1_000_000_000)
@@ -159,7 +159,8 @@ describe("webhook deliveries", () => {
     await waitFor("agent.paused", () => receiver.accepted().some((a) => a.payload?.type === "agent.paused" && a.payload.data.agentId === agent.id), 20_000)
 
     expect(new Set(typesOf(confirmed.body.data.id))).toEqual(new Set([
-      "transaction.created", "transaction.built", "transaction.simulated", "transaction.policy_evaluated", "transaction.signed", "transaction.confirmed"
+      "transaction.created", "transaction.built", "transaction.simulated", "transaction.policy_evaluated", "transaction.signed",
+      "transaction.submitted", "transaction.confirmed"
     ]))
     await waitFor("the denied transfer's failure", () => typesOf(denied.body.data.id).includes("transaction.failed"), 20_000)
     // Every request the receiver got was signed with the subscription's secret.

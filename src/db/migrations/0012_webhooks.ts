@@ -62,7 +62,7 @@ export default Effect.gen(function* () {
         FROM new_events e
         CROSS JOIN LATERAL (VALUES
           (CASE WHEN e.event_type IN ('transaction.created', 'transaction.built', 'transaction.simulated',
-              'transaction.policy_evaluated', 'transaction.approved', 'transaction.signed', 'transaction.confirmed',
+              'transaction.policy_evaluated', 'transaction.approved', 'transaction.signed', 'transaction.submitted', 'transaction.confirmed',
               'transaction.failed', 'agent.paused') THEN e.event_type END),
           (CASE WHEN e.event_type = 'transaction.policy_evaluated' AND e.metadata->>'decision' = 'require_approval'
             THEN 'approval.waiting' END),
