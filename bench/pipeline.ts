@@ -225,14 +225,16 @@ const runService = async (mode: RunMode): Promise<RunFigures> => {
       }
 
       const sqlBefore = database === undefined ? undefined : await pgCounters(database.url)
-      const cpuBefore = cpuSnapshot(servicePids, ledger.pid)
+      // On PostgreSQL, only the backends serving this run's database (the server may be shared).
+      const databaseName = database === undefined ? undefined : new URL(database.url).pathname.slice(1)
+      const cpuBefore = cpuSnapshot(servicePids, ledger.pid, databaseName)
       const started = performance.now()
       const { createMs, ids } = await postTransfers(service.baseUrl, {
         count: settings.transfers, clients: settings.clients, sources, destinations, offset: 0, ...(settings.rate === undefined ? {} : { rate: settings.rate })
       })
       await waitDrained(service.baseUrl, settings.warmup + settings.transfers, 600_000)
       const elapsedMs = performance.now() - started
-      const cpu = cpuDelta(cpuBefore, cpuSnapshot(servicePids, ledger.pid))
+      const cpu = cpuDelta(cpuBefore, cpuSnapshot(servicePids, ledger.pid, databaseName))
       const sqlAfter = database === undefined ? undefined : await pgCounters(database.url)
 
       const measured = new Set(ids)

@@ -75,6 +75,7 @@ const walletRecords = async (baseUrl: string, walletId: string): Promise<Array<L
 export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: LoopSettings): Promise<ReadonlyArray<LoopFigures>> => {
   const ledger = await startLedgerProcess()
   const database = await createPostgresDatabase(benchPostgresUrl())
+  const databaseName = new URL(database.url).pathname.slice(1)
   const dataDir = tempDir("custody-bench-")
   try {
     const service = await startServiceProcess({
@@ -94,9 +95,9 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       const figures: Array<LoopFigures> = []
       for (const [index, mode] of modes.entries()) {
         const count = mode === "identical" ? settings.identicalTransfers : settings.transfers
-        const before = cpuSnapshot([service.pid], ledger.pid)
+        const before = cpuSnapshot([service.pid], ledger.pid, databaseName)
         const result = await runClosedLoop(service.baseUrl, { ...base, mode, count, offset: (index + 1) * 100_000 })
-        const cpu = cpuDelta(before, cpuSnapshot([service.pid], ledger.pid))
+        const cpu = cpuDelta(before, cpuSnapshot([service.pid], ledger.pid, databaseName))
         const loadAverage = os.loadavg().map((n) => n.toFixed(2)).join(", ")
         const measured = new Set(result.ids)
         const clients = mode === "identical" ? 1 : settings.clients
@@ -143,7 +144,7 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
   console.log(`\n${table(rows)}`)
   console.log("(ms; outcome = from the client's POST to the client holding the outcome; service = the record's createdAt -> confirmedAt)")
   console.log(table([
-    ["CPU per confirmed transfer (ms)", "service", "PostgreSQL", "ledger", "bench clients"],
+    ["CPU per confirmed transfer (ms)", "service", "PostgreSQL (its backends)", "ledger", "bench clients"],
     ...loops.map((loop) => {
       const per = (seconds: number) => ((seconds * 1000) / Math.max(1, loop.confirmed)).toFixed(2)
       return [loop.mode, per(loop.cpu.service), per(loop.cpu.postgres), per(loop.cpu.ledger), per(loop.cpu.bench)]

@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { makeStatementBatch } from "../db/statementBatch.js"
-import type { BuildFactsRow, TransactionRow } from "./transactionRow.js"
+import { type BuildFactsRow, RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
 
 export type TxStatus = TransactionRow["status"]
 
@@ -120,6 +120,13 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         SELECT * FROM transactions WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
       `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
+    const recordColumns = sql.literal(RECORD_COLUMNS.join(", "))
+    /** The record's columns only (transactionRow.ts): what a read that answers a client needs. */
+    const findRecord = (id: string, readTenant: string | null) =>
+      sql<TransactionRecordRow>`
+        SELECT ${recordColumns} FROM transactions WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
+      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
       sql<TransactionRow>`
         SELECT * FROM transactions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND idempotency_key = ${key}
@@ -202,13 +209,13 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
           ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]),
           ...(options.status === undefined ? [] : [sql`status = ${options.status}`])
         ])
-        const rows = yield* sql<TransactionRow>`
-          SELECT * FROM transactions WHERE ${where} ORDER BY created_at DESC, id LIMIT ${options.limit} OFFSET ${options.offset}
+        const rows = yield* sql<TransactionRecordRow>`
+          SELECT ${recordColumns} FROM transactions WHERE ${where} ORDER BY created_at DESC, id LIMIT ${options.limit} OFFSET ${options.offset}
         `
         const [{ total }] = yield* sql<{ total: string }>`SELECT count(*)::text AS total FROM transactions WHERE ${where}`
         return { rows, total: Number(total) }
       }).pipe(Effect.orDie)
 
-    return { find, findByIdempotencyKey, transition, transitionShared, listByWallet }
+    return { find, findRecord, findByIdempotencyKey, transition, transitionShared, listByWallet }
   })
 }) {}
