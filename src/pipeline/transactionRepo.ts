@@ -121,11 +121,29 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
       `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const recordColumns = sql.literal(RECORD_COLUMNS.join(", "))
+    const recordColumnsOfT = sql.literal(RECORD_COLUMNS.map((c) => `t.${c}`).join(", "))
+
+    /**
+     * Record reads of many callers in one statement (statementBatch.ts): 32 clients polling or waking
+     * from a wait make one primary-key read each, and under load those share one statement (one plan,
+     * one round trip) instead of N. Each input keeps its own tenant filter in SQL.
+     */
+    const readRecords = (inputs: ReadonlyArray<{ readonly id: string; readonly readTenant: string | null }>) =>
+      sql<TransactionRecordRow & { readonly batch_ord: number }>`
+        SELECT q.ord AS batch_ord, ${recordColumnsOfT}
+        FROM jsonb_to_recordset(${json(inputs.map((input, ord) => ({ ord, id: input.id, tenant: input.readTenant })))}::jsonb) AS q(ord int, id uuid, tenant text)
+        JOIN transactions t ON t.id = q.id AND (q.tenant IS NULL OR t.tenant_id = q.tenant)
+      `.pipe(
+        Effect.map((rows) => {
+          const byOrd = new Map(rows.map(({ batch_ord, ...row }) => [batch_ord, row satisfies TransactionRecordRow]))
+          return inputs.map((_input, ord): TransactionRecordRow | undefined => byOrd.get(ord))
+        }),
+        Effect.orDie
+      )
+    const recordReads = makeStatementBatch(readRecords, { maxBatch: 64 })
+
     /** The record's columns only (transactionRow.ts): what a read that answers a client needs. */
-    const findRecord = (id: string, readTenant: string | null) =>
-      sql<TransactionRecordRow>`
-        SELECT ${recordColumns} FROM transactions WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
-      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+    const findRecord = (id: string, readTenant: string | null) => recordReads.submit({ id, readTenant })
 
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
       sql<TransactionRow>`
