@@ -41,6 +41,7 @@ export interface LoopFigures {
   readonly outcomeMs: ReadonlyArray<number>
   /** createdAt -> confirmedAt of each confirmed record (the service's clock). */
   readonly serviceMs: ReadonlyArray<number>
+  readonly stages: ReturnType<typeof stageGaps>
   readonly readsPerTransfer: number
   readonly cpu: CpuSnapshot
   readonly loadAverage: string
@@ -53,7 +54,27 @@ interface LoopRecord {
   readonly status: string
   readonly createdAt: string
   readonly confirmedAt?: string
+  readonly history: ReadonlyArray<{ readonly status: string; readonly at: string }>
 }
+
+/** Gaps between history entries of a confirmed record, as the burst run shows them. */
+const STAGES: ReadonlyArray<readonly [string, string, string]> = [
+  ["queue + pre-balance + build", "pending", "simulating"],
+  ["simulate", "simulating", "policy_eval"],
+  ["risk + policy", "policy_eval", "signing"],
+  ["sign", "signing", "submitting"],
+  ["send + confirm + post-checks", "submitting", "confirmed"]
+]
+
+const stageGaps = (records: ReadonlyArray<LoopRecord>) =>
+  STAGES.map(([name, from, to]) => ({
+    name,
+    values: records.flatMap((r) => {
+      const a = r.history.find((h) => h.status === from)?.at
+      const b = r.history.find((h) => h.status === to)?.at
+      return a === undefined || b === undefined ? [] : [Date.parse(b) - Date.parse(a)]
+    })
+  }))
 
 const TARGETS: { [M in LoopMode]: { readonly text: string; readonly met: (perSecond: number, p50: number) => boolean } } = {
   waiting: { text: ">= 200 confirmed/s, p50 < 100 ms", met: (perSecond, p50) => perSecond >= 200 && p50 < 100 },
@@ -102,10 +123,12 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         const measured = new Set(result.ids)
         const clients = mode === "identical" ? 1 : settings.clients
         const records = (await mapConcurrent(sources.slice(0, clients), 4, (s) => walletRecords(service.baseUrl, s.id))).flat().filter((r) => measured.has(r.id))
-        const serviceMs = records.filter((r) => r.status === "confirmed" && r.confirmedAt !== undefined).map((r) => Date.parse(r.confirmedAt!) - Date.parse(r.createdAt))
+        const confirmedRecords = records.filter((r) => r.status === "confirmed" && r.confirmedAt !== undefined)
+        const serviceMs = confirmedRecords.map((r) => Date.parse(r.confirmedAt!) - Date.parse(r.createdAt))
         const perSecond = result.confirmed / (result.elapsedMs / 1000)
         figures.push({
           mode, clients, confirmed: result.confirmed, failed: result.failed, perSecond, outcomeMs: result.outcomeMs, serviceMs,
+          stages: stageGaps(confirmedRecords),
           readsPerTransfer: result.reads / result.ids.length, cpu, loadAverage,
           target: TARGETS[mode].text,
           met: result.failed === 0 && TARGETS[mode].met(perSecond, percentile(result.outcomeMs, 50))
@@ -149,6 +172,10 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
       const per = (seconds: number) => ((seconds * 1000) / Math.max(1, loop.confirmed)).toFixed(2)
       return [loop.mode, per(loop.cpu.service), per(loop.cpu.postgres), per(loop.cpu.ledger), per(loop.cpu.bench)]
     })
+  ]))
+  console.log(table([
+    ["stage p50 (ms, from the records' history)", ...STAGES.map(([name]) => name)],
+    ...loops.map((loop) => [loop.mode, ...loop.stages.map((stage) => ms(percentile(stage.values, 50)))])
   ]))
   for (const loop of loops) {
     console.log(
