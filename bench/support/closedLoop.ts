@@ -43,6 +43,8 @@ export interface LoopResult {
   readonly failed: number
   /** Create-to-outcome per transfer, as the client saw it (ms). */
   readonly outcomeMs: ReadonlyArray<number>
+  /** The POST alone (ms): in `polling` and `stream` it answers at once (?waitMs=0), so this is the create's latency. */
+  readonly createMs: ReadonlyArray<number>
   /** GET requests the clients made (polling, and the rare fallback of the others). */
   readonly reads: number
   readonly elapsedMs: number
@@ -103,6 +105,7 @@ export const runClosedLoop = async (baseUrl: string, load: LoopLoad): Promise<Lo
   const perClient = Array.from({ length: clients }, (_, c) => Math.floor(load.count / clients) + (c < load.count % clients ? 1 : 0))
   const ids: Array<string> = []
   const outcomeMs: Array<number> = []
+  const createMs: Array<number> = []
   const counter = { reads: 0 }
   let confirmed = 0
   let failed = 0
@@ -122,6 +125,7 @@ export const runClosedLoop = async (baseUrl: string, load: LoopLoad): Promise<Lo
         const t0 = performance.now()
         const waits = load.mode === "waiting" || load.mode === "identical"
         const response = await postJson(baseUrl, `/api/v1/transactions?waitMs=${waits ? WAIT_MS : 0}`, body)
+        createMs.push(performance.now() - t0)
         const record = response.body.data as { id?: string; status?: string } | null
         if (record?.id === undefined) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`)
         ids.push(record.id)
@@ -137,5 +141,5 @@ export const runClosedLoop = async (baseUrl: string, load: LoopLoad): Promise<Lo
   } finally {
     for (const stream of streams) stream.close()
   }
-  return { ids, confirmed, failed, outcomeMs, reads: counter.reads, elapsedMs: performance.now() - started }
+  return { ids, confirmed, failed, outcomeMs, createMs, reads: counter.reads, elapsedMs: performance.now() - started }
 }
