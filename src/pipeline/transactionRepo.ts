@@ -126,13 +126,17 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
     /**
      * Record reads of many callers in one statement (statementBatch.ts): 32 clients polling or waking
      * from a wait make one primary-key read each, and under load those share one statement (one plan,
-     * one round trip) instead of N. Each input keeps its own tenant filter in SQL.
+     * one round trip) instead of N. Each input keeps its own tenant filter in SQL. The lateral subquery
+     * with LIMIT 1 keeps it a primary-key lookup per input: as a plain join, the planner hashes the
+     * input and scans the whole table.
      */
     const readRecords = (inputs: ReadonlyArray<{ readonly id: string; readonly readTenant: string | null }>) =>
       sql<TransactionRecordRow & { readonly batch_ord: number }>`
         SELECT q.ord AS batch_ord, ${recordColumnsOfT}
         FROM jsonb_to_recordset(${json(inputs.map((input, ord) => ({ ord, id: input.id, tenant: input.readTenant })))}::jsonb) AS q(ord int, id uuid, tenant text)
-        JOIN transactions t ON t.id = q.id AND (q.tenant IS NULL OR t.tenant_id = q.tenant)
+        CROSS JOIN LATERAL (
+          SELECT ${recordColumns} FROM transactions WHERE id = q.id AND (q.tenant IS NULL OR tenant_id = q.tenant) LIMIT 1
+        ) t
       `.pipe(
         Effect.map((rows) => {
           const byOrd = new Map(rows.map(({ batch_ord, ...row }) => [batch_ord, row satisfies TransactionRecordRow]))
