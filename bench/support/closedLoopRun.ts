@@ -12,6 +12,7 @@ import {
   call,
   createFundedWallet,
   createPostgresDatabase,
+  type FreshDatabase,
   mapConcurrent,
   startLedgerProcess,
   startServiceProcess,
@@ -21,7 +22,7 @@ import { type LoopMode, runClosedLoop } from "./closedLoop.js"
 import { cpuDelta, cpuSnapshot, type CpuSnapshot } from "./cpu.js"
 import type { CeilingResult } from "./ledgerCeiling.js"
 import { benchPostgresUrl } from "./postgresUrl.js"
-import { ms, percentile, table } from "./stats.js"
+import { ms, percentile, sleep, table } from "./stats.js"
 
 export interface LoopSettings {
   readonly transfers: number
@@ -45,6 +46,8 @@ export interface LoopFigures {
   readonly serviceMs: ReadonlyArray<number>
   readonly stages: ReturnType<typeof stageGaps>
   readonly readsPerTransfer: number
+  /** Whole-table scans of `transactions` per transfer (PostgreSQL's statistics): a statement that should look rows up by key but scans. */
+  readonly seqScansPerTransfer: number
   readonly cpu: CpuSnapshot
   readonly loadAverage: string
   readonly target: string
@@ -85,6 +88,11 @@ const TARGETS: { [M in LoopMode]: { readonly text: string; readonly met: (perSec
   identical: { text: "p50 < 60 ms", met: (_, p50) => p50 < 60 }
 }
 
+const tableScans = async (database: FreshDatabase) => {
+  const [row] = await database.query<{ seq_scan: string }>("SELECT seq_scan::text FROM pg_stat_user_tables WHERE relname = 'transactions'")
+  return Number(row?.seq_scan ?? 0)
+}
+
 const walletRecords = async (baseUrl: string, walletId: string): Promise<Array<LoopRecord>> => {
   const all: Array<LoopRecord> = []
   for (let offset = 0; ; offset += 100) {
@@ -118,9 +126,12 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       const figures: Array<LoopFigures> = []
       for (const [index, mode] of modes.entries()) {
         const count = mode === "identical" ? settings.identicalTransfers : settings.transfers
+        const scansBefore = await tableScans(database)
         const before = cpuSnapshot([service.pid], ledger.pid, databaseName)
         const result = await runClosedLoop(service.baseUrl, { ...base, mode, count, offset: (index + 1) * 100_000 })
         const cpu = cpuDelta(before, cpuSnapshot([service.pid], ledger.pid, databaseName))
+        await sleep(1_500) // PostgreSQL publishes a backend's table statistics within a second
+        const scansAfter = await tableScans(database)
         const loadAverage = os.loadavg().map((n) => n.toFixed(2)).join(", ")
         const measured = new Set(result.ids)
         const clients = mode === "identical" ? 1 : settings.clients
@@ -132,6 +143,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
           mode, clients, confirmed: result.confirmed, failed: result.failed, perSecond, outcomeMs: result.outcomeMs, createMs: result.createMs, serviceMs,
           stages: stageGaps(confirmedRecords),
           readsPerTransfer: result.reads / result.ids.length, cpu, loadAverage,
+          seqScansPerTransfer: (scansAfter - scansBefore) / result.ids.length,
           target: TARGETS[mode].text,
           met: result.failed === 0 && TARGETS[mode].met(perSecond, percentile(result.outcomeMs, 50))
         })
@@ -150,21 +162,21 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
 
 export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: CeilingResult | undefined, ceilingOne: CeilingResult | undefined) => {
   const rows: Array<Array<string>> = [
-    ["closed loop (service on PostgreSQL)", "clients", "confirmed", "failed", "confirmed/s", "outcome p50", "outcome p99", "POST p50", "service p50", "service p99", "GETs/transfer", "load avg (1, 5, 15 min)"]
+    ["closed loop (service on PostgreSQL)", "clients", "confirmed", "failed", "confirmed/s", "outcome p50", "outcome p99", "POST p50", "service p50", "service p99", "GETs/transfer", "table scans/transfer", "load avg (1, 5, 15 min)"]
   ]
   for (const loop of loops) {
     rows.push([
       loop.mode, String(loop.clients), String(loop.confirmed), String(loop.failed), loop.perSecond.toFixed(0),
       ms(percentile(loop.outcomeMs, 50)), ms(percentile(loop.outcomeMs, 99)),
       loop.mode === "polling" || loop.mode === "stream" ? ms(percentile(loop.createMs, 50)) : "-", ms(percentile(loop.serviceMs, 50)), ms(percentile(loop.serviceMs, 99)),
-      loop.readsPerTransfer.toFixed(1), loop.loadAverage
+      loop.readsPerTransfer.toFixed(1), loop.seqScansPerTransfer.toFixed(1), loop.loadAverage
     ])
   }
   for (const [name, result] of [["ledger alone, 32 clients (ceiling)", ceiling], ["ledger alone, 1 client (ceiling)", ceilingOne]] as const) {
     if (result === undefined) continue
     rows.push([
       name, name.includes("1 client") ? "1" : "32", String(result.transfers), "0", (result.transfers / (result.elapsedMs / 1000)).toFixed(0),
-      ms(percentile(result.latenciesMs, 50)), ms(percentile(result.latenciesMs, 99)), "-", "-", "-", "-", "-"
+      ms(percentile(result.latenciesMs, 50)), ms(percentile(result.latenciesMs, 99)), "-", "-", "-", "-", "-", "-"
     ])
   }
   console.log(`\n${table(rows)}`)
