@@ -28,6 +28,18 @@
  * the worker process when split; its default otherwise), TEST_DATABASE_URL
  * (PostgreSQL server; default: the local server over its Unix socket in /var/run/postgresql when it
  * exists, else postgres://postgres@127.0.0.1:5432/postgres).
+ *
+ * Modes (BENCH_MODES, or the command's arguments: `npm run bench:pipeline -- waiting identical`; default
+ * all): `burst` (the runs above, one per BENCH_DATABASES entry) and the closed-loop modes of
+ * support/closedLoop.ts, where each client creates, waits for the outcome, then creates the next:
+ * `waiting` (?waitMs=), `polling` (GET every 50 ms), `stream` (the stage WebSocket) with BENCH_LOOP_CLIENTS
+ * (32) clients, and `identical` (one client repeating one transfer). The closed-loop modes share one
+ * service process on PostgreSQL (fresh ledger and database, warmed up with BENCH_LOOP_WARMUP (64)
+ * transfers) and run BENCH_LOOP_TRANSFERS (640; BENCH_IDENTICAL_TRANSFERS (100) for `identical`) each;
+ * they print confirmed/s, create-to-outcome p50/p99 as the client saw it, the service's own
+ * createdAt -> confirmedAt, CPU per transfer by process, and the ledger ceiling (32 clients and 1 client
+ * sending pre-signed transfers and reading their status) of the same invocation. The load average is
+ * printed with every figure: on a shared machine, figures without it mean little.
  */
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
@@ -52,13 +64,33 @@ import { runLedgerCeiling } from "./support/ledgerCeiling.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
 import { mean, ms, percentile, sleep, table } from "./support/stats.js"
 import { postTransfers } from "./support/transferClients.js"
+import { LOOP_MODES, type LoopMode } from "./support/closedLoop.js"
+import { type LoopFigures, printLoopFigures, runClosedLoops } from "./support/closedLoopRun.js"
 
 const intEnv = (name: string, fallback: number) => {
   const raw = process.env[name]
   return raw === undefined || raw.trim() === "" ? fallback : Number.parseInt(raw, 10)
 }
 
+type BenchMode = "burst" | LoopMode
+
+const ALL_MODES: ReadonlyArray<BenchMode> = ["burst", ...LOOP_MODES]
+
+const selectedModes = (): ReadonlyArray<BenchMode> => {
+  const raw = process.argv.slice(2).length > 0 ? process.argv.slice(2).join(",") : (process.env.BENCH_MODES ?? "")
+  const names = raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  if (names.length === 0) return ALL_MODES
+  const unknown = names.filter((n) => !ALL_MODES.includes(n as BenchMode))
+  if (unknown.length > 0) throw new Error(`unknown bench mode(s): ${unknown.join(", ")}; known: ${ALL_MODES.join(", ")}`)
+  return names as ReadonlyArray<BenchMode>
+}
+
 const settings = {
+  modes: selectedModes(),
+  loopTransfers: intEnv("BENCH_LOOP_TRANSFERS", 640),
+  loopClients: intEnv("BENCH_LOOP_CLIENTS", 32),
+  loopWarmup: intEnv("BENCH_LOOP_WARMUP", 64),
+  identicalTransfers: intEnv("BENCH_IDENTICAL_TRANSFERS", 100),
   transfers: intEnv("BENCH_TRANSFERS", 2_000),
   clients: intEnv("BENCH_CLIENTS", 32),
   sources: intEnv("BENCH_SOURCES", 32),
@@ -193,14 +225,16 @@ const runService = async (mode: RunMode): Promise<RunFigures> => {
       }
 
       const sqlBefore = database === undefined ? undefined : await pgCounters(database.url)
-      const cpuBefore = cpuSnapshot(servicePids, ledger.pid)
+      // On PostgreSQL, only the backends serving this run's database (the server may be shared).
+      const databaseName = database === undefined ? undefined : new URL(database.url).pathname.slice(1)
+      const cpuBefore = cpuSnapshot(servicePids, ledger.pid, databaseName)
       const started = performance.now()
       const { createMs, ids } = await postTransfers(service.baseUrl, {
         count: settings.transfers, clients: settings.clients, sources, destinations, offset: 0, ...(settings.rate === undefined ? {} : { rate: settings.rate })
       })
       await waitDrained(service.baseUrl, settings.warmup + settings.transfers, 600_000)
       const elapsedMs = performance.now() - started
-      const cpu = cpuDelta(cpuBefore, cpuSnapshot(servicePids, ledger.pid))
+      const cpu = cpuDelta(cpuBefore, cpuSnapshot(servicePids, ledger.pid, databaseName))
       const sqlAfter = database === undefined ? undefined : await pgCounters(database.url)
 
       const measured = new Set(ids)
@@ -255,34 +289,69 @@ const runService = async (mode: RunMode): Promise<RunFigures> => {
   }
 }
 
+const loadAverage = () => os.loadavg().map((n) => n.toFixed(2)).join(", ")
+
 const main = async () => {
-  console.log(
-    `pipeline bench: ${settings.transfers} transfer_sol, ${settings.clients} clients, ${settings.sources} source wallets, ` +
-      `warm-up ${settings.warmup}, TX_PIPELINE_WORKERS=${settings.workers ?? "(service default)"}, ` +
-      `creates ${settings.rate === undefined ? "as fast as the gateway answers" : `paced at ${settings.rate}/s`}`
-  )
+  const burst = settings.modes.includes("burst")
+  const loopModes = settings.modes.filter((m): m is LoopMode => m !== "burst")
+  console.log(`pipeline bench: modes ${settings.modes.join(", ")}; load average at start ${loadAverage()}`)
+  if (burst) {
+    console.log(
+      `burst: ${settings.transfers} transfer_sol, ${settings.clients} clients, ${settings.sources} source wallets, ` +
+        `warm-up ${settings.warmup}, TX_PIPELINE_WORKERS=${settings.workers ?? "(service default)"}, ` +
+        `creates ${settings.rate === undefined ? "as fast as the gateway answers" : `paced at ${settings.rate}/s`}`
+    )
+  }
   const runs: Array<RunFigures> = []
-  for (const mode of settings.databases) {
+  for (const mode of burst ? settings.databases : []) {
     console.log(`running: ${mode}${mode === "embedded" ? "" : ` (${benchPostgresUrl()})`} ...`)
     runs.push(await runService(mode))
+    console.log(`  load average after: ${loadAverage()}`)
+  }
+  let loops: ReadonlyArray<LoopFigures> = []
+  if (loopModes.length > 0) {
+    console.log(
+      `closed loop: ${loopModes.join(", ")}; ${settings.loopTransfers} transfers by ${settings.loopClients} clients ` +
+        `(identical: ${settings.identicalTransfers} by one client), warm-up ${settings.loopWarmup} (${benchPostgresUrl()}) ...`
+    )
+    loops = await runClosedLoops(loopModes, {
+      transfers: settings.loopTransfers,
+      clients: settings.loopClients,
+      warmup: settings.loopWarmup,
+      identicalTransfers: settings.identicalTransfers,
+      ...(settings.workers === undefined ? {} : { workers: settings.workers }),
+      ...(settings.cpuProfDir === undefined ? {} : { cpuProfDir: path.resolve(settings.cpuProfDir, "closed-loop") })
+    })
   }
   let createsOnly: Awaited<ReturnType<typeof runCreatesOnly>> | undefined
-  if (!settings.skipCreatesOnly) {
+  if (burst && !settings.skipCreatesOnly) {
     console.log("running: the create path alone (API-only process, PostgreSQL) ...")
     createsOnly = await runCreatesOnly(settings)
   }
   let ceiling: Awaited<ReturnType<typeof runLedgerCeiling>> | undefined
   let ceilingCpu: CpuSnapshot | undefined
+  let ceilingOne: Awaited<ReturnType<typeof runLedgerCeiling>> | undefined
   if (!settings.skipCeiling) {
     console.log("running: ledger alone ...")
     const ledger = await startLedgerProcess()
     try {
       const before = cpuSnapshot([], ledger.pid)
-      ceiling = await runLedgerCeiling(ledger.rpcUrl, { transfers: settings.transfers, clients: settings.clients, sources: settings.sources })
+      const transfers = burst ? settings.transfers : settings.loopTransfers
+      ceiling = await runLedgerCeiling(ledger.rpcUrl, { transfers, clients: settings.clients, sources: settings.sources })
       ceilingCpu = cpuDelta(before, cpuSnapshot([], ledger.pid))
+      if (loopModes.includes("identical")) {
+        ceilingOne = await runLedgerCeiling(ledger.rpcUrl, { transfers: settings.identicalTransfers, clients: 1, sources: 1 })
+      }
     } finally {
       await ledger.close()
     }
+    console.log(`  load average after: ${loadAverage()}`)
+  }
+
+  if (loops.length > 0) printLoopFigures(loops, ceiling, ceilingOne)
+  if (!burst) {
+    if (loops.some((l) => !l.met)) process.exitCode = 1
+    return
   }
 
   const rows: Array<Array<string>> = [["", "confirmed", "failed", "confirmed/s", "create p50", "create p99", "e2e p50", "e2e p99", "wall s"]]
@@ -352,7 +421,7 @@ const main = async () => {
         `${run.perSecond.toFixed(0)}/s, p99 ${ms(createP99)} ms: ${met ? "met" : "MISSED"}`
     )
   }
-  if (!allMet) process.exitCode = 1
+  if (!allMet || loops.some((l) => !l.met)) process.exitCode = 1
 }
 
 try {

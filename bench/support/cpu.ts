@@ -41,14 +41,29 @@ export interface CpuSnapshot {
   readonly bench: number
 }
 
-/** `servicePgids`: the process group of each service process (one, or an API process and a worker process). */
-export const cpuSnapshot = (servicePgids: ReadonlyArray<number>, ledgerPid: number): CpuSnapshot => {
+/** A PostgreSQL backend's command line names its database: "postgres: 15/main: <user> <database> <client> <state>". */
+const servesDatabase = (pid: number, database: string) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(` ${database} `)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * `servicePgids`: the process group of each service process (one, or an API process and a worker process).
+ * `database`: count only the PostgreSQL backends serving that database (on a machine shared with other
+ * work, the server's other backends are not ours); without it, every PostgreSQL process.
+ */
+export const cpuSnapshot = (servicePgids: ReadonlyArray<number>, ledgerPid: number, database?: string): CpuSnapshot => {
   const stats = allStats()
   const usage = process.cpuUsage()
   return {
     service: stats.filter((s) => servicePgids.includes(s.pgrp)).reduce((n, s) => n + s.cpuSeconds, 0),
     ledger: stats.find((s) => s.pid === ledgerPid)?.cpuSeconds ?? 0,
-    postgres: stats.filter((s) => s.comm === "postgres").reduce((n, s) => n + s.cpuSeconds, 0),
+    postgres: stats
+      .filter((s) => s.comm === "postgres" && (database === undefined || servesDatabase(s.pid, database)))
+      .reduce((n, s) => n + s.cpuSeconds, 0),
     bench: (usage.user + usage.system) / 1e6
   }
 }

@@ -20,6 +20,11 @@ export const postJson = async (baseUrl: string, urlPath: string, body: unknown) 
   return { status: response.statusCode, body: (await response.body.json()) as { data: any } }
 }
 
+export const getJson = async (baseUrl: string, urlPath: string) => {
+  const response = await request(baseUrl + urlPath, { method: "GET", headers: { "x-api-key": SERVICE_API_KEY }, dispatcher: clientAgent })
+  return { status: response.statusCode, body: (await response.body.json()) as { data: any } }
+}
+
 export interface TransferLoad {
   readonly count: number
   readonly clients: number

@@ -85,7 +85,7 @@ export const signRoutes = [
       // Through WalletSpend: an agent's wallet gets that agent's checks, as every other spend path.
       const { row } = yield* (yield* WalletSpend).create(caller, request, undefined)
       const waits = yield* TransactionWaits
-      const settled = yield* waits.withWait(caller.keyId, SIGN_WAIT_MS, (waitMs) => waits.awaitSettled(row, waitMs))
+      const settled = yield* waits.withWait(caller.keyId, SIGN_WAIT_MS, (waitMs) => waits.awaitSettledRow(row, waitMs))
       return signedReply(settled, stored.wallet.publicKey)
     })
   )

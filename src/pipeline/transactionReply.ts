@@ -4,23 +4,23 @@
  * a failure's own status (403 policy, 500 pipeline, 200 confirmation); an idempotent repeat 200 (202 at the gate).
  */
 import type { Reply } from "../gateway/envelope.js"
-import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
+import { toTransactionRecord, type TransactionRecordRow } from "./transactionRow.js"
 
-const failureOf = (row: TransactionRow) =>
+const failureOf = (row: TransactionRecordRow) =>
   row.status === "failed" && row.error_code !== null
     ? { errorCode: row.error_code, failedAt: row.failed_at, stage: row.failed_at ?? "gateway", message: row.error ?? "transaction failed" }
     : undefined
 
-export const transactionReply = (row: TransactionRow, httpStatus: number): Reply => {
+export const transactionReply = (row: TransactionRecordRow, httpStatus: number): Reply => {
   const failure = failureOf(row)
   return failure === undefined ? { httpStatus, data: toTransactionRecord(row), stage: row.stage } : { httpStatus, data: toTransactionRecord(row), failure }
 }
 
-const createStatus = (row: TransactionRow) => {
+const createStatus = (row: TransactionRecordRow) => {
   if (row.status === "approval_gate") return 202
   if (row.status !== "failed") return 201
   return row.error_code === "POLICY_VIOLATION" ? 403 : row.error_code === "CONFIRMATION_FAILED" ? 200 : 500
 }
 
-export const createdReply = (row: TransactionRow, created: boolean): Reply =>
+export const createdReply = (row: TransactionRecordRow, created: boolean): Reply =>
   transactionReply(row, created ? createStatus(row) : row.status === "approval_gate" ? 202 : 200)

@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { makeStatementBatch } from "../db/statementBatch.js"
-import type { BuildFactsRow, TransactionRow } from "./transactionRow.js"
+import { type BuildFactsRow, RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
 
 export type TxStatus = TransactionRow["status"]
 
@@ -120,6 +120,35 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         SELECT * FROM transactions WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
       `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
+    const recordColumns = sql.literal(RECORD_COLUMNS.join(", "))
+    const recordColumnsOfT = sql.literal(RECORD_COLUMNS.map((c) => `t.${c}`).join(", "))
+
+    /**
+     * Record reads of many callers in one statement (statementBatch.ts): 32 clients polling or waking
+     * from a wait make one primary-key read each, and under load those share one statement (one plan,
+     * one round trip) instead of N. Each input keeps its own tenant filter in SQL. The lateral subquery
+     * with LIMIT 1 keeps it a primary-key lookup per input: as a plain join, the planner hashes the
+     * input and scans the whole table.
+     */
+    const readRecords = (inputs: ReadonlyArray<{ readonly id: string; readonly readTenant: string | null }>) =>
+      sql<TransactionRecordRow & { readonly batch_ord: number }>`
+        SELECT q.ord AS batch_ord, ${recordColumnsOfT}
+        FROM jsonb_to_recordset(${json(inputs.map((input, ord) => ({ ord, id: input.id, tenant: input.readTenant })))}::jsonb) AS q(ord int, id uuid, tenant text)
+        CROSS JOIN LATERAL (
+          SELECT ${recordColumns} FROM transactions WHERE id = q.id AND (q.tenant IS NULL OR tenant_id = q.tenant) LIMIT 1
+        ) t
+      `.pipe(
+        Effect.map((rows) => {
+          const byOrd = new Map(rows.map(({ batch_ord, ...row }) => [batch_ord, row satisfies TransactionRecordRow]))
+          return inputs.map((_input, ord): TransactionRecordRow | undefined => byOrd.get(ord))
+        }),
+        Effect.orDie
+      )
+    const recordReads = makeStatementBatch(readRecords, { maxBatch: 64 })
+
+    /** The record's columns only (transactionRow.ts): what a read that answers a client needs. */
+    const findRecord = (id: string, readTenant: string | null) => recordReads.submit({ id, readTenant })
+
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
       sql<TransactionRow>`
         SELECT * FROM transactions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND idempotency_key = ${key}
@@ -202,13 +231,13 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
           ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]),
           ...(options.status === undefined ? [] : [sql`status = ${options.status}`])
         ])
-        const rows = yield* sql<TransactionRow>`
-          SELECT * FROM transactions WHERE ${where} ORDER BY created_at DESC, id LIMIT ${options.limit} OFFSET ${options.offset}
+        const rows = yield* sql<TransactionRecordRow>`
+          SELECT ${recordColumns} FROM transactions WHERE ${where} ORDER BY created_at DESC, id LIMIT ${options.limit} OFFSET ${options.offset}
         `
         const [{ total }] = yield* sql<{ total: string }>`SELECT count(*)::text AS total FROM transactions WHERE ${where}`
         return { rows, total: Number(total) }
       }).pipe(Effect.orDie)
 
-    return { find, findByIdempotencyKey, transition, transitionShared, listByWallet }
+    return { find, findRecord, findByIdempotencyKey, transition, transitionShared, listByWallet }
   })
 }) {}

@@ -66,11 +66,25 @@ export interface TransactionRow {
   readonly trace_id?: string | null
 }
 
+/**
+ * The columns the API record is made of: a read that answers a client (GET, the lists, a wait's final
+ * read) selects these and not the internal ones (signed bytes, message, request, simulation, build facts),
+ * which are the row's largest values and which PostgreSQL would otherwise render and the client parse.
+ */
+export const RECORD_COLUMNS = [
+  "id", "wallet_id", "agent_id", "type", "protocol", "intent", "gasless", "idempotency_key", "status", "stage",
+  "failed_at", "error_code", "error", "signature", "policy_decision", "approval", "execution_proof", "delta_guard",
+  "pre_balance_lamports", "post_balance_lamports", "result", "attempts", "history", "created_at", "updated_at", "confirmed_at"
+] as const satisfies ReadonlyArray<keyof TransactionRow>
+
+/** A row as a record read selects it. */
+export type TransactionRecordRow = Pick<TransactionRow, (typeof RECORD_COLUMNS)[number]>
+
 const iso = (value: Date | string) => new Date(value).toISOString()
 const lamports = (value: string | null) => (value === null ? undefined : BigInt(value))
 
 /** The record clients read. Internal columns (signed bytes, message, request hash) never leave. */
-export const toTransactionRecord = (row: TransactionRow) => ({
+export const toTransactionRecord = (row: TransactionRecordRow) => ({
   id: row.id,
   walletId: row.wallet_id,
   ...(row.agent_id === null ? {} : { agentId: row.agent_id }),

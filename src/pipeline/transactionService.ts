@@ -58,6 +58,15 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           : Effect.succeed(row)
       })
 
+    /** The record of a transaction the caller may see (GET): the record's columns only. */
+    const getRecord = (caller: CallerInfo, txId: string) =>
+      Effect.flatMap(repo.findRecord(txId, caller.readTenant), (row) => {
+        const self = actingAgent(caller)
+        return row === undefined || (self !== null && row.agent_id !== self)
+          ? Effect.fail(new NotFound({ resource: "transaction", id: txId }))
+          : Effect.succeed(row)
+      })
+
     const create = (caller: CallerInfo, request: AcceptedRequest, options: { agentId?: string } = {}) =>
       Effect.gen(function* () {
         // Whatever path a treasury intent takes, it needs the rights of /api/v1/treasury/* (treasuryRights.ts).
@@ -261,6 +270,6 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         return { transactions: page.rows.map(toTransactionRecord), total: page.total, limit: options.limit, offset: options.offset }
       })
 
-    return { create, get: mustFind, approve, reject, retry, replay, proof, listByWallet, publish }
+    return { create, get: getRecord, approve, reject, retry, replay, proof, listByWallet, publish }
   })
 }) {}

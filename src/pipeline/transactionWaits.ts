@@ -13,13 +13,13 @@
  * `?waitMs=` beyond the bound is refused (429) before anything is created; the implicit default wait
  * of a create simply answers at once instead (docs/decisions/pipeline.md).
  */
-import { Chunk, Config, Deferred, Effect, Exit, Queue } from "effect"
+import { Chunk, Config, Deferred, Effect, Exit, FiberId, Queue } from "effect"
 import { TooManyWaiting } from "../../schemas/errors.js"
 import { superviseActor } from "../../actors/supervise.js"
 import type { StageEvent } from "./stageEvents.js"
 import { StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
-import type { TransactionRow } from "./transactionRow.js"
+import type { TransactionRecordRow, TransactionRow } from "./transactionRow.js"
 
 /** Where a waiting request stops waiting: terminal, or waiting for a human. */
 export const SETTLED_STATUSES: ReadonlySet<string> = new Set(["confirmed", "failed", "approval_gate"])
@@ -130,29 +130,40 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
       )
     }
 
-    /** The row once settled (or as it is when `waitMs` passed); undefined if it vanished. */
-    const awaitSettled = (row: TransactionRow, waitMs: number) =>
-      Effect.gen(function* () {
-        if (waitMs <= 0 || SETTLED_STATUSES.has(row.status)) return row
-        if (!recentlySettled.has(row.id)) {
-          const deferred = yield* Deferred.make<void>()
-          const registered = waiters.get(row.id) ?? new Set()
-          registered.add(deferred)
-          waiters.set(row.id, registered)
-          yield* Deferred.await(deferred).pipe(
-            Effect.timeout(waitMs),
-            Effect.ignore,
-            Effect.ensuring(
-              Effect.sync(() => {
-                registered.delete(deferred)
-                if (registered.size === 0 && waiters.get(row.id) === registered) waiters.delete(row.id)
-              })
-            )
-          )
-        }
-        return (yield* repo.find(row.id, null)) ?? row
-      }).pipe(Effect.withSpan("TransactionWaits.awaitSettled"))
+    /** Waits until the transaction settles or `waitMs` passes; false when there was nothing to wait for. */
+    const waitUntilSettled = (row: { readonly id: string; readonly status: string }, waitMs: number) =>
+      Effect.suspend(() => {
+        if (waitMs <= 0 || SETTLED_STATUSES.has(row.status)) return Effect.succeed(false)
+        if (recentlySettled.has(row.id)) return Effect.succeed(true)
+        const deferred = Deferred.unsafeMake<void>(FiberId.none)
+        const registered = waiters.get(row.id) ?? new Set()
+        registered.add(deferred)
+        waiters.set(row.id, registered)
+        return Deferred.await(deferred).pipe(
+          Effect.timeout(waitMs),
+          Effect.ignore,
+          Effect.ensuring(
+            Effect.sync(() => {
+              registered.delete(deferred)
+              if (registered.size === 0 && waiters.get(row.id) === registered) waiters.delete(row.id)
+            })
+          ),
+          Effect.as(true)
+        )
+      })
 
-    return { withWait, awaitSettled, settings }
+    /** The record once settled (or as it is when `waitMs` passed): one read of the record's columns when it woke. */
+    const awaitSettled = <Row extends TransactionRecordRow>(row: Row, waitMs: number): Effect.Effect<Row | TransactionRecordRow> =>
+      Effect.flatMap(waitUntilSettled(row, waitMs), (waited) =>
+        waited ? Effect.map(repo.findRecord(row.id, null), (settled) => settled ?? row) : Effect.succeed(row)
+      )
+
+    /** As awaitSettled, with the whole row (the sign route answers with the signed bytes). */
+    const awaitSettledRow = (row: TransactionRow, waitMs: number): Effect.Effect<TransactionRow> =>
+      Effect.flatMap(waitUntilSettled(row, waitMs), (waited) =>
+        waited ? Effect.map(repo.find(row.id, null), (settled) => settled ?? row) : Effect.succeed(row)
+      )
+
+    return { withWait, awaitSettled, awaitSettledRow, settings }
   })
 }) {}

@@ -1,0 +1,201 @@
+/**
+ * The closed-loop modes of `npm run bench:pipeline` (support/closedLoop.ts for the clients): one service
+ * process on PostgreSQL with a fresh ledger and database, one funded source wallet per client, a
+ * warm-up, then each selected mode in turn with the CPU of every process measured around it. The
+ * service's own createdAt -> confirmedAt of each record is read afterwards, so the time a client spends
+ * waiting can be told from the time the pipeline spends working.
+ */
+import { Keypair } from "@solana/web3.js"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import {
+  call,
+  createFundedWallet,
+  createPostgresDatabase,
+  type FreshDatabase,
+  mapConcurrent,
+  startLedgerProcess,
+  startServiceProcess,
+  tempDir
+} from "../../test/support/processes.js"
+import { type LoopMode, runClosedLoop } from "./closedLoop.js"
+import { cpuDelta, cpuSnapshot, type CpuSnapshot } from "./cpu.js"
+import type { CeilingResult } from "./ledgerCeiling.js"
+import { benchPostgresUrl } from "./postgresUrl.js"
+import { ms, percentile, sleep, table } from "./stats.js"
+
+export interface LoopSettings {
+  readonly transfers: number
+  readonly clients: number
+  readonly warmup: number
+  readonly identicalTransfers: number
+  readonly workers?: string
+  readonly cpuProfDir?: string
+}
+
+export interface LoopFigures {
+  readonly mode: LoopMode
+  readonly clients: number
+  readonly confirmed: number
+  readonly failed: number
+  readonly perSecond: number
+  readonly outcomeMs: ReadonlyArray<number>
+  /** The POST's own time (the create's latency where the POST does not wait: polling, stream). */
+  readonly createMs: ReadonlyArray<number>
+  /** createdAt -> confirmedAt of each confirmed record (the service's clock). */
+  readonly serviceMs: ReadonlyArray<number>
+  readonly stages: ReturnType<typeof stageGaps>
+  readonly readsPerTransfer: number
+  /** Whole-table scans of `transactions` per transfer (PostgreSQL's statistics): a statement that should look rows up by key but scans. */
+  readonly seqScansPerTransfer: number
+  readonly cpu: CpuSnapshot
+  readonly loadAverage: string
+  readonly target: string
+  readonly met: boolean
+}
+
+interface LoopRecord {
+  readonly id: string
+  readonly status: string
+  readonly createdAt: string
+  readonly confirmedAt?: string
+  readonly history: ReadonlyArray<{ readonly status: string; readonly at: string }>
+}
+
+/** Gaps between history entries of a confirmed record, as the burst run shows them. */
+const STAGES: ReadonlyArray<readonly [string, string, string]> = [
+  ["queue + pre-balance + build", "pending", "simulating"],
+  ["simulate", "simulating", "policy_eval"],
+  ["risk + policy", "policy_eval", "signing"],
+  ["sign", "signing", "submitting"],
+  ["send + confirm + post-checks", "submitting", "confirmed"]
+]
+
+const stageGaps = (records: ReadonlyArray<LoopRecord>) =>
+  STAGES.map(([name, from, to]) => ({
+    name,
+    values: records.flatMap((r) => {
+      const a = r.history.find((h) => h.status === from)?.at
+      const b = r.history.find((h) => h.status === to)?.at
+      return a === undefined || b === undefined ? [] : [Date.parse(b) - Date.parse(a)]
+    })
+  }))
+
+const TARGETS: { [M in LoopMode]: { readonly text: string; readonly met: (perSecond: number, p50: number) => boolean } } = {
+  waiting: { text: ">= 200 confirmed/s, p50 < 100 ms", met: (perSecond, p50) => perSecond >= 200 && p50 < 100 },
+  polling: { text: ">= 150 confirmed/s", met: (perSecond) => perSecond >= 150 },
+  stream: { text: "(none)", met: () => true },
+  identical: { text: "p50 < 60 ms", met: (_, p50) => p50 < 60 }
+}
+
+const tableScans = async (database: FreshDatabase) => {
+  const [row] = await database.query<{ seq_scan: string }>("SELECT seq_scan::text FROM pg_stat_user_tables WHERE relname = 'transactions'")
+  return Number(row?.seq_scan ?? 0)
+}
+
+const walletRecords = async (baseUrl: string, walletId: string): Promise<Array<LoopRecord>> => {
+  const all: Array<LoopRecord> = []
+  for (let offset = 0; ; offset += 100) {
+    const page = await call(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100&offset=${offset}`)
+    const rows = page.body.data.transactions as Array<LoopRecord>
+    all.push(...rows)
+    if (rows.length < 100) return all
+  }
+}
+
+export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: LoopSettings): Promise<ReadonlyArray<LoopFigures>> => {
+  const ledger = await startLedgerProcess()
+  const database = await createPostgresDatabase(benchPostgresUrl())
+  const databaseName = new URL(database.url).pathname.slice(1)
+  const dataDir = tempDir("custody-bench-")
+  try {
+    const service = await startServiceProcess({
+      databaseUrl: database.url,
+      dataDir,
+      rpcUrl: ledger.rpcUrl,
+      // One stream connection per client, all under the bench's one key.
+      env: { STREAM_MAX_CONNECTIONS_PER_KEY: String(Math.max(10, settings.clients + 8)), ...(settings.workers === undefined ? {} : { TX_PIPELINE_WORKERS: settings.workers }) },
+      ...(settings.cpuProfDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${settings.cpuProfDir}`] })
+    })
+    try {
+      const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 1_000_000_000))
+      const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
+      const base = { clients: settings.clients, sources, destinations }
+      if (settings.warmup > 0) await runClosedLoop(service.baseUrl, { ...base, mode: "waiting", count: settings.warmup, offset: 900_000 })
+
+      const figures: Array<LoopFigures> = []
+      for (const [index, mode] of modes.entries()) {
+        const count = mode === "identical" ? settings.identicalTransfers : settings.transfers
+        const scansBefore = await tableScans(database)
+        const before = cpuSnapshot([service.pid], ledger.pid, databaseName)
+        const result = await runClosedLoop(service.baseUrl, { ...base, mode, count, offset: (index + 1) * 100_000 })
+        const cpu = cpuDelta(before, cpuSnapshot([service.pid], ledger.pid, databaseName))
+        await sleep(1_500) // PostgreSQL publishes a backend's table statistics within a second
+        const scansAfter = await tableScans(database)
+        const loadAverage = os.loadavg().map((n) => n.toFixed(2)).join(", ")
+        const measured = new Set(result.ids)
+        const clients = mode === "identical" ? 1 : settings.clients
+        const records = (await mapConcurrent(sources.slice(0, clients), 4, (s) => walletRecords(service.baseUrl, s.id))).flat().filter((r) => measured.has(r.id))
+        const confirmedRecords = records.filter((r) => r.status === "confirmed" && r.confirmedAt !== undefined)
+        const serviceMs = confirmedRecords.map((r) => Date.parse(r.confirmedAt!) - Date.parse(r.createdAt))
+        const perSecond = result.confirmed / (result.elapsedMs / 1000)
+        figures.push({
+          mode, clients, confirmed: result.confirmed, failed: result.failed, perSecond, outcomeMs: result.outcomeMs, createMs: result.createMs, serviceMs,
+          stages: stageGaps(confirmedRecords),
+          readsPerTransfer: result.reads / result.ids.length, cpu, loadAverage,
+          seqScansPerTransfer: (scansAfter - scansBefore) / result.ids.length,
+          target: TARGETS[mode].text,
+          met: result.failed === 0 && TARGETS[mode].met(perSecond, percentile(result.outcomeMs, 50))
+        })
+        console.log(`  ${mode}: ${perSecond.toFixed(0)} confirmed/s, p50 ${ms(percentile(result.outcomeMs, 50))} ms (load average ${loadAverage})`)
+      }
+      return figures
+    } finally {
+      await service.stop(15_000)
+    }
+  } finally {
+    await ledger.close()
+    await database.drop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: CeilingResult | undefined, ceilingOne: CeilingResult | undefined) => {
+  const rows: Array<Array<string>> = [
+    ["closed loop (service on PostgreSQL)", "clients", "confirmed", "failed", "confirmed/s", "outcome p50", "outcome p99", "POST p50", "service p50", "service p99", "GETs/transfer", "table scans/transfer", "load avg (1, 5, 15 min)"]
+  ]
+  for (const loop of loops) {
+    rows.push([
+      loop.mode, String(loop.clients), String(loop.confirmed), String(loop.failed), loop.perSecond.toFixed(0),
+      ms(percentile(loop.outcomeMs, 50)), ms(percentile(loop.outcomeMs, 99)),
+      loop.mode === "polling" || loop.mode === "stream" ? ms(percentile(loop.createMs, 50)) : "-", ms(percentile(loop.serviceMs, 50)), ms(percentile(loop.serviceMs, 99)),
+      loop.readsPerTransfer.toFixed(1), loop.seqScansPerTransfer.toFixed(1), loop.loadAverage
+    ])
+  }
+  for (const [name, result] of [["ledger alone, 32 clients (ceiling)", ceiling], ["ledger alone, 1 client (ceiling)", ceilingOne]] as const) {
+    if (result === undefined) continue
+    rows.push([
+      name, name.includes("1 client") ? "1" : "32", String(result.transfers), "0", (result.transfers / (result.elapsedMs / 1000)).toFixed(0),
+      ms(percentile(result.latenciesMs, 50)), ms(percentile(result.latenciesMs, 99)), "-", "-", "-", "-", "-", "-"
+    ])
+  }
+  console.log(`\n${table(rows)}`)
+  console.log("(ms; outcome = from the client's POST to the client holding the outcome; POST = the create alone where it does not wait; service = the record's createdAt -> confirmedAt)")
+  console.log(table([
+    ["CPU per confirmed transfer (ms)", "service", "PostgreSQL (its backends)", "ledger", "bench clients"],
+    ...loops.map((loop) => {
+      const per = (seconds: number) => ((seconds * 1000) / Math.max(1, loop.confirmed)).toFixed(2)
+      return [loop.mode, per(loop.cpu.service), per(loop.cpu.postgres), per(loop.cpu.ledger), per(loop.cpu.bench)]
+    })
+  ]))
+  console.log(table([
+    ["stage p50 (ms, from the records' history)", ...STAGES.map(([name]) => name)],
+    ...loops.map((loop) => [loop.mode, ...loop.stages.map((stage) => ms(percentile(stage.values, 50)))])
+  ]))
+  for (const loop of loops) {
+    console.log(
+      `target for ${loop.mode}: ${loop.target}: ${loop.perSecond.toFixed(0)}/s, p50 ${ms(percentile(loop.outcomeMs, 50))} ms` +
+        `${loop.failed > 0 ? `, ${loop.failed} failed` : ""}: ${loop.met ? "met" : "MISSED"}`
+    )
+  }
+}
