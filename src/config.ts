@@ -168,7 +168,8 @@ export const appConfig = Config.all({
     backoffMs: positiveInt("WEBHOOK_BACKOFF_MS", 5_000),
     maxBackoffMs: positiveInt("WEBHOOK_MAX_BACKOFF_MS", 3_600_000),
     timeoutMs: positiveInt("WEBHOOK_TIMEOUT_MS", 10_000),
-    pollMs: positiveInt("WEBHOOK_POLL_MS", 1_000),
+    // The safety-net poll (deliveryQueue.ts): NOTIFY and in-process retry timers wake deliverers first.
+    pollMs: positiveInt("WEBHOOK_POLL_MS", 15_000),
     workers: nonNegativeInt("WEBHOOK_WORKERS", 4),
     // Seals signing secrets at rest (secretSealing.ts); unset, they are stored as given.
     secretKey: optionalSecret("WEBHOOK_SECRET_KEY")

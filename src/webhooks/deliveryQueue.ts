@@ -2,8 +2,9 @@
  * The durable queue of webhook deliveries, built as the outbox is (outbox.ts): a claim takes due rows
  * (pending and due, or processing with an expired lease: its deliverer died) with FOR UPDATE SKIP
  * LOCKED and a lease, so any number of deliverers in any number of processes share it. Rows are
- * queued by the audit_events trigger (migration 0012), which NOTIFYs `webhook_deliveries`; deliverers
- * also poll every WEBHOOK_POLL_MS (retries become due by time, and after a lost LISTEN).
+ * queued by the audit_events trigger (migration 0012), which NOTIFYs `webhook_deliveries`; a failed
+ * attempt wakes this process's deliverers when its retry is due. Deliverers also poll every
+ * WEBHOOK_POLL_MS, only as the safety net (a lost LISTEN, the leases and retries of a process that died).
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -109,7 +110,12 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
           lease_id = NULL, lease_expires_at = NULL, updated_at = now()
         WHERE id = ${delivery.id} AND lease_id = ${delivery.leaseId}
         RETURNING status
-      `.pipe(Effect.map((rows) => rows[0]?.status), Effect.orDie)
+      `.pipe(
+        Effect.map((rows) => rows[0]?.status),
+        // The retry wakes this process's deliverers when it is due, not the next poll.
+        Effect.tap((status) => (status === "pending" ? Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${backoffMs} millis`), ring)) : Effect.void)),
+        Effect.orDie
+      )
     }
 
     /** Waits for a NOTIFY or the poll interval, whichever comes first. */

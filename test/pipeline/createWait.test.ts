@@ -20,7 +20,8 @@ const env = useServiceWithLedger({
     TX_MAX_WAITING_PER_KEY: String(MAX_WAITING),
     // Nothing in the background polls the database while the no-polling window is measured.
     TX_OUTBOX_POLL_MS: "60000",
-    AGENT_LOOP_INTERVAL_MS: "60000"
+    AGENT_LOOP_INTERVAL_MS: "60000",
+    WEBHOOK_POLL_MS: "60000"
   }
 })
 
