@@ -189,7 +189,8 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
             history = t.history || v.history,
             updated_at = now()
           FROM input v
-          WHERE t.id = v.id AND t.status = ANY (v.from_statuses)
+          -- The id list first (an init plan): joined with the input alone, PostgreSQL may hash the input and scan the table.
+          WHERE t.id = ANY (ARRAY(SELECT id FROM input)) AND t.id = v.id AND t.status = ANY (v.from_statuses)
           RETURNING t.*, v.batch_ord
         ), audited AS (
           INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id, protocol, entity_type, category, trace_id)
