@@ -71,6 +71,7 @@ import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
 import { EscrowIndexer } from "./protocols/escrow/indexer.js"
 import { EscrowProgram } from "./protocols/escrow/program.js"
+import { AmmPrograms } from "./protocols/amm/programs.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
 import { protocolRoutes } from "./protocols/http.js"
@@ -140,6 +141,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
       Signer.Default,
       ReadOnlyIntents.Default,
       EscrowProgram.Default,
+      AmmPrograms.Default,
       EscrowRepo.Default,
       EscrowIndexer.Default
     )

@@ -14,8 +14,9 @@ import { AgentBreaches } from "../agents/agentBreaches.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
+import { AmmPrograms } from "../protocols/amm/programs.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
-import { buildWithAdapter } from "./adapterDispatch.js"
+import { buildWithAdapter } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
 import { ChainFacts } from "./chainFacts.js"
 import { MessageBuilder } from "./messageBuilder.js"
@@ -52,6 +53,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const readOnly = yield* ReadOnlyIntents
     const config = yield* AppConfig
     const escrowProgram = yield* EscrowProgram
+    const ammPrograms = yield* AmmPrograms
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
     const offChain = yield* OffChainIntents
@@ -92,6 +94,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
           Effect.provideService(ChainFacts, reads.facts),
           Effect.provideService(EscrowProgram, escrowProgram),
+          Effect.provideService(AmmPrograms, ammPrograms),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             RpcUnavailableError: chainRetryable("build"),
