@@ -25,8 +25,7 @@ import {
 } from "./programIds.js"
 import { splTokenBuilders } from "./splTokenWithChain.js"
 import { systemProgramBuilders } from "./systemProgramWithChain.js"
-import { ammBuilders } from "./amm/swapBuilder.js"
-import { aggregatorBuilders } from "./aggregator/swapBuilder.js"
+import { swapBuilders } from "./amm/swapBuilder.js"
 
 /** The nine protocol identifiers, from the contract (schemas/protocol.ts). */
 export const PROTOCOL_IDS = PROTOCOLS
@@ -94,9 +93,9 @@ const ADAPTERS: ReadonlyArray<AdapterEntry> = [
     builders: splTokenBuilders
   },
   { protocol: "escrow", capabilities: ESCROW_CAPABILITIES, programIds: (ids) => [ids.escrow], builders: escrowBuilders },
-  { protocol: "dex-aggregator", capabilities: ["swap", "quote"], programIds: (ids) => [ids.ammOne, ids.ammTwo], builders: aggregatorBuilders },
-  { protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], builders: ammBuilders },
-  { protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: ammBuilders },
+  { protocol: "dex-aggregator", capabilities: ["swap", "quote"], programIds: (ids) => [ids.ammOne, ids.ammTwo], builders: swapBuilders },
+  { protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], builders: swapBuilders },
+  { protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders },
   { protocol: "liquid-staking", capabilities: ["stake", "unstake"], programIds: () => [], builders: {} },
   { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow"], programIds: () => [], builders: {} },
   { protocol: "nft-program", capabilities: ["nft_mint"], programIds: () => [], builders: {} }

@@ -1,4 +1,0 @@
-/** dex-aggregator swap builder (filled in with the router). */
-import type { Builders } from "../adapterRequest.js"
-
-export const aggregatorBuilders: Builders = {}
