@@ -74,6 +74,7 @@ import { EscrowProgram } from "./protocols/escrow/program.js"
 import { AmmPrograms } from "./protocols/amm/programs.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
+import { swapRoutes } from "./protocols/amm/http.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
 import { AutoFunder } from "./wallet/autoFund.js"
@@ -93,6 +94,7 @@ export const routes = [
   ...rpcPoolRoutes,
   ...protocolRoutes,
   ...defiRoutes,
+  ...swapRoutes,
   ...escrowRoutes,
   ...runtimeRoutes,
   ...policyRoutes,
