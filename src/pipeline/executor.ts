@@ -119,7 +119,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             tokenAmount: built.facts.tokenAmount?.toString() ?? null,
             programIds: compiled.programIds,
             computeUnitLimit: compiled.computeUnitLimit,
-            priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString()
+            priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString(),
+            ...(built.facts.pools === undefined ? {} : { pools: built.facts.pools }),
+            ...(built.facts.outputMint === undefined ? {} : { outputMint: built.facts.outputMint }),
+            ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt })
           }
         }
         const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
@@ -209,7 +212,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             tokenMint: built?.tokenMint ?? undefined,
             amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
             programIds: built?.programIds ?? [],
-            slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined
+            slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
+            // a swap: every pool of its route, and the age of the quote its build used (at this decision)
+            ...(built?.pools === undefined ? {} : { pools: built.pools, pool: built.pools[0] }),
+            ...(built?.quotedAt === undefined ? {} : { quoteAgeSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(built.quotedAt)) / 1000)) })
           },
           preBalanceLamports: preBalance,
           gasless: row.gasless, requireApproval: row.require_approval, timestamp: new Date()

@@ -25,6 +25,7 @@ export interface TransactionRiskInput {
     readonly programIds: ReadonlyArray<string>
     readonly slippageBps?: number | undefined
     readonly pool?: string | undefined
+    readonly pools?: ReadonlyArray<string> | undefined
     readonly quoteAgeSeconds?: number | undefined
     readonly oracleDeviationBps?: number | undefined
   }
@@ -55,6 +56,7 @@ export const protocolConfigCheck = (input: TransactionRiskInput, config: Protoco
           type: input.type,
           slippageBps: input.facts.slippageBps,
           pool: input.facts.pool,
+          pools: input.facts.pools,
           programIds: input.facts.programIds,
           amountLamports: input.facts.amountLamports,
           preBalanceLamports: input.preBalanceLamports,

@@ -11,6 +11,10 @@ export interface BuildFacts {
   readonly amountLamports: bigint | null
   /** token base units moved or minted, if any */
   readonly tokenAmount: bigint | null
+  /** a swap: the pools its route trades in, the mint it receives, and when its quote was taken (ISO) */
+  readonly pools?: ReadonlyArray<string>
+  readonly outputMint?: string
+  readonly quotedAt?: string
 }
 
 /**
@@ -46,6 +50,9 @@ export const builtTransaction = (
     destination: facts.destination ?? null,
     tokenMint: facts.tokenMint ?? null,
     amountLamports: facts.amountLamports ?? null,
-    tokenAmount: facts.tokenAmount ?? null
+    tokenAmount: facts.tokenAmount ?? null,
+    ...(facts.pools === undefined ? {} : { pools: facts.pools }),
+    ...(facts.outputMint === undefined ? {} : { outputMint: facts.outputMint }),
+    ...(facts.quotedAt === undefined ? {} : { quotedAt: facts.quotedAt })
   }
 })

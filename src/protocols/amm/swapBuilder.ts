@@ -70,6 +70,9 @@ export const buildSwap = (request: AdapterRequest<"swap">) =>
       instructions.push(createCloseAccountInstruction(getAssociatedTokenAddressSync(NATIVE_MINT, wallet), wallet, wallet))
     }
     return builtTransaction(instructions, {
+      pools: route.legs.map((leg) => leg.pool),
+      outputMint: intent.outputMint,
+      quotedAt: new Date().toISOString(),
       tokenMint: intent.inputMint,
       tokenAmount: intent.amount,
       ...(inputNative ? { amountLamports: intent.amount } : {})
