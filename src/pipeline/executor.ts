@@ -122,7 +122,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString(),
             ...(built.facts.pools === undefined ? {} : { pools: built.facts.pools }),
             ...(built.facts.outputMint === undefined ? {} : { outputMint: built.facts.outputMint }),
-            ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt })
+            ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt }),
+            ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() })
           }
         }
         const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
@@ -292,7 +293,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}`, stage: "confirm" })
           )
         }
-        return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold)
+        return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey)
       })
 
     const step = (row: TransactionRow, context: RunContext): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {

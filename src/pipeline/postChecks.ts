@@ -8,11 +8,32 @@ import { TX_CONFIRMATION_LATENCY_MS_TOTAL, TX_CONFIRMED } from "../audit/metricN
 import { MetricCounters } from "../audit/metricCounters.js"
 import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
-import { deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
+import { type DeltaGuardResult, deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
+import { evaluateSwapTokenDeltas, tokenDeltaToWire } from "./tokenDeltaGuard.js"
 import { buildExecutionProof } from "./proof.js"
 import { StageTransitions } from "./stageTransitions.js"
 import type { LandedMeta } from "./submission.js"
 import type { TransactionRow } from "./transactionRow.js"
+
+/** A swap also checks its token flows; a token breach makes the guard fail with its reason. */
+const withSwapTokenDeltas = (row: TransactionRow, guard: DeltaGuardResult, meta: LandedMeta, wallet: string) => {
+  const facts = row.build_facts
+  if (row.type !== "swap" || facts?.outputMint === undefined || facts.minimumOut === undefined || facts.tokenMint === null) return { guard, tokens: undefined }
+  const tokens = evaluateSwapTokenDeltas({
+    wallet,
+    inputMint: facts.tokenMint,
+    outputMint: facts.outputMint,
+    amount: BigInt(facts.tokenAmount ?? "0"),
+    minimumOut: BigInt(facts.minimumOut),
+    preTokenBalances: meta.preTokenBalances ?? [],
+    postTokenBalances: meta.postTokenBalances ?? []
+  })
+  const breach = tokens.find((delta) => !delta.ok)
+  return {
+    guard: breach === undefined ? guard : { ...guard, ok: false, reason: `token delta of ${breach.mint}: observed ${breach.observedDelta}, bound ${breach.expectedDelta ?? `at least ${breach.minimumDelta}`}` },
+    tokens: tokens.map(tokenDeltaToWire)
+  }
+}
 
 export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
   effect: Effect.gen(function* () {
@@ -25,7 +46,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
      * Post-checks on a landed transaction: balances from its own meta, delta guard (with the protocol's
      * variance threshold, read when the run began), proof, confirmedAt.
      */
-    const confirmed = (row: TransactionRow, signature: string, meta: LandedMeta, deltaVarianceBpsThreshold: number) =>
+    const confirmed = (row: TransactionRow, signature: string, meta: LandedMeta, deltaVarianceBpsThreshold: number, walletPublicKey: string) =>
       Effect.gen(function* () {
         // The wallet is the fee payer (account 0): its balance right before and after this transaction.
         const pre = BigInt(meta.preBalances[0])
@@ -33,11 +54,12 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         // An escrow create also pays the escrow account's rent: the expected outflow is what the build recorded.
         const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
         const guardIntent = escrowCreate ? { ...row.intent, lamports: row.build_facts?.amountLamports } : row.intent
-        const guard = evaluateDeltaGuard({
+        const lamportGuard = evaluateDeltaGuard({
           type: row.type, intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
           absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports),
           varianceBpsThreshold: deltaVarianceBpsThreshold
         })
+        const { guard, tokens } = withSwapTokenDeltas(row, lamportGuard, meta, walletPublicKey)
         // create_mint: the client learns its new mint's address from the result.
         const result = row.type === "create_mint" && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined
         const proof = buildExecutionProof({
@@ -50,7 +72,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         const confirmedAt = new Date()
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
-          fields: { preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: deltaGuardToWire(guard), executionProof: proof, confirmedAt, result },
+          fields: { preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: { ...deltaGuardToWire(guard), ...(tokens === undefined ? {} : { tokens }) }, executionProof: proof, confirmedAt, result },
           eventType: "transaction.confirmed",
           eventMetadata: { signature, intentHash: proof.intentHash, policyHash: proof.policyHash, simulationHash: proof.simulationHash, proofHash: proof.proofHash, deltaGuardOk: guard.ok }
         })

@@ -27,6 +27,7 @@ export interface BuildFactsRow {
   readonly pools?: ReadonlyArray<string>
   readonly outputMint?: string
   readonly quotedAt?: string
+  readonly minimumOut?: string
 }
 
 export interface TransactionRow {

@@ -15,6 +15,8 @@ export interface BuildFacts {
   readonly pools?: ReadonlyArray<string>
   readonly outputMint?: string
   readonly quotedAt?: string
+  /** a swap's total minimum output (base units of outputMint) */
+  readonly minimumOut?: bigint
 }
 
 /**
@@ -53,6 +55,7 @@ export const builtTransaction = (
     tokenAmount: facts.tokenAmount ?? null,
     ...(facts.pools === undefined ? {} : { pools: facts.pools }),
     ...(facts.outputMint === undefined ? {} : { outputMint: facts.outputMint }),
-    ...(facts.quotedAt === undefined ? {} : { quotedAt: facts.quotedAt })
+    ...(facts.quotedAt === undefined ? {} : { quotedAt: facts.quotedAt }),
+    ...(facts.minimumOut === undefined ? {} : { minimumOut: facts.minimumOut })
   }
 })

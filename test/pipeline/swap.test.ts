@@ -60,8 +60,17 @@ describe("swap intents on the local AMM pools", () => {
       intent: { inputMint: USDC.toBase58(), outputMint: BONK.toBase58(), amount: half.toString(), slippageBps: 100 }
     })
     expect(usdcForBonk.data.status).toBe("confirmed")
-    expect(await tokenBalance(env.ledger.rpcUrl, wallet.publicKey, BONK)).toBe(expectedOut(bonkPool, USDC.toBase58(), half))
+    const bonk = expectedOut(bonkPool, USDC.toBase58(), half)
+    expect(await tokenBalance(env.ledger.rpcUrl, wallet.publicKey, BONK)).toBe(bonk)
     expect(await tokenBalance(env.ledger.rpcUrl, wallet.publicKey, USDC)).toBe(usdc - half)
+    // the delta guard checked both token flows against the landed transaction's token balances
+    expect(usdcForBonk.data.deltaGuard).toMatchObject({
+      ok: true,
+      tokens: [
+        { mint: USDC.toBase58(), observedDelta: (-half).toString(), expectedDelta: (-half).toString(), ok: true },
+        { mint: BONK.toBase58(), observedDelta: bonk.toString(), minimumDelta: ((bonk * 9_900n) / 10_000n).toString(), ok: true }
+      ]
+    })
   })
 
   it("routes a large swap through the dex-aggregator across both AMMs when the split pays more", async () => {

@@ -73,6 +73,7 @@ export const buildSwap = (request: AdapterRequest<"swap">) =>
       pools: route.legs.map((leg) => leg.pool),
       outputMint: intent.outputMint,
       quotedAt: new Date().toISOString(),
+      minimumOut,
       tokenMint: intent.inputMint,
       tokenAmount: intent.amount,
       ...(inputNative ? { amountLamports: intent.amount } : {})
