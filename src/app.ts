@@ -75,6 +75,7 @@ import { AmmPrograms } from "./protocols/amm/programs.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
 import { swapRoutes } from "./protocols/amm/http.js"
+import { oracleRoutes } from "./protocols/oracle/http.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
 import { AutoFunder } from "./wallet/autoFund.js"
@@ -95,6 +96,7 @@ export const routes = [
   ...protocolRoutes,
   ...defiRoutes,
   ...swapRoutes,
+  ...oracleRoutes,
   ...escrowRoutes,
   ...runtimeRoutes,
   ...policyRoutes,

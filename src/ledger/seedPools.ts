@@ -16,6 +16,7 @@ import {
 } from "@solana/spl-token"
 import { type Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js"
 import { FailedTransactionMetadata, type LiteSVM } from "litesvm"
+import { seedPriceFeeds } from "./oracleMethods.js"
 import type { AmmProtocol } from "../protocols/amm/ammIds.js"
 import { addLiquidityInstruction, createPoolInstructions } from "../protocols/amm/instructions.js"
 import { poolAddress } from "../protocols/amm/layout.js"
@@ -44,6 +45,7 @@ export const seedPools = (svm: LiteSVM, programIds: Readonly<Partial<Record<AmmP
     const programId = programIds[spec.protocol]
     return programId !== undefined && !exists(svm, poolAddress(new PublicKey(programId), mintBySymbol(spec.x).address, mintBySymbol(spec.y).address))
   })
+  seedPriceFeeds(svm)
   if (missing.length === 0) return 0
   const authority = SEED_AUTHORITY.publicKey
   // the wrapped-SOL mint, as on every real cluster (pools pair SOL through it)

@@ -123,7 +123,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.pools === undefined ? {} : { pools: built.facts.pools }),
             ...(built.facts.outputMint === undefined ? {} : { outputMint: built.facts.outputMint }),
             ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt }),
-            ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() })
+            ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() }),
+            ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps })
           }
         }
         const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
@@ -216,6 +217,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
             // a swap: every pool of its route, and the age of the quote its build used (at this decision)
             ...(built?.pools === undefined ? {} : { pools: built.pools, pool: built.pools[0] }),
+            ...(built?.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.oracleDeviationBps }),
             ...(built?.quotedAt === undefined ? {} : { quoteAgeSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(built.quotedAt)) / 1000)) })
           },
           preBalanceLamports: preBalance,

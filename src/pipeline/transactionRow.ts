@@ -28,6 +28,7 @@ export interface BuildFactsRow {
   readonly outputMint?: string
   readonly quotedAt?: string
   readonly minimumOut?: string
+  readonly oracleDeviationBps?: number
 }
 
 export interface TransactionRow {

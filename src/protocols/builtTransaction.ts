@@ -17,6 +17,8 @@ export interface BuildFacts {
   readonly quotedAt?: string
   /** a swap's total minimum output (base units of outputMint) */
   readonly minimumOut?: bigint
+  /** a swap: its quote's deviation from the oracle price, when both mints have one */
+  readonly oracleDeviationBps?: number
 }
 
 /**
@@ -56,6 +58,7 @@ export const builtTransaction = (
     ...(facts.pools === undefined ? {} : { pools: facts.pools }),
     ...(facts.outputMint === undefined ? {} : { outputMint: facts.outputMint }),
     ...(facts.quotedAt === undefined ? {} : { quotedAt: facts.quotedAt }),
-    ...(facts.minimumOut === undefined ? {} : { minimumOut: facts.minimumOut })
+    ...(facts.minimumOut === undefined ? {} : { minimumOut: facts.minimumOut }),
+    ...(facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: facts.oracleDeviationBps })
   }
 })

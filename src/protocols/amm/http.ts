@@ -103,6 +103,7 @@ const quoteOf = (body: QuoteBodyType) =>
       fees: route.legs.map((leg) => ({ protocol: leg.protocol, pool: leg.pool, mint: leg.inputMint, amount: leg.feeAmount.toString(), bps: leg.feeBps })),
       route: routeToWire(route),
       pools: routed.pools.map(poolToWire),
+      oracle: routed.oracle,
       quotedAt: new Date().toISOString()
     }
   })

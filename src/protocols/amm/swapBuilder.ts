@@ -29,7 +29,7 @@ export const buildSwap = (request: AdapterRequest<"swap">) =>
     const facts = yield* ChainFacts
     const { programs } = yield* AmmPrograms
     const { intent, wallet } = request
-    const { route } = yield* routeSwap(facts.accounts, programs, {
+    const { route, oracle } = yield* routeSwap(facts.accounts, programs, {
       protocol: request.protocol, inputMint: intent.inputMint, outputMint: intent.outputMint, amount: intent.amount
     })
     const input = new PublicKey(intent.inputMint)
@@ -74,6 +74,7 @@ export const buildSwap = (request: AdapterRequest<"swap">) =>
       outputMint: intent.outputMint,
       quotedAt: new Date().toISOString(),
       minimumOut,
+      ...(oracle === null ? {} : { oracleDeviationBps: oracle.deviationBps }),
       tokenMint: intent.inputMint,
       tokenAmount: intent.amount,
       ...(inputNative ? { amountLamports: intent.amount } : {})

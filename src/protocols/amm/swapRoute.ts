@@ -11,6 +11,8 @@ import type { AccountsReader, PoolView } from "./poolReads.js"
 import { readPairPool } from "./poolReads.js"
 import type { AmmProgramInfo } from "./programs.js"
 import { bestRoute, type Route } from "./quote.js"
+import { compareWithOracle, type OracleComparison } from "../oracle/deviation.js"
+import { readMintPrices } from "../oracle/oracleReads.js"
 
 export interface RouteRequest {
   readonly protocol: string
@@ -23,7 +25,24 @@ export interface RoutedSwap {
   readonly route: Route
   /** every pool of the pair the protocol considered */
   readonly pools: ReadonlyArray<PoolView>
+  /** the oracle's price against the quote's; null when either mint has no valid price update */
+  readonly oracle: (OracleComparison & { readonly inputPriceAccount: string; readonly outputPriceAccount: string }) | null
 }
+
+const decimalsOf = (pool: PoolView, mint: string) => (pool.mintA.address === mint ? pool.mintA.decimals : pool.mintB.decimals)
+
+/** Both mints' Pyth prices compared with the route's execution price. */
+const oracleOf = (read: AccountsReader, pool: PoolView, request: RouteRequest, route: Route) =>
+  Effect.map(readMintPrices(read, [request.inputMint, request.outputMint]), ([input, output]) => {
+    if (input === null || input === undefined || output === null || output === undefined) return null
+    const comparison = compareWithOracle(
+      { update: input.update, decimals: decimalsOf(pool, request.inputMint) },
+      { update: output.update, decimals: decimalsOf(pool, request.outputMint) },
+      route.inAmount,
+      route.outAmount
+    )
+    return comparison === null ? null : { ...comparison, inputPriceAccount: input.account, outputPriceAccount: output.account }
+  })
 
 /** The deployments a protocol routes over. */
 export const sourcesOf = (protocol: string): ReadonlyArray<AmmProtocol> =>
@@ -60,5 +79,6 @@ export const routeSwap = (
     if (pools.length === 0) return yield* refuse(`no ${sources.join(" or ")} pool trades ${request.inputMint} for ${request.outputMint}`)
     const route = bestRoute(pools, request.inputMint, request.amount)
     if (route === null) return yield* refuse(`the pools for this pair return nothing for ${request.amount}: the amount is too small or the pools are empty`, "amount")
-    return { route, pools } satisfies RoutedSwap
+    const oracle = yield* oracleOf(read, pools[0]!, request, route)
+    return { route, pools, oracle } satisfies RoutedSwap
   })
