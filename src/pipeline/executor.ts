@@ -217,6 +217,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
             // a swap: every pool of its route, and the age of the quote its build used (at this decision)
             ...(built?.pools === undefined ? {} : { pools: built.pools, pool: built.pools[0] }),
+            ...(built?.outputMint === undefined ? {} : { outputMint: built.outputMint }),
             ...(built?.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.oracleDeviationBps }),
             ...(built?.quotedAt === undefined ? {} : { quoteAgeSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(built.quotedAt)) / 1000)) })
           },

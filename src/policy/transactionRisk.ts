@@ -26,6 +26,8 @@ export interface TransactionRiskInput {
     readonly slippageBps?: number | undefined
     readonly pool?: string | undefined
     readonly pools?: ReadonlyArray<string> | undefined
+    /** a swap's output mint */
+    readonly outputMint?: string | undefined
     readonly quoteAgeSeconds?: number | undefined
     readonly oracleDeviationBps?: number | undefined
   }

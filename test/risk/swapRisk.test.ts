@@ -1,6 +1,6 @@
 /**
  * Protocol risk (spec table: slippage, allowed pools, allowed programs, pool concentration, quote age,
- * oracle) and the policy rules max_slippage, token_allowlist, program_allowlist and protocol_allowlist on
+ * oracle: oracle.test.ts) and the policy rules max_slippage, token_allowlist, program_allowlist and protocol_allowlist on
  * real swaps through the pipeline: each denies at `policy` with its reason, and the swap is never signed.
  */
 import { NATIVE_MINT } from "@solana/spl-token"
@@ -55,8 +55,7 @@ describe("protocol risk on swaps", () => {
     await putRisk("amm-one", { ...CLEAR, maxPoolConcentrationBps: 1000 })
     expectDenied(await swap(wallet.id, "amm-one", intent("1000000000")), "above maxPoolConcentrationBps 1000")
 
-    await putRisk("amm-one", { ...CLEAR, requireOracleForSwap: true })
-    expectDenied(await swap(wallet.id, "amm-one", intent("100000000")), "an oracle price is required")
+    // requireOracleForSwap and oracleDeviationBps on real swaps: test/protocols/oracle.test.ts
 
     // a fresh quote (taken at build) is within any age bound
     await putRisk("amm-one", { ...CLEAR, maxQuoteAgeSeconds: 30 })
@@ -64,7 +63,7 @@ describe("protocol risk on swaps", () => {
     await putRisk("amm-one", CLEAR)
   })
 
-  it("applies the policy rules max_slippage, token_allowlist, program_allowlist and protocol_allowlist", async () => {
+  it("applies the policy rules max_slippage, token_allowlist (input and output mints), program_allowlist and protocol_allowlist", async () => {
     const wallet = await createWallet(env.service.baseUrl, 5_000_000_000)
     const policy = (rules: unknown[]) => api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: wallet.id, name: `swap rules ${Math.random()}`, rules })
     expect((await policy([{ type: "max_slippage", maxBps: 75 }])).status).toBe(201)
@@ -79,6 +78,10 @@ describe("protocol risk on swaps", () => {
     const third = await createWallet(env.service.baseUrl, 5_000_000_000)
     await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: third.id, name: "tokens", rules: [{ type: "token_allowlist", mints: [USDC] }] })
     expectDenied(await swap(third.id, "amm-two", intent("100000000")), SOL)
+    // the output mint is checked too: SOL listed, USDC not
+    const fifth = await createWallet(env.service.baseUrl, 5_000_000_000)
+    await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: fifth.id, name: "sol only", rules: [{ type: "token_allowlist", mints: [SOL] }] })
+    expectDenied(await swap(fifth.id, "amm-two", intent("100000000")), `token mint ${USDC} is not allowlisted`)
 
     const fourth = await createWallet(env.service.baseUrl, 5_000_000_000)
     await api(env.service.baseUrl, "POST", "/api/v1/policies", {
