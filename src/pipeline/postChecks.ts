@@ -53,9 +53,16 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         const post = BigInt(meta.postBalances[0])
         // An escrow create also pays the escrow account's rent: the expected outflow is what the build recorded.
         const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
-        const guardIntent = escrowCreate ? { ...row.intent, lamports: row.build_facts?.amountLamports } : row.intent
+        // A swap's SOL outflow is what its build recorded (SOL sold, new account rent); buying SOL is not a fixed amount.
+        const swapOutflow = row.type === "swap" ? (row.build_facts?.amountLamports ?? null) : null
+        const guardIntent = escrowCreate
+          ? { ...row.intent, lamports: row.build_facts?.amountLamports }
+          : row.type === "swap"
+            ? swapOutflow === null ? {} : { lamports: swapOutflow }
+            : row.intent
         const lamportGuard = evaluateDeltaGuard({
-          type: row.type, intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
+          // a swap with a recorded SOL outflow is checked as an outflow of that amount, like a SOL transfer
+          type: swapOutflow === null ? row.type : "transfer_sol", intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
           absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports),
           varianceBpsThreshold: deltaVarianceBpsThreshold
         })

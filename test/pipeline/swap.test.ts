@@ -5,6 +5,7 @@
  * moved while it waited for approval fails on chain with the program's error.
  */
 import { NATIVE_MINT } from "@solana/spl-token"
+import { Connection } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
 import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
@@ -50,6 +51,10 @@ describe("swap intents on the local AMM pools", () => {
     const [solBefore, usdcBefore] = before.mintA.address === SOL.toBase58() ? [before.reserveA, before.reserveB] : [before.reserveB, before.reserveA]
     expect(solReserve - solBefore).toBe(amount)
     expect(usdcBefore - usdcReserve).toBe(usdc)
+    // the lamport delta guard: SOL sold plus the new USDC account's rent, fees within the tolerance
+    const rent = await new Connection(env.ledger.rpcUrl, "confirmed").getMinimumBalanceForRentExemption(165)
+    expect(solForUsdc.data.deltaGuard).toMatchObject({ ok: true, expectedLamportsDelta: -(1_000_000_000 + rent) })
+    expect(solForUsdc.data.deltaGuard.observedLamportsDelta).toBeLessThan(-(1_000_000_000 + rent))
     // the wrapped-SOL account was closed: no wrapped SOL is left behind
     expect(await tokenBalance(env.ledger.rpcUrl, wallet.publicKey, SOL)).toBe(0n)
 

@@ -38,9 +38,11 @@ export const buildSwap = (request: AdapterRequest<"swap">) =>
     const outputNative = output.equals(NATIVE_MINT)
     const inputAccount = getAssociatedTokenAddressSync(input, wallet)
     const outputAccount = getAssociatedTokenAddressSync(output, wallet)
+    const [inputTokenAccount, outputTokenAccount] = yield* facts.accounts([inputAccount.toBase58(), outputAccount.toBase58()])
+    // The wallet pays the rent of an output account it does not have yet (wrapped SOL is closed again at the end).
+    const outputRent = outputNative || (outputTokenAccount !== null && outputTokenAccount !== undefined) ? 0n : yield* facts.rentExemptMinimum(165)
     if (!inputNative) {
-      const [account] = yield* facts.accounts([inputAccount.toBase58()])
-      const balance = tokenBalance(account?.data)
+      const balance = tokenBalance(inputTokenAccount?.data)
       if (balance === null || balance < intent.amount) {
         return yield* new AdapterInputError({
           protocol: request.protocol, operation: "swap", field: "amount",
@@ -77,7 +79,8 @@ export const buildSwap = (request: AdapterRequest<"swap">) =>
       ...(oracle === null ? {} : { oracleDeviationBps: oracle.deviationBps }),
       tokenMint: intent.inputMint,
       tokenAmount: intent.amount,
-      ...(inputNative ? { amountLamports: intent.amount } : {})
+      // SOL leaving the wallet besides fees: the SOL sold and the new output account's rent (none when SOL is bought)
+      ...(outputNative ? {} : (inputNative ? intent.amount : 0n) + outputRent > 0n ? { amountLamports: (inputNative ? intent.amount : 0n) + outputRent } : {})
     })
   })
 
