@@ -15,6 +15,7 @@ import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { AmmPrograms } from "../protocols/amm/programs.js"
+import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
 import { buildWithAdapter } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
@@ -54,6 +55,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const config = yield* AppConfig
     const escrowProgram = yield* EscrowProgram
     const ammPrograms = yield* AmmPrograms
+    const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
     const offChain = yield* OffChainIntents
@@ -177,7 +179,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const logs = value.logs ?? []
         const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
         if (value.err === null) return { ok: true as const, logs, ...units }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58()) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -293,11 +295,20 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         }
         if (outcome.meta.err !== null) {
           return yield* Effect.fail(
-            new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}`, stage: "confirm" })
+            new Terminal({
+              failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", stage: "confirm",
+              message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}${onChainReason(outcome.meta.logMessages ?? [])}`
+            })
           )
         }
         return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey)
       })
+
+    /** A named reason from the program logs of a landed failure (our AMM's errors), or nothing. */
+    const onChainReason = (logs: ReadonlyArray<string>) => {
+      const amm = describeAmmFailure(logs, ammProgramIds)
+      return amm === undefined ? "" : `: ${amm}`
+    }
 
     const step = (row: TransactionRow, context: RunContext): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
       switch (row.status) {

@@ -15,6 +15,7 @@ export interface LandedMeta {
   readonly postBalances: ReadonlyArray<number>
   readonly preTokenBalances?: ReadonlyArray<MetaTokenBalance> | null
   readonly postTokenBalances?: ReadonlyArray<MetaTokenBalance> | null
+  readonly logMessages?: ReadonlyArray<string> | null
 }
 
 export type SubmissionOutcome =

@@ -116,8 +116,22 @@ describe("swap intents on the local AMM pools", () => {
     const failed = await waitSettled(env.service.baseUrl, created.body.data.id, 60_000)
     expect(failed.body).toMatchObject({ status: "failure", errorCode: "CONFIRMATION_FAILED", failedAt: "confirm" })
     expect(failed.body.error).toContain("7012")
+    expect(failed.body.error).toContain("output below minimumOut")
     // it was signed and landed (a failed transaction on chain): the wallet got no USDC
     expect(failed.body.data.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/)
     expect(await tokenBalance(env.ledger.rpcUrl, wallet.publicKey, USDC)).toBe(0n)
+  })
+
+  it("fails at build when the simulation already shows the output below minimumOut, naming the AMM's error", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 2_000_000_000)
+    const pool = await readPool(env.ledger.rpcUrl, "amm-two", SOL, USDC)
+    const tooHigh = expectedOut(pool, SOL.toBase58(), 100_000_000n) + 1n
+    const refused = await run({
+      walletId: wallet.id, type: "swap", protocol: "amm-two",
+      intent: { inputMint: SOL.toBase58(), outputMint: USDC.toBase58(), amount: "100000000", slippageBps: 50, minimumOut: tooHigh.toString() }
+    })
+    expect(refused).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+    expect(refused.error).toContain(`AMM program ${LOCAL_AMM_PROGRAM_IDS["amm-two"]} refused the swap: error 7012 output below minimumOut`)
+    expect(refused.data.signature ?? null).toBeNull()
   })
 })
