@@ -37,5 +37,13 @@ describe("an AMM program that is not deployed", () => {
     const quote = await api(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "dex-aggregator", ...intent, wallet: wallet.publicKey })
     expect(quote.status).toBe(500)
     expect(quote.body.error).toContain("not deployed")
+    // the pool list says which source is missing and still lists the deployed one's pools
+    const pools = (await api(env.service.baseUrl, "GET", "/api/v1/defi/pools")).body.data
+    expect(pools.sources).toEqual([
+      { protocol: "amm-one", ok: false, message: `program ${MISSING} is not deployed on this ledger` },
+      { protocol: "amm-two", ok: true }
+    ])
+    expect(pools.pools.every((pool: { protocol: string }) => pool.protocol === "amm-two")).toBe(true)
+    expect(pools.pools).toHaveLength(2)
   })
 })

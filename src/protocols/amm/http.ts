@@ -49,6 +49,10 @@ const listPools = Effect.gen(function* () {
   const sources = yield* Effect.forEach(all, (program) =>
     Effect.gen(function* () {
       if (!program.configured) return { protocol: program.protocol, ok: false, message: "program id not configured", pools: [] as PoolView[] }
+      const [programAccount] = yield* facts.accounts([program.programId.toBase58()])
+      if (programAccount === null || programAccount === undefined || !programAccount.executable) {
+        return { protocol: program.protocol, ok: false, message: `program ${program.programId.toBase58()} is not deployed on this ledger`, pools: [] as PoolView[] }
+      }
       const accounts = yield* chain.rpc<Array<{ pubkey: string; account: { data: [string, string] } }>>("getProgramAccounts", [
         program.programId.toBase58(),
         { encoding: "base64", commitment: "confirmed", filters: [{ dataSize: POOL_ACCOUNT_SIZE }] }
