@@ -67,7 +67,19 @@ export const DeltaGuard = Schema.Struct({
   expectedLamportsDelta: Schema.NullOr(Schema.Number),
   observedLamportsDelta: Schema.NullOr(Schema.Number),
   varianceBps: Schema.NullOr(Schema.Number),
-  reason: Schema.optional(Schema.String)
+  reason: Schema.optional(Schema.String),
+  /** token flows of a swap (docs/decisions/swaps.md): each mint's observed change against its bound */
+  tokens: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        mint: Schema.String,
+        observedDelta: Schema.String,
+        expectedDelta: Schema.optional(Schema.String),
+        minimumDelta: Schema.optional(Schema.String),
+        ok: Schema.Boolean
+      })
+    )
+  )
 })
 export type DeltaGuard = typeof DeltaGuard.Type
 

@@ -81,8 +81,11 @@ import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
 import { EscrowIndexer } from "./protocols/escrow/indexer.js"
 import { EscrowProgram } from "./protocols/escrow/program.js"
+import { AmmPrograms } from "./protocols/amm/programs.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
+import { swapRoutes } from "./protocols/amm/http.js"
+import { oracleRoutes } from "./protocols/oracle/http.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
 import { AutoFunder } from "./wallet/autoFund.js"
@@ -104,6 +107,8 @@ export const routes = [
   ...rpcPoolRoutes,
   ...protocolRoutes,
   ...defiRoutes,
+  ...swapRoutes,
+  ...oracleRoutes,
   ...escrowRoutes,
   ...runtimeRoutes,
   ...policyRoutes,
@@ -157,6 +162,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
       Signer.Default,
       ReadOnlyIntents.Default,
       EscrowProgram.Default,
+      AmmPrograms.Default,
       EscrowRepo.Default,
       EscrowIndexer.Default
     )

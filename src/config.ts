@@ -62,6 +62,15 @@ const percentile = Config.integer("CHAIN_PRIORITY_FEE_PERCENTILE").pipe(
   Config.validate({ message: "CHAIN_PRIORITY_FEE_PERCENTILE must be between 1 and 99", validation: (p) => p >= 1 && p <= 99 })
 )
 
+/** An optional base58 program id setting (a deployment of one of our programs on a real cluster). */
+const programIdSetting = (name: string) =>
+  optionalString(name).pipe(
+    Config.validate({
+      message: `${name} must be a base58 program id`,
+      validation: (id) => Option.match(id, { onNone: () => true, onSome: (v) => /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(v) })
+    })
+  )
+
 export const appConfig = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   databaseUrl: optionalSecret("DATABASE_URL"),
@@ -174,6 +183,8 @@ export const appConfig = Config.all({
     // Seals signing secrets at rest (secretSealing.ts); unset, they are stored as given.
     secretKey: optionalSecret("WEBHOOK_SECRET_KEY")
   }),
+  ammOneProgramId: programIdSetting("AMM_ONE_PROGRAM_ID"),
+  ammTwoProgramId: programIdSetting("AMM_TWO_PROGRAM_ID"),
   mcp: Config.all({
     apiBaseUrl: optionalUrl("API_BASE_URL"),
     apiKey: optionalSecret("API_KEY"),

@@ -1,8 +1,9 @@
 // Child entry of the local ledger (`npm run ledger`, or spawned by the service when CHAIN_RPC_URL is unset).
-// Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, LEDGER_SLOT_MS (400),
+// Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, AMM_ONE_PROGRAM_ID, AMM_TWO_PROGRAM_ID, LEDGER_SEED_POOLS, LEDGER_SLOT_MS (400),
 // LEDGER_PARENT_PID (exit when that process is gone; an IPC channel to the parent works the same way).
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { LOCAL_AMM_PROGRAM_IDS } from "../protocols/amm/ammIds.js"
 import { startLedgerServer } from "./server.js"
 
 const DEFAULT_ESCROW_PROGRAM_ID = "Escrow1111111111111111111111111111111111111"
@@ -36,8 +37,17 @@ async function main(): Promise<void> {
   const programs: Array<{ programId: string; path: string }> = []
   if (existsSync(escrowPath)) programs.push({ programId: escrowProgramId, path: escrowPath })
   else log(`escrow program not found at ${escrowPath}; starting without it`)
+  // One AMM program, deployed twice (two fee tiers seeded); AMM_*_PROGRAM_ID move them, LEDGER_SEED_POOLS=false skips seeding.
+  const ammPath = fileURLToPath(new URL("../../programs/dist/amm.so", import.meta.url))
+  const ammIds = {
+    "amm-one": process.env.AMM_ONE_PROGRAM_ID ?? LOCAL_AMM_PROGRAM_IDS["amm-one"],
+    "amm-two": process.env.AMM_TWO_PROGRAM_ID ?? LOCAL_AMM_PROGRAM_IDS["amm-two"]
+  }
+  if (existsSync(ammPath)) for (const programId of Object.values(ammIds)) programs.push({ programId, path: ammPath })
+  else log(`amm program not found at ${ammPath}; starting without it`)
+  const seedPools = existsSync(ammPath) && process.env.LEDGER_SEED_POOLS !== "false" ? ammIds : undefined
 
-  const server = await startLedgerServer({ port, dataDir, programs, slotMs })
+  const server = await startLedgerServer({ port, dataDir, programs, slotMs, ...(seedPools === undefined ? {} : { seedPools }) })
 
   let stopping = false
   const shutdown = (why: string): void => {

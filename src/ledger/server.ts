@@ -1,5 +1,7 @@
 // The local ledger in-process: Solana JSON-RPC over HTTP on 127.0.0.1:<port>, PubSub on <port>+1,
 // slots advancing with wall-clock time, state saved under <dataDir>/ledger/ at most once a second.
+import type { AmmProtocol } from "../protocols/amm/ammIds.js"
+import { seedPools } from "./seedPools.js"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { address } from "@solana/kit"
 import { handleRpcBody, type RpcMethodTable } from "./jsonRpc.js"
@@ -13,6 +15,8 @@ export interface LedgerServerOptions {
   readonly port: number
   readonly dataDir: string
   readonly programs?: Array<{ programId: string; path: string }>
+  /** Seed the test mints and pools on these AMM deployments (programs loaded above) when missing. */
+  readonly seedPools?: Readonly<Partial<Record<AmmProtocol, string>>>
   readonly slotMs?: number
 }
 
@@ -90,6 +94,8 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
   const store = new LedgerStore(opts.dataDir)
   const loaded = store.load()
   for (const program of opts.programs ?? []) loaded.svm.addProgramFromFile(address(program.programId), program.path)
+  // Before the Ledger wraps the svm: its token-owner index is built from the accounts present.
+  if (opts.seedPools !== undefined) seedPools(loaded.svm, opts.seedPools)
   const ledger = new Ledger(loaded.svm, loaded.side, loaded.history)
 
   // Slots keep running while the ledger is down, so old blockhashes are expired after a long stop.

@@ -14,8 +14,10 @@ import { AgentBreaches } from "../agents/agentBreaches.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
+import { AmmPrograms } from "../protocols/amm/programs.js"
+import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
-import { buildWithAdapter } from "./adapterDispatch.js"
+import { buildWithAdapter } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
 import { ChainFacts } from "./chainFacts.js"
 import { MessageBuilder } from "./messageBuilder.js"
@@ -56,6 +58,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const readOnly = yield* ReadOnlyIntents
     const config = yield* AppConfig
     const escrowProgram = yield* EscrowProgram
+    const ammPrograms = yield* AmmPrograms
+    const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
     const offChain = yield* OffChainIntents
@@ -101,6 +105,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
           Effect.provideService(ChainFacts, reads.facts),
           Effect.provideService(EscrowProgram, escrowProgram),
+          Effect.provideService(AmmPrograms, ammPrograms),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             RpcUnavailableError: chainRetryable("build"),
@@ -126,7 +131,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             tokenAmount: built.facts.tokenAmount?.toString() ?? null,
             programIds: compiled.programIds,
             computeUnitLimit: compiled.computeUnitLimit,
-            priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString()
+            priorityFeeMicroLamports: compiled.priorityFeeMicroLamports.toString(),
+            ...(built.facts.pools === undefined ? {} : { pools: built.facts.pools }),
+            ...(built.facts.outputMint === undefined ? {} : { outputMint: built.facts.outputMint }),
+            ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt }),
+            ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() }),
+            ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps })
           }
         }
         const gaslessRefusals = gasless.refusals(row, compiled.messageBase64)
@@ -185,7 +195,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const logs = value.logs ?? []
         const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
         if (value.err === null) return { ok: true as const, logs, ...units }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58()) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -222,7 +232,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             tokenMint: built?.tokenMint ?? undefined,
             amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
             programIds: built?.programIds ?? [],
-            slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined
+            slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
+            // a swap: every pool of its route, and the age of the quote its build used (at this decision)
+            ...(built?.pools === undefined ? {} : { pools: built.pools, pool: built.pools[0] }),
+            ...(built?.outputMint === undefined ? {} : { outputMint: built.outputMint }),
+            ...(built?.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.oracleDeviationBps }),
+            ...(built?.quotedAt === undefined ? {} : { quoteAgeSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(built.quotedAt)) / 1000)) })
           },
           preBalanceLamports: preBalance,
           gasless: row.gasless, requireApproval: row.require_approval, timestamp: new Date()
@@ -306,11 +321,20 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         }
         if (outcome.meta.err !== null) {
           return yield* Effect.fail(
-            new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}`, stage: "confirm" })
+            new Terminal({
+              failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", stage: "confirm",
+              message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}${onChainReason(outcome.meta.logMessages ?? [])}`
+            })
           )
         }
-        return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold)
+        return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey)
       })
+
+    /** A named reason from the program logs of a landed failure (our AMM's errors), or nothing. */
+    const onChainReason = (logs: ReadonlyArray<string>) => {
+      const amm = describeAmmFailure(logs, ammProgramIds)
+      return amm === undefined ? "" : `: ${amm}`
+    }
 
     const step = (row: TransactionRow, context: RunContext): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
       switch (row.status) {

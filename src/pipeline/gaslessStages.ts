@@ -62,7 +62,7 @@ export class GaslessStages extends Effect.Service<GaslessStages>()("GaslessStage
           )
         }
         const walletIndex = accountIndexOf(viewMessage(Buffer.from(row.message_base64 ?? "", "base64")), context.publicKey)
-        const confirmed = yield* postChecks.confirmed(row, sent.signature, outcome.meta, context.deltaVarianceBpsThreshold, {
+        const confirmed = yield* postChecks.confirmed(row, sent.signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey, {
           walletIndex: Math.max(walletIndex, 0),
           recordSignature: true
         })

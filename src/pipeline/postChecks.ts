@@ -8,7 +8,8 @@ import { TX_CONFIRMATION_LATENCY_MS_TOTAL, TX_CONFIRMED } from "../audit/metricN
 import { MetricCounters } from "../audit/metricCounters.js"
 import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
-import { deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
+import { type DeltaGuardResult, deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
+import { evaluateSwapTokenDeltas, tokenDeltaToWire } from "./tokenDeltaGuard.js"
 import { buildExecutionProof } from "./proof.js"
 import { StageTransitions } from "./stageTransitions.js"
 import type { LandedMeta } from "./submission.js"
@@ -24,6 +25,26 @@ export interface ConfirmOptions {
   readonly recordSignature?: boolean
 }
 
+/** A swap also checks its token flows; a token breach makes the guard fail with its reason. */
+const withSwapTokenDeltas = (row: TransactionRow, guard: DeltaGuardResult, meta: LandedMeta, wallet: string) => {
+  const facts = row.build_facts
+  if (row.type !== "swap" || facts?.outputMint === undefined || facts.minimumOut === undefined || facts.tokenMint === null) return { guard, tokens: undefined }
+  const tokens = evaluateSwapTokenDeltas({
+    wallet,
+    inputMint: facts.tokenMint,
+    outputMint: facts.outputMint,
+    amount: BigInt(facts.tokenAmount ?? "0"),
+    minimumOut: BigInt(facts.minimumOut),
+    preTokenBalances: meta.preTokenBalances ?? [],
+    postTokenBalances: meta.postTokenBalances ?? []
+  })
+  const breach = tokens.find((delta) => !delta.ok)
+  return {
+    guard: breach === undefined ? guard : { ...guard, ok: false, reason: `token delta of ${breach.mint}: observed ${breach.observedDelta}, bound ${breach.expectedDelta ?? `at least ${breach.minimumDelta}`}` },
+    tokens: tokens.map(tokenDeltaToWire)
+  }
+}
+
 export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
@@ -35,7 +56,9 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
      * Post-checks on a landed transaction: balances from its own meta, delta guard (with the protocol's
      * variance threshold, read when the run began), proof, confirmedAt.
      */
-    const confirmed = (row: TransactionRow, signature: string, meta: LandedMeta, deltaVarianceBpsThreshold: number, options: ConfirmOptions = {}) =>
+    const confirmed = (
+      row: TransactionRow, signature: string, meta: LandedMeta, deltaVarianceBpsThreshold: number, walletPublicKey: string, options: ConfirmOptions = {}
+    ) =>
       Effect.gen(function* () {
         // The wallet's balance right before and after this transaction: account 0 when it paid the fee,
         // its own position when a relay or an x402 facilitator did.
@@ -44,12 +67,20 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         const post = BigInt(meta.postBalances[walletIndex] ?? 0)
         // An escrow create also pays the escrow account's rent: the expected outflow is what the build recorded.
         const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
-        const guardIntent = escrowCreate ? { ...row.intent, lamports: row.build_facts?.amountLamports } : row.intent
-        const guard = evaluateDeltaGuard({
-          type: row.type, intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
+        // A swap's SOL outflow is what its build recorded (SOL sold, new account rent); buying SOL is not a fixed amount.
+        const swapOutflow = row.type === "swap" ? (row.build_facts?.amountLamports ?? null) : null
+        const guardIntent = escrowCreate
+          ? { ...row.intent, lamports: row.build_facts?.amountLamports }
+          : row.type === "swap"
+            ? swapOutflow === null ? {} : { lamports: swapOutflow }
+            : row.intent
+        const lamportGuard = evaluateDeltaGuard({
+          // a swap with a recorded SOL outflow is checked as an outflow of that amount, like a SOL transfer
+          type: swapOutflow === null ? row.type : "transfer_sol", intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
           absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports),
           varianceBpsThreshold: deltaVarianceBpsThreshold
         })
+        const { guard, tokens } = withSwapTokenDeltas(row, lamportGuard, meta, walletPublicKey)
         // create_mint: the client learns its new mint's address from the result.
         const result = options.result ?? (row.type === "create_mint" && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined)
         const proof = buildExecutionProof({
@@ -63,7 +94,8 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
           fields: {
-            preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: deltaGuardToWire(guard), executionProof: proof, confirmedAt, result,
+            preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: { ...deltaGuardToWire(guard), ...(tokens === undefined ? {} : { tokens }) },
+            executionProof: proof, confirmedAt, result,
             ...(options.recordSignature === true ? { signature } : {})
           },
           eventType: "transaction.confirmed",

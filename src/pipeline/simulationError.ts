@@ -1,12 +1,15 @@
 /** Turns a failed simulation into a message a user can act on. */
+import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { describeEscrowFailure } from "../protocols/escrow/simulationError.js"
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111"
 
 /** A readable simulation error: the runtime's error plus the last program log line that explains it. */
-export const describeSimulationError = (err: unknown, logs: ReadonlyArray<string>, escrowProgramId: string) => {
+export const describeSimulationError = (err: unknown, logs: ReadonlyArray<string>, escrowProgramId: string, ammProgramIds: ReadonlyArray<string> = []) => {
   const escrowFailure = describeEscrowFailure(logs, escrowProgramId)
   if (escrowFailure !== undefined) return escrowFailure
+  const ammFailure = describeAmmFailure(logs, ammProgramIds)
+  if (ammFailure !== undefined) return ammFailure
   const text = typeof err === "string" ? err : JSON.stringify(err)
   const hint = [...logs].reverse().find((line) => /insufficient|error|failed/i.test(line))
   if (/InsufficientFundsForRent/.test(text)) return `insufficient funds for rent (${text})`

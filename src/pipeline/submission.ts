@@ -3,6 +3,7 @@
  * until the signature is confirmed or its blockhash expired, then read the status once more before
  * declaring failure. Never re-signs: a signed transaction either lands or provably cannot.
  */
+import type { MetaTokenBalance } from "./tokenDeltaGuard.js"
 import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
 import { Retryable, Terminal } from "./stageFailure.js"
@@ -12,6 +13,9 @@ export interface LandedMeta {
   readonly err: unknown
   readonly preBalances: ReadonlyArray<number>
   readonly postBalances: ReadonlyArray<number>
+  readonly preTokenBalances?: ReadonlyArray<MetaTokenBalance> | null
+  readonly postTokenBalances?: ReadonlyArray<MetaTokenBalance> | null
+  readonly logMessages?: ReadonlyArray<string> | null
 }
 
 export type SubmissionOutcome =

@@ -23,6 +23,12 @@ export interface BuildFactsRow {
   readonly programIds: ReadonlyArray<string>
   readonly computeUnitLimit: number
   readonly priorityFeeMicroLamports: string
+  /** swaps: the route's pools, the output mint, and when the quote the build used was taken */
+  readonly pools?: ReadonlyArray<string>
+  readonly outputMint?: string
+  readonly quotedAt?: string
+  readonly minimumOut?: string
+  readonly oracleDeviationBps?: number
 }
 
 export interface TransactionRow {

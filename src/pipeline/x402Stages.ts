@@ -244,7 +244,7 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
           }
         }
         const walletIndex = accountIndexOf(viewMessage(Buffer.from(row.message_base64 ?? "", "base64")), context.publicKey)
-        return yield* postChecks.confirmed(row, settlement ?? "", meta, context.deltaVarianceBpsThreshold, { walletIndex: Math.max(walletIndex, 0), result, recordSignature: true })
+        return yield* postChecks.confirmed(row, settlement ?? "", meta, context.deltaVarianceBpsThreshold, context.publicKey, { walletIndex: Math.max(walletIndex, 0), result, recordSignature: true })
       })
 
     return { pending, submit }

@@ -22,6 +22,8 @@ export interface TransactionFacts {
   readonly preBalanceLamports?: bigint | undefined
   readonly quoteAgeSeconds?: number | undefined
   readonly oracleDeviationBps?: number | undefined
+  /** a swap's output mint (token_allowlist checks it beside the input mint) */
+  readonly outputMint?: string | undefined
 }
 
 export interface EvaluationState {

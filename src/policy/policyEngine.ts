@@ -86,7 +86,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       request: EvaluateRequest,
       tenantId: string,
       now: Date,
-      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; portfolio: boolean },
+      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean },
       known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts" | "portfolioHistory">
     ) =>
       Effect.gen(function* () {
@@ -124,7 +124,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
             preBalanceLamports: extra.preBalanceLamports,
             pool: extra.pool,
             quoteAgeSeconds: extra.quoteAgeSeconds,
-            oracleDeviationBps: extra.oracleDeviationBps
+            oracleDeviationBps: extra.oracleDeviationBps,
+            outputMint: extra.outputMint
           }
         }
         return state
@@ -188,7 +189,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       preBalanceLamports: input.preBalanceLamports,
       ...(input.facts.pool === undefined ? {} : { pool: input.facts.pool }),
       ...(input.facts.quoteAgeSeconds === undefined ? {} : { quoteAgeSeconds: input.facts.quoteAgeSeconds }),
-      ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps })
+      ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps }),
+      ...(input.facts.outputMint === undefined ? {} : { outputMint: input.facts.outputMint })
     })
 
     /**

@@ -25,6 +25,9 @@ export interface TransactionRiskInput {
     readonly programIds: ReadonlyArray<string>
     readonly slippageBps?: number | undefined
     readonly pool?: string | undefined
+    readonly pools?: ReadonlyArray<string> | undefined
+    /** a swap's output mint */
+    readonly outputMint?: string | undefined
     readonly quoteAgeSeconds?: number | undefined
     readonly oracleDeviationBps?: number | undefined
   }
@@ -55,6 +58,7 @@ export const protocolConfigCheck = (input: TransactionRiskInput, config: Protoco
           type: input.type,
           slippageBps: input.facts.slippageBps,
           pool: input.facts.pool,
+          pools: input.facts.pools,
           programIds: input.facts.programIds,
           amountLamports: input.facts.amountLamports,
           preBalanceLamports: input.preBalanceLamports,

@@ -11,6 +11,14 @@ export interface BuildFacts {
   readonly amountLamports: bigint | null
   /** token base units moved or minted, if any */
   readonly tokenAmount: bigint | null
+  /** a swap: the pools its route trades in, the mint it receives, and when its quote was taken (ISO) */
+  readonly pools?: ReadonlyArray<string>
+  readonly outputMint?: string
+  readonly quotedAt?: string
+  /** a swap's total minimum output (base units of outputMint) */
+  readonly minimumOut?: bigint
+  /** a swap: its quote's deviation from the oracle price, when both mints have one */
+  readonly oracleDeviationBps?: number
 }
 
 /**
@@ -46,6 +54,11 @@ export const builtTransaction = (
     destination: facts.destination ?? null,
     tokenMint: facts.tokenMint ?? null,
     amountLamports: facts.amountLamports ?? null,
-    tokenAmount: facts.tokenAmount ?? null
+    tokenAmount: facts.tokenAmount ?? null,
+    ...(facts.pools === undefined ? {} : { pools: facts.pools }),
+    ...(facts.outputMint === undefined ? {} : { outputMint: facts.outputMint }),
+    ...(facts.quotedAt === undefined ? {} : { quotedAt: facts.quotedAt }),
+    ...(facts.minimumOut === undefined ? {} : { minimumOut: facts.minimumOut }),
+    ...(facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: facts.oracleDeviationBps })
   }
 })

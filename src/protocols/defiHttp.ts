@@ -1,12 +1,12 @@
 /**
- * DeFi helper routes (spec: Protocols and DeFi helpers; [n13]). No adapter for the swap, staking or
- * lending protocols exists yet, so every helper answers the spec's envelope for a build failure
+ * DeFi helper routes (spec: Protocols and DeFi helpers; [n13]). Swaps live in amm/http.ts. No adapter for
+ * the staking or lending protocols exists yet, so every helper answers the spec's envelope for a build failure
  * (500, PIPELINE_ERROR, failedAt `build`) naming the protocol, after validating its body (a bad body
  * is still a 400 naming the field) — never a routing 404, so a client learns what is missing.
  */
 import { Effect, type Schema } from "effect"
 import { PipelineError } from "../../schemas/errors.js"
-import { LendBody, QuoteBody, StakeBody, SwapBody, UnstakeBody } from "../../schemas/protocol.js"
+import { LendBody, StakeBody, UnstakeBody } from "../../schemas/protocol.js"
 import { decodeBody } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 
@@ -17,8 +17,6 @@ const noAdapterYet = <A extends { readonly protocol: string }, I>(operation: str
   })
 
 export const defiRoutes = [
-  route("POST", "/api/v1/defi/quote", noAdapterYet("quote", QuoteBody)),
-  route("POST", "/api/v1/defi/swap", noAdapterYet("swap", SwapBody)),
   route("POST", "/api/v1/defi/stake", noAdapterYet("stake", StakeBody)),
   route("POST", "/api/v1/defi/unstake", noAdapterYet("unstake", UnstakeBody)),
   route("POST", "/api/v1/defi/lend/supply", noAdapterYet("lend_supply", LendBody)),

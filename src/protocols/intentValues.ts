@@ -37,7 +37,7 @@ export const readOptionalAddress = (
 ): Either.Either<PublicKey | null, AdapterInputError> =>
   intent[field] === undefined || intent[field] === null ? Either.right(null) : readAddress(ctx, intent, field)
 
-/** A positive u64 given as a JSON integer or a decimal string. */
+/** A positive u64 given as a JSON integer, a decimal string, or already decoded (bigint). */
 export const readPositiveU64 = (
   ctx: FieldContext,
   intent: Readonly<Record<string, unknown>>,
@@ -46,7 +46,8 @@ export const readPositiveU64 = (
   const raw = intent[field]
   if (raw === undefined || raw === null) return Either.left(invalidField(ctx.protocol, ctx.operation, field, "is required"))
   let value: bigint
-  if (typeof raw === "number" && Number.isSafeInteger(raw)) value = BigInt(raw)
+  if (typeof raw === "bigint") value = raw
+  else if (typeof raw === "number" && Number.isSafeInteger(raw)) value = BigInt(raw)
   else if (typeof raw === "string" && /^\d{1,20}$/.test(raw)) value = BigInt(raw)
   else return Either.left(invalidField(ctx.protocol, ctx.operation, field, "must be an integer (a number or a decimal string)"))
   if (value <= 0n) return Either.left(invalidField(ctx.protocol, ctx.operation, field, "must be greater than 0"))

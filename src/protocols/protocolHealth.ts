@@ -8,6 +8,8 @@ import { Duration, Effect, Option } from "effect"
 import type { ProtocolHealth } from "../../schemas/protocol.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig, LOCAL_ESCROW_PROGRAM_ID } from "../config.js"
+import { AMM_PROGRAM_ID_SETTINGS, type AmmProtocol, LOCAL_AMM_PROGRAM_IDS } from "./amm/ammIds.js"
+import { sourcesOf } from "./amm/swapRoute.js"
 import { findAdapter, PROTOCOL_IDS, type ProtocolAdapterInfo, protocolRegistry } from "./registry.js"
 
 const CHECK_TIMEOUT = Duration.seconds(5)
@@ -26,7 +28,11 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
     const runsLocalLedger = Option.isNone(config.chain.rpcUrl)
     const escrowConfigured = Option.isSome(config.escrowProgramId) || runsLocalLedger
     const escrowProgramId = Option.getOrElse(config.escrowProgramId, () => LOCAL_ESCROW_PROGRAM_ID)
-    const registry = protocolRegistry({ escrowProgramId })
+    // The AMM deployments follow the escrow rule: their variable, or the local ledger's ids when it runs here.
+    const ammSettings = { "amm-one": config.ammOneProgramId, "amm-two": config.ammTwoProgramId } as const
+    const ammConfigured = (amm: AmmProtocol) => Option.isSome(ammSettings[amm]) || runsLocalLedger
+    const ammProgramId = (amm: AmmProtocol) => Option.getOrElse(ammSettings[amm], () => LOCAL_AMM_PROGRAM_IDS[amm])
+    const registry = protocolRegistry({ escrowProgramId, ammOneProgramId: ammProgramId("amm-one"), ammTwoProgramId: ammProgramId("amm-two") })
 
     const programState = (programId: string): Effect.Effect<ProgramState> =>
       chain.rpc<AccountInfo>("getAccountInfo", [programId, { encoding: "base64", commitment: "confirmed", dataSlice: { offset: 0, length: 0 } }]).pipe(
@@ -75,6 +81,27 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
         } satisfies ProtocolHealth
       })
 
+    /** amm-one / amm-two, and the aggregator over both: ok only when every deployment is configured and executable. */
+    const ammHealth = (adapter: ProtocolAdapterInfo) =>
+      Effect.gen(function* () {
+        const sources = sourcesOf(adapter.protocol)
+        const states = yield* Effect.forEach(sources, (amm) => programState(ammProgramId(amm)), { concurrency: "unbounded" })
+        const problems = sources.flatMap((amm, i) => [
+          ...(ammConfigured(amm) ? [] : [`${AMM_PROGRAM_ID_SETTINGS[amm]} is not set`]),
+          ...(states[i]!.state === "executable" ? [] : [describe(ammProgramId(amm), states[i]!)])
+        ])
+        const configured = sources.every(ammConfigured)
+        const deployed = states.every((state) => state.state === "executable")
+        return {
+          protocol: adapter.protocol,
+          ok: configured && deployed,
+          configured,
+          deployed,
+          ...(sources.length === 1 ? { programId: ammProgramId(sources[0]!) } : {}),
+          ...(problems.length === 0 ? {} : { message: problems.join("; ") })
+        } satisfies ProtocolHealth
+      })
+
     /** Health of one protocol; undefined for an unknown protocol id. */
     const check = (protocol: string): Effect.Effect<ProtocolHealth | undefined> => {
       const adapter = findAdapter(registry, protocol)
@@ -83,6 +110,7 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
         // No fake ok: without a transaction builder every transaction of this protocol fails at build.
         return Effect.succeed({ protocol: adapter.protocol, ok: false, message: `no adapter for ${adapter.protocol} in this build: transactions fail at build` })
       }
+      if (sourcesOf(adapter.protocol).length > 0) return ammHealth(adapter)
       return adapter.protocol === "escrow" ? escrowHealth(adapter) : programsHealth(adapter)
     }
 

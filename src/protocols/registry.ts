@@ -1,4 +1,20 @@
+/**
+ * The one adapter registry: each protocol's capabilities, program ids and transaction builders. It both
+ * answers what is implemented (a protocol with builders) and dispatches builds (a type without a builder
+ * is a build failure with a clear message). Adding an adapter is one entry in ADAPTERS.
+ *
+ * A build decodes the stored intent once, by its type's schema, and hands the typed value to the builder.
+ */
+import type { PublicKey } from "@solana/web3.js"
+import { Effect, ParseResult, Schema } from "effect"
+import { IntentPayloads, type TransactionType } from "../../schemas/intent.js"
 import { PROTOCOLS, type ProtocolId } from "../../schemas/protocol.js"
+import type { ChainError } from "../chain/chainClient.js"
+import { AdapterInputError } from "./adapterError.js"
+import type { AdapterServices, Builder, Builders } from "./adapterRequest.js"
+import { LOCAL_AMM_PROGRAM_IDS } from "./amm/ammIds.js"
+import type { BuiltTransaction } from "./builtTransaction.js"
+import { escrowBuilders } from "./escrow/buildWithChain.js"
 import type { AdapterOperation } from "./transactionTypes.js"
 import {
   ASSOCIATED_TOKEN_PROGRAM,
@@ -7,6 +23,9 @@ import {
   SYSTEM_PROGRAM_ID,
   TOKEN_PROGRAM
 } from "./programIds.js"
+import { splTokenBuilders } from "./splTokenWithChain.js"
+import { systemProgramBuilders } from "./systemProgramWithChain.js"
+import { swapBuilders } from "./amm/swapBuilder.js"
 
 /** The nine protocol identifiers, from the contract (schemas/protocol.ts). */
 export const PROTOCOL_IDS = PROTOCOLS
@@ -46,29 +65,56 @@ export const ESCROW_CAPABILITIES: ReadonlyArray<AdapterOperation> = [
 export interface RegistryOptions {
   /** ESCROW_PROGRAM_ID; the placeholder default when unset */
   readonly escrowProgramId?: string
+  /** AMM_ONE_PROGRAM_ID / AMM_TWO_PROGRAM_ID; the local ledger's ids when unset */
+  readonly ammOneProgramId?: string
+  readonly ammTwoProgramId?: string
 }
 
+interface ProgramIds {
+  readonly escrow: string
+  readonly ammOne: string
+  readonly ammTwo: string
+}
+
+interface AdapterEntry {
+  readonly protocol: ProtocolId
+  readonly capabilities: ReadonlyArray<AdapterOperation>
+  readonly programIds: (ids: ProgramIds) => ReadonlyArray<string>
+  readonly builders: Builders
+}
+
+const ADAPTERS: ReadonlyArray<AdapterEntry> = [
+  { protocol: "system-program", capabilities: ["transfer_sol", "create_account"], programIds: () => [SYSTEM_PROGRAM_ID], builders: systemProgramBuilders },
+  // create_mint also invokes the System program (createAccount) and transfers may create an ATA
+  {
+    protocol: "spl-token",
+    // x402_pay is a token payment, built by its own pipeline stage (src/pipeline/x402Stages.ts)
+    capabilities: ["transfer_spl", "create_mint", "mint_token", "x402_pay"],
+    programIds: () => [TOKEN_PROGRAM, ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM_ID],
+    builders: splTokenBuilders
+  },
+  { protocol: "escrow", capabilities: ESCROW_CAPABILITIES, programIds: (ids) => [ids.escrow], builders: escrowBuilders },
+  { protocol: "dex-aggregator", capabilities: ["swap", "quote"], programIds: (ids) => [ids.ammOne, ids.ammTwo], builders: swapBuilders },
+  { protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], builders: swapBuilders },
+  { protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders },
+  { protocol: "liquid-staking", capabilities: ["stake", "unstake"], programIds: () => [], builders: {} },
+  { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow"], programIds: () => [], builders: {} },
+  { protocol: "nft-program", capabilities: ["nft_mint"], programIds: () => [], builders: {} }
+]
+
 export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<ProtocolAdapterInfo> => {
-  const escrowProgramId = parseProgramId(options.escrowProgramId ?? DEFAULT_ESCROW_PROGRAM_ID, "ESCROW_PROGRAM_ID")
-  const adapter = (
-    protocol: ProtocolId,
-    capabilities: ReadonlyArray<AdapterOperation>,
-    programIds: ReadonlyArray<string>,
-    implemented: boolean
-  ): ProtocolAdapterInfo => ({ protocol, version: CURRENT_ADAPTER_VERSION, capabilities, programIds, implemented })
-  return [
-    adapter("system-program", ["transfer_sol", "create_account"], [SYSTEM_PROGRAM_ID], true),
-    // create_mint also invokes the System program (createAccount) and transfers may create an ATA;
-    // x402_pay is a token payment (src/pipeline/x402Stages.ts)
-    adapter("spl-token", ["transfer_spl", "create_mint", "mint_token", "x402_pay"], [TOKEN_PROGRAM, ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM_ID], true),
-    adapter("escrow", ESCROW_CAPABILITIES, [escrowProgramId], true),
-    adapter("dex-aggregator", ["swap", "quote"], [], false),
-    adapter("amm-one", ["swap"], [], false),
-    adapter("amm-two", ["swap"], [], false),
-    adapter("liquid-staking", ["stake", "unstake"], [], false),
-    adapter("lending-market", ["lend_supply", "lend_borrow"], [], false),
-    adapter("nft-program", ["nft_mint"], [], false)
-  ]
+  const ids: ProgramIds = {
+    escrow: parseProgramId(options.escrowProgramId ?? DEFAULT_ESCROW_PROGRAM_ID, "ESCROW_PROGRAM_ID"),
+    ammOne: parseProgramId(options.ammOneProgramId ?? LOCAL_AMM_PROGRAM_IDS["amm-one"], "AMM_ONE_PROGRAM_ID"),
+    ammTwo: parseProgramId(options.ammTwoProgramId ?? LOCAL_AMM_PROGRAM_IDS["amm-two"], "AMM_TWO_PROGRAM_ID")
+  }
+  return ADAPTERS.map((entry) => ({
+    protocol: entry.protocol,
+    version: CURRENT_ADAPTER_VERSION,
+    capabilities: entry.capabilities,
+    programIds: entry.programIds(ids),
+    implemented: Object.keys(entry.builders).length > 0
+  }))
 }
 
 export const findAdapter = (
@@ -83,3 +129,45 @@ export const adapterToWire = (adapter: ProtocolAdapterInfo) => ({
   capabilities: [...adapter.capabilities],
   programIds: [...adapter.programIds]
 })
+
+/** What the pipeline asks for: the stored intent as written at acceptance (its schema's encoded form). */
+export interface BuildRequest {
+  readonly type: string
+  readonly protocol: string
+  readonly wallet: PublicKey
+  readonly intent: unknown
+}
+
+/** Decodes the intent once by its type's schema; a stored intent that no longer decodes is refused, naming the field. */
+const decodeIntent = (request: BuildRequest & { readonly type: TransactionType }) =>
+  Schema.decodeUnknown(IntentPayloads[request.type] as Schema.Schema<unknown, unknown, never>, { onExcessProperty: "ignore" })(request.intent).pipe(
+    Effect.mapError((error) => {
+      const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
+      const field = (first?.path ?? []).map(String).join(".")
+      return new AdapterInputError({
+        protocol: request.protocol,
+        operation: request.type,
+        ...(field === "" ? {} : { field }),
+        message: `intent${field === "" ? "" : `.${field}`}: ${first?.message ?? "is invalid"}`
+      })
+    })
+  )
+
+export const buildWithAdapter = (request: BuildRequest): Effect.Effect<BuiltTransaction, AdapterInputError | ChainError, AdapterServices> => {
+  const entry = ADAPTERS.find((a) => a.protocol === request.protocol)
+  const type = request.type as TransactionType
+  // own properties only: a type named like an Object.prototype member must not find a "builder"
+  const builder = entry !== undefined && Object.hasOwn(entry.builders, type) ? (entry.builders[type] as Builder<TransactionType>) : undefined
+  if (builder === undefined) {
+    return Effect.fail(
+      new AdapterInputError({
+        protocol: request.protocol,
+        operation: request.type,
+        message: `no adapter builds ${request.type} for protocol ${request.protocol} yet`
+      })
+    )
+  }
+  return Effect.flatMap(decodeIntent({ ...request, type }), (intent) =>
+    builder({ type, protocol: request.protocol, wallet: request.wallet, intent: intent as never })
+  )
+}

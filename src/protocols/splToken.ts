@@ -11,7 +11,8 @@ import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js"
 import { Either } from "effect"
 import { AdapterInputError } from "./adapterError.js"
 import { type BuiltTransaction, builtTransaction } from "./builtTransaction.js"
-import { type FieldContext, readAddress, readIntegerInRange, readOptionalAddress, readPositiveU64 } from "./intentValues.js"
+import type { IntentPayload } from "../../schemas/intent.js"
+import type { FieldContext } from "./intentValues.js"
 import { TOKEN_PROGRAM } from "./programIds.js"
 
 const PROTOCOL = "spl-token"
@@ -57,7 +58,7 @@ export interface TransferSplChainFacts {
 
 export interface TransferSplInput {
   readonly wallet: PublicKey
-  readonly intent: Readonly<Record<string, unknown>>
+  readonly intent: IntentPayload<"transfer_spl">
   readonly chain: TransferSplChainFacts
 }
 
@@ -68,9 +69,9 @@ export interface TransferSplInput {
 export const buildTransferSpl = (input: TransferSplInput): Either.Either<BuiltTransaction, AdapterInputError> =>
   Either.gen(function* () {
     const ctx = { protocol: PROTOCOL, operation: "transfer_spl" }
-    const destination = yield* readAddress(ctx, input.intent, "destination")
-    const mint = yield* readAddress(ctx, input.intent, "mint")
-    const amount = yield* readPositiveU64(ctx, input.intent, "amount")
+    const destination = new PublicKey(input.intent.destination)
+    const mint = new PublicKey(input.intent.mint)
+    const amount = input.intent.amount
     const { chain } = input
     yield* checkMint(ctx, mint, chain.mint)
     if (chain.destinationAccountProgramId === TOKEN_PROGRAM) {
@@ -102,7 +103,7 @@ export const buildTransferSpl = (input: TransferSplInput): Either.Either<BuiltTr
 
 export interface CreateMintInput {
   readonly wallet: PublicKey
-  readonly intent: Readonly<Record<string, unknown>>
+  readonly intent: IntentPayload<"create_mint">
   /** getMinimumBalanceForRentExemption(MINT_SIZE) */
   readonly mintRentExemptMinimum: bigint
   /** the new mint account; generated when absent (tests pass one for determinism) */
@@ -117,8 +118,8 @@ export interface CreateMintInput {
 export const buildCreateMint = (input: CreateMintInput): Either.Either<BuiltTransaction, AdapterInputError> =>
   Either.gen(function* () {
     const ctx = { protocol: PROTOCOL, operation: "create_mint" }
-    const decimals = yield* readIntegerInRange(ctx, input.intent, "decimals", 0, 9, 9)
-    const freezeAuthority = yield* readOptionalAddress(ctx, input.intent, "freezeAuthority")
+    const decimals = input.intent.decimals
+    const freezeAuthority = input.intent.freezeAuthority === undefined ? null : new PublicKey(input.intent.freezeAuthority)
     if (input.mintRentExemptMinimum <= 0n) return yield* refuse(ctx, "mint rent-exempt minimum must be positive")
     const mint = input.mintKeypair ?? Keypair.generate()
     const instructions = [
@@ -148,7 +149,7 @@ export interface MintTokenChainFacts {
 
 export interface MintTokenInput {
   readonly wallet: PublicKey
-  readonly intent: Readonly<Record<string, unknown>>
+  readonly intent: IntentPayload<"mint_token">
   readonly chain: MintTokenChainFacts
 }
 
@@ -160,9 +161,9 @@ export interface MintTokenInput {
 export const buildMintToken = (input: MintTokenInput): Either.Either<BuiltTransaction, AdapterInputError> =>
   Either.gen(function* () {
     const ctx = { protocol: PROTOCOL, operation: "mint_token" }
-    const mint = yield* readAddress(ctx, input.intent, "mint")
-    const amount = yield* readPositiveU64(ctx, input.intent, "amount")
-    const owner = (yield* readOptionalAddress(ctx, input.intent, "destination")) ?? input.wallet
+    const mint = new PublicKey(input.intent.mint)
+    const amount = input.intent.amount
+    const owner = input.intent.destination === undefined ? input.wallet : new PublicKey(input.intent.destination)
     const { chain } = input
     yield* checkMint(ctx, mint, chain.mint)
     if (chain.mint.mintAuthority !== input.wallet.toBase58()) {

@@ -2,7 +2,7 @@ import { PublicKey, SystemProgram } from "@solana/web3.js"
 import { Either } from "effect"
 import { AdapterInputError } from "./adapterError.js"
 import { type BuiltTransaction, builtTransaction } from "./builtTransaction.js"
-import { readAddress, readPositiveU64 } from "./intentValues.js"
+import type { IntentPayload } from "../../schemas/intent.js"
 
 const PROTOCOL = "system-program"
 
@@ -46,7 +46,8 @@ export interface TransferSolChainFacts {
 
 export interface TransferSolInput {
   readonly wallet: PublicKey
-  readonly intent: Readonly<Record<string, unknown>>
+  /** decoded by the intent schema: a base58 destination, lamports > 0 */
+  readonly intent: IntentPayload<"transfer_sol">
   readonly chain: TransferSolChainFacts
 }
 
@@ -54,8 +55,8 @@ export interface TransferSolInput {
 export const buildTransferSol = (input: TransferSolInput): Either.Either<BuiltTransaction, AdapterInputError> =>
   Either.gen(function* () {
     const ctx = { protocol: PROTOCOL, operation: "transfer_sol" }
-    const destination = yield* readAddress(ctx, input.intent, "destination")
-    const lamports = yield* readPositiveU64(ctx, input.intent, "lamports")
+    const destination = new PublicKey(input.intent.destination)
+    const lamports = input.intent.lamports
     if (destination.equals(input.wallet)) {
       return yield* Either.left(
         new AdapterInputError({

@@ -25,6 +25,8 @@ export interface IntentRiskFacts {
   readonly type: string
   readonly slippageBps?: number | undefined
   readonly pool?: string | undefined
+  /** every pool a routed swap trades in (a split has several); when given, each must be allowed */
+  readonly pools?: ReadonlyArray<string> | undefined
   readonly programIds?: ReadonlyArray<string> | undefined
   readonly amountLamports?: bigint | undefined
   readonly preBalanceLamports?: bigint | undefined
@@ -59,8 +61,11 @@ export const protocolRiskChecks = (
   }
 
   if (isConfigured(limits.allowedPools)) {
-    if (facts.pool === undefined) outcomes.push(deny(`${label}: pool is unknown, cannot check allowedPools`))
-    else if (!limits.allowedPools.includes(facts.pool)) outcomes.push(deny(`${label}: pool ${facts.pool} is not allowed`))
+    const pools = facts.pools ?? (facts.pool === undefined ? [] : [facts.pool])
+    const allowedPools = limits.allowedPools
+    const notAllowed = pools.filter((pool) => !allowedPools.includes(pool))
+    if (pools.length === 0) outcomes.push(deny(`${label}: pool is unknown, cannot check allowedPools`))
+    else if (notAllowed.length > 0) outcomes.push(deny(`${label}: pool ${notAllowed.join(", ")} is not allowed`))
   }
 
   if (isConfigured(limits.allowedPrograms)) {

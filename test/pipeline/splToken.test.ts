@@ -56,8 +56,8 @@ describe("SPL token intents", () => {
     const tooMany = await run({ walletId: issuer.id, type: "transfer_spl", protocol: "spl-token", intent: { destination: issuer.publicKey, mint, amount: "5" } })
     expect(tooMany).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
 
-    const swap = await run({ walletId: issuer.id, type: "swap", protocol: "dex-aggregator", intent: { inputMint: mint, outputMint: mint, amount: "1", slippageBps: 50 } })
-    expect(swap).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
-    expect(swap.error).toContain("no adapter")
+    const stake = await run({ walletId: issuer.id, type: "stake", protocol: "liquid-staking", intent: { amount: "1000000" } })
+    expect(stake).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+    expect(stake.error).toContain("no adapter")
   })
 })

@@ -14,13 +14,10 @@ afterAll(async () => {
   await service?.stop()
 })
 
-const MINT_A = "So11111111111111111111111111111111111111112"
 const MINT_B = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 const WALLET = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
 
 const HELPERS: ReadonlyArray<readonly [path: string, body: Record<string, unknown>]> = [
-  ["/api/v1/defi/quote", { protocol: "dex-aggregator", inputMint: MINT_A, outputMint: MINT_B, amount: "1000", wallet: WALLET }],
-  ["/api/v1/defi/swap", { protocol: "amm-one", inputMint: MINT_A, outputMint: MINT_B, amount: "1000", wallet: WALLET, slippageBps: 50 }],
   ["/api/v1/defi/stake", { protocol: "liquid-staking", wallet: WALLET, amount: "1000000" }],
   ["/api/v1/defi/unstake", { protocol: "liquid-staking", wallet: WALLET, amount: "1000000" }],
   ["/api/v1/defi/lend/supply", { protocol: "lending-market", wallet: WALLET, mint: MINT_B, amount: "1000" }],
@@ -44,7 +41,7 @@ describe("DeFi helpers without adapters", () => {
   })
 
   it("needs the protocols scope like /protocols ([n17])", async () => {
-    const response = await api(service.baseUrl, "POST", "/api/v1/defi/quote", HELPERS[0]![1], { "x-api-key": "unknown" })
+    const response = await api(service.baseUrl, "POST", "/api/v1/defi/stake", HELPERS[0]![1], { "x-api-key": "unknown" })
     expect(response.status).toBe(401)
   })
 })

@@ -109,7 +109,8 @@ describe("checkCompatibility", () => {
     expect(r.warnings).toContain(
       "intent.slippageBps is the pre-1.0.0 name of maxSlippageBps; migrate with POST /api/v1/protocols/dex-aggregator/migrate-intent"
     )
-    expect(r.warnings.some((w) => /no transaction builder yet/.test(w))).toBe(true)
+    // the aggregator builds swaps now: no "no transaction builder" warning
+    expect(r.warnings.some((w) => /no transaction builder yet/.test(w))).toBe(false)
   })
 
   it("errors when neither slippage name is present", () => {

@@ -42,14 +42,26 @@ describe("protocol registry", () => {
     expect(() => protocolRegistry({ escrowProgramId: "not-a-key" })).toThrow(/ESCROW_PROGRAM_ID/)
   })
 
-  it("marks the DeFi protocols as not implemented, with no program ids", () => {
-    for (const p of ["dex-aggregator", "amm-one", "amm-two", "liquid-staking", "lending-market", "nft-program"]) {
+  it("marks the protocols without builders as not implemented, with no program ids", () => {
+    for (const p of ["liquid-staking", "lending-market", "nft-program"]) {
       const adapter = findAdapter(registry, p)
       expect(adapter?.implemented).toBe(false)
       expect(adapter?.programIds).toEqual([])
     }
     expect(findAdapter(registry, "system-program")?.implemented).toBe(true)
     expect(findAdapter(registry, "nope")).toBeUndefined()
+  })
+
+  it("lists the AMM programs at the local ledger's ids, or at AMM_ONE_PROGRAM_ID / AMM_TWO_PROGRAM_ID", () => {
+    expect(findAdapter(registry, "amm-one")?.programIds).toEqual(["Ammone1111111111111111111111111111111111111"])
+    expect(findAdapter(registry, "amm-two")?.programIds).toEqual(["Ammtwo1111111111111111111111111111111111111"])
+    expect(findAdapter(registry, "dex-aggregator")?.programIds).toEqual([
+      "Ammone1111111111111111111111111111111111111",
+      "Ammtwo1111111111111111111111111111111111111"
+    ])
+    const custom = protocolRegistry({ ammOneProgramId: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" })
+    expect(findAdapter(custom, "amm-one")?.programIds).toEqual(["9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"])
+    expect(() => protocolRegistry({ ammTwoProgramId: "not-a-key" })).toThrow(/AMM_TWO_PROGRAM_ID/)
   })
 
   it("has a wire shape with exactly the spec's four fields", () => {

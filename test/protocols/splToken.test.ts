@@ -9,7 +9,8 @@ import {
   TOKEN_PROGRAM_ID
 } from "@solana/spl-token"
 import { Keypair, PublicKey, SystemInstruction, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js"
-import { Either } from "effect"
+import { Either, ParseResult, Schema } from "effect"
+import { CreateMintIntent, MintTokenIntent, TransferSplIntent } from "../../schemas/intent.js"
 import { describe, expect, it } from "vitest"
 import type { AdapterInputError } from "../../src/protocols/adapterError.js"
 import type { BuiltTransaction } from "../../src/protocols/builtTransaction.js"
@@ -42,6 +43,16 @@ const message = (e: Either.Either<BuiltTransaction, AdapterInputError>): string 
   return e.left.message
 }
 
+/** Intents reach a builder decoded by their schema (the registry decodes them once). */
+const typed = <A, I>(schema: Schema.Schema<A, I, never>, raw: unknown): A => Schema.decodeUnknownSync(schema)(raw)
+/** The first problem the schema reports for a raw intent: [field path, message]. */
+const schemaProblem = <A, I>(schema: Schema.Schema<A, I, never>, raw: unknown) => {
+  const result = Schema.decodeUnknownEither(schema)(raw)
+  if (Either.isRight(result)) throw new Error("expected the schema to refuse")
+  const [first] = ParseResult.ArrayFormatter.formatErrorSync(result.left)
+  return [first?.path.join("."), first?.message]
+}
+
 /** Compiles, signs and serializes the instructions, then reads them back from the wire bytes. */
 const roundTrip = (built: BuiltTransaction): TransactionInstruction[] => {
   const tx = new Transaction({ feePayer: wallet.publicKey, recentBlockhash: "11111111111111111111111111111111" })
@@ -51,7 +62,8 @@ const roundTrip = (built: BuiltTransaction): TransactionInstruction[] => {
 }
 
 describe("transfer_spl", () => {
-  const intent = { destination: recipient.toBase58(), mint: mint.toBase58(), amount: "1250000" }
+  const raw = { destination: recipient.toBase58(), mint: mint.toBase58(), amount: "1250000" }
+  const intent = typed(TransferSplIntent, raw)
 
   it("creates the missing destination ATA idempotently, then transferChecked", () => {
     const built = right(buildTransferSpl({ wallet: wallet.publicKey, intent, chain }))
@@ -86,8 +98,8 @@ describe("transfer_spl", () => {
   })
 
   it("allows exactly the whole balance and refuses one more", () => {
-    expect(Either.isRight(buildTransferSpl({ wallet: wallet.publicKey, intent: { ...intent, amount: "5000000" }, chain }))).toBe(true)
-    expect(message(buildTransferSpl({ wallet: wallet.publicKey, intent: { ...intent, amount: "5000001" }, chain }))).toBe(
+    expect(Either.isRight(buildTransferSpl({ wallet: wallet.publicKey, intent: { ...intent, amount: 5_000_000n }, chain }))).toBe(true)
+    expect(message(buildTransferSpl({ wallet: wallet.publicKey, intent: { ...intent, amount: 5_000_001n }, chain }))).toBe(
       `insufficient token balance: have 5000000, need 5000001 of mint ${mint.toBase58()}`
     )
   })
@@ -105,9 +117,9 @@ describe("transfer_spl", () => {
     expect(message(buildTransferSpl({ wallet: wallet.publicKey, intent: { ...intent, destination: pda.toBase58() }, chain }))).toMatch(/off-curve/)
   })
 
-  it("refuses a bad amount and a missing mint", () => {
-    expect(message(buildTransferSpl({ wallet: wallet.publicKey, intent: { ...intent, amount: "0" }, chain }))).toBe("intent.amount must be greater than 0")
-    expect(message(buildTransferSpl({ wallet: wallet.publicKey, intent: { destination: intent.destination, amount: "1" }, chain }))).toBe("intent.mint is required")
+  it("never sees a bad amount or a missing mint: the intent schema refuses them, naming the field", () => {
+    expect(schemaProblem(TransferSplIntent, { ...raw, amount: "0" })).toEqual(["amount", "must be greater than 0"])
+    expect(schemaProblem(TransferSplIntent, { destination: raw.destination, amount: "1" })[0]).toBe("mint")
   })
 })
 
@@ -116,7 +128,7 @@ describe("create_mint", () => {
   const rent = 1_461_600n
 
   it("creates a new mint account the mint keypair co-signs, then InitializeMint2", () => {
-    const built = right(buildCreateMint({ wallet: wallet.publicKey, intent: { decimals: 2, freezeAuthority: recipient.toBase58() }, mintRentExemptMinimum: rent, mintKeypair }))
+    const built = right(buildCreateMint({ wallet: wallet.publicKey, intent: typed(CreateMintIntent, { decimals: 2, freezeAuthority: recipient.toBase58() }), mintRentExemptMinimum: rent, mintKeypair }))
     expect(built.extraSigners).toEqual([mintKeypair])
     expect(built.programIds).toEqual([SystemProgram.programId.toBase58(), TOKEN_PROGRAM_ID.toBase58()])
     expect(built.facts).toEqual({ destination: mintKeypair.publicKey.toBase58(), tokenMint: mintKeypair.publicKey.toBase58(), amountLamports: rent, tokenAmount: null })
@@ -137,7 +149,7 @@ describe("create_mint", () => {
   })
 
   it("needs both signatures: the wallet's alone leaves the mint's missing", () => {
-    const built = right(buildCreateMint({ wallet: wallet.publicKey, intent: {}, mintRentExemptMinimum: rent, mintKeypair }))
+    const built = right(buildCreateMint({ wallet: wallet.publicKey, intent: typed(CreateMintIntent, {}), mintRentExemptMinimum: rent, mintKeypair }))
     const tx = new Transaction({ feePayer: wallet.publicKey, recentBlockhash: "11111111111111111111111111111111" }).add(...built.instructions)
     tx.partialSign(wallet)
     expect(() => tx.serialize()).toThrow(/Missing signature/)
@@ -146,17 +158,15 @@ describe("create_mint", () => {
   })
 
   it("defaults to 9 decimals and no freeze authority; generates a fresh mint", () => {
-    const built = right(buildCreateMint({ wallet: wallet.publicKey, intent: {}, mintRentExemptMinimum: rent }))
+    const built = right(buildCreateMint({ wallet: wallet.publicKey, intent: typed(CreateMintIntent, {}), mintRentExemptMinimum: rent }))
     const decoded = decodeInitializeMint2Instruction(built.instructions[1])
     expect(decoded.data.decimals).toBe(9)
     expect(decoded.data.freezeAuthority).toBeNull()
     expect(built.extraSigners).toHaveLength(1)
   })
 
-  it.each([[10], [-1], [2.5], ["6"]])("refuses decimals %j", (decimals) => {
-    expect(message(buildCreateMint({ wallet: wallet.publicKey, intent: { decimals }, mintRentExemptMinimum: rent }))).toBe(
-      "intent.decimals must be an integer between 0 and 9"
-    )
+  it.each([[10], [-1], [2.5], ["6"]])("the intent schema refuses decimals %j", (decimals) => {
+    expect(schemaProblem(CreateMintIntent, { decimals })[0]).toBe("decimals")
   })
 })
 
@@ -164,7 +174,7 @@ describe("mint_token", () => {
   const mintChain = { mint: mintFacts, destinationTokenAccountExists: false }
 
   it("mints into the wallet's own ATA by default, creating it idempotently", () => {
-    const built = right(buildMintToken({ wallet: wallet.publicKey, intent: { mint: mint.toBase58(), amount: "42" }, chain: mintChain }))
+    const built = right(buildMintToken({ wallet: wallet.publicKey, intent: typed(MintTokenIntent, { mint: mint.toBase58(), amount: "42" }), chain: mintChain }))
     expect(built.facts.destination).toBe(wallet.publicKey.toBase58())
     const [create, mintTo] = roundTrip(built)
     expect(create.programId.equals(ASSOCIATED_TOKEN_PROGRAM_ID)).toBe(true)
@@ -178,14 +188,14 @@ describe("mint_token", () => {
 
   it("mints to another owner's existing ATA", () => {
     const built = right(
-      buildMintToken({ wallet: wallet.publicKey, intent: { mint: mint.toBase58(), amount: 7, destination: recipient.toBase58() }, chain: { ...mintChain, destinationTokenAccountExists: true } })
+      buildMintToken({ wallet: wallet.publicKey, intent: typed(MintTokenIntent, { mint: mint.toBase58(), amount: 7, destination: recipient.toBase58() }), chain: { ...mintChain, destinationTokenAccountExists: true } })
     )
     expect(built.instructions).toHaveLength(1)
     expect(decodeMintToCheckedInstruction(built.instructions[0]).keys.destination.pubkey.equals(ata(recipient))).toBe(true)
   })
 
   it("refuses when the wallet is not the mint authority or there is none", () => {
-    const intent = { mint: mint.toBase58(), amount: "1" }
+    const intent = typed(MintTokenIntent, { mint: mint.toBase58(), amount: "1" })
     expect(message(buildMintToken({ wallet: wallet.publicKey, intent, chain: { ...mintChain, mint: { ...mintFacts, mintAuthority: recipient.toBase58() } } }))).toMatch(
       /is not the mint authority of/
     )

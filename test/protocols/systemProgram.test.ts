@@ -1,5 +1,6 @@
 import { Keypair, SystemInstruction, SystemProgram, Transaction } from "@solana/web3.js"
-import { Either } from "effect"
+import { Either, ParseResult, Schema } from "effect"
+import { TransferSolIntent } from "../../schemas/intent.js"
 import { describe, expect, it } from "vitest"
 import { buildTransferSol, checkRentExemptTransfer, type TransferSolChainFacts } from "../../src/protocols/systemProgram.js"
 
@@ -9,8 +10,14 @@ const MIN = 890_880n
 const unfunded: TransferSolChainFacts = { destinationExists: false, destinationLamports: 0n, rentExemptMinimum: MIN }
 const funded: TransferSolChainFacts = { destinationExists: true, destinationLamports: 1_000_000n, rentExemptMinimum: MIN }
 
-const built = (intent: Record<string, unknown>, chain: TransferSolChainFacts = funded) =>
-  buildTransferSol({ wallet: wallet.publicKey, intent, chain })
+/** Intents reach the builder decoded by their schema (the registry decodes them once). */
+const built = (raw: Record<string, unknown>, chain: TransferSolChainFacts = funded) =>
+  buildTransferSol({ wallet: wallet.publicKey, intent: Schema.decodeUnknownSync(TransferSolIntent)(raw), chain })
+const schemaProblem = (raw: unknown) => {
+  const result = Schema.decodeUnknownEither(TransferSolIntent)(raw)
+  if (Either.isRight(result)) throw new Error("expected the schema to refuse")
+  return ParseResult.ArrayFormatter.formatErrorSync(result.left)[0]?.path.join(".")
+}
 
 describe("checkRentExemptTransfer", () => {
   const check = (lamports: bigint, over: Partial<TransferSolChainFacts> = {}) =>
@@ -65,19 +72,24 @@ describe("buildTransferSol", () => {
   })
 
   it.each([
-    [{ lamports: 1 }, "intent.destination is required"],
-    [{ destination: "not-base58!", lamports: 1 }, "intent.destination must be a base58 address"],
-    [{ destination, lamports: 0 }, "intent.lamports must be greater than 0"],
-    [{ destination, lamports: 1.5 }, "intent.lamports must be an integer (a number or a decimal string)"],
-    [{ destination, lamports: "-5" }, "intent.lamports must be an integer (a number or a decimal string)"],
-    [{ destination, lamports: "18446744073709551616" }, "intent.lamports must fit in a u64"],
-    [{ destination: wallet.publicKey.toBase58(), lamports: 1 }, "intent.destination is the wallet's own address: a transfer to itself moves no lamports and only pays the fee; send to another address"]
-  ])("refuses %j with a readable message", (intent, message) => {
-    const result = built(intent)
+    [{ lamports: 1 }, "destination"],
+    [{ destination: "not-base58!", lamports: 1 }, "destination"],
+    [{ destination, lamports: 0 }, "lamports"],
+    [{ destination, lamports: 1.5 }, "lamports"],
+    [{ destination, lamports: "-5" }, "lamports"],
+    [{ destination, lamports: "18446744073709551616" }, "lamports"]
+  ])("never sees %j: the intent schema refuses it, naming %s", (intent, field) => {
+    expect(schemaProblem(intent)).toBe(field)
+  })
+
+  it("refuses a transfer to the wallet itself with a readable message", () => {
+    const result = built({ destination: wallet.publicKey.toBase58(), lamports: 1 })
     expect(Either.isLeft(result)).toBe(true)
     if (Either.isLeft(result)) {
       expect(result.left._tag).toBe("AdapterInputError")
-      expect(result.left.message).toBe(message)
+      expect(result.left.message).toBe(
+        "intent.destination is the wallet's own address: a transfer to itself moves no lamports and only pays the fee; send to another address"
+      )
       expect(result.left.protocol).toBe("system-program")
     }
   })

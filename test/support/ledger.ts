@@ -4,6 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
+import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
 import { startLedgerServer, type LedgerServer } from "../../src/ledger/server.js"
 
 /** Our built escrow program (programs/dist), loaded at LOCAL_ESCROW_PROGRAM_ID by `{ escrow: true }`. */
@@ -12,7 +13,11 @@ export const ESCROW_SO_PATH = fileURLToPath(new URL("../../programs/dist/escrow.
 export interface TestLedgerOptions {
   /** Load the escrow program at LOCAL_ESCROW_PROGRAM_ID (default: no programs beyond the built-ins). */
   readonly escrow?: boolean
+  /** Load the AMM program at both local ids and seed the test mints and pools (as `npm start` does). */
+  readonly amm?: boolean
 }
+
+export const AMM_SO_PATH = fileURLToPath(new URL("../../programs/dist/amm.so", import.meta.url))
 
 /** Ports 20000-39999 in steps of 2 (RPC + PubSub); a collision retries with another pair. */
 export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<LedgerServer & { dataDir: string }> => {
@@ -20,8 +25,12 @@ export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + 2 * Math.floor(Math.random() * 10_000)
     try {
-      const programs = options.escrow === true ? [{ programId: LOCAL_ESCROW_PROGRAM_ID, path: ESCROW_SO_PATH }] : undefined
-      const server = await startLedgerServer({ port, dataDir, ...(programs === undefined ? {} : { programs }) })
+      const programs = [
+        ...(options.escrow === true ? [{ programId: LOCAL_ESCROW_PROGRAM_ID, path: ESCROW_SO_PATH }] : []),
+        ...(options.amm === true ? Object.values(LOCAL_AMM_PROGRAM_IDS).map((programId) => ({ programId, path: AMM_SO_PATH })) : [])
+      ]
+      const seedPools = options.amm === true ? LOCAL_AMM_PROGRAM_IDS : undefined
+      const server = await startLedgerServer({ port, dataDir, ...(programs.length === 0 ? {} : { programs }), ...(seedPools === undefined ? {} : { seedPools }) })
       return {
         ...server,
         dataDir,

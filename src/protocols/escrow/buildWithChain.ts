@@ -5,9 +5,9 @@
 import { PublicKey } from "@solana/web3.js"
 import { Clock, Effect, Either } from "effect"
 import type { ChainError } from "../../chain/chainClient.js"
-import type { BuildRequest } from "../../pipeline/adapterDispatch.js"
 import { type AccountFacts, ChainFacts } from "../../pipeline/chainFacts.js"
 import { AdapterInputError } from "../adapterError.js"
+import type { AdapterRequest, Builders } from "../adapterRequest.js"
 import type { BuiltTransaction } from "../builtTransaction.js"
 import { buildEscrow, type EscrowAccountFact, escrowRefOf } from "./adapter.js"
 import { ESCROW_ACCOUNT_SIZE } from "./layout.js"
@@ -40,8 +40,12 @@ const payeeAccounts = (state: EscrowState) =>
     return payees
   })
 
+type EscrowType =
+  | "create_escrow" | "accept_escrow" | "release_escrow" | "refund_escrow" | "dispute_escrow"
+  | "resolve_dispute" | "create_milestone_escrow" | "release_milestone"
+
 export const buildEscrowWithChain = (
-  request: BuildRequest
+  request: AdapterRequest<EscrowType>
 ): Effect.Effect<BuiltTransaction, AdapterInputError | ChainError, ChainFacts | EscrowProgram> =>
   Effect.gen(function* () {
     const program = yield* EscrowProgram
@@ -65,3 +69,15 @@ export const buildEscrowWithChain = (
     })
     return yield* Either.match(built, { onLeft: Effect.fail, onRight: Effect.succeed })
   })
+
+/** The escrow protocol's builders: one chain-reading path for all eight operations. */
+export const escrowBuilders: Builders = {
+  create_escrow: buildEscrowWithChain,
+  accept_escrow: buildEscrowWithChain,
+  release_escrow: buildEscrowWithChain,
+  refund_escrow: buildEscrowWithChain,
+  dispute_escrow: buildEscrowWithChain,
+  resolve_dispute: buildEscrowWithChain,
+  create_milestone_escrow: buildEscrowWithChain,
+  release_milestone: buildEscrowWithChain
+}

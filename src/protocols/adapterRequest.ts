@@ -1,0 +1,30 @@
+/**
+ * What an adapter's builder receives: the intent already decoded by its type's schema (schemas/intent.ts)
+ * into typed values (amounts as bigint, defaults filled), so no adapter parses fields again.
+ */
+import type { PublicKey } from "@solana/web3.js"
+import type { Effect } from "effect"
+import type { IntentPayload, TransactionType } from "../../schemas/intent.js"
+import type { ChainError } from "../chain/chainClient.js"
+import type { ChainFacts } from "../pipeline/chainFacts.js"
+import type { AdapterInputError } from "./adapterError.js"
+import type { BuiltTransaction } from "./builtTransaction.js"
+import type { AmmPrograms } from "./amm/programs.js"
+import type { EscrowProgram } from "./escrow/program.js"
+
+export interface AdapterRequest<K extends TransactionType = TransactionType> {
+  readonly type: K
+  readonly protocol: string
+  readonly wallet: PublicKey
+  readonly intent: IntentPayload<K>
+}
+
+/** Services a builder may read: chain facts through the pipeline's reads, and where our programs live. */
+export type AdapterServices = ChainFacts | EscrowProgram | AmmPrograms
+
+export type Builder<K extends TransactionType> = (
+  request: AdapterRequest<K>
+) => Effect.Effect<BuiltTransaction, AdapterInputError | ChainError, AdapterServices>
+
+/** One protocol's builders, by transaction type; a type without one is not implemented. */
+export type Builders = { readonly [K in TransactionType]?: Builder<K> }

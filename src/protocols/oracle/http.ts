@@ -1,0 +1,68 @@
+/**
+ * Oracle prices (docs/decisions/swaps.md): GET /defi/oracle/prices reads every known feed's PriceUpdateV2
+ * account from the chain; PUT /defi/oracle/prices/<symbol> (an operator of the deployment) posts a new price
+ * on the local ledger through its `setPythPriceUpdate` method. On a real cluster Pyth posts the prices and the
+ * PUT fails, since that ledger has no such method.
+ */
+import { Effect, Schema } from "effect"
+import { NotFound, UpstreamUnavailable, ValidationError } from "../../../schemas/errors.js"
+import { ChainClient } from "../../chain/chainClient.js"
+import { ok } from "../../gateway/envelope.js"
+import { decodeBody, pathParam } from "../../gateway/request.js"
+import { route } from "../../gateway/route.js"
+import { ChainFacts } from "../../pipeline/chainFacts.js"
+import { KNOWN_MINTS } from "../amm/localPools.js"
+import { FEEDS, feedBySymbol } from "./feeds.js"
+import { readMintPrices } from "./oracleReads.js"
+
+const upstream = (error: { readonly message: string }) => new UpstreamUnavailable({ message: `ledger RPC unavailable: ${error.message}` })
+
+const listPrices = Effect.gen(function* () {
+  const facts = yield* ChainFacts
+  const mints = FEEDS.map((feed) => KNOWN_MINTS.find((m) => m.symbol === feed.symbol)!.address.toBase58())
+  const prices = yield* readMintPrices(facts.accounts, mints).pipe(Effect.mapError(upstream))
+  return ok({
+    prices: FEEDS.map((feed, i) => {
+      const price = prices[i] ?? null
+      return {
+        symbol: feed.symbol,
+        mint: mints[i],
+        feedId: feed.feedId,
+        ...(price === null
+          ? { account: null, price: null }
+          : {
+              account: price.account,
+              price: price.update.price.toString(),
+              exponent: price.update.exponent,
+              conf: price.update.conf.toString(),
+              publishTime: new Date(Number(price.update.publishTime) * 1000).toISOString()
+            })
+      }
+    })
+  })
+})
+
+const SetPriceBody = Schema.Struct({
+  price: Schema.String.pipe(Schema.pattern(/^[1-9][0-9]{0,17}$/, { message: () => "must be a positive integer string (price = price * 10^exponent USD)" })),
+  exponent: Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }), Schema.between(-18, 0, { message: () => "must be between -18 and 0" }))
+})
+
+const setPrice = Effect.gen(function* () {
+  const symbol = yield* pathParam("symbol", Schema.String)
+  const feed = feedBySymbol(symbol)
+  if (feed === undefined) return yield* new NotFound({ resource: "oracle feed", id: symbol })
+  const body = yield* decodeBody(SetPriceBody)
+  const chain = yield* ChainClient
+  const result = yield* chain.rpc<{ account: string }>("setPythPriceUpdate", [feed.feedId, body.price, body.exponent]).pipe(
+    Effect.catchTag("RpcApplicationError", (error) =>
+      Effect.fail(new ValidationError({ message: `symbol: this ledger does not take operator prices (only the local ledger does): ${error.message}`, field: "symbol" }))
+    ),
+    Effect.mapError((error) => (error._tag === "ValidationError" ? error : upstream(error)))
+  )
+  return ok({ symbol, feedId: feed.feedId, account: result.account, price: body.price, exponent: body.exponent })
+})
+
+export const oracleRoutes = [
+  route("GET", "/api/v1/defi/oracle/prices", listPrices, "agent"),
+  route("PUT", "/api/v1/defi/oracle/prices/:symbol", setPrice, "deployment")
+]
