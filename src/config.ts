@@ -185,6 +185,10 @@ export const appConfig = Config.all({
   }),
   ammOneProgramId: programIdSetting("AMM_ONE_PROGRAM_ID"),
   ammTwoProgramId: programIdSetting("AMM_TWO_PROGRAM_ID"),
+  x402: Config.all({
+    // x402_pay reaches only public addresses unless this is set (src/protocols/x402/resourceAddress.ts).
+    allowPrivateHosts: Config.boolean("X402_ALLOW_PRIVATE_HOSTS").pipe(Config.withDefault(false))
+  }),
   mcp: Config.all({
     apiBaseUrl: optionalUrl("API_BASE_URL"),
     apiKey: optionalSecret("API_KEY"),

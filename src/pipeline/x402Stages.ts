@@ -10,6 +10,7 @@
  * transaction refuses to pay again.
  */
 import { createHash } from "node:crypto"
+import { fetch } from "undici"
 import { Effect } from "effect"
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types"
 import { ChainClient, ChainEndpoints } from "../chain/chainClient.js"
@@ -18,6 +19,8 @@ import { buildPayment, httpClient, withSignedTransaction } from "../protocols/x4
 import { paymentMismatch } from "../protocols/x402/paymentCheck.js"
 import { X402PaymentRepo } from "../protocols/x402/paymentRepo.js"
 import { selectRequirement } from "../protocols/x402/selectRequirement.js"
+import { privateAddressRefusal, resourceAgent, resourceUrlRefusal } from "../protocols/x402/resourceAddress.js"
+import { AppConfig } from "../config.js"
 import { COMPUTE_BUDGET_PROGRAM_ID } from "../protocols/programIds.js"
 import { PostChecks } from "./postChecks.js"
 import type { RunContext } from "./runContext.js"
@@ -76,23 +79,37 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
     const { urls } = yield* ChainEndpoints
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
+    const config = yield* AppConfig
+
+    // Public addresses only unless X402_ALLOW_PRIVATE_HOSTS (resourceAddress.ts): the agent names the URL.
+    const agent = resourceAgent(config.x402.allowPrivateHosts)
 
     /** One request to the resource as the intent describes it (plus the payment header, when paying). */
     const request = (intent: Record<string, unknown>, extraHeaders: Record<string, string>) =>
-      Effect.tryPromise({
-        try: async (): Promise<ResourceAnswer> => {
-          const method = typeof intent.method === "string" ? intent.method : "GET"
-          const headers = { ...(intent.headers as Record<string, string> | undefined), ...extraHeaders }
-          const response = await fetch(String(intent.url), {
-            method,
-            headers,
-            ...(typeof intent.body === "string" && method !== "GET" ? { body: intent.body } : {}),
-            redirect: "manual",
-            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
-          })
-          return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) }
-        },
-        catch: (error) => new Retryable({ message: `x402: the resource did not answer: ${errorText(error)}`, failedAt: "build" })
+      Effect.gen(function* () {
+        const refused = resourceUrlRefusal(String(intent.url), config.x402.allowPrivateHosts)
+        if (refused !== undefined) return yield* Effect.fail(buildFailure(refused))
+        return yield* Effect.tryPromise({
+          try: async (): Promise<ResourceAnswer> => {
+            const method = typeof intent.method === "string" ? intent.method : "GET"
+            const headers = { ...(intent.headers as Record<string, string> | undefined), ...extraHeaders }
+            const response = await fetch(String(intent.url), {
+              method,
+              headers,
+              ...(typeof intent.body === "string" && method !== "GET" ? { body: intent.body } : {}),
+              redirect: "manual",
+              signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+              dispatcher: agent
+            })
+            return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) }
+          },
+          catch: (error): Retryable | Terminal => {
+            const privateHost = privateAddressRefusal(error)
+            return privateHost !== undefined
+              ? buildFailure(privateHost)
+              : new Retryable({ message: `x402: the resource did not answer: ${errorText(error)}`, failedAt: "build" })
+          }
+        })
       })
 
     /** The pipeline's build, simulation and checks of an x402_pay (status `pending`). */

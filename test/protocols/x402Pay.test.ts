@@ -28,7 +28,8 @@ const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
 const PRICE = 10_000n
 const REPORT = { report: "quarterly figures", rows: [1, 2, 3] }
 
-const env = useServiceWithLedger()
+// The resource server and facilitator of this test listen on loopback, which x402_pay refuses by default.
+const env = useServiceWithLedger({ env: { X402_ALLOW_PRIVATE_HOSTS: "true" } })
 const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
 
 /** What the resource server saw: requests carrying a payment, and settlements it asked for. */
