@@ -13,6 +13,12 @@ export class AdapterInputError extends Data.TaggedError("AdapterInputError")<{
   readonly message: string
 }> {}
 
+/** Which adapter and operation a refusal comes from. */
+export interface FieldContext {
+  readonly protocol: string
+  readonly operation: string
+}
+
 /** Builds an AdapterInputError whose message names the field: "intent.lamports must be …". */
 export const invalidField = (protocol: string, operation: string, field: string, problem: string): AdapterInputError =>
   new AdapterInputError({ protocol, operation, field, message: `intent.${field} ${problem}` })

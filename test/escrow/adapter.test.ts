@@ -3,10 +3,11 @@
  * payouts and their rent check; the program's custom errors as readable simulation messages.
  */
 import { Keypair, PublicKey } from "@solana/web3.js"
-import { Either } from "effect"
+import { Either, Schema } from "effect"
+import { IntentPayloads } from "../../schemas/intent.js"
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { buildEscrow, type EscrowAccountFact, type EscrowChainFacts } from "../../src/protocols/escrow/adapter.js"
+import { buildEscrow, type EscrowAccountFact, type EscrowChainFacts, type EscrowIntent } from "../../src/protocols/escrow/adapter.js"
 import { ESCROW_INSTRUCTION, findEscrowAddress } from "../../src/protocols/escrow/index.js"
 import { escrowFee, type PayeeAccount, payoutRentProblem, payoutsOf } from "../../src/protocols/escrow/payouts.js"
 import { describeEscrowFailure } from "../../src/protocols/escrow/simulationError.js"
@@ -36,12 +37,19 @@ const state = (overrides: Partial<EscrowState> = {}): EscrowState => ({
   termsHash: "00".repeat(32), milestones: [], ...overrides
 })
 
+/** An escrow intent as the registry hands it over: decoded by its type's schema. */
+const typed = (type: EscrowIntent["type"], raw: Record<string, unknown>) =>
+  ({ type, intent: Schema.decodeUnknownSync(IntentPayloads[type] as Schema.Schema<unknown, unknown, never>)(raw) }) as EscrowIntent
+/** buildEscrow for a raw intent of `type`. */
+const build = (wallet: PublicKey, type: EscrowIntent["type"], raw: Record<string, unknown>, facts: EscrowChainFacts) =>
+  buildEscrow({ ...typed(type, raw), wallet, chain: facts })
+
 const funded = (lamports: bigint): PayeeAccount => ({ exists: true, lamports, rentExemptMinimum: 890_880n })
 const fresh: PayeeAccount = { exists: false, lamports: 0n, rentExemptMinimum: 890_880n }
 
 describe("buildEscrow", () => {
   it("builds create_escrow at the PDA with the terms hash and counts amount + rent as spend", () => {
-    const built = Either.getOrThrow(buildEscrow({ wallet: creator, type: "create_escrow", intent: createIntent({ terms: "hello" }), chain: chain() }))
+    const built = Either.getOrThrow(build(creator, "create_escrow", createIntent({ terms: "hello" }), chain()))
     const [ix] = built.instructions
     expect(ix.programId.equals(programId)).toBe(true)
     expect(ix.keys[1].pubkey.equals(findEscrowAddress(programId, creator, 42n).address)).toBe(true)
@@ -52,31 +60,32 @@ describe("buildEscrow", () => {
   })
 
   it("refuses a create signed by someone else, an existing escrow, a past deadline and a fee above 10%", () => {
-    const message = (input: Parameters<typeof buildEscrow>[0]) => Either.match(buildEscrow(input), { onLeft: (e) => e.message, onRight: () => "built" })
-    expect(message({ wallet: arbiter, type: "create_escrow", intent: createIntent(), chain: chain() })).toContain("intent.creator must be the signing wallet")
-    expect(message({ wallet: creator, type: "create_escrow", intent: createIntent(), chain: chain({ kind: "escrow", state: state() }) })).toContain("already exists")
-    expect(message({ wallet: creator, type: "create_escrow", intent: createIntent({ deadlineUnixSec: Number(NOW) }), chain: chain() })).toContain("intent.deadlineUnixSec must be in the future")
-    expect(message({ wallet: creator, type: "create_escrow", intent: createIntent({ feeBps: 1001 }), chain: chain() })).toBe("intent.feeBps must be an integer between 0 and 1000")
-    expect(message({ wallet: counterparty, type: "accept_escrow", intent: { escrowNumericId: "42", creator: creator.toBase58() }, chain: chain() })).toContain("does not exist on the ledger")
+    const message = (...args: Parameters<typeof build>) => Either.match(build(...args), { onLeft: (e) => e.message, onRight: () => "built" })
+    expect(message(arbiter, "create_escrow", createIntent(), chain())).toContain("intent.creator must be the signing wallet")
+    expect(message(creator, "create_escrow", createIntent(), chain({ kind: "escrow", state: state() }))).toContain("already exists")
+    expect(message(creator, "create_escrow", createIntent({ deadlineUnixSec: Number(NOW) }), chain())).toContain("intent.deadlineUnixSec must be in the future")
+    expect(message(creator, "create_escrow", createIntent({ feeBps: 1001 }), chain())).toBe("intent.feeBps must be an integer between 0 and 1000")
+    expect(message(counterparty, "accept_escrow", { escrowNumericId: "42", creator: creator.toBase58() }, chain())).toContain("does not exist on the ledger")
   })
 
   it("sums milestones into the amount", () => {
     const intent = { ...createIntent(), amount: undefined, milestones: [{ amount: "300" }, { amount: 700 }] }
-    const built = Either.getOrThrow(buildEscrow({ wallet: creator, type: "create_milestone_escrow", intent, chain: chain() }))
+    const built = Either.getOrThrow(build(creator, "create_milestone_escrow", intent, chain()))
     expect(built.facts.amountLamports).toBe(1000n + RENT)
     expect(built.instructions[0].data[0]).toBe(ESCROW_INSTRUCTION.createMilestone)
   })
 
   it("signs accept as the wallet and resolve with the escrow's recorded fee recipient", () => {
-    const accept = Either.getOrThrow(buildEscrow({ wallet: counterparty, type: "accept_escrow", intent: { escrowNumericId: "42", creator: creator.toBase58() }, chain: chain({ kind: "escrow", state: state({ status: "created" }) }) }))
+    const accept = Either.getOrThrow(build(counterparty, "accept_escrow", { escrowNumericId: "42", creator: creator.toBase58() }, chain({ kind: "escrow", state: state({ status: "created" }) })))
     expect(accept.instructions[0].keys[0]).toMatchObject({ isSigner: true })
     expect(accept.instructions[0].keys[0].pubkey.equals(counterparty)).toBe(true)
     expect(accept.facts.amountLamports).toBe(0n)
     const payees = new Map([[counterparty.toBase58(), funded(1n << 30n)], [feeRecipient.toBase58(), funded(1n << 30n)], [creator.toBase58(), funded(1n << 30n)]])
-    const resolve = Either.getOrThrow(buildEscrow({
-      wallet: arbiter, type: "resolve_dispute", chain: chain({ kind: "escrow", state: state({ status: "disputed" }) }, payees),
-      intent: { escrowNumericId: "42", creator: creator.toBase58(), counterparty: counterparty.toBase58(), decision: "release" }
-    }))
+    const resolve = Either.getOrThrow(build(
+      arbiter, "resolve_dispute",
+      { escrowNumericId: "42", creator: creator.toBase58(), counterparty: counterparty.toBase58(), decision: "release" },
+      chain({ kind: "escrow", state: state({ status: "disputed" }) }, payees)
+    ))
     expect(resolve.instructions[0].keys[4].pubkey.equals(feeRecipient)).toBe(true)
     expect(resolve.facts.destination).toBe(counterparty.toBase58())
   })

@@ -74,7 +74,7 @@ export const routeSwap = (
     }
     const input = new PublicKey(request.inputMint)
     const output = new PublicKey(request.outputMint)
-    const found = yield* Effect.forEach(sources, (source) => readPairPool(read, source, programs[source].programId, input, output))
+    const found = yield* Effect.forEach(sources, (source) => readPairPool(read, source, programs[source].programId, input, output), { concurrency: "unbounded" })
     const pools = found.filter((pool): pool is PoolView => pool !== null)
     if (pools.length === 0) return yield* refuse(`no ${sources.join(" or ")} pool trades ${request.inputMint} for ${request.outputMint}`)
     const route = bestRoute(pools, request.inputMint, request.amount)

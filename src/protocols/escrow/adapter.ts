@@ -4,11 +4,12 @@
  * acting party (creator, counterparty, arbiter); the program decides whether that party may act, and
  * its refusal comes back from simulation as a readable message (simulationError.ts).
  */
-import type { PublicKey, TransactionInstruction } from "@solana/web3.js"
+import { createHash } from "node:crypto"
+import { PublicKey, type TransactionInstruction } from "@solana/web3.js"
 import { Either } from "effect"
-import { AdapterInputError, invalidField } from "../adapterError.js"
+import type { IntentPayload } from "../../../schemas/intent.js"
+import { AdapterInputError, type FieldContext, invalidField } from "../adapterError.js"
 import { type BuiltTransaction, builtTransaction } from "../builtTransaction.js"
-import { type FieldContext, readAddress, readIntegerInRange, readPositiveU64 } from "../intentValues.js"
 import {
   acceptEscrowInstruction,
   createEscrowInstruction,
@@ -20,7 +21,6 @@ import {
   releaseMilestoneInstruction,
   resolveDisputeInstruction
 } from "./instructions.js"
-import { readDeadline, readDecision, readEscrowId, readMilestoneIndex, readMilestones, readTermsHash } from "./intentFields.js"
 import { MAX_FEE_BPS } from "./layout.js"
 import { findEscrowAddress } from "./pda.js"
 import { type PayeeAccount, type PayoutOperation, payoutRentProblem, payoutsOf } from "./payouts.js"
@@ -54,23 +54,27 @@ export interface EscrowChainFacts {
   readonly payees: ReadonlyMap<string, PayeeAccount>
 }
 
-export interface EscrowBuildInput {
+/** One escrow type and its intent, decoded by the intent schema (schemas/intent.ts). */
+export type EscrowIntent = { readonly [K in EscrowTransactionType]: { readonly type: K; readonly intent: IntentPayload<K> } }[EscrowTransactionType]
+
+export type EscrowBuildInput = EscrowIntent & {
   readonly wallet: PublicKey
-  readonly type: string
-  readonly intent: Readonly<Record<string, unknown>>
   readonly chain: EscrowChainFacts
 }
+
+/** SHA-256 of the terms text; 32 zero bytes when there are none (programs/escrow/README.md). */
+const termsHashOf = (terms: string | undefined): Uint8Array =>
+  terms === undefined ? new Uint8Array(32) : new Uint8Array(createHash("sha256").update(terms, "utf8").digest())
 
 type Built = Either.Either<BuiltTransaction, AdapterInputError>
 
 /** The escrow's identity from the intent: creator and numeric id give the PDA. */
-export const escrowRefOf = (ctx: FieldContext, intent: Readonly<Record<string, unknown>>, programId: PublicKey) =>
-  Either.gen(function* () {
-    const creator = yield* readAddress(ctx, intent, "creator")
-    const escrowId = yield* readEscrowId(ctx, intent)
-    const ref: EscrowRef = { programId, creator, escrowId }
-    return { ref, address: findEscrowAddress(programId, creator, escrowId).address }
-  })
+export const escrowRefOf = (intent: { readonly creator: string; readonly escrowNumericId: string }, programId: PublicKey) => {
+  const creator = new PublicKey(intent.creator)
+  const escrowId = BigInt(intent.escrowNumericId)
+  const ref: EscrowRef = { programId, creator, escrowId }
+  return { ref, address: findEscrowAddress(programId, creator, escrowId).address }
+}
 
 const describeEscrow = (ref: EscrowRef, address: PublicKey) =>
   `escrow ${ref.escrowId} of creator ${ref.creator.toBase58()} (${address.toBase58()})`
@@ -93,31 +97,38 @@ const withPayoutCheck = (ctx: FieldContext, input: EscrowBuildInput, state: Escr
   return problem === null ? Either.right(built) : Either.left(new AdapterInputError({ ...ctx, message: problem }))
 }
 
-const create = (ctx: FieldContext, input: EscrowBuildInput, milestone: boolean): Built =>
+type CreateInput = EscrowBuildInput & { readonly type: "create_escrow" | "create_milestone_escrow" }
+
+const create = (ctx: FieldContext, input: CreateInput): Built =>
   Either.gen(function* () {
     const { intent, chain, wallet } = input
-    const { ref, address } = yield* escrowRefOf(ctx, intent, chain.programId)
+    const { ref, address } = escrowRefOf(intent, chain.programId)
     if (!ref.creator.equals(wallet)) {
       return yield* Either.left(invalidField(ctx.protocol, ctx.operation, "creator", `must be the signing wallet ${wallet.toBase58()}: the creator funds the escrow and signs its creation`))
     }
     if (chain.escrow.kind !== "missing") {
       return yield* Either.left(new AdapterInputError({ ...ctx, field: "escrowNumericId", message: `${describeEscrow(ref, address)} already exists` }))
     }
-    const counterparty = yield* readAddress(ctx, intent, "counterparty")
-    const arbiter = yield* readAddress(ctx, intent, "arbiter")
-    const feeRecipient = yield* readAddress(ctx, intent, "feeRecipient")
-    const deadlineUnixSec = yield* readDeadline(ctx, intent, chain.nowUnixSec)
-    const feeBps = yield* readIntegerInRange(ctx, intent, "feeBps", 0, MAX_FEE_BPS, 0)
-    const termsHash = yield* readTermsHash(ctx, intent)
-    const args = { ...ref, counterparty, arbiter, feeRecipient, deadlineUnixSec, feeBps, termsHash }
+    // [n3] the schema cannot know the time; the program checks again against the ledger clock.
+    const deadlineUnixSec = BigInt(intent.deadlineUnixSec)
+    if (deadlineUnixSec <= chain.nowUnixSec) {
+      return yield* Either.left(invalidField(ctx.protocol, ctx.operation, "deadlineUnixSec", `must be in the future (now ${chain.nowUnixSec})`))
+    }
+    // the schema allows any basis points; the program caps the fee at 10%
+    if (intent.feeBps > MAX_FEE_BPS) return yield* Either.left(invalidField(ctx.protocol, ctx.operation, "feeBps", `must be an integer between 0 and ${MAX_FEE_BPS}`))
+    const counterparty = new PublicKey(intent.counterparty)
+    const args = {
+      ...ref, counterparty, arbiter: new PublicKey(intent.arbiter), feeRecipient: new PublicKey(intent.feeRecipient),
+      deadlineUnixSec, feeBps: intent.feeBps, termsHash: termsHashOf(intent.terms)
+    }
     let instruction: TransactionInstruction
     let amount: bigint
-    if (milestone) {
-      const milestones = yield* readMilestones(ctx, intent)
+    if (input.type === "create_milestone_escrow") {
+      const milestones = input.intent.milestones.map((m) => m.amount)
       amount = milestones.reduce((sum, m) => sum + m, 0n)
       instruction = createMilestoneEscrowInstruction({ ...args, amount, milestones })
     } else {
-      amount = yield* readPositiveU64(ctx, intent, "amount")
+      amount = input.intent.amount
       instruction = createEscrowInstruction({ ...args, amount })
     }
     // The wallet pays the amount and the escrow account's rent (kept by the account forever): both are spend.
@@ -129,47 +140,48 @@ const create = (ctx: FieldContext, input: EscrowBuildInput, milestone: boolean):
 
 const accept = (ctx: FieldContext, input: EscrowBuildInput): Built =>
   Either.gen(function* () {
-    const { ref, address } = yield* escrowRefOf(ctx, input.intent, input.chain.programId)
+    const { ref, address } = escrowRefOf(input.intent, input.chain.programId)
     yield* existingEscrow(ctx, input.chain, ref, address)
     return builtTransaction([acceptEscrowInstruction({ ...ref, counterparty: input.wallet })], { amountLamports: 0n })
   })
 
 const dispute = (ctx: FieldContext, input: EscrowBuildInput): Built =>
   Either.gen(function* () {
-    const { ref, address } = yield* escrowRefOf(ctx, input.intent, input.chain.programId)
+    const { ref, address } = escrowRefOf(input.intent, input.chain.programId)
     yield* existingEscrow(ctx, input.chain, ref, address)
     return builtTransaction([disputeEscrowInstruction({ ...ref, authority: input.wallet })], { amountLamports: 0n })
   })
 
-const release = (ctx: FieldContext, input: EscrowBuildInput, milestone: boolean): Built =>
+type ReleaseInput = EscrowBuildInput & { readonly type: "release_escrow" | "release_milestone" }
+
+const release = (ctx: FieldContext, input: ReleaseInput): Built =>
   Either.gen(function* () {
     const { intent, chain, wallet } = input
-    const { ref, address } = yield* escrowRefOf(ctx, intent, chain.programId)
+    const { ref, address } = escrowRefOf(intent, chain.programId)
     const state = yield* existingEscrow(ctx, chain, ref, address)
-    const counterparty = yield* readAddress(ctx, intent, "counterparty")
-    const feeRecipient = yield* readAddress(ctx, intent, "feeRecipient")
-    const args = { ...ref, authority: wallet, counterparty, feeRecipient }
+    const counterparty = new PublicKey(intent.counterparty)
+    const args = { ...ref, authority: wallet, counterparty, feeRecipient: new PublicKey(intent.feeRecipient) }
     const facts = { destination: counterparty.toBase58(), amountLamports: 0n }
-    if (!milestone) return yield* withPayoutCheck(ctx, input, state, { type: "release_escrow" }, builtTransaction([releaseEscrowInstruction(args)], facts))
-    const index = yield* readMilestoneIndex(ctx, intent)
+    if (input.type === "release_escrow") return yield* withPayoutCheck(ctx, input, state, { type: "release_escrow" }, builtTransaction([releaseEscrowInstruction(args)], facts))
+    const index = input.intent.milestoneIndex
     return yield* withPayoutCheck(ctx, input, state, { type: "release_milestone", index }, builtTransaction([releaseMilestoneInstruction({ ...args, index })], facts))
   })
 
 const refund = (ctx: FieldContext, input: EscrowBuildInput): Built =>
   Either.gen(function* () {
-    const { ref, address } = yield* escrowRefOf(ctx, input.intent, input.chain.programId)
+    const { ref, address } = escrowRefOf(input.intent, input.chain.programId)
     const state = yield* existingEscrow(ctx, input.chain, ref, address)
     const built = builtTransaction([refundEscrowInstruction({ ...ref, authority: input.wallet })], { destination: ref.creator.toBase58(), amountLamports: 0n })
     return yield* withPayoutCheck(ctx, input, state, { type: "refund_escrow" }, built)
   })
 
-const resolve = (ctx: FieldContext, input: EscrowBuildInput): Built =>
+const resolve = (ctx: FieldContext, input: EscrowBuildInput & { readonly type: "resolve_dispute" }): Built =>
   Either.gen(function* () {
     const { intent, chain, wallet } = input
-    const { ref, address } = yield* escrowRefOf(ctx, intent, chain.programId)
+    const { ref, address } = escrowRefOf(intent, chain.programId)
     const state = yield* existingEscrow(ctx, chain, ref, address)
-    const counterparty = yield* readAddress(ctx, intent, "counterparty")
-    const decision = yield* readDecision(ctx, intent)
+    const counterparty = new PublicKey(intent.counterparty)
+    const decision = intent.decision
     // The intent carries no fee recipient: the escrow's own (the program requires exactly that account).
     const instruction = resolveDisputeInstruction({ ...ref, arbiter: wallet, counterparty, feeRecipient: state.feeRecipient, decision })
     const destination = decision === "release" ? counterparty : ref.creator
@@ -181,22 +193,18 @@ export const buildEscrow = (input: EscrowBuildInput): Built => {
   const ctx: FieldContext = { protocol: PROTOCOL, operation: input.type }
   switch (input.type) {
     case "create_escrow":
-      return create(ctx, input, false)
     case "create_milestone_escrow":
-      return create(ctx, input, true)
+      return create(ctx, input)
     case "accept_escrow":
       return accept(ctx, input)
     case "release_escrow":
-      return release(ctx, input, false)
     case "release_milestone":
-      return release(ctx, input, true)
+      return release(ctx, input)
     case "refund_escrow":
       return refund(ctx, input)
     case "dispute_escrow":
       return dispute(ctx, input)
     case "resolve_dispute":
       return resolve(ctx, input)
-    default:
-      return Either.left(new AdapterInputError({ ...ctx, message: `escrow has no adapter for ${input.type}` }))
   }
 }

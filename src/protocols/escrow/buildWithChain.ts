@@ -9,7 +9,7 @@ import { type AccountFacts, ChainFacts } from "../../pipeline/chainFacts.js"
 import { AdapterInputError } from "../adapterError.js"
 import type { AdapterRequest, Builders } from "../adapterRequest.js"
 import type { BuiltTransaction } from "../builtTransaction.js"
-import { buildEscrow, type EscrowAccountFact, escrowRefOf } from "./adapter.js"
+import { buildEscrow, type EscrowAccountFact, type EscrowIntent, escrowRefOf, type EscrowTransactionType } from "./adapter.js"
 import { ESCROW_ACCOUNT_SIZE } from "./layout.js"
 import type { PayeeAccount } from "./payouts.js"
 import { EscrowProgram } from "./program.js"
@@ -40,12 +40,8 @@ const payeeAccounts = (state: EscrowState) =>
     return payees
   })
 
-type EscrowType =
-  | "create_escrow" | "accept_escrow" | "release_escrow" | "refund_escrow" | "dispute_escrow"
-  | "resolve_dispute" | "create_milestone_escrow" | "release_milestone"
-
 export const buildEscrowWithChain = (
-  request: AdapterRequest<EscrowType>
+  request: AdapterRequest<EscrowTransactionType>
 ): Effect.Effect<BuiltTransaction, AdapterInputError | ChainError, ChainFacts | EscrowProgram> =>
   Effect.gen(function* () {
     const program = yield* EscrowProgram
@@ -54,17 +50,17 @@ export const buildEscrowWithChain = (
       return yield* new AdapterInputError({ ...ctx, message: "escrow is not configured on this cluster: set ESCROW_PROGRAM_ID" })
     }
     const facts = yield* ChainFacts
-    const target = escrowRefOf(ctx, request.intent, program.programId)
-    if (Either.isLeft(target)) return yield* target.left
-    const [account] = yield* facts.accounts([target.right.address.toBase58()])
+    // the registry decoded `intent` by `type`'s schema: the pair is one EscrowIntent
+    const typed = { type: request.type, intent: request.intent } as EscrowIntent
+    const target = escrowRefOf(typed.intent, program.programId)
+    const [account] = yield* facts.accounts([target.address.toBase58()])
     const escrow = escrowAccountFact(account ?? null, program.programId)
     const payees = escrow.kind === "escrow" ? yield* payeeAccounts(escrow.state) : new Map<string, PayeeAccount>()
     const escrowRentExemptMinimum = yield* facts.rentExemptMinimum(ESCROW_ACCOUNT_SIZE)
     const nowMs = yield* Clock.currentTimeMillis
     const built = buildEscrow({
+      ...typed,
       wallet: request.wallet,
-      type: request.type,
-      intent: request.intent,
       chain: { programId: program.programId, nowUnixSec: BigInt(Math.floor(nowMs / 1000)), escrow, escrowRentExemptMinimum, payees }
     })
     return yield* Either.match(built, { onLeft: Effect.fail, onRight: Effect.succeed })
