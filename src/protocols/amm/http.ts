@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { PipelineError, UpstreamUnavailable } from "../../../schemas/errors.js"
 import { QuoteBody, type QuoteBody as QuoteBodyType } from "../../../schemas/protocol.js"
 import { ChainClient } from "../../chain/chainClient.js"
-import { Caller } from "../../gateway/caller.js"
+import { actingAgent, Caller } from "../../gateway/caller.js"
 import { ok } from "../../gateway/envelope.js"
 import { decodeBody } from "../../gateway/request.js"
 import { route } from "../../gateway/route.js"
@@ -128,9 +128,12 @@ const swap = Effect.gen(function* () {
   const chain = yield* ChainClient
   const { value } = yield* chain.rpc<{ value: { blockhash: string } }>("getLatestBlockhash", [{ commitment: "confirmed" }]).pipe(Effect.mapError(upstream))
   const preview = new Transaction({ feePayer: wallet, recentBlockhash: value.blockhash }).add(...built.instructions)
-  // The wallet's id, when the caller can see a custodied wallet with this key: the execute body names it.
+  // The wallet's id, when an operator's key can see a custodied wallet with this key: the execute body names it.
+  // An agent's key learns no wallet id here (it knows its own; it may not look up the tenant's others).
   const caller = yield* Caller
-  const { wallets } = yield* (yield* WalletRepo).list(caller.readTenant, { limit: 1, offset: 0, publicKey: body.wallet })
+  const { wallets } = actingAgent(caller) === null
+    ? yield* (yield* WalletRepo).list(caller.readTenant, { limit: 1, offset: 0, publicKey: body.wallet })
+    : { wallets: [] }
   const walletId = wallets[0]?.id ?? null
   return ok({
     quote: quoted,
