@@ -14,7 +14,7 @@ import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger({
   ledger: { amm: true },
-  env: { AMM_ONE_PROGRAM_ID: LOCAL_AMM_PROGRAM_IDS["amm-one"], AMM_TWO_PROGRAM_ID: LOCAL_AMM_PROGRAM_IDS["amm-two"] }
+  env: { AMM_ONE_PROGRAM_ID: LOCAL_AMM_PROGRAM_IDS["amm-one"], AMM_TWO_PROGRAM_ID: LOCAL_AMM_PROGRAM_IDS["amm-two"], CHAOS_ENABLED: "true" }
 })
 
 const SOL = NATIVE_MINT.toBase58()
@@ -61,6 +61,19 @@ describe("protocol risk on swaps", () => {
     await putRisk("amm-one", { ...CLEAR, maxQuoteAgeSeconds: 30 })
     expect((await swap(wallet.id, "amm-one", intent("100000000"))).data.status).toBe("confirmed")
     await putRisk("amm-one", CLEAR)
+  })
+
+  it("denies a swap whose quote aged past maxQuoteAgeSeconds between its build and the decision", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 2_000_000_000)
+    await putRisk("amm-one", { ...CLEAR, maxQuoteAgeSeconds: 1 })
+    // Chaos latency before the simulation (after the build took its quote) keeps the decision 2.5 s away.
+    expect((await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: true, latencyMs: 2_500, failureRates: {} })).status).toBe(200)
+    try {
+      expectDenied(await swap(wallet.id, "amm-one", intent("100000000")), "above maxQuoteAgeSeconds 1")
+    } finally {
+      await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: false, latencyMs: 0 })
+      await putRisk("amm-one", CLEAR)
+    }
   })
 
   it("applies the policy rules max_slippage, token_allowlist (input and output mints), program_allowlist and protocol_allowlist", async () => {
