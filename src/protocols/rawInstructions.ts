@@ -1,0 +1,69 @@
+/**
+ * cpi_call and custom_instruction_bundle (docs/decisions/instruction-bundles.md): the caller's own
+ * instructions, built as given. The wallet is the only signer this service provides, so an instruction
+ * that names any other account as a signer (another of our wallets above all) is refused at build:
+ * the service never signs for an instruction it did not intend.
+ */
+import { PublicKey, TransactionInstruction } from "@solana/web3.js"
+import { Effect } from "effect"
+import type { InstructionSpec } from "../../schemas/intent.js"
+import { AdapterInputError } from "./adapterError.js"
+import type { Builders } from "./adapterRequest.js"
+import { type BuiltTransaction, builtTransaction } from "./builtTransaction.js"
+
+/** An instruction as the caller wrote it, and where it sits in the intent (for error paths). */
+export interface LocatedInstruction {
+  readonly spec: InstructionSpec
+  /** the intent path of this instruction: "" for cpi_call, "instructions[2]." in a bundle */
+  readonly at: string
+}
+
+/** The first account, in any instruction, marked as a signer that is not the wallet; null when none. */
+export const foreignSigner = (wallet: PublicKey, instructions: ReadonlyArray<LocatedInstruction>) => {
+  for (const { spec, at } of instructions) {
+    const index = spec.accounts.findIndex((account) => account.isSigner && account.pubkey !== wallet.toBase58())
+    if (index >= 0) return { field: `${at}accounts[${index}]`, pubkey: spec.accounts[index]!.pubkey }
+  }
+  return null
+}
+
+export const toInstruction = (spec: InstructionSpec): TransactionInstruction =>
+  new TransactionInstruction({
+    programId: new PublicKey(spec.programId),
+    keys: spec.accounts.map((account) => ({ pubkey: new PublicKey(account.pubkey), isSigner: account.isSigner, isWritable: account.isWritable })),
+    data: Buffer.from(spec.data, "base64")
+  })
+
+export const buildRawInstructions = (
+  operation: string,
+  protocol: string,
+  wallet: PublicKey,
+  instructions: ReadonlyArray<LocatedInstruction>
+): Effect.Effect<BuiltTransaction, AdapterInputError> => {
+  const foreign = foreignSigner(wallet, instructions)
+  if (foreign !== null) {
+    return Effect.fail(
+      new AdapterInputError({
+        protocol,
+        operation,
+        field: foreign.field,
+        message:
+          `intent.${foreign.field}: ${foreign.pubkey} is marked as a signer; the transaction's wallet ` +
+          `${wallet.toBase58()} is the only signer this service provides, and it never signs for another wallet`
+      })
+    )
+  }
+  return Effect.succeed(builtTransaction(instructions.map(({ spec }) => toInstruction(spec)), {}))
+}
+
+/** Built for whichever protocol the request names: the programs are the caller's, each checked by program_allowlist. */
+export const rawInstructionBuilders: Builders = {
+  cpi_call: (request) => buildRawInstructions(request.type, request.protocol, request.wallet, [{ spec: request.intent, at: "" }]),
+  custom_instruction_bundle: (request) =>
+    buildRawInstructions(
+      request.type,
+      request.protocol,
+      request.wallet,
+      request.intent.instructions.map((spec, i) => ({ spec, at: `instructions[${i}].` }))
+    )
+}
