@@ -4,7 +4,7 @@
  * that names any other account as a signer (another of our wallets above all) is refused at build:
  * the service never signs for an instruction it did not intend.
  */
-import { PublicKey, TransactionInstruction } from "@solana/web3.js"
+import { PublicKey, SystemInstruction, SystemProgram, TransactionInstruction } from "@solana/web3.js"
 import { Effect } from "effect"
 import type { InstructionSpec } from "../../schemas/intent.js"
 import { AdapterInputError } from "./adapterError.js"
@@ -34,6 +34,28 @@ export const toInstruction = (spec: InstructionSpec): TransactionInstruction =>
     data: Buffer.from(spec.data, "base64")
   })
 
+/** SOL the wallet sends by System program transfers and account creations named directly (not by CPI). */
+export const systemOutflows = (instructions: ReadonlyArray<TransactionInstruction>): ReadonlyArray<{ readonly to: string; readonly lamports: bigint }> =>
+  instructions.flatMap((ix) => {
+    if (!ix.programId.equals(SystemProgram.programId)) return []
+    try {
+      switch (SystemInstruction.decodeInstructionType(ix)) {
+        case "Transfer": {
+          const t = SystemInstruction.decodeTransfer(ix)
+          return [{ to: t.toPubkey.toBase58(), lamports: t.lamports }]
+        }
+        case "Create": {
+          const c = SystemInstruction.decodeCreateAccount(ix)
+          return [{ to: c.newAccountPubkey.toBase58(), lamports: BigInt(c.lamports) }]
+        }
+        default:
+          return []
+      }
+    } catch {
+      return [] // malformed data: the simulation fails it
+    }
+  })
+
 export const buildRawInstructions = (
   operation: string,
   protocol: string,
@@ -53,7 +75,22 @@ export const buildRawInstructions = (
       })
     )
   }
-  return Effect.succeed(builtTransaction(instructions.map(({ spec }) => toInstruction(spec)), {}))
+  const built = instructions.map(({ spec }) => toInstruction(spec))
+  // Policy checks one destination and one amount per transaction: the SOL sent by System instructions.
+  const outflows = systemOutflows(built)
+  const recipients = [...new Set(outflows.map((o) => o.to))]
+  if (recipients.length > 1) {
+    return Effect.fail(
+      new AdapterInputError({
+        protocol,
+        operation,
+        field: "instructions",
+        message: `intent.instructions: System transfers to ${recipients.length} recipients (${recipients.join(", ")}); one transaction may send SOL to one recipient, so that address rules see it`
+      })
+    )
+  }
+  const lamports = outflows.reduce((sum, o) => sum + o.lamports, 0n)
+  return Effect.succeed(builtTransaction(built, lamports > 0n ? { destination: recipients[0] ?? null, amountLamports: lamports } : {}))
 }
 
 /** Built for whichever protocol the request names: the programs are the caller's, each checked by program_allowlist. */
