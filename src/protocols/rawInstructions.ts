@@ -93,6 +93,9 @@ export const buildRawInstructions = (
   return Effect.succeed(builtTransaction(built, lamports > 0n ? { destination: recipients[0] ?? null, amountLamports: lamports } : {}))
 }
 
+/** The types built from the caller's instructions, for any protocol. */
+export const RAW_INSTRUCTION_TYPES: ReadonlySet<string> = new Set(["cpi_call", "custom_instruction_bundle"])
+
 /** Built for whichever protocol the request names: the programs are the caller's, each checked by program_allowlist. */
 export const rawInstructionBuilders: Builders = {
   cpi_call: (request) => buildRawInstructions(request.type, request.protocol, request.wallet, [{ spec: request.intent, at: "" }]),

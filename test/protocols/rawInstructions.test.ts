@@ -7,7 +7,9 @@ import { Keypair, SystemProgram } from "@solana/web3.js"
 import { Effect, Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { CustomInstructionBundleIntent, type InstructionSpec } from "../../schemas/intent.js"
+import { checkCompatibility } from "../../src/protocols/compatibility.js"
 import { buildRawInstructions, type LocatedInstruction } from "../../src/protocols/rawInstructions.js"
+import { findAdapter, protocolRegistry } from "../../src/protocols/registry.js"
 
 const wallet = Keypair.generate().publicKey
 const asSpec = (ix: ReturnType<typeof SystemProgram.transfer>): InstructionSpec => ({
@@ -54,5 +56,19 @@ describe("raw instructions", () => {
     expect(() => Schema.decodeUnknownSync(CustomInstructionBundleIntent)({ instructions: [] })).toThrow(/1-16/)
     expect(() => Schema.decodeUnknownSync(CustomInstructionBundleIntent)({ instructions: [{ ...spec, data: "not base64!" }] })).toThrow(/base64/)
     expect(() => Schema.decodeUnknownSync(CustomInstructionBundleIntent)({ instructions: [{ ...spec, accounts: [{ pubkey: wallet.toBase58(), isSigner: true }] }] })).toThrow(/isWritable/)
+  })
+
+  it("is compatible with any protocol (its programs are the caller's); other types keep their capabilities", () => {
+    const registry = protocolRegistry()
+    const spec = transfer(wallet, 1)
+    for (const protocol of ["system-program", "escrow", "lending-market"]) {
+      const adapter = findAdapter(registry, protocol)!
+      expect(checkCompatibility(adapter, { type: "cpi_call", intent: spec })).toMatchObject({ compatible: true, errors: [], warnings: [] })
+      expect(checkCompatibility(adapter, { type: "custom_instruction_bundle", intent: { instructions: [spec] } }).compatible).toBe(true)
+    }
+    expect(checkCompatibility(findAdapter(registry, "system-program")!, { type: "cpi_call", intent: { ...spec, programId: 7 } }).errors).toEqual([
+      "intent.programId must be a base58 address"
+    ])
+    expect(checkCompatibility(findAdapter(registry, "system-program")!, { type: "nft_mint", intent: {} }).compatible).toBe(false)
   })
 })
