@@ -4,7 +4,7 @@
  * that names any other account as a signer (another of our wallets above all) is refused at build:
  * the service never signs for an instruction it did not intend.
  */
-import { PublicKey, SystemInstruction, SystemProgram, TransactionInstruction } from "@solana/web3.js"
+import { ComputeBudgetProgram, PublicKey, SystemInstruction, SystemProgram, TransactionInstruction } from "@solana/web3.js"
 import { Effect } from "effect"
 import type { InstructionSpec } from "../../schemas/intent.js"
 import { AdapterInputError } from "./adapterError.js"
@@ -56,6 +56,24 @@ export const systemOutflows = (instructions: ReadonlyArray<TransactionInstructio
     }
   })
 
+/**
+ * Why an instruction cannot run through us, or null: the compute budget is the pipeline's to set (a second
+ * one fails the transaction), and a System Assign or Allocate of the wallet would hand its account to
+ * another program for good (the wallet could never pay a fee again).
+ */
+export const refusedInstruction = (wallet: PublicKey, ix: TransactionInstruction): string | null => {
+  if (ix.programId.equals(ComputeBudgetProgram.programId)) return "the compute budget is set by the service (limit and priority fee); leave it out"
+  if (!ix.programId.equals(SystemProgram.programId)) return null
+  try {
+    const type = SystemInstruction.decodeInstructionType(ix)
+    const target =
+      type === "Assign" ? SystemInstruction.decodeAssign(ix).accountPubkey : type === "Allocate" ? SystemInstruction.decodeAllocate(ix).accountPubkey : null
+    return target !== null && target.equals(wallet) ? `a System ${type} of the wallet would give its account away; refused` : null
+  } catch {
+    return null // malformed data: the simulation fails it
+  }
+}
+
 export const buildRawInstructions = (
   operation: string,
   protocol: string,
@@ -76,6 +94,11 @@ export const buildRawInstructions = (
     )
   }
   const built = instructions.map(({ spec }) => toInstruction(spec))
+  for (const [i, ix] of built.entries()) {
+    const why = refusedInstruction(wallet, ix)
+    const at = instructions[i]!.at
+    if (why !== null) return Effect.fail(new AdapterInputError({ protocol, operation, field: `${at}programId`, message: `intent.${at}programId: ${why}` }))
+  }
   // Policy checks one destination and one amount per transaction: the SOL sent by System instructions.
   const outflows = systemOutflows(built)
   const recipients = [...new Set(outflows.map((o) => o.to))]

@@ -3,7 +3,7 @@
  * any signer but the wallet refused (naming the account's intent path), and the SOL its System
  * instructions send reported to policy as one destination and amount.
  */
-import { Keypair, SystemProgram } from "@solana/web3.js"
+import { ComputeBudgetProgram, Keypair, SystemProgram, type TransactionInstruction } from "@solana/web3.js"
 import { Effect, Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { CustomInstructionBundleIntent, type InstructionSpec } from "../../schemas/intent.js"
@@ -12,7 +12,7 @@ import { buildRawInstructions, type LocatedInstruction } from "../../src/protoco
 import { findAdapter, protocolRegistry } from "../../src/protocols/registry.js"
 
 const wallet = Keypair.generate().publicKey
-const asSpec = (ix: ReturnType<typeof SystemProgram.transfer>): InstructionSpec => ({
+const asSpec = (ix: TransactionInstruction): InstructionSpec => ({
   programId: ix.programId.toBase58(),
   accounts: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
   data: ix.data.toString("base64")
@@ -44,6 +44,16 @@ describe("raw instructions", () => {
     const spec = transfer(wallet, 1)
     const flagged = { ...spec, accounts: [spec.accounts[0]!, { ...spec.accounts[1]!, isSigner: true }] }
     expect(Either.isLeft(build([flagged]))).toBe(true)
+  })
+
+  it("refuses a compute budget instruction and a System Assign or Allocate of the wallet", () => {
+    const budget = ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 })
+    const refusedBudget = build([transfer(wallet, 1), asSpec(budget)])
+    expect(Either.isLeft(refusedBudget) && refusedBudget.left.message).toContain("intent.instructions[1].programId: the compute budget")
+    const assign = build([asSpec(SystemProgram.assign({ accountPubkey: wallet, programId: Keypair.generate().publicKey }))])
+    expect(Either.isLeft(assign) && assign.left.message).toContain("System Assign of the wallet")
+    const allocate = build([asSpec(SystemProgram.allocate({ accountPubkey: wallet, space: 100 }))])
+    expect(Either.isLeft(allocate) && allocate.left.message).toContain("System Allocate of the wallet")
   })
 
   it("refuses System transfers to more than one recipient (policy sees one destination)", () => {
