@@ -6,6 +6,8 @@
  */
 import { ComputeBudgetProgram, PublicKey, SystemInstruction, SystemProgram, TransactionInstruction } from "@solana/web3.js"
 import { Effect } from "effect"
+import { ChainFacts } from "../pipeline/chainFacts.js"
+import type { ChainError } from "../chain/chainClient.js"
 import type { InstructionSpec } from "../../schemas/intent.js"
 import { AdapterInputError } from "./adapterError.js"
 import type { Builders } from "./adapterRequest.js"
@@ -74,11 +76,28 @@ export const refusedInstruction = (wallet: PublicKey, ix: TransactionInstruction
   }
 }
 
+/** getMultipleAccounts answers at most 100 addresses per call on real clusters. */
+const ACCOUNTS_PER_READ = 100
+
+/**
+ * Programs the instructions can reach by CPI: a program must be passed as an account to be invoked,
+ * so every executable account the instructions name counts, and program_allowlist checks them all.
+ */
+export const programsNamedAsAccounts = (instructions: ReadonlyArray<LocatedInstruction>): Effect.Effect<ReadonlyArray<string>, ChainError, ChainFacts> =>
+  Effect.gen(function* () {
+    const facts = yield* ChainFacts
+    const addresses = [...new Set(instructions.flatMap(({ spec }) => spec.accounts.map((account) => account.pubkey)))]
+    const chunks = Array.from({ length: Math.ceil(addresses.length / ACCOUNTS_PER_READ) }, (_, i) => addresses.slice(i * ACCOUNTS_PER_READ, (i + 1) * ACCOUNTS_PER_READ))
+    const read = yield* Effect.forEach(chunks, (chunk) => facts.accounts(chunk))
+    return read.flat().flatMap((account, i) => (account?.executable === true ? [addresses[i]!] : []))
+  })
+
 export const buildRawInstructions = (
   operation: string,
   protocol: string,
   wallet: PublicKey,
-  instructions: ReadonlyArray<LocatedInstruction>
+  instructions: ReadonlyArray<LocatedInstruction>,
+  cpiPrograms: ReadonlyArray<string> = []
 ): Effect.Effect<BuiltTransaction, AdapterInputError> => {
   const foreign = foreignSigner(wallet, instructions)
   if (foreign !== null) {
@@ -113,17 +132,24 @@ export const buildRawInstructions = (
     )
   }
   const lamports = outflows.reduce((sum, o) => sum + o.lamports, 0n)
-  return Effect.succeed(builtTransaction(built, lamports > 0n ? { destination: recipients[0] ?? null, amountLamports: lamports } : {}))
+  const transaction = builtTransaction(built, lamports > 0n ? { destination: recipients[0] ?? null, amountLamports: lamports } : {})
+  return Effect.succeed({ ...transaction, programIds: [...new Set([...transaction.programIds, ...cpiPrograms])] })
 }
 
 /** The types built from the caller's instructions, for any protocol. */
 export const RAW_INSTRUCTION_TYPES: ReadonlySet<string> = new Set(["cpi_call", "custom_instruction_bundle"])
 
+/** Refuses what must not run (signers, budget, wallet reassignment), then reads which named accounts are programs. */
+const buildChecked = (operation: string, protocol: string, wallet: PublicKey, instructions: ReadonlyArray<LocatedInstruction>) =>
+  Effect.flatMap(buildRawInstructions(operation, protocol, wallet, instructions), () =>
+    Effect.flatMap(programsNamedAsAccounts(instructions), (cpiPrograms) => buildRawInstructions(operation, protocol, wallet, instructions, cpiPrograms))
+  )
+
 /** Built for whichever protocol the request names: the programs are the caller's, each checked by program_allowlist. */
 export const rawInstructionBuilders: Builders = {
-  cpi_call: (request) => buildRawInstructions(request.type, request.protocol, request.wallet, [{ spec: request.intent, at: "" }]),
+  cpi_call: (request) => buildChecked(request.type, request.protocol, request.wallet, [{ spec: request.intent, at: "" }]),
   custom_instruction_bundle: (request) =>
-    buildRawInstructions(
+    buildChecked(
       request.type,
       request.protocol,
       request.wallet,

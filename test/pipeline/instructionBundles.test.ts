@@ -77,6 +77,19 @@ describe("cpi_call and custom_instruction_bundle", () => {
     expect(settled).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
     expect(settled.error).toContain(MEMO_PROGRAM)
     expect(settled.data.signature).toBeUndefined()
+
+    // a program passed as an account can be reached by CPI: it is checked too
+    const transfer = rawTransfer(wallet.publicKey, Keypair.generate().publicKey.toBase58(), 1_000_000)
+    const viaCpi = await submit(env.service.baseUrl, {
+      walletId: wallet.id, type: "cpi_call", protocol: "system-program",
+      intent: { ...transfer, accounts: [...transfer.accounts, { pubkey: MEMO_PROGRAM, isSigner: false, isWritable: false }] }
+    })
+    const denied = (await waitSettled(env.service.baseUrl, viaCpi.body.data.id)).body
+    expect(denied).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect(denied.error).toContain(`program ${MEMO_PROGRAM} is not allowlisted`)
+    // without it, the same transfer passes policy and waits for its approval
+    const plain = await submit(env.service.baseUrl, { walletId: wallet.id, type: "cpi_call", protocol: "system-program", intent: transfer })
+    expect((await waitSettled(env.service.baseUrl, plain.body.data.id)).body.data.status).toBe("approval_gate")
   })
 
   it("shows policy the SOL its System instructions send: an address_blocklist denies a raw transfer", async () => {
