@@ -39,6 +39,10 @@ describe("nft_mint", () => {
     const holding = await getAccount(connection(), getAssociatedTokenAddressSync(mint, new PublicKey(wallet.publicKey), false, TOKEN_2022_PROGRAM_ID), "confirmed", TOKEN_2022_PROGRAM_ID)
     expect(holding.amount).toBe(1n)
 
+    // the wallet's token list shows it like any other token
+    const tokens = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/tokens`)
+    expect(tokens.body.data.tokens).toContainEqual(expect.objectContaining({ mint: mint.toBase58(), amount: "1", decimals: 0 }))
+
     const metadata = await getTokenMetadata(connection(), mint, "confirmed", TOKEN_2022_PROGRAM_ID)
     expect(metadata).toMatchObject({ name: intent.name, symbol: intent.symbol, uri: intent.uri })
     expect(metadata?.mint.toBase58()).toBe(mint.toBase58())
