@@ -59,6 +59,19 @@ export const systemOutflows = (instructions: ReadonlyArray<TransactionInstructio
   })
 
 /**
+ * The SOL a stored intent's System instructions send (an agent's budget counts it at acceptance);
+ * a malformed instruction counts nothing here: decoding refuses it before it is stored.
+ */
+export const rawIntentSystemOutflow = (specs: ReadonlyArray<unknown>): bigint =>
+  specs.reduce<bigint>((sum, spec) => {
+    try {
+      return sum + systemOutflows([toInstruction(spec as InstructionSpec)]).reduce((total, o) => total + o.lamports, 0n)
+    } catch {
+      return sum
+    }
+  }, 0n)
+
+/**
  * Why an instruction cannot run through us, or null: the compute budget is the pipeline's to set (a second
  * one fails the transaction), and a System Assign or Allocate of the wallet would hand its account to
  * another program for good (the wallet could never pay a fee again).

@@ -7,6 +7,7 @@ import { ComputeBudgetProgram, Keypair, SystemProgram, type TransactionInstructi
 import { Effect, Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { CustomInstructionBundleIntent, type InstructionSpec } from "../../schemas/intent.js"
+import { intentSpendLamports } from "../../src/agents/intentSpend.js"
 import { checkCompatibility } from "../../src/protocols/compatibility.js"
 import { buildRawInstructions, type LocatedInstruction } from "../../src/protocols/rawInstructions.js"
 import { findAdapter, protocolRegistry } from "../../src/protocols/registry.js"
@@ -80,5 +81,12 @@ describe("raw instructions", () => {
       "intent.programId must be a base58 address"
     ])
     expect(checkCompatibility(findAdapter(registry, "system-program")!, { type: "nft_mint", intent: {} }).compatible).toBe(false)
+  })
+
+  it("counts the SOL its System instructions send against an agent's budget", () => {
+    const memo = { programId: "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr", accounts: [], data: "aGk=" }
+    expect(intentSpendLamports("cpi_call", transfer(wallet, 1234))).toBe(1234n)
+    expect(intentSpendLamports("custom_instruction_bundle", { instructions: [transfer(wallet, 1000), memo, transfer(wallet, 500)] })).toBe(1500n)
+    expect(intentSpendLamports("cpi_call", memo)).toBe(0n)
   })
 })
