@@ -39,15 +39,22 @@ export const TRANSACTION_TYPES = [
   "paper_trade"
 ] as const
 
+/**
+ * Intent types beyond the spec's 26: `nft_mint` (the spec shows its payload for nft-program but leaves
+ * it out of the type list; docs/decisions/nft.md). Accepted wherever a transaction type is.
+ */
+export const EXTENSION_TYPES = ["nft_mint"] as const
+export const INTENT_TYPES = [...TRANSACTION_TYPES, ...EXTENSION_TYPES] as const
+
 /** A Literal union's own message only shows with `override` (else each member reports "Expected x"). */
 const mustBeOneOf = (values: ReadonlyArray<string>) => () => ({
   message: `must be one of: ${values.join(", ")}`,
   override: true
 })
 
-export const TransactionType = Schema.Literal(...TRANSACTION_TYPES).annotations({
+export const TransactionType = Schema.Literal(...INTENT_TYPES).annotations({
   identifier: "TransactionType",
-  message: mustBeOneOf(TRANSACTION_TYPES)
+  message: mustBeOneOf(INTENT_TYPES)
 })
 export type TransactionType = typeof TransactionType.Type
 
@@ -137,6 +144,24 @@ const InstructionList = Schema.Array(InstructionSpec).pipe(
   Schema.minItems(1, { message: () => "must hold 1-16 instructions" }),
   Schema.maxItems(16, { message: () => "must hold 1-16 instructions" })
 )
+
+/** Text bounded in UTF-8 bytes, as it is stored on chain (the NFT metadata limits of the ecosystem). */
+const utf8Text = (maxBytes: number) =>
+  Schema.String.pipe(
+    Schema.minLength(1, { message: () => `must be 1-${maxBytes} bytes (UTF-8)` }),
+    Schema.filter((value) => new TextEncoder().encode(value).length <= maxBytes, { message: () => `must be 1-${maxBytes} bytes (UTF-8)` })
+  )
+
+/** At most 4 creators: with a 200-character uri the whole mint still fits one 1232-byte transaction. */
+export const MAX_NFT_CREATORS = 4
+export const NftCreator = Schema.Struct({
+  address: Base58Address,
+  verified: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false }),
+  share: Schema.Number.pipe(
+    Schema.int({ message: () => "must be an integer" }),
+    Schema.between(0, 100, { message: () => "must be between 0 and 100" })
+  )
+})
 
 const HttpUrl = Schema.String.pipe(
   Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
@@ -283,6 +308,24 @@ export const CpiCallIntent = Schema.Struct({
 })
 export const CustomInstructionBundleIntent = Schema.Struct({ instructions: InstructionList })
 
+/** nft_mint (docs/decisions/nft.md): a Token-2022 mint of supply 1 with its metadata in the mint. */
+export const NftMintIntent = Schema.Struct({
+  name: utf8Text(32),
+  symbol: utf8Text(10),
+  uri: utf8Text(200),
+  sellerFeeBasisPoints: BasisPoints,
+  creators: Schema.Array(NftCreator).pipe(
+    Schema.minItems(1, { message: () => `must hold 1-${MAX_NFT_CREATORS} creators` }),
+    Schema.maxItems(MAX_NFT_CREATORS, { message: () => `must hold 1-${MAX_NFT_CREATORS} creators` }),
+    Schema.filter((creators) => creators.reduce((sum, c) => sum + c.share, 0) === 100, {
+      message: () => "shares must sum to 100"
+    }),
+    Schema.filter((creators) => new Set(creators.map((c) => c.address)).size === creators.length, {
+      message: () => "must not name a creator twice"
+    })
+  )
+})
+
 export const TreasuryAllocateIntent = Schema.Struct({
   targetAgentId: Uuid,
   lamports: PositiveLamports,
@@ -322,7 +365,8 @@ const DirectPayloads = {
   cpi_call: CpiCallIntent,
   custom_instruction_bundle: CustomInstructionBundleIntent,
   treasury_allocate: TreasuryAllocateIntent,
-  treasury_rebalance: TreasuryRebalanceIntent
+  treasury_rebalance: TreasuryRebalanceIntent,
+  nft_mint: NftMintIntent
 } as const satisfies { readonly [K in Exclude<TransactionType, "paper_trade">]: Schema.Schema.AnyNoContext }
 
 const variant = <K extends keyof typeof DirectPayloads>(type: K) =>
@@ -354,14 +398,15 @@ const directVariants = [
   variant("cpi_call"),
   variant("custom_instruction_bundle"),
   variant("treasury_allocate"),
-  variant("treasury_rebalance")
+  variant("treasury_rebalance"),
+  variant("nft_mint")
 ] as const
 
 const IntentObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   message: () => ({ message: "must be a JSON object", override: true })
 })
 
-export const DIRECT_TYPES = TRANSACTION_TYPES.filter(
+export const DIRECT_TYPES = INTENT_TYPES.filter(
   (type): type is Exclude<TransactionType, "paper_trade"> => type !== "paper_trade"
 )
 

@@ -5,6 +5,7 @@
  */
 import type { TransactionType } from "../../schemas/intent.js"
 import { DELTA_DIRECTION, expectedAmountLamports } from "../pipeline/deltaGuard.js"
+import { rawIntentSystemOutflow } from "../protocols/rawInstructions.js"
 
 const positive = (raw: unknown): bigint => {
   if (typeof raw === "bigint") return raw > 0n ? raw : 0n
@@ -17,6 +18,9 @@ export const intentSpendLamports = (type: TransactionType, intent: Readonly<Reco
   if (DELTA_DIRECTION[type] === "outflow") return expectedAmountLamports(intent) ?? 0n
   // x402: the most the payment may cost, in the asset's base units (docs/decisions/x402.md).
   if (type === "x402_pay") return positive(intent.maxAmount)
+  // raw instructions: the SOL their System transfers send (docs/decisions/instruction-bundles.md)
+  if (type === "cpi_call") return rawIntentSystemOutflow([intent])
+  if (type === "custom_instruction_bundle" && Array.isArray(intent.instructions)) return rawIntentSystemOutflow(intent.instructions)
   if (type === "create_milestone_escrow" && Array.isArray(intent.milestones)) {
     return intent.milestones.reduce<bigint>(
       (sum, milestone: unknown) =>

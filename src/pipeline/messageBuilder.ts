@@ -125,7 +125,8 @@ export class MessageBuilder extends Effect.Service<MessageBuilder>()("MessageBui
           extraSignatures,
           computeUnitLimit,
           priorityFeeMicroLamports: microLamports,
-          programIds: [...new Set(instructions.map((ix) => ix.programId.toBase58()))]
+          // the adapter may name more programs than the instructions invoke directly (CPI targets of a cpi_call)
+          programIds: [...new Set([...instructions.map((ix) => ix.programId.toBase58()), ...built.programIds])]
         } satisfies CompiledMessage
       })
 

@@ -81,8 +81,9 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
           varianceBpsThreshold: deltaVarianceBpsThreshold
         })
         const { guard, tokens } = withSwapTokenDeltas(row, lamportGuard, meta, walletPublicKey)
-        // create_mint: the client learns its new mint's address from the result.
-        const result = options.result ?? (row.type === "create_mint" && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined)
+        // create_mint, nft_mint: the client learns its new mint's address from the result.
+        const createsMint = row.type === "create_mint" || row.type === "nft_mint"
+        const result = options.result ?? (createsMint && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined)
         const proof = buildExecutionProof({
           txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,
           policyDecision: row.policy_decision, simulation: row.simulation, signature

@@ -1,6 +1,8 @@
 import { ADAPTER_VERSION_HISTORY, legacyFieldsAt } from "./intentMigration.js"
 import { INTENT_FIELDS, kindProblem } from "./intentRequirements.js"
+import { RAW_INSTRUCTION_TYPES } from "./rawInstructions.js"
 import type { ProtocolAdapterInfo } from "./registry.js"
+import type { AdapterOperation } from "./transactionTypes.js"
 
 /** Response of POST /protocols/<protocol>/compatibility-check (shape in docs/decisions/pipeline.md). */
 export interface CompatibilityResult {
@@ -26,12 +28,13 @@ export const checkCompatibility = (
   const warnings: string[] = []
   const result = () => ({ compatible: errors.length === 0, protocol: adapter.protocol, version: adapter.version, type, errors, warnings })
 
-  const capability = adapter.capabilities.find((c) => c === type)
+  // cpi_call / custom_instruction_bundle name their own programs and build under any protocol
+  const capability = adapter.capabilities.find((c) => c === type) ?? (RAW_INSTRUCTION_TYPES.has(type) ? (type as AdapterOperation) : undefined)
   if (capability === undefined) {
     errors.push(`type ${type} is not a capability of ${adapter.protocol} ${adapter.version} (capabilities: ${adapter.capabilities.join(", ")})`)
     return result()
   }
-  if (!adapter.implemented) {
+  if (!adapter.implemented && !RAW_INSTRUCTION_TYPES.has(type)) {
     warnings.push(`${adapter.protocol} ${adapter.version} has no transaction builder yet: a transaction would fail at build`)
   }
 

@@ -67,7 +67,9 @@ export const INTENT_FIELDS: Readonly<Partial<Record<AdapterOperation, IntentFiel
   resolve_dispute: { ...byCreator, counterparty: req("address"), decision: req({ oneOf: ["release", "refund"] }) },
   create_milestone_escrow: { ...escrowParties, milestones: req("array"), deadlineUnixSec: req("integer"), terms: opt("string"), feeBps: opt("bps") },
   release_milestone: { ...byCreator, counterparty: req("address"), feeRecipient: req("address"), milestoneIndex: req("integer") },
-  nft_mint: { name: req("string"), symbol: req("string"), uri: req("string"), sellerFeeBasisPoints: req("bps"), creators: req("array") }
+  nft_mint: { name: req("string"), symbol: req("string"), uri: req("string"), sellerFeeBasisPoints: req("bps"), creators: req("array") },
+  cpi_call: { programId: req("address"), accounts: req("array"), data: req("string") },
+  custom_instruction_bundle: { instructions: req("array") }
 }
 
 const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/

@@ -23,6 +23,9 @@ import {
   SYSTEM_PROGRAM_ID,
   TOKEN_PROGRAM
 } from "./programIds.js"
+import { nftBuilders } from "./nft/builders.js"
+import { NFT_PROGRAM_IDS } from "./nft/nftProgramIds.js"
+import { rawInstructionBuilders } from "./rawInstructions.js"
 import { splTokenBuilders } from "./splTokenWithChain.js"
 import { systemProgramBuilders } from "./systemProgramWithChain.js"
 import { swapBuilders } from "./amm/swapBuilder.js"
@@ -99,7 +102,8 @@ const ADAPTERS: ReadonlyArray<AdapterEntry> = [
   { protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders },
   { protocol: "liquid-staking", capabilities: ["stake", "unstake"], programIds: () => [], builders: {} },
   { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow"], programIds: () => [], builders: {} },
-  { protocol: "nft-program", capabilities: ["nft_mint"], programIds: () => [], builders: {} }
+  // nft_mint is a Token-2022 mint with its metadata extension (docs/decisions/nft.md)
+  { protocol: "nft-program", capabilities: ["nft_mint"], programIds: () => NFT_PROGRAM_IDS, builders: nftBuilders }
 ]
 
 export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<ProtocolAdapterInfo> => {
@@ -157,7 +161,9 @@ export const buildWithAdapter = (request: BuildRequest): Effect.Effect<BuiltTran
   const entry = ADAPTERS.find((a) => a.protocol === request.protocol)
   const type = request.type as TransactionType
   // own properties only: a type named like an Object.prototype member must not find a "builder"
-  const builder = entry !== undefined && Object.hasOwn(entry.builders, type) ? (entry.builders[type] as Builder<TransactionType>) : undefined
+  // cpi_call / custom_instruction_bundle carry their own programs: built for any protocol named
+  const builders = entry === undefined ? undefined : Object.hasOwn(rawInstructionBuilders, type) ? rawInstructionBuilders : entry.builders
+  const builder = builders !== undefined && Object.hasOwn(builders, type) ? (builders[type] as Builder<TransactionType>) : undefined
   if (builder === undefined) {
     return Effect.fail(
       new AdapterInputError({

@@ -14,7 +14,7 @@ let withEscrow: Ledger
 let withoutEscrow: Ledger
 let service: RunningService
 
-const UNIMPLEMENTED = ["liquid-staking", "lending-market", "nft-program"]
+const UNIMPLEMENTED = ["liquid-staking", "lending-market"]
 
 beforeAll(async () => {
   withEscrow = await startTestLedger({ escrow: true })
@@ -84,6 +84,8 @@ describe("protocol health", () => {
     }
     expect(byProtocol.get("escrow")).toMatchObject({ ok: true, configured: true, deployed: true })
     expect(byProtocol.get("system-program")).toMatchObject({ ok: true })
+    // nft-program runs on Token-2022, the ATA and System programs, all on this ledger
+    expect(byProtocol.get("nft-program")).toEqual({ protocol: "nft-program", ok: true })
     // the AMMs have adapters but this service runs on an outside ledger without AMM_*_PROGRAM_ID: not ok
     for (const protocol of ["amm-one", "amm-two", "dex-aggregator"]) {
       expect(byProtocol.get(protocol)).toMatchObject({ ok: false, configured: false })

@@ -43,12 +43,16 @@ describe("protocol registry", () => {
   })
 
   it("marks the protocols without builders as not implemented, with no program ids", () => {
-    for (const p of ["liquid-staking", "lending-market", "nft-program"]) {
+    for (const p of ["liquid-staking", "lending-market"]) {
       const adapter = findAdapter(registry, p)
       expect(adapter?.implemented).toBe(false)
       expect(adapter?.programIds).toEqual([])
     }
     expect(findAdapter(registry, "system-program")?.implemented).toBe(true)
+    expect(findAdapter(registry, "nft-program")).toMatchObject({
+      implemented: true,
+      programIds: ["TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL", "11111111111111111111111111111111"]
+    })
     expect(findAdapter(registry, "nope")).toBeUndefined()
   })
 

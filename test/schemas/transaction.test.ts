@@ -19,7 +19,7 @@ describe("CreateTransactionBody", () => {
   })
 
   it("names walletId, type and protocol when they are wrong", () => {
-    expect(pathsOf(CreateTransactionBody, { ...body, walletId: "not-a-uuid", type: "nft_mint", protocol: "moon" })).toEqual([
+    expect(pathsOf(CreateTransactionBody, { ...body, walletId: "not-a-uuid", type: "nft_burn", protocol: "moon" })).toEqual([
       "protocol",
       "type",
       "walletId"
