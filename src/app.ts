@@ -82,6 +82,7 @@ import { escrowRoutes } from "./protocols/escrow/http.js"
 import { EscrowIndexer } from "./protocols/escrow/indexer.js"
 import { EscrowProgram } from "./protocols/escrow/program.js"
 import { AmmPrograms } from "./protocols/amm/programs.js"
+import { LiquidStakingProgram } from "./protocols/staking/program.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
 import { swapRoutes } from "./protocols/amm/http.js"
@@ -163,6 +164,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
       ReadOnlyIntents.Default,
       EscrowProgram.Default,
       AmmPrograms.Default,
+      LiquidStakingProgram.Default,
       EscrowRepo.Default,
       EscrowIndexer.Default
     )

@@ -185,6 +185,7 @@ export const appConfig = Config.all({
   }),
   ammOneProgramId: programIdSetting("AMM_ONE_PROGRAM_ID"),
   ammTwoProgramId: programIdSetting("AMM_TWO_PROGRAM_ID"),
+  liquidStakingProgramId: programIdSetting("LIQUID_STAKING_PROGRAM_ID"),
   mcp: Config.all({
     apiBaseUrl: optionalUrl("API_BASE_URL"),
     apiKey: optionalSecret("API_KEY"),

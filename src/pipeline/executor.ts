@@ -15,6 +15,7 @@ import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { AmmPrograms } from "../protocols/amm/programs.js"
+import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
 import { buildWithAdapter } from "../protocols/registry.js"
@@ -59,6 +60,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const config = yield* AppConfig
     const escrowProgram = yield* EscrowProgram
     const ammPrograms = yield* AmmPrograms
+    const liquidStaking = yield* LiquidStakingProgram
     const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
@@ -106,6 +108,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           Effect.provideService(ChainFacts, reads.facts),
           Effect.provideService(EscrowProgram, escrowProgram),
           Effect.provideService(AmmPrograms, ammPrograms),
+          Effect.provideService(LiquidStakingProgram, liquidStaking),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             RpcUnavailableError: chainRetryable("build"),
@@ -136,7 +139,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.outputMint === undefined ? {} : { outputMint: built.facts.outputMint }),
             ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt }),
             ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() }),
-            ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps })
+            ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps }),
+            ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
         const gaslessRefusals = gasless.refusals(row, compiled.messageBase64)

@@ -69,11 +69,15 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
         // A swap's SOL outflow is what its build recorded (SOL sold, new account rent); buying SOL is not a fixed amount.
         const swapOutflow = row.type === "swap" ? (row.build_facts?.amountLamports ?? null) : null
+        // A stake's outflow also holds a new LST account's rent (recorded at build); an unstake pays what its build quoted.
+        const stakeFacts = row.type === "stake" ? { lamports: row.build_facts?.amountLamports } : row.type === "unstake" ? { lamports: row.build_facts?.expectedInflowLamports } : undefined
         const guardIntent = escrowCreate
           ? { ...row.intent, lamports: row.build_facts?.amountLamports }
-          : row.type === "swap"
-            ? swapOutflow === null ? {} : { lamports: swapOutflow }
-            : row.intent
+          : stakeFacts !== undefined
+            ? stakeFacts
+            : row.type === "swap"
+              ? swapOutflow === null ? {} : { lamports: swapOutflow }
+              : row.intent
         const lamportGuard = evaluateDeltaGuard({
           // a swap with a recorded SOL outflow is checked as an outflow of that amount, like a SOL transfer
           type: swapOutflow === null ? row.type : "transfer_sol", intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,

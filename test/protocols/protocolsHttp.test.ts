@@ -14,7 +14,7 @@ let withEscrow: Ledger
 let withoutEscrow: Ledger
 let service: RunningService
 
-const UNIMPLEMENTED = ["liquid-staking", "lending-market", "nft-program"]
+const UNIMPLEMENTED = ["lending-market", "nft-program"]
 
 beforeAll(async () => {
   withEscrow = await startTestLedger({ escrow: true })
