@@ -86,7 +86,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           const result =
             row.type === "query_balance"
               ? yield* readOnly.queryBalance(wallet.publicKey, row.intent).pipe(Effect.catchAll(chainRetryable("build")))
-              : yield* readOnly.queryPositions(wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
+              : yield* readOnly.queryPositions(row.tenant_id, row.wallet_id, wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
           return yield* move(row, {
             from: ["pending"], to: "confirmed", stage: "completed", message: "read-only intent answered",
             fields: { result, confirmedAt: new Date() }, eventType: "transaction.confirmed"

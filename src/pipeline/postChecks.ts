@@ -8,6 +8,7 @@ import { TX_CONFIRMATION_LATENCY_MS_TOTAL, TX_CONFIRMED } from "../audit/metricN
 import { MetricCounters } from "../audit/metricCounters.js"
 import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
+import { StakePositionIndexer } from "../protocols/staking/positionIndexer.js"
 import { type DeltaGuardResult, deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
 import { evaluateSwapTokenDeltas, tokenDeltaToWire } from "./tokenDeltaGuard.js"
 import { buildExecutionProof } from "./proof.js"
@@ -50,6 +51,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
     const config = yield* AppConfig
     const metrics = yield* MetricCounters
     const escrowIndexer = yield* EscrowIndexer
+    const stakeIndexer = yield* StakePositionIndexer
     const { move } = yield* StageTransitions
 
     /**
@@ -94,6 +96,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         // Index escrow records and events before `confirmed` is visible, so a client that sees confirmed
         // also sees them (indexing never fails the transaction: it is on chain already).
         yield* escrowIndexer.onConfirmed(row, signature)
+        yield* stakeIndexer.onConfirmed(row, meta, walletPublicKey)
         const confirmedAt = new Date()
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
