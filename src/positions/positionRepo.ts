@@ -7,6 +7,7 @@ export interface PositionRow {
   readonly position_type: string
   readonly token: string
   readonly amount: string
+  readonly value_lamports: string
   readonly last_tx_id: string | null
   readonly updated_at: Date | string
 }
@@ -19,6 +20,8 @@ export interface PositionUpsert {
   readonly token: string
   /** the amount the chain shows now; 0 removes the position */
   readonly amount: bigint
+  /** its worth in lamports at indexing */
+  readonly valueLamports: bigint
   readonly txId: string
 }
 
@@ -32,15 +35,16 @@ export class PositionRepo extends Effect.Service<PositionRepo>()("PositionRepo",
             DELETE FROM positions WHERE tenant_id = ${input.tenantId} AND wallet_id = ${input.walletId}
               AND protocol = ${input.protocol} AND position_type = ${input.positionType} AND token = ${input.token}`
         : sql`
-            INSERT INTO positions (tenant_id, wallet_id, protocol, position_type, token, amount, last_tx_id)
-            VALUES (${input.tenantId}, ${input.walletId}, ${input.protocol}, ${input.positionType}, ${input.token}, ${input.amount.toString()}, ${input.txId})
+            INSERT INTO positions (tenant_id, wallet_id, protocol, position_type, token, amount, value_lamports, last_tx_id)
+            VALUES (${input.tenantId}, ${input.walletId}, ${input.protocol}, ${input.positionType}, ${input.token}, ${input.amount.toString()},
+              ${input.valueLamports.toString()}, ${input.txId})
             ON CONFLICT (tenant_id, wallet_id, protocol, position_type, token) DO UPDATE SET
-              amount = EXCLUDED.amount, last_tx_id = EXCLUDED.last_tx_id, updated_at = now()`
+              amount = EXCLUDED.amount, value_lamports = EXCLUDED.value_lamports, last_tx_id = EXCLUDED.last_tx_id, updated_at = now()`
       ).pipe(Effect.asVoid, Effect.orDie)
 
     const listForWallet = (tenantId: string, walletId: string) =>
       sql<PositionRow>`
-        SELECT protocol, position_type, token, amount::text AS amount, last_tx_id::text AS last_tx_id, updated_at
+        SELECT protocol, position_type, token, amount::text AS amount, value_lamports::text AS value_lamports, last_tx_id::text AS last_tx_id, updated_at
         FROM positions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId}
         ORDER BY protocol, position_type, token`.pipe(Effect.orDie)
 
