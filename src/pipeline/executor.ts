@@ -17,6 +17,7 @@ import { PolicyEngine } from "../policy/policyEngine.js"
 import { AmmPrograms } from "../protocols/amm/programs.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { describeAmmFailure } from "../protocols/amm/simulationError.js"
+import { describeStakingFailure } from "../protocols/staking/errors.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
 import { buildWithAdapter } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
@@ -199,7 +200,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const logs = value.logs ?? []
         const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
         if (value.err === null) return { ok: true as const, logs, ...units }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58()) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -334,10 +335,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey)
       })
 
-    /** A named reason from the program logs of a landed failure (our AMM's errors), or nothing. */
+    /** A named reason from the program logs of a landed failure (our AMM's and liquid-staking's errors), or nothing. */
     const onChainReason = (logs: ReadonlyArray<string>) => {
-      const amm = describeAmmFailure(logs, ammProgramIds)
-      return amm === undefined ? "" : `: ${amm}`
+      const named = describeAmmFailure(logs, ammProgramIds) ?? describeStakingFailure(logs, liquidStaking.programId.toBase58())
+      return named === undefined ? "" : `: ${named}`
     }
 
     const step = (row: TransactionRow, context: RunContext): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url"
 import { createAssociatedTokenAccountIdempotentInstruction, createInitializeMint2Instruction, getAssociatedTokenAddressSync, MINT_SIZE, TOKEN_PROGRAM_ID } from "@solana/spl-token"
 import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
+import { describeSimulationError } from "../../src/pipeline/simulationError.js"
 import { addRewardsInstruction, initStakePoolInstruction, stakeInstruction, unstakeInstruction } from "../../src/protocols/staking/instructions.js"
 import { decodeStakePool, lamportsForUnstake, lstForStake, stakePoolAddress } from "../../src/protocols/staking/layout.js"
 import { TestLedger } from "./ledger.js"
@@ -65,7 +66,11 @@ describe("liquid-staking program", () => {
     const expected = lstForStake(3n * SOL, state().totalLamports, supply())
     expect(expected).toBe((3n * SOL * 10n * SOL) / (10n * SOL + SOL / 2n))
     // a minimum above what the rate gives fails on chain
-    expect(ledger.send([stakeInstruction(second.keys, 3n * SOL, expected + 1n)], [second.keypair]).customError).toBe(7110)
+    const tooHigh = ledger.send([stakeInstruction(second.keys, 3n * SOL, expected + 1n)], [second.keypair])
+    expect(tooHigh.customError).toBe(7110)
+    // the pipeline names the refusal from the program's logs
+    expect(describeSimulationError({ InstructionError: [0, { Custom: 7110 }] }, tooHigh.logs, "Escrow1111111111111111111111111111111111111", [], PROGRAM_ID.toBase58()))
+      .toBe(`liquid-staking program ${PROGRAM_ID.toBase58()} refused: error 7110 output below the minimum (the exchange rate moved past the bound)`)
     expect(ledger.send([stakeInstruction(second.keys, 3n * SOL, expected)], [second.keypair]).ok).toBe(true)
     expect(second.lst()).toBe(expected)
 
