@@ -44,6 +44,13 @@ describe("DeFi helpers without adapters", () => {
     expect(response.body.error).toContain("LIQUID_STAKING_PROGRAM_ID is not set")
   })
 
+  it("reports liquid-staking unhealthy where LIQUID_STAKING_PROGRAM_ID is not set", async () => {
+    const health = await api(service.baseUrl, "GET", "/api/v1/protocols/liquid-staking/health")
+    expect(health.status).toBe(200)
+    expect(health.body.data).toMatchObject({ protocol: "liquid-staking", ok: false, configured: false, deployed: false })
+    expect(health.body.data.message).toContain("LIQUID_STAKING_PROGRAM_ID is not set")
+  })
+
   it("refuses a bad body with a 400 naming the field", async () => {
     const response = await api(service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "amm-one", wallet: WALLET, amount: "1" })
     expect(response.status).toBe(400)
