@@ -96,4 +96,24 @@ describe("liquid staking", () => {
     expect(lending.status).toBe(500)
     expect(lending.body.error).toContain("lending-market has no stake")
   })
+
+  it("the operator's reward crank raises the exchange rate: the same stake then gets fewer LST", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const before = await readPool()
+    const crank = await api(env.service.baseUrl, "POST", "/api/v1/defi/stake/rewards", { lamports: "2000000000" })
+    expect(crank.status).toBe(200)
+    const after = await readPool()
+    expect(after.totalLamports).toBe(before.totalLamports + 2_000_000_000n)
+    expect(after.totalRewards).toBe(before.totalRewards + 2_000_000_000n)
+    expect(after.supply).toBe(before.supply)
+    expect(crank.body.data.pool.lamportsPerLst).toBe(((1_000_000_000n * after.totalLamports) / after.supply).toString())
+    const quote = (await api(env.service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "liquid-staking", wallet: wallet.publicKey, amount: "500000000" })).body.data.quote
+    expect(BigInt(quote.lstAmount)).toBe((500_000_000n * after.supply) / after.totalLamports)
+    expect(BigInt(quote.lstAmount)).toBeLessThan((500_000_000n * before.supply) / before.totalLamports)
+
+    const bad = await api(env.service.baseUrl, "POST", "/api/v1/defi/stake/rewards", { lamports: "-1" })
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toContain("lamports")
+    expect((await readPool()).totalLamports).toBe(after.totalLamports)
+  })
 })

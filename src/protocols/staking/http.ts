@@ -5,8 +5,8 @@
  * (lending-market) is the spec's build failure; liquid-staking not deployed here fails closed the same way.
  */
 import { PublicKey, Transaction } from "@solana/web3.js"
-import { Effect } from "effect"
-import { PipelineError, UpstreamUnavailable } from "../../../schemas/errors.js"
+import { Effect, Schema } from "effect"
+import { PipelineError, UpstreamUnavailable, ValidationError } from "../../../schemas/errors.js"
 import { StakeBody, UnstakeBody } from "../../../schemas/protocol.js"
 import { ChainClient } from "../../chain/chainClient.js"
 import { Caller } from "../../gateway/caller.js"
@@ -95,4 +95,26 @@ const unstake = Effect.gen(function* () {
   })
 })
 
-export const stakingRoutes = [route("POST", "/api/v1/defi/stake", stake), route("POST", "/api/v1/defi/unstake", unstake)]
+const RewardsBody = Schema.Struct({
+  lamports: Schema.String.pipe(Schema.pattern(/^[1-9][0-9]{0,17}$/, { message: () => "must be a positive integer string of lamports" }))
+})
+
+/** The operator's reward crank on the local ledger (its `addStakeRewards` method); a real cluster has no such method. */
+const addRewards = Effect.gen(function* () {
+  const body = yield* decodeBody(RewardsBody)
+  const pool = yield* currentPool("add_rewards")
+  const chain = yield* ChainClient
+  yield* chain.rpc<{ signature: string }>("addStakeRewards", [pool.programId.toBase58(), body.lamports]).pipe(
+    Effect.catchTag("RpcApplicationError", (error) =>
+      Effect.fail(new ValidationError({ message: `lamports: this ledger does not take operator rewards (only the local ledger does): ${error.message}`, field: "lamports" }))
+    ),
+    Effect.mapError((error) => (error._tag === "ValidationError" ? error : upstream(error)))
+  )
+  return ok({ rewardLamports: body.lamports, pool: poolToWire(yield* currentPool("add_rewards")) })
+})
+
+export const stakingRoutes = [
+  route("POST", "/api/v1/defi/stake", stake),
+  route("POST", "/api/v1/defi/unstake", unstake),
+  route("POST", "/api/v1/defi/stake/rewards", addRewards, "deployment")
+]
