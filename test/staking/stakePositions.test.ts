@@ -2,12 +2,16 @@
  * Confirmed position indexing and query_positions for liquid staking: a confirmed stake shows a stake position
  * holding the wallet's LST, valued at the pool's live rate (lamports) and at the oracle's SOL price (USD); an
  * unstake updates it, and unstaking the rest removes it. GET /wallets/<id>/positions answers what a
- * query_positions intent does.
+ * query_positions intent does; it also lists token positions (valued at the oracle) and the lamports an open
+ * escrow the wallet funded locks.
  */
 import { getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { Connection, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
+import { NATIVE_MINT } from "@solana/spl-token"
+import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
+import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { feedBySymbol } from "../../src/protocols/oracle/feeds.js"
 import { decodeStakePool, stakePoolAddress } from "../../src/protocols/staking/layout.js"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../../src/protocols/staking/stakingIds.js"
@@ -16,8 +20,11 @@ import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger({
-  ledger: { amm: true, staking: true },
-  env: { LIQUID_STAKING_PROGRAM_ID: LOCAL_LIQUID_STAKING_PROGRAM_ID, AMM_ONE_PROGRAM_ID: LOCAL_AMM_PROGRAM_IDS["amm-one"], AMM_TWO_PROGRAM_ID: LOCAL_AMM_PROGRAM_IDS["amm-two"] }
+  ledger: { amm: true, staking: true, escrow: true },
+  env: {
+    LIQUID_STAKING_PROGRAM_ID: LOCAL_LIQUID_STAKING_PROGRAM_ID, AMM_ONE_PROGRAM_ID: LOCAL_AMM_PROGRAM_IDS["amm-one"], AMM_TWO_PROGRAM_ID: LOCAL_AMM_PROGRAM_IDS["amm-two"],
+    ESCROW_PROGRAM_ID: LOCAL_ESCROW_PROGRAM_ID
+  }
 })
 
 const readPool = async () => {
@@ -83,6 +90,35 @@ describe("stake positions", () => {
 
     expect((await run({ walletId: wallet.id, type: "unstake", protocol: "liquid-staking", intent: { amount: (lst - half).toString() } })).status).toBe("confirmed")
     expect(await stakePositionsOf(wallet.id)).toEqual([])
+  })
+
+  it("lists a token position valued at the oracle and the lamports an open escrow of the wallet locks", async () => {
+    const [wallet, counterparty, arbiter] = await Promise.all([
+      createWallet(env.service.baseUrl, 3_000_000_000), createWallet(env.service.baseUrl, 100_000_000), createWallet(env.service.baseUrl, 100_000_000)
+    ])
+    const usdc = mintBySymbol("USDC").address.toBase58()
+    const swapped = await run({ walletId: wallet.id, type: "swap", protocol: "amm-one", intent: { inputMint: NATIVE_MINT.toBase58(), outputMint: usdc, amount: "100000000", slippageBps: 100 } })
+    expect(swapped.status).toBe("confirmed")
+    const escrowed = await run({
+      walletId: wallet.id, type: "create_escrow", protocol: "escrow",
+      intent: {
+        escrowNumericId: `${Date.now()}`, creator: wallet.publicKey, counterparty: counterparty.publicKey, arbiter: arbiter.publicKey,
+        feeRecipient: arbiter.publicKey, amount: "200000000", deadlineUnixSec: Math.floor(Date.now() / 1000) + 3600
+      }
+    })
+    expect(escrowed.status).toBe("confirmed")
+
+    const positions = (await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/positions`)).body.data.positions as Array<Record<string, any>>
+    const token = positions.find((p) => p.type === "token" && p.token === usdc)!
+    // USDC at the seeded 1.00 USD: the value is the amount in whole USDC
+    const amount = BigInt(token.amount)
+    expect(amount).toBeGreaterThan(0n)
+    expect(token).toMatchObject({ protocol: "spl-token", value: `${amount / 1_000_000n}.${(amount % 1_000_000n).toString().padStart(6, "0")}` })
+    const escrow = positions.find((p) => p.type === "escrow")
+    expect(escrow).toMatchObject({ protocol: "escrow", amount: "200000000", token: "SOL", valueLamports: 200_000_000, value: usdOf(200_000_000n) })
+    // the counterparty has no escrow position: it locked nothing
+    const theirs = (await api(env.service.baseUrl, "GET", `/api/v1/wallets/${counterparty.id}/positions`)).body.data.positions as Array<Record<string, any>>
+    expect(theirs.filter((p) => p.type === "escrow")).toEqual([])
   })
 
   it("answers 404 for a wallet the tenant does not hold, and 400 for a malformed id", async () => {
