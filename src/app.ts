@@ -79,9 +79,13 @@ import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
+import { positionRoutes } from "./positions/http.js"
 import { EscrowIndexer } from "./protocols/escrow/indexer.js"
 import { EscrowProgram } from "./protocols/escrow/program.js"
 import { AmmPrograms } from "./protocols/amm/programs.js"
+import { LiquidStakingProgram } from "./protocols/staking/program.js"
+import { StakePositionIndexer } from "./protocols/staking/positionIndexer.js"
+import { WalletPositions } from "./positions/walletPositions.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
 import { swapRoutes } from "./protocols/amm/http.js"
@@ -110,6 +114,7 @@ export const routes = [
   ...swapRoutes,
   ...oracleRoutes,
   ...escrowRoutes,
+  ...positionRoutes,
   ...runtimeRoutes,
   ...policyRoutes,
   ...riskRoutes,
@@ -163,8 +168,11 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
       ReadOnlyIntents.Default,
       EscrowProgram.Default,
       AmmPrograms.Default,
+      LiquidStakingProgram.Default,
       EscrowRepo.Default,
-      EscrowIndexer.Default
+      EscrowIndexer.Default,
+      StakePositionIndexer.Default,
+      WalletPositions.Default
     )
   ),
   Layer.provideMerge(CoreComponentsLive)

@@ -189,6 +189,7 @@ export const appConfig = Config.all({
     // x402_pay reaches only public addresses unless this is set (src/protocols/x402/resourceAddress.ts).
     allowPrivateHosts: Config.boolean("X402_ALLOW_PRIVATE_HOSTS").pipe(Config.withDefault(false))
   }),
+  liquidStakingProgramId: programIdSetting("LIQUID_STAKING_PROGRAM_ID"),
   mcp: Config.all({
     apiBaseUrl: optionalUrl("API_BASE_URL"),
     apiKey: optionalSecret("API_KEY"),

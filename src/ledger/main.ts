@@ -1,9 +1,10 @@
 // Child entry of the local ledger (`npm run ledger`, or spawned by the service when CHAIN_RPC_URL is unset).
-// Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, AMM_ONE_PROGRAM_ID, AMM_TWO_PROGRAM_ID, LEDGER_SEED_POOLS, LEDGER_SLOT_MS (400),
+// Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, AMM_ONE_PROGRAM_ID, AMM_TWO_PROGRAM_ID, LIQUID_STAKING_PROGRAM_ID, LEDGER_SEED_POOLS, LEDGER_SLOT_MS (400),
 // LEDGER_PARENT_PID (exit when that process is gone; an IPC channel to the parent works the same way).
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { LOCAL_AMM_PROGRAM_IDS } from "../protocols/amm/ammIds.js"
+import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../protocols/staking/stakingIds.js"
 import { startLedgerServer } from "./server.js"
 
 const DEFAULT_ESCROW_PROGRAM_ID = "Escrow1111111111111111111111111111111111111"
@@ -46,8 +47,16 @@ async function main(): Promise<void> {
   if (existsSync(ammPath)) for (const programId of Object.values(ammIds)) programs.push({ programId, path: ammPath })
   else log(`amm program not found at ${ammPath}; starting without it`)
   const seedPools = existsSync(ammPath) && process.env.LEDGER_SEED_POOLS !== "false" ? ammIds : undefined
+  // The liquid-staking program and its one pool (seeded with a stake and rewards, so the rate is above 1).
+  const stakingPath = fileURLToPath(new URL("../../programs/dist/liquid-staking.so", import.meta.url))
+  const stakingId = process.env.LIQUID_STAKING_PROGRAM_ID ?? LOCAL_LIQUID_STAKING_PROGRAM_ID
+  if (existsSync(stakingPath)) programs.push({ programId: stakingId, path: stakingPath })
+  else log(`liquid-staking program not found at ${stakingPath}; starting without it`)
+  const seedStakePool = existsSync(stakingPath) && process.env.LEDGER_SEED_POOLS !== "false" ? stakingId : undefined
 
-  const server = await startLedgerServer({ port, dataDir, programs, slotMs, ...(seedPools === undefined ? {} : { seedPools }) })
+  const server = await startLedgerServer({
+    port, dataDir, programs, slotMs, ...(seedPools === undefined ? {} : { seedPools }), ...(seedStakePool === undefined ? {} : { seedStakePool })
+  })
 
   let stopping = false
   const shutdown = (why: string): void => {

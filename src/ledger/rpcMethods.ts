@@ -1,6 +1,7 @@
 // The ledger's JSON-RPC method table: chain information here, accounts and transactions in their own groups.
 import { accountMethods } from "./accountMethods.js"
 import { oracleMethods } from "./oracleMethods.js"
+import { stakingMethods } from "./stakingMethods.js"
 import { MAX_PROCESSING_AGE } from "./blockhashes.js"
 import { optionalConfig, requireString, type RpcHandler, type RpcMethodTable } from "./jsonRpc.js"
 import { SLOTS_PER_EPOCH, type Ledger } from "./ledger.js"
@@ -57,5 +58,5 @@ function chainMethods(ledger: Ledger): Array<[string, RpcHandler]> {
 }
 
 export function createRpcMethods(ledger: Ledger): RpcMethodTable {
-  return new Map([...chainMethods(ledger), ...accountMethods(ledger), ...transactionMethods(ledger), ...oracleMethods(ledger)])
+  return new Map([...chainMethods(ledger), ...accountMethods(ledger), ...transactionMethods(ledger), ...oracleMethods(ledger), ...stakingMethods(ledger)])
 }

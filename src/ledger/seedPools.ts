@@ -24,7 +24,7 @@ import { localKeypair, mintBySymbol, SEED_AUTHORITY, SEED_POOLS, TEST_MINT_KEYPA
 
 const AUTHORITY_LAMPORTS = 500_000_000_000n
 
-const send = (svm: LiteSVM, instructions: ReadonlyArray<TransactionInstruction>, signers: ReadonlyArray<Keypair>) => {
+export const send = (svm: LiteSVM, instructions: ReadonlyArray<TransactionInstruction>, signers: ReadonlyArray<Keypair>) => {
   const tx = new Transaction()
   tx.recentBlockhash = svm.latestBlockhash()
   tx.feePayer = SEED_AUTHORITY.publicKey

@@ -2,6 +2,7 @@
 // slots advancing with wall-clock time, state saved under <dataDir>/ledger/ at most once a second.
 import type { AmmProtocol } from "../protocols/amm/ammIds.js"
 import { seedPools } from "./seedPools.js"
+import { seedStakePool } from "./seedStakePool.js"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { address } from "@solana/kit"
 import { handleRpcBody, type RpcMethodTable } from "./jsonRpc.js"
@@ -18,6 +19,8 @@ export interface LedgerServerOptions {
   /** Seed the test mints and pools on these AMM deployments (programs loaded above) when missing. */
   readonly seedPools?: Readonly<Partial<Record<AmmProtocol, string>>>
   readonly slotMs?: number
+  /** Seed the liquid-staking pool on this deployment (loaded above) when missing. */
+  readonly seedStakePool?: string
 }
 
 export interface LedgerServer {
@@ -96,6 +99,7 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
   for (const program of opts.programs ?? []) loaded.svm.addProgramFromFile(address(program.programId), program.path)
   // Before the Ledger wraps the svm: its token-owner index is built from the accounts present.
   if (opts.seedPools !== undefined) seedPools(loaded.svm, opts.seedPools)
+  if (opts.seedStakePool !== undefined) seedStakePool(loaded.svm, opts.seedStakePool)
   const ledger = new Ledger(loaded.svm, loaded.side, loaded.history)
 
   // Slots keep running while the ledger is down, so old blockhashes are expired after a long stop.

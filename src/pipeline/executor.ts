@@ -15,7 +15,9 @@ import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { AmmPrograms } from "../protocols/amm/programs.js"
+import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { describeAmmFailure } from "../protocols/amm/simulationError.js"
+import { describeStakingFailure } from "../protocols/staking/errors.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
 import { buildWithAdapter } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
@@ -59,6 +61,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const config = yield* AppConfig
     const escrowProgram = yield* EscrowProgram
     const ammPrograms = yield* AmmPrograms
+    const liquidStaking = yield* LiquidStakingProgram
     const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
@@ -84,7 +87,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           const result =
             row.type === "query_balance"
               ? yield* readOnly.queryBalance(wallet.publicKey, row.intent).pipe(Effect.catchAll(chainRetryable("build")))
-              : yield* readOnly.queryPositions(wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
+              : yield* readOnly.queryPositions(row.tenant_id, row.wallet_id, wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
           return yield* move(row, {
             from: ["pending"], to: "confirmed", stage: "completed", message: "read-only intent answered",
             fields: { result, confirmedAt: new Date() }, eventType: "transaction.confirmed"
@@ -106,6 +109,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           Effect.provideService(ChainFacts, reads.facts),
           Effect.provideService(EscrowProgram, escrowProgram),
           Effect.provideService(AmmPrograms, ammPrograms),
+          Effect.provideService(LiquidStakingProgram, liquidStaking),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             RpcUnavailableError: chainRetryable("build"),
@@ -136,7 +140,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.outputMint === undefined ? {} : { outputMint: built.facts.outputMint }),
             ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt }),
             ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() }),
-            ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps })
+            ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps }),
+            ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
         const gaslessRefusals = gasless.refusals(row, compiled.messageBase64)
@@ -195,7 +200,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const logs = value.logs ?? []
         const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
         if (value.err === null) return { ok: true as const, logs, ...units }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58()) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -330,10 +335,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey)
       })
 
-    /** A named reason from the program logs of a landed failure (our AMM's errors), or nothing. */
+    /** A named reason from the program logs of a landed failure (our AMM's and liquid-staking's errors), or nothing. */
     const onChainReason = (logs: ReadonlyArray<string>) => {
-      const amm = describeAmmFailure(logs, ammProgramIds)
-      return amm === undefined ? "" : `: ${amm}`
+      const named = describeAmmFailure(logs, ammProgramIds) ?? describeStakingFailure(logs, liquidStaking.programId.toBase58())
+      return named === undefined ? "" : `: ${named}`
     }
 
     const step = (row: TransactionRow, context: RunContext): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {

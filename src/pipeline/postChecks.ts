@@ -8,6 +8,7 @@ import { TX_CONFIRMATION_LATENCY_MS_TOTAL, TX_CONFIRMED } from "../audit/metricN
 import { MetricCounters } from "../audit/metricCounters.js"
 import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
+import { StakePositionIndexer } from "../protocols/staking/positionIndexer.js"
 import { type DeltaGuardResult, deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
 import { evaluateSwapTokenDeltas, tokenDeltaToWire } from "./tokenDeltaGuard.js"
 import { buildExecutionProof } from "./proof.js"
@@ -50,6 +51,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
     const config = yield* AppConfig
     const metrics = yield* MetricCounters
     const escrowIndexer = yield* EscrowIndexer
+    const stakeIndexer = yield* StakePositionIndexer
     const { move } = yield* StageTransitions
 
     /**
@@ -69,11 +71,15 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
         // A swap's SOL outflow is what its build recorded (SOL sold, new account rent); buying SOL is not a fixed amount.
         const swapOutflow = row.type === "swap" ? (row.build_facts?.amountLamports ?? null) : null
+        // A stake's outflow also holds a new LST account's rent (recorded at build); an unstake pays what its build quoted.
+        const stakeFacts = row.type === "stake" ? { lamports: row.build_facts?.amountLamports } : row.type === "unstake" ? { lamports: row.build_facts?.expectedInflowLamports } : undefined
         const guardIntent = escrowCreate
           ? { ...row.intent, lamports: row.build_facts?.amountLamports }
-          : row.type === "swap"
-            ? swapOutflow === null ? {} : { lamports: swapOutflow }
-            : row.intent
+          : stakeFacts !== undefined
+            ? stakeFacts
+            : row.type === "swap"
+              ? swapOutflow === null ? {} : { lamports: swapOutflow }
+              : row.intent
         const lamportGuard = evaluateDeltaGuard({
           // a swap with a recorded SOL outflow is checked as an outflow of that amount, like a SOL transfer
           type: swapOutflow === null ? row.type : "transfer_sol", intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
@@ -91,6 +97,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         // Index escrow records and events before `confirmed` is visible, so a client that sees confirmed
         // also sees them (indexing never fails the transaction: it is on chain already).
         yield* escrowIndexer.onConfirmed(row, signature)
+        yield* stakeIndexer.onConfirmed(row, meta, walletPublicKey)
         const confirmedAt = new Date()
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,

@@ -1,10 +1,13 @@
 /** Read-only intents: answered from the ledger, confirmed with a `result`, no policy, no signing. */
 import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
+import { WalletPositions } from "../positions/walletPositions.js"
 
 export class ReadOnlyIntents extends Effect.Service<ReadOnlyIntents>()("ReadOnlyIntents", {
+  dependencies: [WalletPositions.Default],
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
+    const walletPositions = yield* WalletPositions
 
     const tokens = (owner: string) =>
       Effect.map(chain.tokenAccounts(owner), (accounts) =>
@@ -24,18 +27,8 @@ export class ReadOnlyIntents extends Effect.Service<ReadOnlyIntents>()("ReadOnly
         }
       })
 
-    /** query_positions: what the wallet holds, as positions (native SOL and each token account). */
-    const queryPositions = (owner: string) =>
-      Effect.gen(function* () {
-        const lamports = yield* chain.getBalance(owner)
-        const held = yield* tokens(owner)
-        return {
-          positions: [
-            { protocol: "system-program", type: "native", amount: lamports.toString(), token: "SOL" },
-            ...held.map((t) => ({ protocol: "spl-token", type: "token", amount: t.amount, token: t.mint }))
-          ]
-        }
-      })
+    /** query_positions: native SOL, tokens, stake and escrow positions with their value (positions/walletPositions.ts). */
+    const queryPositions = (tenantId: string, walletId: string, owner: string) => walletPositions.positionsOf(tenantId, walletId, owner)
 
     return { queryBalance, queryPositions }
   })

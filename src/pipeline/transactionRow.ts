@@ -29,6 +29,8 @@ export interface BuildFactsRow {
   readonly quotedAt?: string
   readonly minimumOut?: string
   readonly oracleDeviationBps?: number
+  /** unstake: the lamports the build quoted to the wallet */
+  readonly expectedInflowLamports?: string
 }
 
 export interface TransactionRow {

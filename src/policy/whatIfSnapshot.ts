@@ -10,7 +10,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { PAYMENT_PROTOCOLS, type PortfolioHistory } from "../risk/portfolioMetrics.js"
+import { PAYMENT_PROTOCOLS, POSITION_PROTOCOLS, type PortfolioHistory } from "../risk/portfolioMetrics.js"
 import type { PolicyHeader } from "./compiledPolicyCache.js"
 
 export interface WhatIfSnapshot {
@@ -122,7 +122,10 @@ export const readWhatIfSnapshots = (inputs: ReadonlyArray<WhatIfInput>) =>
           'latest', (SELECT t.post_balance_lamports::text FROM transactions t WHERE ${confirmed} ORDER BY t.confirmed_at DESC LIMIT 1),
           'by_protocol', (SELECT coalesce(json_object_agg(x.key, x.net), '{}'::json) FROM (
             SELECT t.protocol AS key, sum(t.pre_balance_lamports - t.post_balance_lamports)::text AS net
-            FROM transactions t WHERE ${position} GROUP BY t.protocol) x),
+            FROM transactions t WHERE ${position} AND t.protocol NOT IN ${sql.in(POSITION_PROTOCOLS)} GROUP BY t.protocol
+            UNION ALL
+            SELECT p.protocol AS key, sum(p.value_lamports)::text AS net
+            FROM positions p WHERE p.wallet_id = w.id AND p.tenant_id = w.tenant_id AND p.protocol IN ${sql.in(POSITION_PROTOCOLS)} GROUP BY p.protocol) x),
           'by_mint', (SELECT coalesce(json_object_agg(x.key, x.net), '{}'::json) FROM (
             SELECT ${mint} AS key, sum(t.pre_balance_lamports - t.post_balance_lamports)::text AS net
             FROM transactions t WHERE ${position} AND ${mint} IS NOT NULL GROUP BY 1) x)

@@ -11,6 +11,7 @@ import type { AdapterInputError } from "./adapterError.js"
 import type { BuiltTransaction } from "./builtTransaction.js"
 import type { AmmPrograms } from "./amm/programs.js"
 import type { EscrowProgram } from "./escrow/program.js"
+import type { LiquidStakingProgram } from "./staking/program.js"
 
 export interface AdapterRequest<K extends TransactionType = TransactionType> {
   readonly type: K
@@ -20,7 +21,7 @@ export interface AdapterRequest<K extends TransactionType = TransactionType> {
 }
 
 /** Services a builder may read: chain facts through the pipeline's reads, and where our programs live. */
-export type AdapterServices = ChainFacts | EscrowProgram | AmmPrograms
+export type AdapterServices = ChainFacts | EscrowProgram | AmmPrograms | LiquidStakingProgram
 
 export type Builder<K extends TransactionType> = (
   request: AdapterRequest<K>

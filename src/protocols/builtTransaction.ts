@@ -19,6 +19,8 @@ export interface BuildFacts {
   readonly minimumOut?: bigint
   /** a swap: its quote's deviation from the oracle price, when both mints have one */
   readonly oracleDeviationBps?: number
+  /** lamports the transaction pays the wallet (an unstake), for the delta guard's inflow */
+  readonly expectedInflowLamports?: bigint
 }
 
 /**
@@ -59,6 +61,7 @@ export const builtTransaction = (
     ...(facts.outputMint === undefined ? {} : { outputMint: facts.outputMint }),
     ...(facts.quotedAt === undefined ? {} : { quotedAt: facts.quotedAt }),
     ...(facts.minimumOut === undefined ? {} : { minimumOut: facts.minimumOut }),
-    ...(facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: facts.oracleDeviationBps })
+    ...(facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: facts.oracleDeviationBps }),
+    ...(facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: facts.expectedInflowLamports })
   }
 })

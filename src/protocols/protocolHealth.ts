@@ -10,6 +10,7 @@ import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig, LOCAL_ESCROW_PROGRAM_ID } from "../config.js"
 import { AMM_PROGRAM_ID_SETTINGS, type AmmProtocol, LOCAL_AMM_PROGRAM_IDS } from "./amm/ammIds.js"
 import { sourcesOf } from "./amm/swapRoute.js"
+import { LIQUID_STAKING_PROGRAM_ID_SETTING, LOCAL_LIQUID_STAKING_PROGRAM_ID } from "./staking/stakingIds.js"
 import { findAdapter, PROTOCOL_IDS, type ProtocolAdapterInfo, protocolRegistry } from "./registry.js"
 
 const CHECK_TIMEOUT = Duration.seconds(5)
@@ -32,7 +33,11 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
     const ammSettings = { "amm-one": config.ammOneProgramId, "amm-two": config.ammTwoProgramId } as const
     const ammConfigured = (amm: AmmProtocol) => Option.isSome(ammSettings[amm]) || runsLocalLedger
     const ammProgramId = (amm: AmmProtocol) => Option.getOrElse(ammSettings[amm], () => LOCAL_AMM_PROGRAM_IDS[amm])
-    const registry = protocolRegistry({ escrowProgramId, ammOneProgramId: ammProgramId("amm-one"), ammTwoProgramId: ammProgramId("amm-two") })
+    const stakingConfigured = Option.isSome(config.liquidStakingProgramId) || runsLocalLedger
+    const stakingProgramId = Option.getOrElse(config.liquidStakingProgramId, () => LOCAL_LIQUID_STAKING_PROGRAM_ID)
+    const registry = protocolRegistry({
+      escrowProgramId, ammOneProgramId: ammProgramId("amm-one"), ammTwoProgramId: ammProgramId("amm-two"), liquidStakingProgramId: stakingProgramId
+    })
 
     const programState = (programId: string): Effect.Effect<ProgramState> =>
       chain.rpc<AccountInfo>("getAccountInfo", [programId, { encoding: "base64", commitment: "confirmed", dataSlice: { offset: 0, length: 0 } }]).pipe(
@@ -50,23 +55,25 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
           ? `program ${programId} is not deployed on this ledger`
           : `account ${programId} is not an executable program`
 
-    const escrowHealth = (adapter: ProtocolAdapterInfo) =>
+    /** One program of ours behind one setting (escrow, liquid-staking): configured, deployed, its id. */
+    const ownProgramHealth = (adapter: ProtocolAdapterInfo, programId: string, configured: boolean, setting: string) =>
       Effect.gen(function* () {
-        const state = yield* programState(escrowProgramId)
+        const state = yield* programState(programId)
         const deployed = state.state === "executable"
         const problems = [
-          ...(escrowConfigured ? [] : ["ESCROW_PROGRAM_ID is not set"]),
-          ...(deployed ? [] : [describe(escrowProgramId, state)])
+          ...(configured ? [] : [`${setting} is not set`]),
+          ...(deployed ? [] : [describe(programId, state)])
         ]
         return {
           protocol: adapter.protocol,
-          ok: escrowConfigured && deployed,
-          configured: escrowConfigured,
+          ok: configured && deployed,
+          configured,
           deployed,
-          programId: escrowProgramId,
+          programId,
           ...(problems.length === 0 ? {} : { message: problems.join("; ") })
         } satisfies ProtocolHealth
       })
+    const escrowHealth = (adapter: ProtocolAdapterInfo) => ownProgramHealth(adapter, escrowProgramId, escrowConfigured, "ESCROW_PROGRAM_ID")
 
     const programsHealth = (adapter: ProtocolAdapterInfo) =>
       Effect.gen(function* () {
@@ -111,6 +118,7 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
         return Effect.succeed({ protocol: adapter.protocol, ok: false, message: `no adapter for ${adapter.protocol} in this build: transactions fail at build` })
       }
       if (sourcesOf(adapter.protocol).length > 0) return ammHealth(adapter)
+      if (adapter.protocol === "liquid-staking") return ownProgramHealth(adapter, stakingProgramId, stakingConfigured, LIQUID_STAKING_PROGRAM_ID_SETTING)
       return adapter.protocol === "escrow" ? escrowHealth(adapter) : programsHealth(adapter)
     }
 

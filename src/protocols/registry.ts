@@ -29,6 +29,8 @@ import { rawInstructionBuilders } from "./rawInstructions.js"
 import { splTokenBuilders } from "./splTokenWithChain.js"
 import { systemProgramBuilders } from "./systemProgramWithChain.js"
 import { swapBuilders } from "./amm/swapBuilder.js"
+import { stakingBuilders } from "./staking/stakeBuilder.js"
+import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "./staking/stakingIds.js"
 
 /** The nine protocol identifiers, from the contract (schemas/protocol.ts). */
 export const PROTOCOL_IDS = PROTOCOLS
@@ -71,12 +73,15 @@ export interface RegistryOptions {
   /** AMM_ONE_PROGRAM_ID / AMM_TWO_PROGRAM_ID; the local ledger's ids when unset */
   readonly ammOneProgramId?: string
   readonly ammTwoProgramId?: string
+  /** LIQUID_STAKING_PROGRAM_ID; the local ledger's id when unset */
+  readonly liquidStakingProgramId?: string
 }
 
 interface ProgramIds {
   readonly escrow: string
   readonly ammOne: string
   readonly ammTwo: string
+  readonly liquidStaking: string
 }
 
 interface AdapterEntry {
@@ -100,7 +105,7 @@ const ADAPTERS: ReadonlyArray<AdapterEntry> = [
   { protocol: "dex-aggregator", capabilities: ["swap", "quote"], programIds: (ids) => [ids.ammOne, ids.ammTwo], builders: swapBuilders },
   { protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], builders: swapBuilders },
   { protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders },
-  { protocol: "liquid-staking", capabilities: ["stake", "unstake"], programIds: () => [], builders: {} },
+  { protocol: "liquid-staking", capabilities: ["stake", "unstake"], programIds: (ids) => [ids.liquidStaking], builders: stakingBuilders },
   { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow"], programIds: () => [], builders: {} },
   // nft_mint is a Token-2022 mint with its metadata extension (docs/decisions/nft.md)
   { protocol: "nft-program", capabilities: ["nft_mint"], programIds: () => NFT_PROGRAM_IDS, builders: nftBuilders }
@@ -110,7 +115,8 @@ export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<P
   const ids: ProgramIds = {
     escrow: parseProgramId(options.escrowProgramId ?? DEFAULT_ESCROW_PROGRAM_ID, "ESCROW_PROGRAM_ID"),
     ammOne: parseProgramId(options.ammOneProgramId ?? LOCAL_AMM_PROGRAM_IDS["amm-one"], "AMM_ONE_PROGRAM_ID"),
-    ammTwo: parseProgramId(options.ammTwoProgramId ?? LOCAL_AMM_PROGRAM_IDS["amm-two"], "AMM_TWO_PROGRAM_ID")
+    ammTwo: parseProgramId(options.ammTwoProgramId ?? LOCAL_AMM_PROGRAM_IDS["amm-two"], "AMM_TWO_PROGRAM_ID"),
+    liquidStaking: parseProgramId(options.liquidStakingProgramId ?? LOCAL_LIQUID_STAKING_PROGRAM_ID, "LIQUID_STAKING_PROGRAM_ID")
   }
   return ADAPTERS.map((entry) => ({
     protocol: entry.protocol,

@@ -6,6 +6,8 @@
  *   exposure    = net lamports put into a protocol (or token mint) by confirmed transactions, plus this
  *                 amount, over (projected balance + all such positions), in bps. Plain transfers
  *                 (system-program, spl-token) are payments, not positions, and create no exposure.
+ *                 A protocol with indexed positions (POSITION_PROTOCOLS: liquid-staking) counts what its
+ *                 positions are worth (table `positions`, valued at indexing) instead of its net lamports.
  * Only the protocol and mint this transaction touches are reported, as the portfolio checks expect.
  */
 import { SqlClient } from "@effect/sql"
@@ -13,6 +15,8 @@ import { Effect } from "effect"
 import type { PortfolioMetrics } from "../policy/evaluationState.js"
 
 export const PAYMENT_PROTOCOLS: ReadonlyArray<string> = ["system-program", "spl-token"]
+/** Protocols whose exposure is the value of the wallet's indexed positions (docs/decisions/staking.md). */
+export const POSITION_PROTOCOLS: ReadonlyArray<string> = ["liquid-staking"]
 
 export interface PortfolioHistory {
   readonly peakLamports: bigint | undefined
@@ -67,7 +71,7 @@ export const projectPortfolioMetrics = (history: PortfolioHistory, facts: Portfo
 
 const big = (text: string | null | undefined) => (text === null || text === undefined ? undefined : BigInt(text))
 
-/** Reads the history summary with four indexed queries (within the caller's transaction, if any). */
+/** Reads the history summary with five indexed queries (within the caller's transaction, if any). */
 export const readPortfolioHistory = (walletId: string, tenantId: string, utcDay: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -91,11 +95,19 @@ export const readPortfolioHistory = (walletId: string, tenantId: string, utcDay:
       WHERE ${confirmed} AND protocol NOT IN ${sql.in(PAYMENT_PROTOCOLS)} AND coalesce(intent->>'outputMint', intent->>'mint') IS NOT NULL
       GROUP BY 1
     `
+    const positionValues = yield* sql<{ key: string; value: string }>`
+      SELECT protocol AS key, sum(value_lamports)::text AS value FROM positions
+      WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND protocol IN ${sql.in(POSITION_PROTOCOLS)} GROUP BY protocol
+    `
+    const netIntoProtocol = new Map(byProtocol.map((row) => [row.key, BigInt(row.net)]))
+    // what the positions are worth now replaces the cash flows (rewards counted, an exited position is 0)
+    for (const protocol of POSITION_PROTOCOLS) netIntoProtocol.delete(protocol)
+    for (const row of positionValues) netIntoProtocol.set(row.key, BigInt(row.value))
     const history: PortfolioHistory = {
       peakLamports: big(summary?.peak),
       dayStartLamports: big(summary?.day_start),
       latestLamports: big(summary?.latest),
-      netIntoProtocol: new Map(byProtocol.map((row) => [row.key, BigInt(row.net)])),
+      netIntoProtocol,
       netIntoMint: new Map(byMint.map((row) => [row.key, BigInt(row.net)]))
     }
     return history

@@ -49,7 +49,7 @@ describe("SPL token intents", () => {
     expect(query.data.result.tokens).toEqual([{ mint, amount: "250000000", decimals: 6, tokenAccount: receiverAta.toBase58() }])
   })
 
-  it("fails at build when the wallet holds too few tokens, and for a type the protocol has no adapter for", async () => {
+  it("fails at build when the wallet holds too few tokens, and for a protocol not deployed for this cluster", async () => {
     const issuer = await createWallet(env.service.baseUrl, 1_000_000_000)
     const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: {} })
     const mint = mintTx.data.result.mint as string
@@ -58,6 +58,7 @@ describe("SPL token intents", () => {
 
     const stake = await run({ walletId: issuer.id, type: "stake", protocol: "liquid-staking", intent: { amount: "1000000" } })
     expect(stake).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
-    expect(stake.error).toContain("no adapter")
+    // liquid-staking has an adapter, but this external ledger has no LIQUID_STAKING_PROGRAM_ID: fail closed
+    expect(stake.error).toContain("LIQUID_STAKING_PROGRAM_ID is not set")
   })
 })

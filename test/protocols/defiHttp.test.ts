@@ -1,7 +1,8 @@
 /**
  * Every /api/v1/defi/* helper answers the spec's build-failure envelope until its adapter exists
  * (issue 17 item 7): 500, PIPELINE_ERROR, failedAt `build`, "no adapter ... yet"; not a routing 404.
- * A bad body is still a 400 naming the field.
+ * Stake and unstake have an adapter, but on this external cluster without LIQUID_STAKING_PROGRAM_ID they
+ * fail closed the same way, naming the setting. A bad body is still a 400 naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { api, type RunningService, startService } from "../support/service.js"
@@ -17,9 +18,12 @@ afterAll(async () => {
 const MINT_B = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 const WALLET = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
 
-const HELPERS: ReadonlyArray<readonly [path: string, body: Record<string, unknown>]> = [
+const STAKING: ReadonlyArray<readonly [path: string, body: Record<string, unknown>]> = [
   ["/api/v1/defi/stake", { protocol: "liquid-staking", wallet: WALLET, amount: "1000000" }],
-  ["/api/v1/defi/unstake", { protocol: "liquid-staking", wallet: WALLET, amount: "1000000" }],
+  ["/api/v1/defi/unstake", { protocol: "liquid-staking", wallet: WALLET, amount: "1000000" }]
+]
+
+const HELPERS: ReadonlyArray<readonly [path: string, body: Record<string, unknown>]> = [
   ["/api/v1/defi/lend/supply", { protocol: "lending-market", wallet: WALLET, mint: MINT_B, amount: "1000" }],
   ["/api/v1/defi/lend/borrow", { protocol: "lending-market", wallet: WALLET, mint: MINT_B, amount: "1000" }]
 ]
@@ -33,6 +37,20 @@ describe("DeFi helpers without adapters", () => {
     expect(response.body.errorMessage).toBe(response.body.error)
   })
 
+  it.each(STAKING)("POST %s fails closed at build where liquid-staking is not configured", async (path, body) => {
+    const response = await api(service.baseUrl, "POST", path, body)
+    expect(response.status).toBe(500)
+    expect(response.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build", data: null })
+    expect(response.body.error).toContain("LIQUID_STAKING_PROGRAM_ID is not set")
+  })
+
+  it("reports liquid-staking unhealthy where LIQUID_STAKING_PROGRAM_ID is not set", async () => {
+    const health = await api(service.baseUrl, "GET", "/api/v1/protocols/liquid-staking/health")
+    expect(health.status).toBe(200)
+    expect(health.body.data).toMatchObject({ protocol: "liquid-staking", ok: false, configured: false, deployed: false })
+    expect(health.body.data.message).toContain("LIQUID_STAKING_PROGRAM_ID is not set")
+  })
+
   it("refuses a bad body with a 400 naming the field", async () => {
     const response = await api(service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "amm-one", wallet: WALLET, amount: "1" })
     expect(response.status).toBe(400)
@@ -41,7 +59,7 @@ describe("DeFi helpers without adapters", () => {
   })
 
   it("needs the protocols scope like /protocols ([n17])", async () => {
-    const response = await api(service.baseUrl, "POST", "/api/v1/defi/stake", HELPERS[0]![1], { "x-api-key": "unknown" })
+    const response = await api(service.baseUrl, "POST", "/api/v1/defi/stake", STAKING[0]![1], { "x-api-key": "unknown" })
     expect(response.status).toBe(401)
   })
 })

@@ -14,7 +14,7 @@ let withEscrow: Ledger
 let withoutEscrow: Ledger
 let service: RunningService
 
-const UNIMPLEMENTED = ["liquid-staking", "lending-market"]
+const UNIMPLEMENTED = ["lending-market"]
 
 beforeAll(async () => {
   withEscrow = await startTestLedger({ escrow: true })

@@ -43,7 +43,7 @@ describe("protocol registry", () => {
   })
 
   it("marks the protocols without builders as not implemented, with no program ids", () => {
-    for (const p of ["liquid-staking", "lending-market"]) {
+    for (const p of ["lending-market"]) {
       const adapter = findAdapter(registry, p)
       expect(adapter?.implemented).toBe(false)
       expect(adapter?.programIds).toEqual([])
@@ -54,6 +54,13 @@ describe("protocol registry", () => {
       programIds: ["TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL", "11111111111111111111111111111111"]
     })
     expect(findAdapter(registry, "nope")).toBeUndefined()
+  })
+
+  it("lists liquid-staking at the local ledger's id, or at LIQUID_STAKING_PROGRAM_ID", () => {
+    expect(findAdapter(registry, "liquid-staking")).toMatchObject({ implemented: true, programIds: ["LiqStake11111111111111111111111111111111111"] })
+    const custom = protocolRegistry({ liquidStakingProgramId: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" })
+    expect(findAdapter(custom, "liquid-staking")?.programIds).toEqual(["9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"])
+    expect(() => protocolRegistry({ liquidStakingProgramId: "not-a-key" })).toThrow(/LIQUID_STAKING_PROGRAM_ID/)
   })
 
   it("lists the AMM programs at the local ledger's ids, or at AMM_ONE_PROGRAM_ID / AMM_TWO_PROGRAM_ID", () => {

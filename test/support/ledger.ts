@@ -5,6 +5,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
+import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../../src/protocols/staking/stakingIds.js"
 import { startLedgerServer, type LedgerServer } from "../../src/ledger/server.js"
 
 /** Our built escrow program (programs/dist), loaded at LOCAL_ESCROW_PROGRAM_ID by `{ escrow: true }`. */
@@ -15,9 +16,12 @@ export interface TestLedgerOptions {
   readonly escrow?: boolean
   /** Load the AMM program at both local ids and seed the test mints and pools (as `npm start` does). */
   readonly amm?: boolean
+  /** Load the liquid-staking program at its local id and seed its pool (as `npm start` does). */
+  readonly staking?: boolean
 }
 
 export const AMM_SO_PATH = fileURLToPath(new URL("../../programs/dist/amm.so", import.meta.url))
+export const LIQUID_STAKING_SO_PATH = fileURLToPath(new URL("../../programs/dist/liquid-staking.so", import.meta.url))
 
 /** Ports 20000-39999 in steps of 2 (RPC + PubSub); a collision retries with another pair. */
 export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<LedgerServer & { dataDir: string }> => {
@@ -27,10 +31,14 @@ export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<
     try {
       const programs = [
         ...(options.escrow === true ? [{ programId: LOCAL_ESCROW_PROGRAM_ID, path: ESCROW_SO_PATH }] : []),
-        ...(options.amm === true ? Object.values(LOCAL_AMM_PROGRAM_IDS).map((programId) => ({ programId, path: AMM_SO_PATH })) : [])
+        ...(options.amm === true ? Object.values(LOCAL_AMM_PROGRAM_IDS).map((programId) => ({ programId, path: AMM_SO_PATH })) : []),
+        ...(options.staking === true ? [{ programId: LOCAL_LIQUID_STAKING_PROGRAM_ID, path: LIQUID_STAKING_SO_PATH }] : [])
       ]
       const seedPools = options.amm === true ? LOCAL_AMM_PROGRAM_IDS : undefined
-      const server = await startLedgerServer({ port, dataDir, ...(programs.length === 0 ? {} : { programs }), ...(seedPools === undefined ? {} : { seedPools }) })
+      const server = await startLedgerServer({
+        port, dataDir, ...(programs.length === 0 ? {} : { programs }), ...(seedPools === undefined ? {} : { seedPools }),
+        ...(options.staking === true ? { seedStakePool: LOCAL_LIQUID_STAKING_PROGRAM_ID } : {})
+      })
       return {
         ...server,
         dataDir,

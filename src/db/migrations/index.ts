@@ -14,6 +14,7 @@ import portfolioBreaches from "./0008_portfolio_breaches.js"
 import autofundCap from "./0009_autofund_cap.js"
 import x402Payments from "./0011_x402_payments.js"
 import webhooks from "./0012_webhooks.js"
+import positions from "./0014_positions.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -26,5 +27,6 @@ export const migrations = Migrator.fromRecord({
   "0008_portfolio_breaches": portfolioBreaches,
   "0009_autofund_cap": autofundCap,
   "0011_x402_payments": x402Payments,
-  "0012_webhooks": webhooks
+  "0012_webhooks": webhooks,
+  "0014_positions": positions
 })

@@ -85,7 +85,7 @@ export const transactionTools = [
   }),
   tool({
     name: "tx.positions",
-    description: "A wallet's positions (native SOL and token accounts), read by a query_positions intent (read-only: no policy, no signing).",
+    description: "A wallet's positions (native SOL, tokens, stake and escrow positions, with value), read by a query_positions intent (read-only: no policy, no signing).",
     args: byWallet,
     readOnly: true,
     request: ({ walletId }) => ({

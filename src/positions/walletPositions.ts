@@ -1,0 +1,94 @@
+/**
+ * A wallet's positions (spec: Position = protocol, type, amount, token, and value or apy; docs/decisions/staking.md):
+ * native SOL and token accounts read from the chain, stake positions from confirmed position indexing valued at the
+ * pool's live exchange rate, and the escrows it funded that still lock lamports. `valueLamports` is the SOL worth
+ * where it has one; `value` is USD from the Pyth oracle accounts (absent when the oracle has no price).
+ */
+import { NATIVE_MINT } from "@solana/spl-token"
+import { Effect } from "effect"
+import { ChainClient } from "../chain/chainClient.js"
+import { ChainFacts } from "../pipeline/chainFacts.js"
+import { EscrowRepo } from "../protocols/escrow/escrowRepo.js"
+import { readMintPrices } from "../protocols/oracle/oracleReads.js"
+import { readStakePool } from "../protocols/staking/poolReads.js"
+import { LiquidStakingProgram } from "../protocols/staking/program.js"
+import { PositionRepo } from "./positionRepo.js"
+
+export interface Position {
+  readonly protocol: string
+  readonly type: string
+  /** base units of `token` (lamports for SOL) */
+  readonly amount: string
+  readonly token: string
+  readonly valueLamports?: string
+  /** USD, a decimal string with 6 places */
+  readonly value?: string
+  readonly address?: string
+}
+
+/** amount (base units, `decimals`) at price * 10^exponent USD, in micro-USD. */
+export const microUsd = (amount: bigint, decimals: number, price: bigint, exponent: number): bigint => {
+  const scaled = amount * price * 1_000_000n
+  const shift = exponent - decimals
+  return shift >= 0 ? scaled * 10n ** BigInt(shift) : scaled / 10n ** BigInt(-shift)
+}
+
+const usdString = (micro: bigint) => `${micro / 1_000_000n}.${(micro % 1_000_000n).toString().padStart(6, "0")}`
+
+const OPEN_ESCROW = new Set(["created", "accepted", "disputed"])
+
+export class WalletPositions extends Effect.Service<WalletPositions>()("WalletPositions", {
+  dependencies: [PositionRepo.Default, EscrowRepo.Default, ChainFacts.Default, LiquidStakingProgram.Default],
+  effect: Effect.gen(function* () {
+    const chain = yield* ChainClient
+    const facts = yield* ChainFacts
+    const repo = yield* PositionRepo
+    const escrows = yield* EscrowRepo
+    const staking = yield* LiquidStakingProgram
+
+    const positionsOf = (tenantId: string, walletId: string, publicKey: string) =>
+      Effect.gen(function* () {
+        const lamports = yield* chain.getBalance(publicKey)
+        const held = yield* chain.tokenAccounts(publicKey)
+        const indexed = yield* repo.listForWallet(tenantId, walletId)
+        const stakes = indexed.filter((p) => p.protocol === "liquid-staking")
+        // The pool's rate values the stake; a pool that cannot be read leaves the value out (never a guess).
+        const pool = stakes.length === 0 ? null : yield* readStakePool(facts.accounts, staking, "query_positions").pipe(Effect.orElseSucceed(() => null))
+        const mints = [NATIVE_MINT.toBase58(), ...held.map((t) => t.mint)]
+        const prices = yield* readMintPrices(facts.accounts, mints)
+        const priceOf = (mint: string) => prices[mints.indexOf(mint)] ?? null
+        const sol = priceOf(NATIVE_MINT.toBase58())
+        const solValue = (valueLamports: bigint) => (sol === null ? {} : { value: usdString(microUsd(valueLamports, 9, sol.update.price, sol.update.exponent)) })
+        const lstMint = pool?.state.lstMint.toBase58()
+
+        const positions: Position[] = [{ protocol: "system-program", type: "native", amount: lamports.toString(), token: "SOL", valueLamports: lamports.toString(), ...solValue(lamports) }]
+        for (const token of held) {
+          if (token.mint === lstMint || stakes.some((s) => s.token === token.mint)) continue // shown as a stake position
+          const price = priceOf(token.mint)
+          positions.push({
+            protocol: "spl-token", type: "token", amount: token.amount, token: token.mint, address: token.tokenAccount,
+            ...(price === null ? {} : { value: usdString(microUsd(BigInt(token.amount), token.decimals, price.update.price, price.update.exponent)) })
+          })
+        }
+        for (const stake of stakes) {
+          const amount = BigInt(stake.amount)
+          const worth = pool !== null && pool.state.lstMint.toBase58() === stake.token && pool.lstSupply > 0n ? (amount * pool.state.totalLamports) / pool.lstSupply : null
+          positions.push({
+            protocol: stake.protocol, type: "stake", amount: stake.amount, token: stake.token,
+            ...(worth === null ? {} : { valueLamports: worth.toString(), ...solValue(worth) }),
+            ...(pool === null ? {} : { address: pool.address.toBase58() })
+          })
+        }
+        for (const escrow of yield* escrows.listForWallet(tenantId, walletId, publicKey)) {
+          // lamports still locked by an escrow this wallet funded
+          if (escrow.creator !== publicKey || !OPEN_ESCROW.has(escrow.status)) continue
+          const locked = BigInt(escrow.amount) - BigInt(escrow.paid_out)
+          if (locked <= 0n) continue
+          positions.push({ protocol: escrow.protocol, type: "escrow", amount: locked.toString(), token: "SOL", valueLamports: locked.toString(), ...solValue(locked), address: escrow.escrow_address })
+        }
+        return { positions }
+      })
+
+    return { positionsOf }
+  })
+}) {}

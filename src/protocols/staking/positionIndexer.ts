@@ -1,0 +1,47 @@
+/**
+ * Confirmed position indexing for liquid staking (spec: Execution tuning): after a stake or unstake confirms,
+ * the wallet's stake position becomes the LST balance its own transaction left (from the transaction's meta,
+ * so a concurrent transfer of the wallet cannot disturb it), valued in lamports at the pool's rate read right
+ * after confirmation (portfolio exposure uses that value). Indexing never fails the transaction.
+ */
+import { Cause, Effect } from "effect"
+import { ChainFacts } from "../../pipeline/chainFacts.js"
+import type { LandedMeta } from "../../pipeline/submission.js"
+import type { TransactionRow } from "../../pipeline/transactionRow.js"
+import { PositionRepo } from "../../positions/positionRepo.js"
+import { readStakePool } from "./poolReads.js"
+import { LiquidStakingProgram } from "./program.js"
+
+export const STAKE_POSITION_TYPE = "stake"
+
+export class StakePositionIndexer extends Effect.Service<StakePositionIndexer>()("StakePositionIndexer", {
+  dependencies: [PositionRepo.Default, ChainFacts.Default, LiquidStakingProgram.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* PositionRepo
+    const facts = yield* ChainFacts
+    const program = yield* LiquidStakingProgram
+
+    const index = (row: TransactionRow, meta: LandedMeta, walletPublicKey: string, lstMint: string) =>
+      Effect.gen(function* () {
+        const held = (meta.postTokenBalances ?? []).find((b) => b.mint === lstMint && b.owner === walletPublicKey)
+        const amount = BigInt(held?.uiTokenAmount.amount ?? "0")
+        const pool = amount === 0n ? null : yield* readStakePool(facts.accounts, program, row.type)
+        const valueLamports = pool === null || pool.lstSupply === 0n ? 0n : (amount * pool.state.totalLamports) / pool.lstSupply
+        yield* repo.set({
+          tenantId: row.tenant_id, walletId: row.wallet_id, protocol: row.protocol, positionType: STAKE_POSITION_TYPE,
+          token: lstMint, amount, valueLamports, txId: row.id
+        })
+      })
+
+    const onConfirmed = (row: TransactionRow, meta: LandedMeta, walletPublicKey: string): Effect.Effect<void> => {
+      if (row.protocol !== "liquid-staking" || (row.type !== "stake" && row.type !== "unstake")) return Effect.void
+      const lstMint = row.type === "stake" ? row.build_facts?.outputMint : (row.build_facts?.tokenMint ?? undefined)
+      if (lstMint === undefined) return Effect.logWarning("confirmed stake without its LST mint in the build facts", { txId: row.id })
+      return index(row, meta, walletPublicKey, lstMint).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("stake position indexing failed", { txId: row.id }, Cause.pretty(cause)))
+      )
+    }
+
+    return { onConfirmed }
+  })
+}) {}
