@@ -253,6 +253,8 @@ describe("deployment-wide operations", () => {
       if (route.method === "PUT" && route.path === "/api/v1/chaos") expect(admitted.body.error).not.toMatch(/Operator credential/)
       // The path names no known feed (and this service has no ledger): admitted, then that feed's 404.
       else if (route.path === "/api/v1/defi/oracle/prices/:symbol") expect(admitted).toMatchObject({ status: 404, body: { error: expect.stringMatching(/^oracle feed .* not found$/) } })
+      // Admitted, then the empty body's refusal naming the field.
+      else if (route.path === "/api/v1/defi/stake/rewards") expect(admitted).toMatchObject({ status: 400, body: { error: expect.stringContaining("lamports") } })
       else expect(admitted.status).toBe(200)
     }
   })
