@@ -1,0 +1,75 @@
+/** Agent endpoints (spec: Agents). */
+import * as Schema from "effect/Schema"
+import {
+  Agent,
+  AgentBudget,
+  AgentIdParams,
+  AgentList,
+  CapabilityManifest,
+  CreateAgentBody,
+  ExecuteBody,
+  IssueManifestBody,
+  ManifestVerification,
+  PauseBody,
+  UpdateCapabilitiesBody,
+  VerifyManifestBody
+} from "../agent.js"
+import { Timestamp, Uuid } from "../common.js"
+import { Transaction } from "../transaction.js"
+import { endpoint } from "./endpoint.js"
+import { CreateWaitQuery } from "./transactions.js"
+
+export const ManifestRevocation = Schema.Struct({
+  agentId: Uuid,
+  nonce: Schema.String,
+  revoked: Schema.Boolean,
+  revokedAt: Timestamp,
+  reason: Schema.String
+})
+
+const transition = (action: "start" | "stop" | "pause" | "resume") =>
+  endpoint("agents", "POST", `/api/v1/agents/:agentId/${action}`, {
+    summary: `${action[0]!.toUpperCase()}${action.slice(1)} an agent`,
+    params: AgentIdParams,
+    ...(action === "pause" ? { body: PauseBody } : {}),
+    success: Agent
+  })
+
+export const AgentsApi = {
+  create: endpoint("agents", "POST", "/api/v1/agents", { summary: "Register an agent", body: CreateAgentBody, success: Agent, successStatuses: [201] }),
+  list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents", success: AgentList }),
+  get: endpoint("agents", "GET", "/api/v1/agents/:agentId", { summary: "An agent", params: AgentIdParams, success: Agent }),
+  updateCapabilities: endpoint("agents", "PUT", "/api/v1/agents/:agentId/capabilities", {
+    summary: "Change an agent's capabilities",
+    params: AgentIdParams,
+    body: UpdateCapabilitiesBody,
+    success: Agent
+  }),
+  start: transition("start"),
+  stop: transition("stop"),
+  pause: transition("pause"),
+  resume: transition("resume"),
+  budget: endpoint("agents", "GET", "/api/v1/agents/:agentId/budget", { summary: "An agent's budget and today's spend", params: AgentIdParams, success: AgentBudget }),
+  issueManifest: endpoint("agents", "POST", "/api/v1/agents/:agentId/manifest/issue", {
+    summary: "Issue a signed capability manifest",
+    params: AgentIdParams,
+    body: IssueManifestBody,
+    success: CapabilityManifest,
+    successStatuses: [201]
+  }),
+  verifyManifest: endpoint("agents", "POST", "/api/v1/agents/:agentId/manifest/verify", {
+    summary: "Verify a capability manifest",
+    params: AgentIdParams,
+    body: VerifyManifestBody,
+    success: ManifestVerification
+  }),
+  execute: endpoint("agents", "POST", "/api/v1/agents/:agentId/execute", {
+    summary: "Execute an intent as the agent",
+    params: AgentIdParams,
+    query: CreateWaitQuery,
+    body: ExecuteBody,
+    success: Transaction,
+    successStatuses: [201, 202, 200],
+    recordOnFailure: true
+  })
+}
