@@ -132,12 +132,16 @@ export const SimulationResult = Schema.Struct({
 })
 export type SimulationResult = typeof SimulationResult.Type
 
+/** Records of POST /wallets/<id>/sign carry the signing as their type and `wallet` as protocol (not an intent's). */
+export const SignOnlyType = Schema.Literal("sign_transaction", "sign_message")
+export const SignOnlyProtocol = Schema.Literal("wallet")
+
 export const Transaction = Schema.Struct({
   id: Uuid,
   walletId: Uuid,
   agentId: Schema.optional(Uuid),
-  type: TransactionType,
-  protocol: ProtocolId,
+  type: Schema.Union(TransactionType, SignOnlyType),
+  protocol: Schema.Union(ProtocolId, SignOnlyProtocol),
   /** The intent as accepted (decoded and re-encoded, so defaults are filled in). */
   intent: IntentObject,
   gasless: Schema.Boolean,

@@ -64,14 +64,22 @@ export const contractChecker = (document: OpenApiDocument): ContractChecker => {
       const responses = document.paths[op.template]![op.method.toLowerCase()]!.responses
       const key = responses[String(status)] !== undefined ? String(status) : "default"
       const schema = responses[key]?.content?.["application/json"]?.schema
-      if (schema === undefined) return `${method} ${op.template}: the document lists no response ${status}`
+      if (schema === undefined) return key === "default" ? undefined : `${method} ${op.template}: the document lists no response ${status}`
       const validate = validatorFor(op, key, schema)
       if (validate(body)) return undefined
-      const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message ?? ""} ${JSON.stringify(e.params)}`)
+      const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message ?? ""} ${JSON.stringify(e.params)} (got ${JSON.stringify(valueAt(body, e.instancePath))?.slice(0, 80)})`)
       return `${method} ${urlPath} -> ${status} does not match ${op.template} response ${key}: ${errors.join("; ")}`
     }
   }
 }
+
+/** The value at a JSON pointer (ajv's instancePath), to show what the answer held. */
+const valueAt = (value: unknown, pointer: string): unknown =>
+  pointer
+    .split("/")
+    .slice(1)
+    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce<unknown>((at, part) => (at !== null && typeof at === "object" ? (at as Record<string, unknown>)[part] : undefined), value)
 
 const checkers = new Map<string, Promise<ContractChecker>>()
 
