@@ -15,9 +15,8 @@ import {
   VerifyManifestBody
 } from "../agent.js"
 import { Timestamp, Uuid } from "../common.js"
-import { Transaction } from "../transaction.js"
 import { endpoint } from "./endpoint.js"
-import { CreateWaitQuery } from "./transactions.js"
+import { CreateWaitQuery, TransactionRecord } from "./transactions.js"
 
 export const ManifestRevocation = Schema.Struct({
   agentId: Uuid,
@@ -27,23 +26,26 @@ export const ManifestRevocation = Schema.Struct({
   reason: Schema.String
 })
 
+/** Named, so the document lists it once as a component. */
+const AgentResource = Agent.annotations({ identifier: "Agent" })
+
 const transition = (action: "start" | "stop" | "pause" | "resume") =>
   endpoint("agents", "POST", `/api/v1/agents/:agentId/${action}`, {
     summary: `${action[0]!.toUpperCase()}${action.slice(1)} an agent`,
     params: AgentIdParams,
     ...(action === "pause" ? { body: PauseBody } : {}),
-    success: Agent
+    success: AgentResource
   })
 
 export const AgentsApi = {
-  create: endpoint("agents", "POST", "/api/v1/agents", { summary: "Register an agent", body: CreateAgentBody, success: Agent, successStatuses: [201] }),
+  create: endpoint("agents", "POST", "/api/v1/agents", { summary: "Register an agent", body: CreateAgentBody, success: AgentResource, successStatuses: [201] }),
   list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents", success: AgentList }),
-  get: endpoint("agents", "GET", "/api/v1/agents/:agentId", { summary: "An agent", params: AgentIdParams, success: Agent }),
+  get: endpoint("agents", "GET", "/api/v1/agents/:agentId", { summary: "An agent", params: AgentIdParams, success: AgentResource }),
   updateCapabilities: endpoint("agents", "PUT", "/api/v1/agents/:agentId/capabilities", {
     summary: "Change an agent's capabilities",
     params: AgentIdParams,
     body: UpdateCapabilitiesBody,
-    success: Agent
+    success: AgentResource
   }),
   start: transition("start"),
   stop: transition("stop"),
@@ -68,7 +70,7 @@ export const AgentsApi = {
     params: AgentIdParams,
     query: CreateWaitQuery,
     body: ExecuteBody,
-    success: Transaction,
+    success: TransactionRecord,
     successStatuses: [201, 202, 200],
     recordOnFailure: true
   })

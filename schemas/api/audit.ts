@@ -7,7 +7,7 @@ export const AuditApi = {
   post: endpoint("audit", "POST", "/api/v1/audit/events", {
     summary: "Record a custom audit event",
     body: PostAuditEventBody,
-    success: AuditEvent,
+    success: AuditEvent.annotations({ identifier: "AuditEvent" }),
     successStatuses: [201]
   }),
   list: endpoint("audit", "GET", "/api/v1/audit/events", { summary: "Audit events, newest first", query: AuditQuery, success: AuditEventList }),

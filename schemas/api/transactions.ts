@@ -23,10 +23,13 @@ export const CreateWaitQuery = Schema.Struct({
 
 export const TransactionListQuery = Schema.extend(PaginationQuery, Schema.Struct({ status: Schema.optional(Schema.String) }))
 
-export const TransactionPage = Page("transactions", Transaction)
+/** Named, so the document lists them once as components. */
+export const TransactionRecord = Transaction.annotations({ identifier: "Transaction" })
+
+export const TransactionPage = Page("transactions", TransactionRecord)
 
 /** A transaction's answer: the record, also in the failure envelope of a failed one. */
-const record = { success: Transaction, recordOnFailure: true } as const
+const record = { success: TransactionRecord, recordOnFailure: true } as const
 
 export const TransactionsApi = {
   create: endpoint("transactions", "POST", "/api/v1/transactions", {
@@ -57,12 +60,12 @@ export const TransactionsApi = {
   proof: endpoint("transactions", "GET", "/api/v1/transactions/:txId/proof", {
     summary: "The execution proof of a confirmed transaction",
     params: TxIdParams,
-    success: ExecutionProof
+    success: ExecutionProof.annotations({ identifier: "ExecutionProof" })
   }),
   replay: endpoint("transactions", "GET", "/api/v1/transactions/:txId/replay", {
     summary: "What the pipeline decided and saw, stage by stage",
     params: TxIdParams,
-    success: Replay
+    success: Replay.annotations({ identifier: "Replay" })
   }),
   listByWallet: endpoint("transactions", "GET", "/api/v1/wallets/:walletId/transactions", {
     summary: "A wallet's transactions, newest first",

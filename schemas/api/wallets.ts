@@ -13,7 +13,10 @@ export const WalletFunding = Schema.Struct({
   error: Schema.optional(Schema.String)
 })
 
-export const CreatedWallet = Schema.Struct({ ...Wallet.fields, funding: Schema.optional(WalletFunding) })
+/** Named, so the document lists it once as a component. */
+const WalletResource = Wallet.annotations({ identifier: "Wallet" })
+
+export const CreatedWallet = Schema.Struct({ ...Wallet.fields, funding: Schema.optional(WalletFunding) }).annotations({ identifier: "CreatedWallet" })
 
 export const WalletIdParams = Schema.Struct({ walletId: Uuid })
 
@@ -27,9 +30,9 @@ export const WalletsApi = {
   list: endpoint("wallets", "GET", "/api/v1/wallets", {
     summary: "List wallets, newest first",
     query: Schema.extend(PaginationQuery, WalletListQuery),
-    success: Page("wallets", Wallet)
+    success: Page("wallets", WalletResource)
   }),
-  get: endpoint("wallets", "GET", "/api/v1/wallets/:walletId", { summary: "A wallet", params: WalletIdParams, success: Wallet }),
+  get: endpoint("wallets", "GET", "/api/v1/wallets/:walletId", { summary: "A wallet", params: WalletIdParams, success: WalletResource }),
   balance: endpoint("wallets", "GET", "/api/v1/wallets/:walletId/balance", {
     summary: "The wallet's SOL balance",
     params: WalletIdParams,

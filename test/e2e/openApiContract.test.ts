@@ -8,6 +8,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { Keypair } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
 import { contractOf, OPENAPI_PATH, type OpenApiDocument } from "../support/contract.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { api } from "../support/service.js"
@@ -118,6 +119,30 @@ describe("the OpenAPI contract of a running service", () => {
     const anonymous = await api(env.service.baseUrl, "GET", "/api/v1/wallets", undefined, {})
     expect(anonymous.status).toBe(401)
   })
+
+  it("the typed client sends what the contract declares and decodes the data it answers", async () => {
+    const client = makeClient(env.service.baseUrl)
+    const wallet = await client.wallets.create({ body: { label: "typed", autoFund: true, fundLamports: 1_000_000_000 } })
+    expect(wallet.status).toBe(201)
+    expect(wallet.data!.funding).toMatchObject({ ok: true })
+    const walletId = wallet.data!.id
+    const destination = Keypair.generate().publicKey.toBase58()
+    const transfer = await client.transactions.create({
+      query: { waitMs: 20_000 },
+      body: { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1_500_000 } }
+    })
+    expect(transfer.status).toBe(201)
+    const txId = transfer.data!.id
+    // Decoded by the contract's schema: amounts are exact bigints.
+    expect(transfer.data!.preBalanceLamports).toBe(1_000_000_000n)
+    expect((await client.transactions.get({ params: { txId } })).data!.status).toBe("confirmed")
+    expect((await client.transactions.proof({ params: { txId } })).data!.txId).toBe(txId)
+    expect((await client.transactions.listByWallet({ params: { walletId }, query: { limit: 5 } })).data!.transactions.map((t) => t.id)).toEqual([txId])
+    expect((await client.wallets.balance({ params: { walletId } })).data!.lamports).toBeLessThan(1_000_000_000 - 1_500_000 + 1)
+    const missing = await client.transactions.get({ params: { txId: "00000000-0000-4000-8000-000000000000" } })
+    expect(missing.status).toBe(404)
+    expect(missing.data).toBeUndefined()
+  }, 120_000)
 
   it("has a declared operation for every call above (so each answer was checked against its own schema)", async () => {
     const checker = await contractOf(env.service.baseUrl)
