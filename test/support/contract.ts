@@ -97,3 +97,10 @@ export const contractOf = (baseUrl: string): Promise<ContractChecker> => {
   }
   return checker
 }
+
+/** Every answer a test reads must match the service's own document (`api()` and the process tests' `call()` run this). */
+export const assertMatchesContract = async (baseUrl: string, method: string, urlPath: string, status: number, body: unknown) => {
+  if (urlPath.split("?")[0] === OPENAPI_PATH) return
+  const problem = (await contractOf(baseUrl)).problems(method, urlPath, status, body)
+  if (problem !== undefined) throw new Error(`the answer does not match the OpenAPI document: ${problem}`)
+}

@@ -12,7 +12,7 @@ import { AppLive } from "../../src/app.js"
 import { ChainEndpoints } from "../../src/chain/chainClient.js"
 import { AppConfig } from "../../src/config.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
-import { contractOf, OPENAPI_PATH } from "./contract.js"
+import { assertMatchesContract } from "./contract.js"
 import { assertLamportsAreNumbers } from "./lamportFields.js"
 
 export interface TestKeys {
@@ -106,14 +106,6 @@ export interface ApiAnswer<D = any> {
   readonly status: number
   readonly headers: Headers
   readonly body: Envelope<D>
-}
-
-/** Every answer a test reads must match the service's OpenAPI document (test/support/contract.ts). */
-const assertMatchesContract = async (baseUrl: string, method: string, urlPath: string, status: number, body: unknown) => {
-  if (urlPath.split("?")[0] === OPENAPI_PATH) return
-  const problem = (await contractOf(baseUrl)).problems(method, urlPath, status, body)
-  if (problem !== undefined && process.env.CONTRACT_LOG !== undefined) return void (await import("node:fs")).appendFileSync(process.env.CONTRACT_LOG, problem + "\n")
-  if (problem !== undefined) throw new Error(`the answer does not match the OpenAPI document: ${problem}`)
 }
 
 /**
