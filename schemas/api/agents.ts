@@ -65,6 +65,11 @@ export const AgentsApi = {
     body: VerifyManifestBody,
     success: ManifestVerification
   }),
+  revokeManifest: endpoint("agents", "POST", "/api/v1/agents/:agentId/manifest/revoke", {
+    summary: "Revoke a capability manifest by its nonce (or the manifest itself)",
+    params: AgentIdParams,
+    success: ManifestRevocation
+  }),
   execute: endpoint("agents", "POST", "/api/v1/agents/:agentId/execute", {
     summary: "Execute an intent as the agent",
     params: AgentIdParams,

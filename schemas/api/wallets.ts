@@ -1,7 +1,7 @@
 /** Wallet endpoints (spec: Endpoints, Wallets). */
 import * as Schema from "effect/Schema"
 import { Page, PaginationQuery, Uuid } from "../common.js"
-import { CreateWalletBody, TokenBalance, Wallet, WalletBalance, WalletListQuery } from "../wallet.js"
+import { CreateWalletBody, SignBody, TokenBalance, Wallet, WalletBalance, WalletListQuery } from "../wallet.js"
 import { endpoint } from "./endpoint.js"
 
 /** How an auto-funded wallet was funded (absent without autoFund). */
@@ -42,5 +42,11 @@ export const WalletsApi = {
     summary: "The wallet's token balances",
     params: WalletIdParams,
     success: Schema.Struct({ tokens: Schema.Array(TokenBalance) })
+  }),
+  sign: endpoint("wallets", "POST", "/api/v1/wallets/:walletId/sign", {
+    summary: "Sign a serialized transaction or a message with the wallet's key, under its policy",
+    params: WalletIdParams,
+    body: SignBody,
+    successStatuses: [200, 202]
   })
 }

@@ -97,8 +97,7 @@ export const agentRoutes = [
     "agent"
   ),
   route(
-    "POST",
-    "/api/v1/agents/:agentId/manifest/revoke",
+    AgentsApi.revokeManifest,
     Effect.gen(function* () {
       const id = yield* agentId
       const body = yield* decodeBody(RevokeManifestBody)
