@@ -5,6 +5,7 @@ import {
   AgentBudget,
   AgentIdParams,
   AgentList,
+  AutonomyState,
   CapabilityManifest,
   CreateAgentBody,
   ExecuteBody,
@@ -64,6 +65,11 @@ export const AgentsApi = {
     params: AgentIdParams,
     body: VerifyManifestBody,
     success: ManifestVerification
+  }),
+  autonomyState: endpoint("agents", "GET", "/api/v1/agents/:agentId/autonomy/state", {
+    summary: "Where an agent's autonomy program stands",
+    params: AgentIdParams,
+    success: AutonomyState
   }),
   revokeManifest: endpoint("agents", "POST", "/api/v1/agents/:agentId/manifest/revoke", {
     summary: "Revoke a capability manifest by its nonce (or the manifest itself)",

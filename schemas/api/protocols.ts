@@ -1,5 +1,6 @@
 /** Protocol registry endpoints (spec: Endpoints, Protocols). */
 import { ProtocolAdapter, ProtocolHealth, ProtocolHealthList, ProtocolList, ProtocolPathParams, ProtocolVersion } from "../protocol.js"
+import { MigratedIntent, MigrateIntentBody, ProtocolCompatibilityCheckBody, ProtocolCompatibilityResult } from "../intent.js"
 import { endpoint } from "./endpoint.js"
 
 export const ProtocolsApi = {
@@ -19,5 +20,17 @@ export const ProtocolsApi = {
     summary: "A protocol's health",
     params: ProtocolPathParams,
     success: ProtocolHealth
+  }),
+  compatibilityCheck: endpoint("protocols", "POST", "/api/v1/protocols/:protocol/compatibility-check", {
+    summary: "Whether an intent can run on the protocol adapter's current version",
+    params: ProtocolPathParams,
+    body: ProtocolCompatibilityCheckBody,
+    success: ProtocolCompatibilityResult
+  }),
+  migrateIntent: endpoint("protocols", "POST", "/api/v1/protocols/:protocol/migrate-intent", {
+    summary: "Rewrite an intent for another version of the protocol adapter",
+    params: ProtocolPathParams,
+    body: MigrateIntentBody,
+    success: MigratedIntent
   })
 }

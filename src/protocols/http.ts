@@ -57,8 +57,7 @@ export const protocolRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/protocols/:protocol/compatibility-check",
+    ProtocolsApi.compatibilityCheck,
     Effect.gen(function* () {
       const adapter = yield* adapterFromPath
       const body = yield* decodeBody(ProtocolCompatibilityCheckBody)
@@ -66,8 +65,7 @@ export const protocolRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/protocols/:protocol/migrate-intent",
+    ProtocolsApi.migrateIntent,
     Effect.gen(function* () {
       const adapter = yield* adapterFromPath
       const body = yield* decodeBody(MigrateIntentBody)
