@@ -14,6 +14,7 @@ import { TransactionService } from "./transactionService.js"
 import { createdReply, transactionReply } from "./transactionReply.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { TransactionWaits } from "./transactionWaits.js"
+import { OutboxApi } from "../../schemas/api/operations.js"
 import { CreateWaitQuery, TransactionListQuery, TransactionsApi } from "../../schemas/api/transactions.js"
 
 const txId = pathParam("txId", Uuid)
@@ -120,8 +121,7 @@ export const transactionRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/outbox/stats",
+    OutboxApi.stats,
     Effect.gen(function* () {
       return ok(yield* (yield* Outbox).stats)
     }),
