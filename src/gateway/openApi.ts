@@ -99,7 +99,8 @@ export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, info: { r
     }
     const data: JsonSchema =
       endpoint?.success === undefined ? { description: "Not declared yet: any JSON" } : jsonSchema(endpoint.success, "strict")
-    const successOutcome = endpoint?.recordOnFailure === true ? "either" : "success"
+    // An undeclared route may answer like POST /transactions (a failed record at 200): either envelope.
+    const successOutcome = endpoint === undefined || endpoint.recordOnFailure ? "either" : "success"
     const responses: Record<string, unknown> = {}
     for (const status of endpoint?.successStatuses ?? [route.method === "POST" ? 201 : 200, 200]) {
       responses[String(status)] = { description: status === 202 ? "Accepted, waiting" : "Success", content: json(envelope(data, successOutcome)) }
