@@ -198,7 +198,9 @@ export type PauseBody = typeof PauseBody.Type
 export const AgentBudget = Schema.Struct({
   agentId: Uuid,
   walletId: Uuid,
-  budgetLamports: Amount,
+  /** Absent when the agent has no budget. */
+  budgetLamports: Schema.optional(Amount),
+  remainingLamports: Schema.optional(Amount),
   spentLamportsToday: Amount,
   updatedAt: Timestamp
 })

@@ -81,9 +81,9 @@ export const PaginationQuery = Schema.Struct({
 })
 export type PaginationQuery = typeof PaginationQuery.Type
 
-export const Page = <A, I, R>(itemsKey: string, item: Schema.Schema<A, I, R>) =>
+export const Page = <K extends string, A, I, R>(itemsKey: K, item: Schema.Schema<A, I, R>) =>
   Schema.Struct({
-    [itemsKey]: Schema.Array(item),
+    ...({ [itemsKey]: Schema.Array(item) } as { readonly [P in K]: Schema.Array$<Schema.Schema<A, I, R>> }),
     total: Schema.Number,
     limit: Schema.Number,
     offset: Schema.Number

@@ -98,6 +98,9 @@ export const ExecutionProof = Schema.Struct({
 })
 export type ExecutionProof = typeof ExecutionProof.Type
 
+/** The decision as a transaction records it: `pauseAgent` says it also paused the agent (a portfolio breach). */
+export const RecordedPolicyDecision = Schema.Struct({ ...PolicyDecision.fields, pauseAgent: Schema.optional(Schema.Boolean) })
+
 export const ApprovalStatus = Schema.Literal("pending", "approved", "rejected", "expired")
 export type ApprovalStatus = typeof ApprovalStatus.Type
 
@@ -115,7 +118,7 @@ export type TransactionApproval = typeof TransactionApproval.Type
 /** [n7] A retried transaction's earlier attempt, kept on the retry's history entry and in `/replay`. */
 export const EarlierAttempt = Schema.Struct({
   attempt: Schema.Number,
-  policyDecision: Schema.NullOr(PolicyDecision),
+  policyDecision: Schema.NullOr(RecordedPolicyDecision),
   failedAt: Schema.NullOr(FailedAtSchema),
   errorCode: Schema.NullOr(ErrorCodeSchema),
   error: Schema.NullOr(Schema.String),
@@ -141,12 +144,16 @@ export const SimulationResult = Schema.Struct({
 })
 export type SimulationResult = typeof SimulationResult.Type
 
+/** Records of POST /wallets/<id>/sign carry the signing as their type and `wallet` as protocol (not an intent's). */
+export const SignOnlyType = Schema.Literal("sign_transaction", "sign_message")
+export const SignOnlyProtocol = Schema.Literal("wallet")
+
 export const Transaction = Schema.Struct({
   id: Uuid,
   walletId: Uuid,
   agentId: Schema.optional(Uuid),
-  type: TransactionType,
-  protocol: ProtocolId,
+  type: Schema.Union(TransactionType, SignOnlyType),
+  protocol: Schema.Union(ProtocolId, SignOnlyProtocol),
   /** The intent as accepted (decoded and re-encoded, so defaults are filled in). */
   intent: IntentObject,
   gasless: Schema.Boolean,
@@ -157,7 +164,7 @@ export const Transaction = Schema.Struct({
   errorCode: Schema.NullOr(ErrorCodeSchema),
   error: Schema.optional(Schema.String),
   signature: Schema.optional(Schema.String),
-  policyDecision: Schema.optional(PolicyDecision),
+  policyDecision: Schema.optional(RecordedPolicyDecision),
   awaitingApproval: Schema.Boolean,
   approval: Schema.optional(TransactionApproval),
   executionProof: Schema.optional(ExecutionProof),
@@ -181,7 +188,7 @@ export const TransactionList = Schema.Struct({ transactions: Schema.Array(Transa
 export const Replay = Schema.Struct({
   txId: Uuid,
   request: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  policyDecision: Schema.NullOr(PolicyDecision),
+  policyDecision: Schema.NullOr(RecordedPolicyDecision),
   simulation: Schema.NullOr(SimulationResult),
   proof: Schema.NullOr(ExecutionProof),
   history: Schema.Array(HistoryEntry),

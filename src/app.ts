@@ -40,6 +40,7 @@ import { rpcPoolRoutes } from "./chain/poolHttp.js"
 import { DatabaseLive } from "./db/database.js"
 import { consoleRoutes } from "./gateway/consoleHttp.js"
 import { healthRoutes } from "./gateway/health.js"
+import { openApiRoutes } from "./gateway/openApiHttp.js"
 import { mcpRoutes } from "./mcp/routes.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
@@ -99,7 +100,7 @@ import { MpcCluster } from "./wallet/mpc/mpcCluster.js"
 import { WalletRepo } from "./wallet/walletRepo.js"
 import { WalletService } from "./wallet/walletService.js"
 
-export const routes = [
+const componentRoutes = [
   ...healthRoutes,
   ...walletRoutes,
   ...transactionRoutes,
@@ -125,6 +126,9 @@ export const routes = [
   ...consoleRoutes,
   ...mcpRoutes
 ]
+
+/** Every route, and the OpenAPI document generated from their declarations. */
+export const routes = [...componentRoutes, ...openApiRoutes(componentRoutes)]
 
 /** Shared infrastructure every component may use from context. */
 const InfrastructureLive = Layer.mergeAll(

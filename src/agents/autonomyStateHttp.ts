@@ -7,11 +7,11 @@ import { pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { AgentService } from "./agentService.js"
 import { autonomyState } from "./runtime/autonomyState.js"
+import { AgentsApi } from "../../schemas/api/agents.js"
 
 export const autonomyStateRoutes = [
   route(
-    "GET",
-    "/api/v1/agents/:agentId/autonomy/state",
+    AgentsApi.autonomyState,
     Effect.gen(function* () {
       const id = yield* pathParam("agentId", Uuid)
       const stored = yield* (yield* AgentService).get(yield* Caller, id)

@@ -19,13 +19,13 @@ import { AgentService } from "./agentService.js"
 import type { AgentAction } from "./agentTransitions.js"
 import { headerManifest } from "./manifestHeader.js"
 import { ManifestStore, RevokeManifestBody } from "./manifestStore.js"
+import { AgentsApi } from "../../schemas/api/agents.js"
 
 const agentId = pathParam("agentId", Uuid)
 
 const transitionRoute = (action: AgentAction) =>
   route(
-    "POST",
-    `/api/v1/agents/:agentId/${action}`,
+    AgentsApi[action],
     Effect.gen(function* () {
       const id = yield* agentId
       const reason = action === "pause" ? (yield* decodeBody(PauseBody)).reason : undefined
@@ -35,24 +35,21 @@ const transitionRoute = (action: AgentAction) =>
 
 export const agentRoutes = [
   route(
-    "POST",
-    "/api/v1/agents",
+    AgentsApi.create,
     Effect.gen(function* () {
       const body = yield* decodeBody(CreateAgentBody)
       return ok(yield* (yield* AgentService).create(yield* Caller, body), 201)
     })
   ),
   route(
-    "GET",
-    "/api/v1/agents",
+    AgentsApi.list,
     Effect.gen(function* () {
       return ok(yield* (yield* AgentService).list(yield* Caller))
     }),
     "agent"
   ),
   route(
-    "GET",
-    "/api/v1/agents/:agentId",
+    AgentsApi.get,
     Effect.gen(function* () {
       const id = yield* agentId
       return ok((yield* (yield* AgentService).get(yield* Caller, id)).agent)
@@ -60,8 +57,7 @@ export const agentRoutes = [
     "agent"
   ),
   route(
-    "PUT",
-    "/api/v1/agents/:agentId/capabilities",
+    AgentsApi.updateCapabilities,
     Effect.gen(function* () {
       const id = yield* agentId
       const body = yield* decodeBody(UpdateCapabilitiesBody)
@@ -73,8 +69,7 @@ export const agentRoutes = [
   transitionRoute("pause"),
   transitionRoute("resume"),
   route(
-    "GET",
-    "/api/v1/agents/:agentId/budget",
+    AgentsApi.budget,
     Effect.gen(function* () {
       const id = yield* agentId
       return ok(yield* (yield* AgentService).budget(yield* Caller, id))
@@ -82,8 +77,7 @@ export const agentRoutes = [
     "agent"
   ),
   route(
-    "POST",
-    "/api/v1/agents/:agentId/manifest/issue",
+    AgentsApi.issueManifest,
     Effect.gen(function* () {
       const id = yield* agentId
       const body = yield* decodeBody(IssueManifestBody)
@@ -93,8 +87,7 @@ export const agentRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/agents/:agentId/manifest/verify",
+    AgentsApi.verifyManifest,
     Effect.gen(function* () {
       const id = yield* agentId
       const body = yield* decodeBody(VerifyManifestBody)
@@ -104,8 +97,7 @@ export const agentRoutes = [
     "agent"
   ),
   route(
-    "POST",
-    "/api/v1/agents/:agentId/manifest/revoke",
+    AgentsApi.revokeManifest,
     Effect.gen(function* () {
       const id = yield* agentId
       const body = yield* decodeBody(RevokeManifestBody)
@@ -115,8 +107,7 @@ export const agentRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/agents/:agentId/execute",
+    AgentsApi.execute,
     Effect.gen(function* () {
       const id = yield* agentId
       return yield* replyAfterWait(

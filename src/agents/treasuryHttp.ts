@@ -9,19 +9,18 @@ import { decodeBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { Strategy } from "./strategy.js"
 import { Treasury } from "./treasury.js"
+import { StrategyApi, TreasuryApi } from "../../schemas/api/treasury.js"
 
 export const treasuryRoutes = [
   route(
-    "POST",
-    "/api/v1/treasury/allocate",
+    TreasuryApi.allocate,
     Effect.gen(function* () {
       const body = yield* decodeBody(AllocateBody)
       return ok(yield* (yield* Treasury).allocate(yield* Caller, body), 201)
     })
   ),
   route(
-    "POST",
-    "/api/v1/treasury/rebalance",
+    TreasuryApi.rebalance,
     Effect.gen(function* () {
       const body = yield* decodeBody(RebalanceBody)
       return ok(yield* (yield* Treasury).rebalance(yield* Caller, body), 201)
@@ -31,24 +30,21 @@ export const treasuryRoutes = [
 
 export const strategyRoutes = [
   route(
-    "POST",
-    "/api/v1/strategy/backtest",
+    StrategyApi.backtest,
     Effect.gen(function* () {
       const body = yield* decodeBody(BacktestBody)
       return ok(yield* (yield* Strategy).backtest(yield* Caller, body), 201)
     })
   ),
   route(
-    "POST",
-    "/api/v1/strategy/paper/execute",
+    StrategyApi.paperExecute,
     Effect.gen(function* () {
       const body = yield* decodeBody(PaperExecuteBody)
       return ok(yield* (yield* Strategy).paperExecute(yield* Caller, body), 201)
     })
   ),
   route(
-    "GET",
-    "/api/v1/strategy/paper/:agentId",
+    StrategyApi.paperTrades,
     Effect.gen(function* () {
       const agentId = yield* pathParam("agentId", Uuid)
       return ok(yield* (yield* Strategy).listPaperTrades(yield* Caller, agentId))

@@ -10,6 +10,7 @@ import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
 import { decodeBody, decodeQuery } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
+import { AuditApi } from "../../schemas/api/audit.js"
 
 const isUuid = Schema.is(Uuid)
 const text = (value: unknown) => (typeof value === "string" && value.length > 0 && value.length <= 128 ? value : null)
@@ -36,8 +37,7 @@ const metricsObject = (totals: ReadonlyMap<string, bigint>) =>
 
 export const auditRoutes = [
   route(
-    "POST",
-    "/api/v1/audit/events",
+    AuditApi.post,
     Effect.gen(function* () {
       const body = yield* decodeBody(PostAuditEventBody)
       const caller = yield* Caller
@@ -55,24 +55,21 @@ export const auditRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/audit/events",
+    AuditApi.list,
     Effect.gen(function* () {
       const query = yield* decodeQuery(AuditQuery)
       return ok(yield* (yield* AuditEvents).list(yield* Caller, query))
     })
   ),
   route(
-    "GET",
-    "/api/v1/metrics",
+    AuditApi.metrics,
     Effect.gen(function* () {
       return ok(metricsObject(yield* (yield* MetricCounters).snapshot))
     }),
     "deployment"
   ),
   route(
-    "POST",
-    "/api/v1/metrics/inc",
+    AuditApi.incrementMetric,
     Effect.gen(function* () {
       const body = yield* decodeBody(MetricsIncBody)
       const counters = yield* MetricCounters

@@ -3,11 +3,11 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { ok } from "./envelope.js"
 import { publicRoute } from "./route.js"
+import { HealthApi } from "../../schemas/api/health.js"
 
 export const healthRoutes = [
   publicRoute(
-    "GET",
-    "/health",
+    HealthApi.health,
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const database = yield* sql`SELECT 1`.pipe(

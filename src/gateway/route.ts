@@ -6,6 +6,7 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Cause, Effect } from "effect"
+import type { Endpoint } from "../../schemas/api/endpoint.js"
 import { type ApiError, Forbidden } from "../../schemas/errors.js"
 import { actingAgent, Caller, type CallerInfo } from "./caller.js"
 import { envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
@@ -26,14 +27,27 @@ export interface Route<R> {
   readonly path: string
   readonly handler: Handler<R>
   readonly access: RouteAccess
+  /** The declared contract (schemas/api/): the OpenAPI document shows an undeclared route with any JSON as data. */
+  readonly endpoint?: Endpoint
 }
 
-export const route = <R>(method: HttpMethod, path: string, handler: Handler<R>, access: RouteAccess = "operator"): Route<R> => ({
-  method,
-  path,
-  handler,
-  access
-})
+/**
+ * A route: either declared by its contract, `route(WalletsApi.get, handler)`, which names method, path
+ * and schemas (docs/decisions/api-contract.md), or by method and path alone (not in the contract yet).
+ */
+export function route<R>(endpoint: Endpoint, handler: Handler<R>, access?: RouteAccess): Route<R>
+export function route<R>(method: HttpMethod, path: string, handler: Handler<R>, access?: RouteAccess): Route<R>
+export function route<R>(
+  first: Endpoint | HttpMethod,
+  second: string | Handler<R>,
+  third?: Handler<R> | RouteAccess,
+  fourth?: RouteAccess
+): Route<R> {
+  if (typeof first === "string") {
+    return { method: first, path: second as string, handler: third as Handler<R>, access: fourth ?? "operator" }
+  }
+  return { method: first.method, path: first.path, handler: second as Handler<R>, access: (third as RouteAccess | undefined) ?? "operator", endpoint: first }
+}
 
 /** The refusal of a caller the route's access does not admit, or undefined when it may call it. */
 export const accessRefusal = (access: RouteAccess, caller: CallerInfo): Forbidden | undefined => {

@@ -10,13 +10,13 @@ import { NotFound } from "../../schemas/errors.js"
 import { ok } from "./envelope.js"
 import { pathParam } from "./request.js"
 import { route } from "./route.js"
+import { RuntimeApi } from "../../schemas/api/runtime.js"
 
 const ActorName = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }), Schema.maxLength(256, { message: () => "must be at most 256 characters" }))
 
 export const runtimeRoutes = [
   route(
-    "GET",
-    "/api/v1/runtime/actors",
+    RuntimeApi.actors,
     Effect.gen(function* () {
       const actors = yield* (yield* ActorRegistry).list
       return ok({ actors, total: actors.length })
@@ -24,8 +24,7 @@ export const runtimeRoutes = [
     "deployment"
   ),
   route(
-    "GET",
-    "/api/v1/runtime/actors/:name",
+    RuntimeApi.actor,
     Effect.gen(function* () {
       const name = yield* pathParam("name", ActorName)
       const actor = yield* (yield* ActorRegistry).get(name)

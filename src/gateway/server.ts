@@ -16,6 +16,7 @@ import { Caller, type CallerInfo } from "./caller.js"
 import { envelopeResponse, failureReply } from "./envelope.js"
 import { GatewayAuth } from "./gatewayAuth.js"
 import { isConsolePath } from "./consoleHttp.js"
+import { OPENAPI_PATH } from "./openApiHttp.js"
 import { buildRouter, type Route } from "./route.js"
 import { scopeForPath } from "./routeScopes.js"
 import { presentedKey } from "../mcp/presentedKey.js"
@@ -41,9 +42,9 @@ export const refusalHeaders = (error: AuthError): Record<string, string> => {
     : { "retry-after": retryAfter }
 }
 
-const PUBLIC_PATHS = new Set(["/health"])
+const PUBLIC_PATHS = new Set(["/health", OPENAPI_PATH])
 
-/** Paths served without a key: health, and the console's static page (its data needs the operator's key). */
+/** Paths served without a key: health, the OpenAPI document, and the console's static page (its data needs the operator's key). */
 const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || isConsolePath(path)
 
 /** MCP clients and Prometheus send `Authorization: Bearer <key>`: on /mcp and /metrics it counts as the x-api-key. */

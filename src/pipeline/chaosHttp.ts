@@ -5,19 +5,18 @@ import { ok } from "../gateway/envelope.js"
 import { decodeBody } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { Chaos } from "./chaos.js"
+import { ChaosApi } from "../../schemas/api/operations.js"
 
 export const chaosRoutes = [
   route(
-    "GET",
-    "/api/v1/chaos",
+    ChaosApi.get,
     Effect.gen(function* () {
       return ok(yield* (yield* Chaos).get)
     }),
     "deployment"
   ),
   route(
-    "PUT",
-    "/api/v1/chaos",
+    ChaosApi.update,
     Effect.gen(function* () {
       const chaos = yield* Chaos
       // Refuse before reading the body: a disabled deployment answers 403 to any PUT.

@@ -13,22 +13,12 @@ import { Outbox } from "./outbox.js"
 import { TransactionService } from "./transactionService.js"
 import { createdReply, transactionReply } from "./transactionReply.js"
 import type { TransactionRow } from "./transactionRow.js"
-import { MAX_WAIT_MS, TransactionWaits } from "./transactionWaits.js"
+import { TransactionWaits } from "./transactionWaits.js"
+import { OutboxApi } from "../../schemas/api/operations.js"
+import { CreateWaitQuery, TransactionListQuery, TransactionsApi } from "../../schemas/api/transactions.js"
 
 const txId = pathParam("txId", Uuid)
 const walletId = pathParam("walletId", Uuid)
-
-/**
- * `?waitMs=` (0-30000): how long a create waits for the transaction to be confirmed, failed or at the
- * approval gate before it answers; without it the configured default (TX_CREATE_WAIT_MS) applies.
- */
-const WaitQuery = Schema.Struct({
-  waitMs: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }), Schema.between(0, MAX_WAIT_MS, { message: () => `must be between 0 and ${MAX_WAIT_MS}` }))
-  )
-})
-
-const ListQuery = Schema.extend(PaginationQuery, Schema.Struct({ status: Schema.optional(Schema.String) }))
 
 /**
  * Runs `create` and answers with the state the transaction reached within the request's wait
@@ -37,7 +27,7 @@ const ListQuery = Schema.extend(PaginationQuery, Schema.Struct({ status: Schema.
  */
 export const replyAfterWait = <E, R>(create: Effect.Effect<{ readonly row: TransactionRow; readonly created: boolean }, E, R>) =>
   Effect.gen(function* () {
-    const { waitMs } = yield* decodeQuery(WaitQuery)
+    const { waitMs } = yield* decodeQuery(CreateWaitQuery)
     const waits = yield* TransactionWaits
     const caller = yield* Caller
     return yield* waits.withWait(caller.keyId, waitMs, (wait) =>
@@ -67,10 +57,9 @@ const manifestField = (body: unknown): unknown =>
 export const createTransactionHandler = Effect.flatMap(jsonBody, (body) => createAndReply(decodeTransactionRequest(body), manifestField(body)))
 
 export const transactionRoutes = [
-  route("POST", "/api/v1/transactions", createTransactionHandler, "agent"),
+  route(TransactionsApi.create, createTransactionHandler, "agent"),
   route(
-    "GET",
-    "/api/v1/transactions/:txId",
+    TransactionsApi.get,
     Effect.gen(function* () {
       const id = yield* txId
       return transactionReply(yield* (yield* TransactionService).get(yield* Caller, id), 200)
@@ -78,16 +67,14 @@ export const transactionRoutes = [
     "agent"
   ),
   route(
-    "POST",
-    "/api/v1/transactions/:txId/approve",
+    TransactionsApi.approve,
     Effect.gen(function* () {
       const id = yield* txId
       return transactionReply(yield* (yield* TransactionService).approve(yield* Caller, id), 200)
     })
   ),
   route(
-    "POST",
-    "/api/v1/transactions/:txId/reject",
+    TransactionsApi.reject,
     Effect.gen(function* () {
       const id = yield* txId
       const body = yield* decodeBody(RejectBody)
@@ -95,16 +82,14 @@ export const transactionRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/transactions/:txId/retry",
+    TransactionsApi.retry,
     Effect.gen(function* () {
       const id = yield* txId
       return transactionReply(yield* (yield* TransactionService).retry(yield* Caller, id), 202)
     })
   ),
   route(
-    "GET",
-    "/api/v1/transactions/:txId/proof",
+    TransactionsApi.proof,
     Effect.gen(function* () {
       const id = yield* txId
       return ok(yield* (yield* TransactionService).proof(yield* Caller, id))
@@ -112,8 +97,7 @@ export const transactionRoutes = [
     "agent"
   ),
   route(
-    "GET",
-    "/api/v1/transactions/:txId/replay",
+    TransactionsApi.replay,
     Effect.gen(function* () {
       const id = yield* txId
       return ok(yield* (yield* TransactionService).replay(yield* Caller, id))
@@ -121,17 +105,15 @@ export const transactionRoutes = [
     "agent"
   ),
   route(
-    "GET",
-    "/api/v1/wallets/:walletId/transactions",
+    TransactionsApi.listByWallet,
     Effect.gen(function* () {
       const id = yield* walletId
-      const query = yield* decodeQuery(ListQuery)
+      const query = yield* decodeQuery(TransactionListQuery)
       return ok(yield* (yield* TransactionService).listByWallet(yield* Caller, id, query))
     })
   ),
   route(
-    "GET",
-    "/api/v1/wallets/:walletId/pending-approvals",
+    TransactionsApi.pendingApprovals,
     Effect.gen(function* () {
       const id = yield* walletId
       const query = yield* decodeQuery(PaginationQuery)
@@ -139,8 +121,7 @@ export const transactionRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/outbox/stats",
+    OutboxApi.stats,
     Effect.gen(function* () {
       return ok(yield* (yield* Outbox).stats)
     }),

@@ -15,6 +15,7 @@ import { Caller } from "../gateway/caller.js"
 import { ok, type Reply } from "../gateway/envelope.js"
 import { decodeBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
+import { WalletsApi } from "../../schemas/api/wallets.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
 import {
@@ -71,8 +72,7 @@ const signedReply = (row: TransactionRow, publicKey: string): Reply => {
 
 export const signRoutes = [
   route(
-    "POST",
-    "/api/v1/wallets/:walletId/sign",
+    WalletsApi.sign,
     Effect.gen(function* () {
       const walletId = yield* pathParam("walletId", Uuid)
       const caller = yield* Caller

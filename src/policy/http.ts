@@ -19,6 +19,7 @@ import { route } from "../gateway/route.js"
 import { checkCompatibility } from "./compatibility.js"
 import { PolicyEngine } from "./policyEngine.js"
 import { PolicyService } from "./policyService.js"
+import { PoliciesApi } from "../../schemas/api/policies.js"
 
 const UncheckedRules = Schema.Array(Schema.Unknown)
 const CreateBody = Schema.Struct({ ...PolicyCreateBody.fields, rules: UncheckedRules })
@@ -32,32 +33,28 @@ const policyId = pathParam("policyId", Uuid)
 
 export const policyRoutes = [
   route(
-    "POST",
-    "/api/v1/policies",
+    PoliciesApi.create,
     Effect.gen(function* () {
       const body = yield* decodeBody(CreateBody)
       return ok(yield* (yield* PolicyService).create(yield* Caller, body), 201)
     })
   ),
   route(
-    "POST",
-    "/api/v1/policies/compatibility-check",
+    PoliciesApi.compatibilityCheck,
     Effect.gen(function* () {
       const body = yield* decodeBody(CompatibilityCheckBody)
       return ok(checkCompatibility(body.rules))
     })
   ),
   route(
-    "GET",
-    "/api/v1/policies/:policyId",
+    PoliciesApi.get,
     Effect.gen(function* () {
       const id = yield* policyId
       return ok(yield* (yield* PolicyService).get(yield* Caller, id))
     })
   ),
   route(
-    "PUT",
-    "/api/v1/policies/:policyId",
+    PoliciesApi.update,
     Effect.gen(function* () {
       const id = yield* policyId
       const body = yield* decodeBody(UpdateBody)
@@ -65,8 +62,7 @@ export const policyRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/policies/:policyId/versions",
+    PoliciesApi.versions,
     Effect.gen(function* () {
       const id = yield* policyId
       const page = yield* decodeQuery(PaginationQuery)
@@ -75,8 +71,7 @@ export const policyRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/policies/:policyId/versions/:version",
+    PoliciesApi.version,
     Effect.gen(function* () {
       const id = yield* policyId
       const version = yield* pathParam("version", VersionNumber)
@@ -84,8 +79,7 @@ export const policyRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/policies/:policyId/migrate",
+    PoliciesApi.migrate,
     Effect.gen(function* () {
       const id = yield* policyId
       const body = yield* decodeBody(MigrateBody)
@@ -94,8 +88,7 @@ export const policyRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/wallets/:walletId/policies",
+    PoliciesApi.listByWallet,
     Effect.gen(function* () {
       const walletId = yield* pathParam("walletId", Uuid)
       const page = yield* decodeQuery(PaginationQuery)
@@ -103,8 +96,7 @@ export const policyRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/evaluate",
+    PoliciesApi.evaluate,
     Effect.gen(function* () {
       const body = yield* decodeBody(EvaluateRequest)
       return ok(yield* (yield* PolicyEngine).evaluate(yield* Caller, body))

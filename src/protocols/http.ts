@@ -12,6 +12,7 @@ import { checkCompatibility } from "./compatibility.js"
 import { migrateIntent } from "./intentMigration.js"
 import { ProtocolHealthCheck } from "./protocolHealth.js"
 import { adapterToWire, findAdapter } from "./registry.js"
+import { ProtocolsApi } from "../../schemas/api/protocols.js"
 
 const ProtocolParam = Schema.String.pipe(Schema.maxLength(64, { message: () => "must be at most 64 characters" }))
 
@@ -26,33 +27,28 @@ const adapterFromPath = Effect.gen(function* () {
 
 export const protocolRoutes = [
   route(
-    "GET",
-    "/api/v1/protocols",
+    ProtocolsApi.list,
     Effect.gen(function* () {
       const { registry } = yield* ProtocolHealthCheck
       return ok({ protocols: registry.map(adapterToWire) })
     })
   ),
   route(
-    "GET",
-    "/api/v1/protocols/health",
+    ProtocolsApi.health,
     Effect.gen(function* () {
       return ok({ protocols: yield* (yield* ProtocolHealthCheck).checkAll })
     })
   ),
   route(
-    "GET",
-    "/api/v1/protocols/:protocol/capabilities",
+    ProtocolsApi.capabilities,
     Effect.map(adapterFromPath, (adapter) => ok(adapterToWire(adapter)))
   ),
   route(
-    "GET",
-    "/api/v1/protocols/:protocol/version",
+    ProtocolsApi.version,
     Effect.map(adapterFromPath, (adapter) => ok({ protocol: adapter.protocol, version: adapter.version }))
   ),
   route(
-    "GET",
-    "/api/v1/protocols/:protocol/health",
+    ProtocolsApi.protocolHealth,
     Effect.gen(function* () {
       const adapter = yield* adapterFromPath
       const health = yield* (yield* ProtocolHealthCheck).check(adapter.protocol)
@@ -61,8 +57,7 @@ export const protocolRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/protocols/:protocol/compatibility-check",
+    ProtocolsApi.compatibilityCheck,
     Effect.gen(function* () {
       const adapter = yield* adapterFromPath
       const body = yield* decodeBody(ProtocolCompatibilityCheckBody)
@@ -70,8 +65,7 @@ export const protocolRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/protocols/:protocol/migrate-intent",
+    ProtocolsApi.migrateIntent,
     Effect.gen(function* () {
       const adapter = yield* adapterFromPath
       const body = yield* decodeBody(MigrateIntentBody)

@@ -13,6 +13,7 @@ import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
 import { decodeBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
+import { RiskApi } from "../../schemas/api/risk.js"
 import { PolicyService } from "../policy/policyService.js"
 import { defaultProtocolConfig, RiskConfigRepo } from "./riskConfigRepo.js"
 
@@ -24,16 +25,14 @@ const orDie = Effect.orDie
 
 export const riskRoutes = [
   route(
-    "GET",
-    "/api/v1/risk/protocols",
+    RiskApi.listProtocols,
     Effect.gen(function* () {
       const caller = yield* Caller
       return ok({ protocols: yield* orDie((yield* RiskConfigRepo).listProtocols(caller.readTenant)) })
     })
   ),
   route(
-    "GET",
-    "/api/v1/risk/protocols/:protocol",
+    RiskApi.getProtocol,
     Effect.gen(function* () {
       const protocol = yield* protocolParam
       const caller = yield* Caller
@@ -43,8 +42,7 @@ export const riskRoutes = [
     })
   ),
   route(
-    "PUT",
-    "/api/v1/risk/protocols/:protocol",
+    RiskApi.putProtocol,
     Effect.gen(function* () {
       const protocol = yield* protocolParam
       const body = yield* decodeBody(ProtocolRiskConfigUpdate)
@@ -53,16 +51,14 @@ export const riskRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/risk/portfolio",
+    RiskApi.listPortfolio,
     Effect.gen(function* () {
       const caller = yield* Caller
       return ok({ controls: yield* orDie((yield* RiskConfigRepo).listPortfolio(caller.readTenant)) })
     })
   ),
   route(
-    "GET",
-    "/api/v1/risk/portfolio/:walletId",
+    RiskApi.getPortfolio,
     Effect.gen(function* () {
       const walletId = yield* walletParam
       const wallet = yield* (yield* PolicyService).visibleWallet(yield* Caller, walletId)
@@ -70,8 +66,7 @@ export const riskRoutes = [
     })
   ),
   route(
-    "PUT",
-    "/api/v1/risk/portfolio/:walletId",
+    RiskApi.putPortfolio,
     Effect.gen(function* () {
       const walletId = yield* walletParam
       const body = yield* decodeBody(PortfolioRiskControlsUpdate)

@@ -7,13 +7,13 @@ import { ok } from "../gateway/envelope.js"
 import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { WalletService } from "./walletService.js"
+import { WalletsApi } from "../../schemas/api/wallets.js"
 
 const walletId = pathParam("walletId", Uuid)
 
 export const walletRoutes = [
   route(
-    "POST",
-    "/api/v1/wallets",
+    WalletsApi.create,
     Effect.gen(function* () {
       const body = yield* decodeBody(CreateWalletBody)
       const caller = yield* Caller
@@ -22,8 +22,7 @@ export const walletRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/wallets",
+    WalletsApi.list,
     Effect.gen(function* () {
       const query = yield* decodeQuery(Schema.extend(PaginationQuery, WalletListQuery))
       const caller = yield* Caller
@@ -31,8 +30,7 @@ export const walletRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/wallets/:walletId",
+    WalletsApi.get,
     Effect.gen(function* () {
       const id = yield* walletId
       const stored = yield* (yield* WalletService).get(yield* Caller, id)
@@ -40,16 +38,14 @@ export const walletRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/wallets/:walletId/balance",
+    WalletsApi.balance,
     Effect.gen(function* () {
       const id = yield* walletId
       return ok(yield* (yield* WalletService).balance(yield* Caller, id))
     })
   ),
   route(
-    "GET",
-    "/api/v1/wallets/:walletId/tokens",
+    WalletsApi.tokens,
     Effect.gen(function* () {
       const id = yield* walletId
       return ok(yield* (yield* WalletService).tokens(yield* Caller, id))

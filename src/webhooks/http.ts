@@ -10,6 +10,7 @@ import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
 import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
+import { WebhooksApi } from "../../schemas/api/webhooks.js"
 import { WebhookRepo } from "./webhookRepo.js"
 
 const webhookId = pathParam("webhookId", Uuid)
@@ -18,24 +19,21 @@ const notFound = (id: string) => Effect.fail(new NotFound({ resource: "webhook",
 
 export const webhookRoutes = [
   route(
-    "POST",
-    "/api/v1/webhooks",
+    WebhooksApi.create,
     Effect.gen(function* () {
       const body = yield* decodeBody(CreateWebhookBody)
       return ok(yield* (yield* WebhookRepo).create(yield* Caller, body), 201)
     })
   ),
   route(
-    "GET",
-    "/api/v1/webhooks",
+    WebhooksApi.list,
     Effect.gen(function* () {
       const page = yield* decodeQuery(PaginationQuery)
       return ok(yield* (yield* WebhookRepo).list(yield* Caller, page))
     })
   ),
   route(
-    "GET",
-    "/api/v1/webhooks/:webhookId",
+    WebhooksApi.get,
     Effect.gen(function* () {
       const id = yield* webhookId
       const found = yield* (yield* WebhookRepo).find(yield* Caller, id)
@@ -43,8 +41,7 @@ export const webhookRoutes = [
     })
   ),
   route(
-    "DELETE",
-    "/api/v1/webhooks/:webhookId",
+    WebhooksApi.delete,
     Effect.gen(function* () {
       const id = yield* webhookId
       const removed = yield* (yield* WebhookRepo).remove(yield* Caller, id)
@@ -52,8 +49,7 @@ export const webhookRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/webhooks/:webhookId/rotate-secret",
+    WebhooksApi.rotateSecret,
     Effect.gen(function* () {
       const id = yield* webhookId
       const rotated = yield* (yield* WebhookRepo).rotateSecret(yield* Caller, id)
@@ -61,8 +57,7 @@ export const webhookRoutes = [
     })
   ),
   route(
-    "GET",
-    "/api/v1/webhooks/:webhookId/deliveries",
+    WebhooksApi.deliveries,
     Effect.gen(function* () {
       const id = yield* webhookId
       const query = yield* decodeQuery(DeliveriesQuery)
@@ -71,8 +66,7 @@ export const webhookRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver",
+    WebhooksApi.redeliver,
     Effect.gen(function* () {
       const id = yield* webhookId
       const delivery = yield* deliveryId

@@ -101,7 +101,7 @@ const BODY_OVERRIDES: Record<string, () => unknown> = {
 }
 
 // Public paths need no key: /health, and the console's static page (its data comes from the API with the operator's key).
-const PROTECTED = routes.filter((route) => route.path !== "/health" && !isConsolePath(route.path.replace("/*", "")))
+const PROTECTED = routes.filter((route) => route.path !== "/health" && route.path !== "/api/v1/openapi.json" && !isConsolePath(route.path.replace("/*", "")))
 
 const call = (route: (typeof routes)[number], headers: Record<string, string>) =>
   api(

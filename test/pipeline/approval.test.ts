@@ -1,59 +1,70 @@
 /**
  * The approval gate: a transaction that needs approval answers 202 and waits; approve continues it to
  * a confirmed transfer; reject fails it with the reason recorded; pending approvals are listed.
+ * Called through the typed client (test/support/client.ts): answers decoded by the contract's schemas.
  */
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
-import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { createWallet, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
 
+const gatedTransfer = (walletId: string, destination: string) =>
+  makeClient(env.service.baseUrl).transactions.create({
+    query: { waitMs: 10_000 },
+    body: { walletId, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 1_000_000 } }
+  })
+
 describe("approval gate", () => {
   it("waits at the gate (202), lists the pending approval, and confirms after approve", async () => {
+    const client = makeClient(env.service.baseUrl)
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
     const destination = Keypair.generate().publicKey.toBase58()
-    const created = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 1_000_000 } }, undefined, "?waitMs=10000")
+    const created = await gatedTransfer(wallet.id, destination)
     expect(created.status).toBe(202)
-    expect(created.body.data).toMatchObject({ status: "approval_gate", awaitingApproval: true, approval: { status: "pending" } })
-    const expiresIn = Date.parse(created.body.data.approval.expiresAt) - Date.parse(created.body.data.approval.requestedAt)
+    expect(created.data).toMatchObject({ status: "approval_gate", awaitingApproval: true, approval: { status: "pending" } })
+    const txId = created.data!.id
+    const expiresIn = Date.parse(created.data!.approval!.expiresAt) - Date.parse(created.data!.approval!.requestedAt)
     expect(expiresIn).toBe(24 * 60 * 60 * 1000)
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(0)
 
-    const pending = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/pending-approvals`)
-    expect(pending.body.data.transactions.map((t: { id: string }) => t.id)).toEqual([created.body.data.id])
+    const pending = await client.transactions.pendingApprovals({ params: { walletId: wallet.id } })
+    expect(pending.data!.transactions.map((t) => t.id)).toEqual([txId])
 
-    const approved = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${created.body.data.id}/approve`)
+    const approved = await client.transactions.approve({ params: { txId } })
     expect(approved.status).toBe(200)
-    const settled = await waitSettled(env.service.baseUrl, created.body.data.id)
+    const settled = await waitSettled(env.service.baseUrl, txId)
     expect(settled.body.data.status).toBe("confirmed")
-    expect(settled.body.data.approval.status).toBe("approved")
+    const record = (await client.transactions.get({ params: { txId } })).data!
+    expect(record.approval!.status).toBe("approved")
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(1_000_000)
-    const statuses = settled.body.data.history.map((h: { status: string }) => h.status)
-    expect(statuses).toEqual(["pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "confirmed"])
+    expect(record.history.map((h) => h.status)).toEqual(["pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "confirmed"])
 
-    const again = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${created.body.data.id}/approve`)
+    const again = await client.transactions.approve({ params: { txId } })
     expect(again.status).toBe(400)
     expect(again.body.error).toContain("confirmed")
-    const empty = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/pending-approvals`)
-    expect(empty.body.data.total).toBe(0)
+    const empty = await client.transactions.pendingApprovals({ params: { walletId: wallet.id } })
+    expect(empty.data!.total).toBe(0)
   })
 
   it("fails with the reason after reject and never signs", async () => {
+    const client = makeClient(env.service.baseUrl)
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
     const destination = Keypair.generate().publicKey.toBase58()
-    const created = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 1_000_000 } }, undefined, "?waitMs=10000")
+    const created = await gatedTransfer(wallet.id, destination)
     expect(created.status).toBe(202)
-    const rejected = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${created.body.data.id}/reject`, { reason: "not on my watch" })
+    const txId = created.data!.id
+    const rejected = await client.transactions.reject({ params: { txId }, body: { reason: "not on my watch" } })
     expect(rejected.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
-    const got = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${created.body.data.id}`)
+    const got = await client.transactions.get({ params: { txId } })
     expect(got.status).toBe(200)
     expect(got.body.status).toBe("failure")
-    expect(got.body.data).toMatchObject({ status: "failed", approval: { status: "rejected", reason: "not on my watch" } })
-    expect(got.body.data.signature).toBeUndefined()
+    expect(got.data).toMatchObject({ status: "failed", approval: { status: "rejected", reason: "not on my watch" } })
+    expect(got.data!.signature).toBeUndefined()
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(0)
-    const retried = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${created.body.data.id}/retry`)
+    const retried = await client.transactions.retry({ params: { txId } })
     expect(retried.status).toBe(400)
   })
 })

@@ -20,6 +20,7 @@ import { pathToFileURL } from "node:url"
 import pg from "pg"
 import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
 import { freePort, freePortPair } from "./freePort.js"
+import { assertMatchesContract } from "./contract.js"
 import { assertLamportsAreNumbers } from "./lamportFields.js"
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..")
@@ -245,6 +246,7 @@ export const call = async (baseUrl: string, method: string, urlPath: string, bod
   })
   const json = (await response.json()) as { status: "success" | "failure"; errorCode: string | null; data: any; error?: string }
   assertLamportsAreNumbers(json, `${method} ${urlPath}`)
+  await assertMatchesContract(baseUrl, method, urlPath, response.status, json)
   return { status: response.status, body: json }
 }
 

@@ -12,6 +12,7 @@ import { AppLive } from "../../src/app.js"
 import { ChainEndpoints } from "../../src/chain/chainClient.js"
 import { AppConfig } from "../../src/config.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
+import { assertMatchesContract } from "./contract.js"
 import { assertLamportsAreNumbers } from "./lamportFields.js"
 
 export interface TestKeys {
@@ -125,5 +126,6 @@ export const api = async <D = any>(
   })
   const json = (await response.json()) as Envelope<D>
   assertLamportsAreNumbers(json, `${method} ${urlPath}`)
+  await assertMatchesContract(baseUrl, method, urlPath, response.status, json)
   return { status: response.status, headers: response.headers, body: json }
 }

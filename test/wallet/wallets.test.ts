@@ -1,22 +1,25 @@
 /**
  * Wallet lifecycle over HTTP against the real ledger and database: create with and without autoFund,
  * list with pagination, get, balance as web3.js reads it, tokens, invalid bodies changing nothing.
+ * The first tests call through the typed client (test/support/client.ts), the rest through `api()`.
  */
 import { Connection, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { api } from "../support/service.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 
 const walletCount = async () => (await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=1")).body.data.total as number
 
 describe("wallets over HTTP", () => {
   it("creates a wallet without funding: success envelope, 201, a real address with zero balance", async () => {
-    const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: "plain" })
+    const created = await client().wallets.create({ body: { label: "plain" } })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({ status: "success", errorCode: null, failedAt: null })
-    const wallet = created.body.data
+    const wallet = created.data!
     expect(wallet).toMatchObject({
       label: "plain",
       provider: "local-dev",
@@ -24,37 +27,38 @@ describe("wallets over HTTP", () => {
       keyProvenance: { backend: "encrypted-file", custody: "local", deterministicAddressing: false }
     })
     expect(() => new PublicKey(wallet.publicKey)).not.toThrow()
-    const balance = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/balance`)
-    expect(balance.body.data).toEqual({ lamports: 0, sol: 0 })
+    const balance = await client().wallets.balance({ params: { walletId: wallet.id } })
+    expect(balance.data).toEqual({ lamports: 0, sol: 0 })
   })
 
   it("accepts fundLamports without autoFund (0 included) and ignores it; with autoFund it must be at least 1", async () => {
     for (const fundLamports of [0, 5_000_000]) {
-      const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { autoFund: false, fundLamports })
+      const created = await client().wallets.create({ body: { autoFund: false, fundLamports } })
       expect(created.status).toBe(201)
-      expect(created.body.data.funding).toBeUndefined()
-      const balance = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}/balance`)
-      expect(balance.body.data).toEqual({ lamports: 0, sol: 0 })
+      expect(created.data!.funding).toBeUndefined()
+      const balance = await client().wallets.balance({ params: { walletId: created.data!.id } })
+      expect(balance.data).toEqual({ lamports: 0, sol: 0 })
     }
     const before = await walletCount()
-    const refused = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { autoFund: true, fundLamports: 0 })
+    const refused = await client().wallets.create({ body: { autoFund: true, fundLamports: 0 } })
     expect(refused.status).toBe(400)
+    expect(refused.data).toBeUndefined()
     expect(refused.body).toMatchObject({ errorCode: "VALIDATION_ERROR", failedAt: "validation" })
     expect(refused.body.error).toBe("fundLamports: must be at least 1 when autoFund is true")
     expect(await walletCount()).toBe(before)
   })
 
   it("creates a funded wallet whose balance matches what web3.js reads from the ledger", async () => {
-    const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: "funded", autoFund: true, fundLamports: 1_500_000_000 })
+    const created = await client().wallets.create({ body: { label: "funded", autoFund: true, fundLamports: 1_500_000_000 } })
     expect(created.status).toBe(201)
-    expect(created.body.data.funding).toMatchObject({ ok: true, lamports: 1_500_000_000 })
-    const id = created.body.data.id
-    const balance = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${id}/balance`)
-    const onChain = await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(created.body.data.publicKey))
+    expect(created.data!.funding).toMatchObject({ ok: true, lamports: 1_500_000_000 })
+    const walletId = created.data!.id
+    const balance = await client().wallets.balance({ params: { walletId } })
+    const onChain = await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(created.data!.publicKey))
     expect(onChain).toBe(1_500_000_000)
-    expect(balance.body.data).toEqual({ lamports: onChain, sol: 1.5 })
-    const tokens = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${id}/tokens`)
-    expect(tokens.body.data).toEqual({ tokens: [] })
+    expect(balance.data).toEqual({ lamports: onChain, sol: 1.5 })
+    const tokens = await client().wallets.tokens({ params: { walletId } })
+    expect(tokens.data).toEqual({ tokens: [] })
   })
 
   it("gets a wallet by id and answers 404 for an unknown one", async () => {

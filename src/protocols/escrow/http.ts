@@ -13,6 +13,7 @@ import { Caller } from "../../gateway/caller.js"
 import { ok } from "../../gateway/envelope.js"
 import { decodeWith, jsonBody, pathParam } from "../../gateway/request.js"
 import { route } from "../../gateway/route.js"
+import { EscrowApi } from "../../../schemas/api/escrow.js"
 import { decodeTransactionRequest } from "../../pipeline/acceptIntent.js"
 import { ChainFacts } from "../../pipeline/chainFacts.js"
 import { createAndReply } from "../../pipeline/http.js"
@@ -95,8 +96,7 @@ const recordedCounterparty = (creator: string, escrowNumericId: string) =>
 
 export const escrowRoutes = [
   route(
-    "POST",
-    "/api/v1/escrow/create",
+    EscrowApi.create,
     Effect.gen(function* () {
       const raw = yield* jsonBody
       const body = yield* decodeWith(EscrowCreateHelperBody, raw)
@@ -105,12 +105,11 @@ export const escrowRoutes = [
       return yield* submitEscrow("create_escrow", body, intent)
     })
   ),
-  route("POST", "/api/v1/escrow/:id/accept", byCreatorHelper("accept_escrow")),
-  route("POST", "/api/v1/escrow/:id/refund", byCreatorHelper("refund_escrow")),
-  route("POST", "/api/v1/escrow/:id/dispute", byCreatorHelper("dispute_escrow")),
+  route(EscrowApi.accept, byCreatorHelper("accept_escrow")),
+  route(EscrowApi.refund, byCreatorHelper("refund_escrow")),
+  route(EscrowApi.dispute, byCreatorHelper("dispute_escrow")),
   route(
-    "POST",
-    "/api/v1/escrow/:id/release",
+    EscrowApi.release,
     Effect.gen(function* () {
       const body = yield* Effect.flatMap(jsonBody, (raw) => decodeWith(EscrowReleaseHelperBody, raw))
       const escrowNumericId = yield* escrowIdOf(body)
@@ -120,8 +119,7 @@ export const escrowRoutes = [
     })
   ),
   route(
-    "POST",
-    "/api/v1/escrow/:id/resolve",
+    EscrowApi.resolve,
     Effect.gen(function* () {
       const body = yield* Effect.flatMap(jsonBody, (raw) => decodeWith(EscrowResolveHelperBody, raw))
       const escrowNumericId = yield* escrowIdOf(body)

@@ -1,0 +1,41 @@
+/** Risk endpoints (spec: Endpoints, Risk): protocol risk configs and portfolio risk controls. */
+import * as Schema from "effect/Schema"
+import { PortfolioRiskControls, PortfolioRiskControlsUpdate, ProtocolRiskConfig, ProtocolRiskConfigUpdate } from "../policy.js"
+import { ProtocolId } from "../protocol.js"
+import { endpoint } from "./endpoint.js"
+import { WalletIdParams } from "./wallets.js"
+
+export const ProtocolParams = Schema.Struct({ protocol: ProtocolId })
+
+export const RiskApi = {
+  listProtocols: endpoint("risk", "GET", "/api/v1/risk/protocols", {
+    summary: "The tenant's protocol risk configs",
+    success: Schema.Struct({ protocols: Schema.Array(ProtocolRiskConfig) })
+  }),
+  getProtocol: endpoint("risk", "GET", "/api/v1/risk/protocols/:protocol", {
+    summary: "A protocol's risk config (its defaults when never set)",
+    params: ProtocolParams,
+    success: ProtocolRiskConfig
+  }),
+  putProtocol: endpoint("risk", "PUT", "/api/v1/risk/protocols/:protocol", {
+    summary: "Change a protocol's risk config (given fields only; null clears a bound)",
+    params: ProtocolParams,
+    body: ProtocolRiskConfigUpdate,
+    success: ProtocolRiskConfig
+  }),
+  listPortfolio: endpoint("risk", "GET", "/api/v1/risk/portfolio", {
+    summary: "The tenant's portfolio risk controls",
+    success: Schema.Struct({ controls: Schema.Array(PortfolioRiskControls) })
+  }),
+  getPortfolio: endpoint("risk", "GET", "/api/v1/risk/portfolio/:walletId", {
+    summary: "A wallet's portfolio risk controls",
+    params: WalletIdParams,
+    success: PortfolioRiskControls
+  }),
+  putPortfolio: endpoint("risk", "PUT", "/api/v1/risk/portfolio/:walletId", {
+    summary: "Change a wallet's portfolio risk controls (given fields only; null clears a limit)",
+    params: WalletIdParams,
+    body: PortfolioRiskControlsUpdate,
+    success: PortfolioRiskControls
+  })
+}

@@ -1,0 +1,73 @@
+/**
+ * The typed client of the gateway, derived from the same declarations the routes and the OpenAPI
+ * document come from (schemas/api/): `client.transactions.get({ params: { txId } })` sends what the
+ * endpoint declares and answers the envelope with `data` decoded by the endpoint's success schema
+ * (amounts as bigint). It calls through `api()`, so every answer is also checked against the document.
+ */
+import { Schema } from "effect"
+import { AgentsApi } from "../../schemas/api/agents.js"
+import { AuditApi } from "../../schemas/api/audit.js"
+import type { AnySchema, Endpoint } from "../../schemas/api/endpoint.js"
+import { HealthApi } from "../../schemas/api/health.js"
+import { PoliciesApi } from "../../schemas/api/policies.js"
+import { TransactionsApi } from "../../schemas/api/transactions.js"
+import { WalletsApi } from "../../schemas/api/wallets.js"
+import { ADMIN_KEY, api, type ApiAnswer } from "./service.js"
+
+type Encoded<S> = S extends Schema.Schema<any, infer I, never> ? I : never
+type Decoded<S> = S extends Schema.Schema<infer A, any, never> ? A : unknown
+
+/** What a call takes: the declared path parameters and body (as sent), and the query if any. */
+export type EndpointInput<E> =
+  E extends Endpoint<infer P, infer Q, infer B, any>
+    ? (P extends AnySchema ? { readonly params: Encoded<P> } : {}) &
+        (Q extends AnySchema ? { readonly query?: Partial<Record<keyof Encoded<Q>, string | number>> } : {}) &
+        (B extends AnySchema ? { readonly body: Encoded<B> } : { readonly body?: unknown })
+    : never
+
+/** The answer: HTTP status, the envelope as sent, and `data` decoded when the envelope carries the declared data. */
+export interface EndpointAnswer<E> extends ApiAnswer<E extends Endpoint<any, any, any, infer S> ? Encoded<S> : unknown> {
+  readonly data: E extends Endpoint<any, any, any, infer S> ? Decoded<S> | undefined : undefined
+}
+
+const fillPath = (path: string, params: Record<string, unknown> | undefined) =>
+  path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(params?.[name] ?? "")))
+
+const queryString = (query: Record<string, unknown> | undefined) => {
+  const entries = Object.entries(query ?? {}).filter(([, value]) => value !== undefined)
+  return entries.length === 0 ? "" : "?" + new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()
+}
+
+export const callEndpoint = async <E extends Endpoint>(
+  baseUrl: string,
+  endpoint: E,
+  input: EndpointInput<E>,
+  headers: Record<string, string>
+): Promise<EndpointAnswer<E>> => {
+  const given = input as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown }
+  const body = given.body ?? (endpoint.method === "GET" ? undefined : {})
+  const answer = await api(baseUrl, endpoint.method, fillPath(endpoint.path, given.params) + queryString(given.query), body, headers)
+  const carriesData = answer.body.status === "success" || endpoint.recordOnFailure
+  const data =
+    endpoint.success !== undefined && carriesData && answer.body.data !== null
+      ? Schema.decodeUnknownSync(endpoint.success as AnySchema)(answer.body.data)
+      : undefined
+  return { ...answer, data } as EndpointAnswer<E>
+}
+
+type Group<G> = { readonly [K in keyof G]: (input: EndpointInput<G[K]>) => Promise<EndpointAnswer<G[K]>> }
+
+const bind = <G extends Record<string, Endpoint>>(group: G, baseUrl: string, headers: Record<string, string>): Group<G> =>
+  Object.fromEntries(Object.entries(group).map(([name, endpoint]) => [name, (input: never) => callEndpoint(baseUrl, endpoint, input, headers)])) as Group<G>
+
+/** A client of the service at `baseUrl`, with the admin key unless headers say otherwise. */
+export const makeClient = (baseUrl: string, headers: Record<string, string> = { "x-api-key": ADMIN_KEY }) => ({
+  health: bind(HealthApi, baseUrl, headers),
+  wallets: bind(WalletsApi, baseUrl, headers),
+  transactions: bind(TransactionsApi, baseUrl, headers),
+  policies: bind(PoliciesApi, baseUrl, headers),
+  agents: bind(AgentsApi, baseUrl, headers),
+  audit: bind(AuditApi, baseUrl, headers)
+})
+
+export type Client = ReturnType<typeof makeClient>
