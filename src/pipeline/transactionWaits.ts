@@ -14,6 +14,7 @@
  * of a create simply answers at once instead (docs/decisions/pipeline.md).
  */
 import { Chunk, Config, Deferred, Effect, Exit, FiberId, Queue } from "effect"
+import { MAX_CREATE_WAIT_MS } from "../../schemas/api/transactions.js"
 import { TooManyWaiting } from "../../schemas/errors.js"
 import { superviseActor } from "../../actors/supervise.js"
 import type { StageEvent } from "./stageEvents.js"
@@ -27,9 +28,6 @@ export const SETTLED_STATUSES: ReadonlySet<string> = new Set(["confirmed", "fail
 /** Settled ids remembered for waiters that register late; far more than settle within a request's set-up. */
 const RECENT_SETTLED = 20_000
 
-/** The most `?waitMs=` may ask for. */
-export const MAX_WAIT_MS = 30_000
-
 export interface WaitSettings {
   /** How long a create waits without `?waitMs=` (0: answers at once, as before). */
   readonly defaultWaitMs: number
@@ -40,7 +38,7 @@ export interface WaitSettings {
 const waitSettings: Config.Config<WaitSettings> = Config.all({
   defaultWaitMs: Config.integer("TX_CREATE_WAIT_MS").pipe(
     Config.withDefault(10_000),
-    Config.validate({ message: `TX_CREATE_WAIT_MS must be between 0 and ${MAX_WAIT_MS}`, validation: (n) => n >= 0 && n <= MAX_WAIT_MS })
+    Config.validate({ message: `TX_CREATE_WAIT_MS must be between 0 and ${MAX_CREATE_WAIT_MS}`, validation: (n) => n >= 0 && n <= MAX_CREATE_WAIT_MS })
   ),
   maxWaitingPerKey: Config.integer("TX_MAX_WAITING_PER_KEY").pipe(
     Config.withDefault(256),
