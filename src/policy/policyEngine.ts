@@ -16,7 +16,9 @@ import { AuditLog } from "../audit/auditLog.js"
 import { policyEvaluationMetric } from "../audit/metricNames.js"
 import { AppConfig } from "../config.js"
 import type { CallerInfo } from "../gateway/caller.js"
-import { projectPortfolioMetrics, readPortfolioHistory } from "../risk/portfolioMetrics.js"
+import { projectPortfolioMetrics } from "../risk/portfolioMetrics.js"
+import { PortfolioValuation } from "../risk/portfolioValuation.js"
+import { PortfolioValueRepo } from "../risk/portfolioValueRepo.js"
 import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { aggregateOutcomes } from "./aggregate.js"
@@ -61,17 +63,26 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
   return `policy engine unavailable: ${text.split("\n")[0].slice(0, 200)}`
 }
 
+/** The projected portfolio metrics, or why they could not be computed. */
+interface PortfolioProjection {
+  readonly metrics?: PortfolioMetrics | undefined
+  readonly unavailable?: string | undefined
+}
+const unavailable = (reason: string): PortfolioProjection => ({ unavailable: reason })
+
 /** Spans on the per-request paths: no stack trace captured (an Error per call, for a span nothing exports). */
 const HOT_SPAN = { captureStackTrace: false } as const
 
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
-  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default],
+  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioValuation.Default, PortfolioValueRepo.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PolicyRepo
     const store = yield* PolicyStore
     const risk = yield* RiskConfigRepo
     const wallets = yield* WalletRepo
+    const valuation = yield* PortfolioValuation
+    const portfolioValues = yield* PortfolioValueRepo
     const audit = yield* AuditLog
     const relayConfigured = Option.isSome((yield* AppConfig).chain.gaslessRpcUrl)
     const cache = new CompiledPolicyCache()
@@ -80,14 +91,43 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     const loadPolicies = (walletId: string, tenantId: string) =>
       repo.activeForWallet(walletId, tenantId).pipe(Effect.map((rows) => rows.map((row) => cache.compile(row))))
 
+    /**
+     * The projected portfolio metrics (docs/decisions/portfolio.md): the wallet's value now from the chain and
+     * the oracle, judged against its value history. A decision (`observe`) records the value; a what-if only
+     * reads. A value that cannot be computed (a position without a price) leaves the metrics out, with why.
+     */
+    const portfolioOf = (
+      request: EvaluateRequest,
+      tenantId: string,
+      utcDay: string,
+      options: { readonly solLamports?: bigint | undefined; readonly outputMint?: string | undefined; readonly observe: boolean }
+    ) =>
+      Effect.gen(function* () {
+        const stored = yield* wallets.find(request.walletId, tenantId)
+        if (stored === undefined) return unavailable(`wallet ${request.walletId} not found`)
+        const valued = yield* valuation.valueOf({ tenantId, walletId: request.walletId, publicKey: stored.wallet.publicKey, solLamports: options.solLamports })
+        if (!valued.ok) return unavailable(valued.reason)
+        const baseline = options.observe
+          ? yield* portfolioValues.observe(tenantId, request.walletId, utcDay, valued.value.totalLamports)
+          : yield* portfolioValues.baseline(tenantId, request.walletId, utcDay)
+        const metrics: PortfolioMetrics = projectPortfolioMetrics(baseline, valued.value, {
+          protocol: request.protocol,
+          tokenMint: request.tokenMint,
+          outputMint: options.outputMint,
+          amountLamports: request.amountLamports
+        })
+        const projection: PortfolioProjection = { metrics }
+        return projection
+      })
+
     /** The snapshot the evaluator needs, read inside the caller's transaction (under the lock when deciding). */
     const readState = (
       policies: ReadonlyArray<CompiledPolicy>,
       request: EvaluateRequest,
       tenantId: string,
       now: Date,
-      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean },
-      known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts" | "portfolioHistory">
+      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean; observe: boolean },
+      known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts">
     ) =>
       Effect.gen(function* () {
         const required = requiredState(policies, request, now)
@@ -103,23 +143,16 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           required.rateWindowsSeconds.length > 0
             ? new Map(required.rateWindowsSeconds.map((seconds) => [seconds, known?.rateCounts.get(seconds) ?? read?.get(seconds) ?? 0]))
             : undefined
-        let portfolio: PortfolioMetrics | undefined
-        if (required.portfolioMetrics || extra.portfolio) {
-          const history = known?.portfolioHistory ?? (yield* readPortfolioHistory(request.walletId, tenantId, required.utcDay).pipe(
-            Effect.provideService(SqlClient.SqlClient, sql)
-          ))
-          portfolio = projectPortfolioMetrics(history, {
-            protocol: request.protocol,
-            tokenMint: request.tokenMint,
-            amountLamports: request.amountLamports,
-            preBalanceLamports: extra.preBalanceLamports
-          })
-        }
+        // Only a wallet with a portfolio limit pays for the valuation (chain and oracle reads).
+        const projected = required.portfolioMetrics || extra.portfolio
+          ? yield* portfolioOf(request, tenantId, required.utcDay, { solLamports: extra.preBalanceLamports, outputMint: extra.outputMint, observe: extra.observe })
+          : undefined
         const state: EvaluationState = {
           now,
           dailySpentLamports,
           rateCounts,
-          portfolio,
+          portfolio: projected?.metrics,
+          portfolioUnavailable: projected?.unavailable,
           transaction: {
             preBalanceLamports: extra.preBalanceLamports,
             pool: extra.pool,
@@ -164,7 +197,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       policies: ReadonlyArray<CompiledPolicy>,
       state: EvaluationState
     ) => {
-      const controlsOutcome = portfolioControlsCheck(controls, state.portfolio)
+      const controlsOutcome = portfolioControlsCheck(controls, state.portfolio, state.portfolioUnavailable)
       const evaluation = evaluatePolicies(policies, toRequest(input), state)
       const combined = aggregateOutcomes([
         gaslessCheck(input, protocolConfig, relayConfigured),
@@ -181,7 +214,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         approvalSpend = input.facts.amountLamports ?? 0n
         effects = { ...evaluation.effects, addDailySpendLamports: approvalSpend }
       }
-      const pauseAgent = controlsOutcome.decision === "deny" && controls.autoPauseOnBreach && input.agentId !== null
+      // a breach: metrics over a limit (a value that could not be computed denies, but is no breach)
+      const pauseAgent = controlsOutcome.decision === "deny" && state.portfolio !== undefined && controls.autoPauseOnBreach && input.agentId !== null
       return { decision, effects, approvalSpend, pauseAgent }
     }
 
@@ -208,7 +242,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const policies = yield* loadPolicies(input.walletId, input.tenantId)
           const state = yield* readState(policies, toRequest(input), input.tenantId, new Date(), {
             ...transactionFacts(input),
-            portfolio: hasPortfolioLimits(controls)
+            portfolio: hasPortfolioLimits(controls),
+            observe: true
           })
           const { decision, effects, approvalSpend, pauseAgent } = combine(input, protocolConfig, controls, policies, state)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
@@ -307,7 +342,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         const decision = yield* Effect.gen(function* () {
           const known = Option.getOrUndefined(snapshot)
           const policies = known !== undefined ? known.policies.map((row) => cache.compileText(row.policy, row.rulesText)) : yield* loadPolicies(request.walletId, tenantId)
-          const state = yield* readState(policies, request, tenantId, now, { portfolio: false }, known)
+          const state = yield* readState(policies, request, tenantId, now, { portfolio: false, observe: false }, known)
           const evaluation = evaluatePolicies(policies, request, state)
           return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision
         }).pipe(

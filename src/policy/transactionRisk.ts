@@ -74,8 +74,8 @@ export const hasPortfolioLimits = (controls: PortfolioRiskControls): boolean =>
   controls.maxExposureBpsPerToken !== undefined ||
   controls.maxExposureBpsPerProtocol !== undefined
 
-export const portfolioControlsCheck = (controls: PortfolioRiskControls, metrics: PortfolioMetrics | undefined): RuleOutcome =>
-  portfolioRiskChecks(controls, metrics, "portfolio risk controls")
+export const portfolioControlsCheck = (controls: PortfolioRiskControls, metrics: PortfolioMetrics | undefined, unavailableReason?: string): RuleOutcome =>
+  portfolioRiskChecks(controls, metrics, "portfolio risk controls", unavailableReason)
 
 /** The on-demand approval flag of the transaction (spec: approval_gate transition). */
 export const approvalRequestedCheck = (requireApproval: boolean): RuleOutcome =>
