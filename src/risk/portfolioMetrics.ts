@@ -2,8 +2,9 @@
  * Projected portfolio metrics of a wallet (after the transaction), from its portfolio VALUE now (SOL, tokens and
  * positions at oracle prices: portfolioValue.ts) and the value history (PortfolioValueRepo). Definitions
  * (docs/decisions/portfolio.md):
- *   projected   = value now - this amount, except for a protocol whose positions are valued (the lamports move
- *                 into a position the value counts: POSITION_PROTOCOLS), where it is the value now
+ *   projected   = value now - this amount, except where the lamports move into something the value counts: a
+ *                 protocol whose positions are valued (POSITION_PROTOCOLS), or a swap into a mint with an oracle
+ *                 feed; there it is the value now (the next valuation shows what the move really cost)
  *   drawdown    = max(peak value observed before, value now) - projected, floored at 0
  *   daily loss  = the UTC day's first observed value (else value now) - projected, floored at 0
  *   exposure    = what the wallet holds in the protocol (or of the token mint) this transaction touches, plus this
@@ -11,6 +12,7 @@
  *                 not positions, and create no exposure.
  */
 import type { PortfolioMetrics } from "../policy/evaluationState.js"
+import { feedOfMint } from "../protocols/oracle/feeds.js"
 import type { PortfolioBaseline } from "./portfolioValueRepo.js"
 import type { PortfolioValue } from "./portfolioValue.js"
 
@@ -33,7 +35,8 @@ const bps = (part: bigint, whole: bigint): number => (whole <= 0n ? (part > 0n ?
 export const projectPortfolioMetrics = (baseline: PortfolioBaseline, value: PortfolioValue, facts: PortfolioFacts): PortfolioMetrics => {
   const current = value.totalLamports
   const amount = facts.amountLamports ?? 0n
-  const projected = POSITION_PROTOCOLS.includes(facts.protocol) ? current : current - amount
+  const staysInPortfolio = POSITION_PROTOCOLS.includes(facts.protocol) || (facts.outputMint !== undefined && feedOfMint(facts.outputMint) !== undefined)
+  const projected = staysInPortfolio ? current : current - amount
   const peak = max(baseline.peakLamports ?? current, current)
   const dayStart = baseline.dayStartLamports ?? current
 

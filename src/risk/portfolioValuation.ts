@@ -39,12 +39,12 @@ export class PortfolioValuation extends Effect.Service<PortfolioValuation>()("Po
     const staking = yield* LiquidStakingProgram
 
     const valueOf = Effect.fn("PortfolioValuation.valueOf")(function* (wallet: WalletToValue) {
-      const [solLamports, held, rows, escrows] = yield* Effect.all(
+      // chain reads beside the SQL reads; the SQL reads one after the other (they may share the caller's transaction)
+      const [solLamports, held, [rows, escrows]] = yield* Effect.all(
         [
           wallet.solLamports === undefined ? chain.getBalance(wallet.publicKey) : Effect.succeed(wallet.solLamports),
           chain.tokenAccounts(wallet.publicKey),
-          positionRepo.listForWallet(wallet.tenantId, wallet.walletId),
-          escrowRepo.listForWallet(wallet.tenantId, wallet.walletId, wallet.publicKey)
+          Effect.all([positionRepo.listForWallet(wallet.tenantId, wallet.walletId), escrowRepo.listForWallet(wallet.tenantId, wallet.walletId, wallet.publicKey)])
         ],
         { concurrency: "unbounded" }
       )

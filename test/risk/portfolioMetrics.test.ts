@@ -4,6 +4,7 @@
  * docs/decisions/portfolio.md).
  */
 import { describe, expect, it } from "vitest"
+import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { projectPortfolioMetrics } from "../../src/risk/portfolioMetrics.js"
 import type { PortfolioValue } from "../../src/risk/portfolioValue.js"
 import type { PortfolioBaseline } from "../../src/risk/portfolioValueRepo.js"
@@ -61,5 +62,14 @@ describe("projectPortfolioMetrics", () => {
     expect(first.protocolExposureBps).toEqual({ escrow: 1000 })
     const underwater = projectPortfolioMetrics(baseline(), value(-SOL), { protocol: "escrow", amountLamports: 1n })
     expect(underwater.protocolExposureBps).toEqual({ escrow: 10_000 })
+  })
+})
+
+describe("projectPortfolioMetrics on swaps", () => {
+  it("a swap into a priced token moves value (no loss until the next valuation); into an unpriced one it is a spend", () => {
+    const usdc = mintBySymbol("USDC").address.toBase58()
+    const history = baseline({ peakLamports: 2n * SOL, dayStartLamports: 2n * SOL })
+    expect(projectPortfolioMetrics(history, value(2n * SOL), { protocol: "amm-one", outputMint: usdc, amountLamports: SOL }).dailyLossLamports).toBe(0n)
+    expect(projectPortfolioMetrics(history, value(2n * SOL), { protocol: "amm-one", outputMint: "JunkMint", amountLamports: SOL }).dailyLossLamports).toBe(SOL)
   })
 })
