@@ -16,9 +16,7 @@ import { AuditLog } from "../audit/auditLog.js"
 import { policyEvaluationMetric } from "../audit/metricNames.js"
 import { AppConfig } from "../config.js"
 import type { CallerInfo } from "../gateway/caller.js"
-import { projectPortfolioMetrics } from "../risk/portfolioMetrics.js"
-import { PortfolioValuation } from "../risk/portfolioValuation.js"
-import { PortfolioValueRepo } from "../risk/portfolioValueRepo.js"
+import { PortfolioProjector } from "../risk/portfolioProjection.js"
 import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { aggregateOutcomes } from "./aggregate.js"
@@ -63,26 +61,18 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
   return `policy engine unavailable: ${text.split("\n")[0].slice(0, 200)}`
 }
 
-/** The projected portfolio metrics, or why they could not be computed. */
-interface PortfolioProjection {
-  readonly metrics?: PortfolioMetrics | undefined
-  readonly unavailable?: string | undefined
-}
-const unavailable = (reason: string): PortfolioProjection => ({ unavailable: reason })
-
 /** Spans on the per-request paths: no stack trace captured (an Error per call, for a span nothing exports). */
 const HOT_SPAN = { captureStackTrace: false } as const
 
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
-  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioValuation.Default, PortfolioValueRepo.Default],
+  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PolicyRepo
     const store = yield* PolicyStore
     const risk = yield* RiskConfigRepo
     const wallets = yield* WalletRepo
-    const valuation = yield* PortfolioValuation
-    const portfolioValues = yield* PortfolioValueRepo
+    const portfolios = yield* PortfolioProjector
     const audit = yield* AuditLog
     const relayConfigured = Option.isSome((yield* AppConfig).chain.gaslessRpcUrl)
     const cache = new CompiledPolicyCache()
@@ -90,35 +80,6 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
 
     const loadPolicies = (walletId: string, tenantId: string) =>
       repo.activeForWallet(walletId, tenantId).pipe(Effect.map((rows) => rows.map((row) => cache.compile(row))))
-
-    /**
-     * The projected portfolio metrics (docs/decisions/portfolio.md): the wallet's value now from the chain and
-     * the oracle, judged against its value history. A decision (`observe`) records the value; a what-if only
-     * reads. A value that cannot be computed (a position without a price) leaves the metrics out, with why.
-     */
-    const portfolioOf = (
-      request: EvaluateRequest,
-      tenantId: string,
-      utcDay: string,
-      options: { readonly solLamports?: bigint | undefined; readonly outputMint?: string | undefined; readonly observe: boolean }
-    ) =>
-      Effect.gen(function* () {
-        const stored = yield* wallets.find(request.walletId, tenantId)
-        if (stored === undefined) return unavailable(`wallet ${request.walletId} not found`)
-        const valued = yield* valuation.valueOf({ tenantId, walletId: request.walletId, publicKey: stored.wallet.publicKey, solLamports: options.solLamports })
-        if (!valued.ok) return unavailable(valued.reason)
-        const baseline = options.observe
-          ? yield* portfolioValues.observe(tenantId, request.walletId, utcDay, valued.value.totalLamports)
-          : yield* portfolioValues.baseline(tenantId, request.walletId, utcDay)
-        const metrics: PortfolioMetrics = projectPortfolioMetrics(baseline, valued.value, {
-          protocol: request.protocol,
-          tokenMint: request.tokenMint,
-          outputMint: options.outputMint,
-          amountLamports: request.amountLamports
-        })
-        const projection: PortfolioProjection = { metrics }
-        return projection
-      })
 
     /** The snapshot the evaluator needs, read inside the caller's transaction (under the lock when deciding). */
     const readState = (
@@ -143,9 +104,13 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           required.rateWindowsSeconds.length > 0
             ? new Map(required.rateWindowsSeconds.map((seconds) => [seconds, known?.rateCounts.get(seconds) ?? read?.get(seconds) ?? 0]))
             : undefined
-        // Only a wallet with a portfolio limit pays for the valuation (chain and oracle reads).
+        // Only a wallet with a portfolio limit pays for the valuation (chain and oracle reads): a decision values
+        // fresh and records the value, a what-if shares a recent valuation (docs/decisions/portfolio.md).
         const projected = required.portfolioMetrics || extra.portfolio
-          ? yield* portfolioOf(request, tenantId, required.utcDay, { solLamports: extra.preBalanceLamports, outputMint: extra.outputMint, observe: extra.observe })
+          ? yield* (extra.observe ? portfolios.forDecision : portfolios.forWhatIf)({
+              tenantId, walletId: request.walletId, utcDay: required.utcDay, solLamports: extra.preBalanceLamports,
+              protocol: request.protocol, tokenMint: request.tokenMint, outputMint: extra.outputMint, amountLamports: request.amountLamports
+            })
           : undefined
         const state: EvaluationState = {
           now,
