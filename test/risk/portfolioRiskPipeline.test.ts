@@ -2,8 +2,8 @@
  * Portfolio risk controls acting through the pipeline on a wallet's real confirmed history (spec
  * "Portfolio risk controls" and the protocol risk table): drawdown and daily loss over their limits
  * deny; protocol exposure over its limit waits for approval; a breach by an agent's transaction pauses
- * the agent when autoPauseOnBreach holds. The history is what readPortfolioHistory reads from the
- * transactions the ledger confirmed, not rows written by hand.
+ * the agent when autoPauseOnBreach holds. The values are what the engine read from the ledger at each
+ * decision (docs/decisions/portfolio.md), not rows written by hand.
  */
 import { Keypair } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
