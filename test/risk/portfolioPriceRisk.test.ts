@@ -3,7 +3,8 @@
  * a wallet holds USDC bought by a real swap, valued at the Pyth oracle accounts; when the operator moves the
  * oracle price, the value falls with no spend at all, and the next plain SOL transfer is judged on it. Daily loss
  * past maxDailyLossLamports denies it at policy and pauses the owning agent (autoPauseOnBreach); a drawdown past a
- * portfolio_risk rule's maxDrawdownLamports denies it naming the rule.
+ * portfolio_risk rule's maxDrawdownLamports denies it naming the rule; token exposure counts the USDC held at its
+ * oracle value, and a swap past maxExposureBpsPerToken waits for approval.
  */
 import { NATIVE_MINT } from "@solana/spl-token"
 import { Keypair } from "@solana/web3.js"
@@ -122,5 +123,25 @@ describe("portfolio risk on oracle values", () => {
     })
     // the price back where it was, the value is back near its peak: a transfer confirms
     expect((await transfer(0.01 * SOL)).status).toBe("confirmed")
+  })
+
+  it("token exposure counts the USDC the wallet holds at its oracle value: a swap past maxExposureBpsPerToken waits for approval", async () => {
+    const headers = tenant(2)
+    const wallet = await walletWithUsdc(headers, 5 * SOL, 2 * SOL)
+    const put = await api(base(), "PUT", `/api/v1/risk/portfolio/${wallet.id}`, { maxExposureBpsPerToken: 5_000 }, headers)
+    expect(put.status).toBe(200)
+    const swap = async (lamports: number) =>
+      settle(await submit(base(), {
+        walletId: wallet.id, type: "swap", protocol: "amm-one",
+        intent: { inputMint: NATIVE_MINT.toBase58(), outputMint: USDC, amount: String(lamports), slippageBps: 100 }
+      }, headers), headers)
+    // about 2 SOL of USDC held, 0.2 more, of about 5: about 4400 bps, under the limit
+    expect((await swap(0.2 * SOL)).status).toBe("confirmed")
+    // about 2.2 held, 1 more: about 6400 bps
+    const held = await swap(1 * SOL)
+    expect(held).toMatchObject({ status: "approval_gate", awaitingApproval: true })
+    const bps = Number(new RegExp(`exposure to token ${USDC} would be (\\d+) bps, above maxExposureBpsPerToken 5000`).exec(held.policyDecision.reasons.join(" "))?.[1])
+    expect(bps).toBeGreaterThan(6_000)
+    expect(bps).toBeLessThan(6_800)
   })
 })
