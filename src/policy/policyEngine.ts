@@ -87,7 +87,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       request: EvaluateRequest,
       tenantId: string,
       now: Date,
-      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean; observe: boolean },
+      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean; observe: boolean; tokenOutflow?: { mint: string; amount: bigint } },
       known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts">
     ) =>
       Effect.gen(function* () {
@@ -109,7 +109,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         const projected = required.portfolioMetrics || extra.portfolio
           ? yield* (extra.observe ? portfolios.forDecision : portfolios.forWhatIf)({
               tenantId, walletId: request.walletId, utcDay: required.utcDay, solLamports: extra.preBalanceLamports,
-              protocol: request.protocol, tokenMint: request.tokenMint, outputMint: extra.outputMint, amountLamports: request.amountLamports
+              protocol: request.protocol, tokenMint: request.tokenMint, outputMint: extra.outputMint, amountLamports: request.amountLamports,
+              tokenOutflow: extra.tokenOutflow
             })
           : undefined
         const state: EvaluationState = {
@@ -208,7 +209,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const state = yield* readState(policies, toRequest(input), input.tenantId, new Date(), {
             ...transactionFacts(input),
             portfolio: hasPortfolioLimits(controls),
-            observe: true
+            observe: true,
+            // a token payment also takes the value of the tokens it sends
+            ...(input.type === "transfer_spl" && input.facts.tokenMint !== undefined && input.facts.tokenAmount !== undefined
+              ? { tokenOutflow: { mint: input.facts.tokenMint, amount: input.facts.tokenAmount } }
+              : {})
           })
           const { decision, effects, approvalSpend, pauseAgent } = combine(input, protocolConfig, controls, policies, state)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)

@@ -22,6 +22,8 @@ export interface TransactionRiskInput {
     readonly destination?: string | undefined
     readonly tokenMint?: string | undefined
     readonly amountLamports?: bigint | undefined
+    /** base units of `tokenMint` the transaction moves (transfer_spl: what leaves the wallet) */
+    readonly tokenAmount?: bigint | undefined
     readonly programIds: ReadonlyArray<string>
     readonly slippageBps?: number | undefined
     readonly pool?: string | undefined

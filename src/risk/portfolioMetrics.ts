@@ -5,6 +5,8 @@
  *   projected   = value now - this amount, except where the lamports move into something the value counts: a
  *                 protocol whose positions are valued (POSITION_PROTOCOLS), or a swap into a mint with an oracle
  *                 feed; there it is the value now (the next valuation shows what the move really cost)
+ *                 A token payment (transfer_spl) also takes the value of the tokens it sends (at the holding's
+ *                 oracle value), as SOL spent is taken.
  *   drawdown    = max(peak value observed before, value now) - projected, floored at 0
  *   daily loss  = the UTC day's first observed value (else value now) - projected, floored at 0
  *   exposure    = what the wallet holds in the protocol (or of the token mint) this transaction touches, plus this
@@ -26,6 +28,16 @@ export interface PortfolioFacts {
   /** a swap's output mint: the token the wallet gains exposure to */
   readonly outputMint?: string | undefined
   readonly amountLamports?: bigint | undefined
+  /** tokens a payment sends out of the wallet (transfer_spl) */
+  readonly tokenOutflow?: { readonly mint: string; readonly amount: bigint } | undefined
+}
+
+/** The lamport value of `outflow` at the wallet's holding of that mint (0 for a mint it holds none of, or unpriced). */
+const outflowLamports = (value: PortfolioValue, outflow: PortfolioFacts["tokenOutflow"]): bigint => {
+  const held = outflow === undefined ? undefined : value.holdings.get(outflow.mint)
+  if (outflow === undefined || held === undefined || held.amount <= 0n) return 0n
+  const sent = outflow.amount < held.amount ? outflow.amount : held.amount
+  return (held.lamports * sent) / held.amount
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b)
@@ -36,7 +48,7 @@ export const projectPortfolioMetrics = (baseline: PortfolioBaseline, value: Port
   const current = value.totalLamports
   const amount = facts.amountLamports ?? 0n
   const staysInPortfolio = POSITION_PROTOCOLS.includes(facts.protocol) || (facts.outputMint !== undefined && feedOfMint(facts.outputMint) !== undefined)
-  const projected = staysInPortfolio ? current : current - amount
+  const projected = staysInPortfolio ? current : current - amount - outflowLamports(value, facts.tokenOutflow)
   const peak = max(baseline.peakLamports ?? current, current)
   const dayStart = baseline.dayStartLamports ?? current
 

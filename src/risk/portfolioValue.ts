@@ -62,6 +62,8 @@ export interface PortfolioValue {
   readonly byProtocol: ReadonlyMap<string, bigint>
   /** assets held of each token mint (holdings and positions), lamports */
   readonly byMint: ReadonlyMap<string, bigint>
+  /** the wallet's priced token holdings: amount (base units) and lamports */
+  readonly holdings: ReadonlyMap<string, { readonly amount: bigint; readonly lamports: bigint }>
   /** mints held with no oracle feed, counted 0 */
   readonly unpriced: ReadonlyArray<string>
 }
@@ -90,6 +92,7 @@ class Unvaluable {
 export const valuePortfolio = (inputs: ValuationInputs): PortfolioValuationResult => {
   const byProtocol = new Map<string, bigint>()
   const byMint = new Map<string, bigint>()
+  const holdings = new Map<string, { amount: bigint; lamports: bigint }>()
   const unpriced: Array<string> = []
   const add = (map: Map<string, bigint>, key: string, lamports: bigint) => map.set(key, (map.get(key) ?? 0n) + lamports)
   const quote = (mint: string, what: string): PriceQuote | undefined => {
@@ -124,6 +127,8 @@ export const valuePortfolio = (inputs: ValuationInputs): PortfolioValuationResul
       }
       total += lamports
       add(byMint, token.mint, lamports)
+      const held = holdings.get(token.mint)
+      holdings.set(token.mint, { amount: (held?.amount ?? 0n) + token.amount, lamports: (held?.lamports ?? 0n) + lamports })
     }
     for (const position of inputs.positions) {
       const what = `${position.protocol} ${position.positionType} position of`
@@ -157,7 +162,7 @@ export const valuePortfolio = (inputs: ValuationInputs): PortfolioValuationResul
       total += escrow.lockedLamports
       add(byProtocol, escrow.protocol, escrow.lockedLamports)
     }
-    return { ok: true, value: { totalLamports: total, byProtocol, byMint, unpriced } }
+    return { ok: true, value: { totalLamports: total, byProtocol, byMint, holdings, unpriced } }
   } catch (error) {
     if (error instanceof Unvaluable) return { ok: false, reason: error.reason }
     throw error

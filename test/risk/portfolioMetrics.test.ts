@@ -13,7 +13,7 @@ const SOL = 1_000_000_000n
 
 const baseline = (over: Partial<PortfolioBaseline> = {}): PortfolioBaseline => ({ peakLamports: undefined, dayStartLamports: undefined, ...over })
 const value = (totalLamports: bigint, over: Partial<PortfolioValue> = {}): PortfolioValue => ({
-  totalLamports, byProtocol: new Map(), byMint: new Map(), unpriced: [], ...over
+  totalLamports, byProtocol: new Map(), byMint: new Map(), holdings: new Map(), unpriced: [], ...over
 })
 
 describe("projectPortfolioMetrics", () => {
@@ -71,5 +71,17 @@ describe("projectPortfolioMetrics on swaps", () => {
     const history = baseline({ peakLamports: 2n * SOL, dayStartLamports: 2n * SOL })
     expect(projectPortfolioMetrics(history, value(2n * SOL), { protocol: "amm-one", outputMint: usdc, amountLamports: SOL }).dailyLossLamports).toBe(0n)
     expect(projectPortfolioMetrics(history, value(2n * SOL), { protocol: "amm-one", outputMint: "JunkMint", amountLamports: SOL }).dailyLossLamports).toBe(SOL)
+  })
+})
+
+describe("projectPortfolioMetrics on token payments", () => {
+  it("a transfer_spl takes the value of the tokens it sends, at the holding's value (capped at what is held)", () => {
+    const history = baseline({ peakLamports: 3n * SOL, dayStartLamports: 3n * SOL })
+    const holding = value(3n * SOL, { holdings: new Map([["UsdcMint", { amount: 200_000_000n, lamports: 2n * SOL }]]) })
+    // half the USDC: 1 SOL of value leaves
+    expect(projectPortfolioMetrics(history, holding, { protocol: "spl-token", tokenOutflow: { mint: "UsdcMint", amount: 100_000_000n } }).dailyLossLamports).toBe(SOL)
+    expect(projectPortfolioMetrics(history, holding, { protocol: "spl-token", tokenOutflow: { mint: "UsdcMint", amount: 10n ** 12n } }).dailyLossLamports).toBe(2n * SOL)
+    // a mint it holds none of (or without a price) sends no value it is known to have
+    expect(projectPortfolioMetrics(history, holding, { protocol: "spl-token", tokenOutflow: { mint: "Other", amount: 5n } }).dailyLossLamports).toBe(0n)
   })
 })

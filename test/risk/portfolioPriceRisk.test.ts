@@ -4,7 +4,7 @@
  * oracle price, the value falls with no spend at all, and the next plain SOL transfer is judged on it. Daily loss
  * past maxDailyLossLamports denies it at policy and pauses the owning agent (autoPauseOnBreach); a drawdown past a
  * portfolio_risk rule's maxDrawdownLamports denies it naming the rule; token exposure counts the USDC held at its
- * oracle value, and a swap past maxExposureBpsPerToken waits for approval.
+ * oracle value, and a swap past maxExposureBpsPerToken waits for approval; a token payment loses the value it sends.
  */
 import { NATIVE_MINT } from "@solana/spl-token"
 import { Keypair } from "@solana/web3.js"
@@ -143,5 +143,23 @@ describe("portfolio risk on oracle values", () => {
     const bps = Number(new RegExp(`exposure to token ${USDC} would be (\\d+) bps, above maxExposureBpsPerToken 5000`).exec(held.policyDecision.reasons.join(" "))?.[1])
     expect(bps).toBeGreaterThan(6_000)
     expect(bps).toBeLessThan(6_800)
+  })
+
+  it("a token payment takes the value of the tokens it sends: USDC worth more than maxDailyLossLamports is denied at its own decision", async () => {
+    const headers = tenant(3)
+    const wallet = await walletWithUsdc(headers, 5 * SOL, 2 * SOL)
+    const usdc = await tokenBalance(env.ledger.rpcUrl, wallet.publicKey, mintBySymbol("USDC").address)
+    const put = await api(base(), "PUT", `/api/v1/risk/portfolio/${wallet.id}`, { maxDailyLossLamports: 0.5 * SOL }, headers)
+    expect(put.status).toBe(200)
+    const send = async (amount: bigint) =>
+      settle(await submit(base(), {
+        walletId: wallet.id, type: "transfer_spl", protocol: "spl-token", intent: { destination: destination(), mint: USDC, amount: amount.toString() }
+      }, headers), headers)
+    // a tenth of the USDC, about 0.2 SOL of value: within the limit
+    expect((await send(usdc / 10n)).status).toBe("confirmed")
+    // half of it, about 1 SOL more: past the day's 0.5 SOL
+    const denied = await send(usdc / 2n)
+    expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect(denied.policyDecision.reasons.join(" ")).toMatch(/portfolio risk controls: daily loss \d+ exceeds maxDailyLossLamports 500000000/)
   })
 })
