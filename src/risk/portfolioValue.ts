@@ -102,8 +102,8 @@ export const valuePortfolio = (inputs: ValuationInputs): PortfolioValuationResul
     return price
   }
   const solQuote = (what: string): PriceQuote => {
-    const sol = quote(SOL_MINT, "SOL, needed to value")
-    if (sol === undefined) throw new Unvaluable(`no oracle feed for SOL, needed to value ${what}`)
+    const sol = inputs.prices.get(SOL_MINT)
+    if (sol === undefined || sol === null || sol.price <= 0n) throw new Unvaluable(`no valid oracle price for SOL, needed to value ${what}`)
     return sol
   }
   /** lamports of `amount` of `mint`; undefined when the mint has no feed */

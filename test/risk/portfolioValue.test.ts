@@ -73,6 +73,8 @@ describe("valuePortfolio", () => {
     expect(noFeed).toEqual({ ok: false, reason: "no oracle feed for lending-market borrow position of JunkMint" })
     const noPrice = valuePortfolio(inputs({ tokens: [{ mint: USDC, amount: 1n, decimals: 6 }], prices: new Map([[SOL_MINT, prices.get(SOL_MINT)!], [USDC, null]]) }))
     expect(noPrice).toEqual({ ok: false, reason: `no valid oracle price for token ${USDC}` })
+    const noSol = valuePortfolio(inputs({ tokens: [{ mint: USDC, amount: 1n, decimals: 6 }], prices: new Map([[USDC, prices.get(USDC)!]]) }))
+    expect(noSol).toEqual({ ok: false, reason: `no valid oracle price for SOL, needed to value token ${USDC}` })
     const noPool = valuePortfolio(inputs({ positions: [{ protocol: "liquid-staking", positionType: "stake", token: LST, amount: 1n, valueLamports: 1n }] }))
     expect(noPool.ok).toBe(false)
   })
