@@ -16,9 +16,6 @@ import { readStakePool } from "../protocols/staking/poolReads.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { BORROW_POSITION, type PortfolioValuationResult, type PriceQuote, STAKE_POSITION, SUPPLY_POSITION, valuePortfolio } from "./portfolioValue.js"
 
-/** Escrow states that still lock the creator's lamports (as walletPositions.ts shows them). */
-const OPEN_ESCROW = new Set(["created", "accepted", "disputed"])
-
 const hasFeed = (mint: string) => feedOfMint(mint) !== undefined
 
 export interface WalletToValue {
@@ -44,7 +41,7 @@ export class PortfolioValuation extends Effect.Service<PortfolioValuation>()("Po
         [
           wallet.solLamports === undefined ? chain.getBalance(wallet.publicKey) : Effect.succeed(wallet.solLamports),
           chain.tokenAccounts(wallet.publicKey),
-          Effect.all([positionRepo.listForWallet(wallet.tenantId, wallet.walletId), escrowRepo.listForWallet(wallet.tenantId, wallet.walletId, wallet.publicKey)])
+          Effect.all([positionRepo.listForWallet(wallet.tenantId, wallet.walletId), escrowRepo.lockedByCreator(wallet.tenantId, wallet.publicKey)])
         ],
         { concurrency: "unbounded" }
       )
@@ -79,10 +76,7 @@ export class PortfolioValuation extends Effect.Service<PortfolioValuation>()("Po
         solLamports,
         tokens: held.map((t) => ({ mint: t.mint, amount: BigInt(t.amount), decimals: t.decimals })),
         positions,
-        escrows: escrows
-          .filter((e) => e.creator === wallet.publicKey && OPEN_ESCROW.has(e.status))
-          .map((e) => ({ protocol: e.protocol, lockedLamports: BigInt(e.amount) - BigInt(e.paid_out) }))
-          .filter((e) => e.lockedLamports > 0n),
+        escrows,
         prices,
         decimals,
         pool: pool === null ? null : { lstMint: pool.state.lstMint.toBase58(), totalLamports: pool.state.totalLamports, lstSupply: pool.lstSupply }
