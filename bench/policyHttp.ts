@@ -4,7 +4,9 @@
  * The service runs as a child process (the real entry point, `tsx src/main.ts`), so client and server
  * CPU are separate processes (they still share this machine's cores), once per database: PostgreSQL
  * (a fresh database on bench/support/postgresUrl.ts's server: TEST_DATABASE_URL, else the local socket)
- * and the embedded PostgreSQL (the default with no DATABASE_URL). No ledger is needed. Target: >= 2,000 evaluations/s.
+ * and the embedded PostgreSQL (the default with no DATABASE_URL). A ledger child answers the chain reads of the
+ * fixture's portfolio_risk rule (the wallet's value, shared by what-ifs for a second: docs/decisions/portfolio.md).
+ * Target: >= 2,000 evaluations/s.
  *
  * Environment: BENCH_DATABASES ("postgres,embedded"), BENCH_HTTP_CONCURRENCY (32), BENCH_HTTP_OPERATIONS
  * (10,000), BENCH_CPU_PROF=<dir> (the service runs with --cpu-prof and writes its profile there on exit).
@@ -18,6 +20,7 @@ import {
   createPostgresDatabase,
   type FreshDatabase,
   SERVICE_API_KEY,
+  startLedgerProcess,
   startServiceProcess,
   tempDir
 } from "../test/support/processes.js"
@@ -58,12 +61,13 @@ const jsonClient = (baseUrl: string) => {
 const measure = async (mode: "postgres" | "embedded"): Promise<BenchFigures> => {
   const dataDir = tempDir("custody-bench-policy-")
   let database: FreshDatabase | undefined
+  const ledger = await startLedgerProcess()
   try {
     database = mode === "postgres" ? await createPostgresDatabase(benchPostgresUrl()) : undefined
     const service = await startServiceProcess({
       ...(database === undefined ? {} : { databaseUrl: database.url }),
       dataDir,
-      rpcUrl: "http://127.0.0.1:9",
+      rpcUrl: ledger.rpcUrl,
       env: { API_GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000000", LOG_LEVEL: "Error" },
       ...(settings.cpuProfDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${path.resolve(settings.cpuProfDir, mode)}`] })
     })
@@ -115,6 +119,7 @@ const measure = async (mode: "postgres" | "embedded"): Promise<BenchFigures> => 
       await service.stop(15_000)
     }
   } finally {
+    await ledger.close()
     await database?.drop()
     await stopEmbeddedServer(dataDir)
     fs.rmSync(dataDir, { recursive: true, force: true })

@@ -236,6 +236,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             destination: built?.destination ?? undefined,
             tokenMint: built?.tokenMint ?? undefined,
             amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
+            tokenAmount: built?.tokenAmount === null || built?.tokenAmount === undefined ? undefined : BigInt(built.tokenAmount),
             programIds: built?.programIds ?? [],
             slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
             // a swap: every pool of its route, and the age of the quote its build used (at this decision)

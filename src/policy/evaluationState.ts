@@ -37,6 +37,8 @@ export interface EvaluationState {
    */
   readonly rateCounts?: ReadonlyMap<number, number> | undefined
   readonly portfolio?: PortfolioMetrics | undefined
+  /** Why the portfolio metrics could not be computed (e.g. a position without an oracle price). */
+  readonly portfolioUnavailable?: string | undefined
   readonly transaction?: TransactionFacts | undefined
 }
 

@@ -16,14 +16,14 @@ import { AuditLog } from "../audit/auditLog.js"
 import { policyEvaluationMetric } from "../audit/metricNames.js"
 import { AppConfig } from "../config.js"
 import type { CallerInfo } from "../gateway/caller.js"
-import { projectPortfolioMetrics, readPortfolioHistory } from "../risk/portfolioMetrics.js"
+import { PortfolioProjector } from "../risk/portfolioProjection.js"
 import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
 import type { CompiledPolicy } from "./compileRules.js"
 import { evaluatePolicies } from "./evaluate.js"
-import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects, type PortfolioMetrics } from "./evaluationState.js"
+import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects } from "./evaluationState.js"
 import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
@@ -65,13 +65,14 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
 const HOT_SPAN = { captureStackTrace: false } as const
 
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
-  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default],
+  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PolicyRepo
     const store = yield* PolicyStore
     const risk = yield* RiskConfigRepo
     const wallets = yield* WalletRepo
+    const portfolios = yield* PortfolioProjector
     const audit = yield* AuditLog
     const relayConfigured = Option.isSome((yield* AppConfig).chain.gaslessRpcUrl)
     const cache = new CompiledPolicyCache()
@@ -86,8 +87,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       request: EvaluateRequest,
       tenantId: string,
       now: Date,
-      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean },
-      known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts" | "portfolioHistory">
+      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean; observe: boolean; tokenOutflow?: { mint: string; amount: bigint } },
+      known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts">
     ) =>
       Effect.gen(function* () {
         const required = requiredState(policies, request, now)
@@ -103,23 +104,21 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           required.rateWindowsSeconds.length > 0
             ? new Map(required.rateWindowsSeconds.map((seconds) => [seconds, known?.rateCounts.get(seconds) ?? read?.get(seconds) ?? 0]))
             : undefined
-        let portfolio: PortfolioMetrics | undefined
-        if (required.portfolioMetrics || extra.portfolio) {
-          const history = known?.portfolioHistory ?? (yield* readPortfolioHistory(request.walletId, tenantId, required.utcDay).pipe(
-            Effect.provideService(SqlClient.SqlClient, sql)
-          ))
-          portfolio = projectPortfolioMetrics(history, {
-            protocol: request.protocol,
-            tokenMint: request.tokenMint,
-            amountLamports: request.amountLamports,
-            preBalanceLamports: extra.preBalanceLamports
-          })
-        }
+        // Only a wallet with a portfolio limit pays for the valuation (chain and oracle reads): a decision values
+        // fresh and records the value, a what-if shares a recent valuation (docs/decisions/portfolio.md).
+        const projected = required.portfolioMetrics || extra.portfolio
+          ? yield* (extra.observe ? portfolios.forDecision : portfolios.forWhatIf)({
+              tenantId, walletId: request.walletId, utcDay: required.utcDay, solLamports: extra.preBalanceLamports,
+              protocol: request.protocol, tokenMint: request.tokenMint, outputMint: extra.outputMint, amountLamports: request.amountLamports,
+              tokenOutflow: extra.tokenOutflow
+            })
+          : undefined
         const state: EvaluationState = {
           now,
           dailySpentLamports,
           rateCounts,
-          portfolio,
+          portfolio: projected?.metrics,
+          portfolioUnavailable: projected?.unavailable,
           transaction: {
             preBalanceLamports: extra.preBalanceLamports,
             pool: extra.pool,
@@ -164,7 +163,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       policies: ReadonlyArray<CompiledPolicy>,
       state: EvaluationState
     ) => {
-      const controlsOutcome = portfolioControlsCheck(controls, state.portfolio)
+      const controlsOutcome = portfolioControlsCheck(controls, state.portfolio, state.portfolioUnavailable)
       const evaluation = evaluatePolicies(policies, toRequest(input), state)
       const combined = aggregateOutcomes([
         gaslessCheck(input, protocolConfig, relayConfigured),
@@ -181,7 +180,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         approvalSpend = input.facts.amountLamports ?? 0n
         effects = { ...evaluation.effects, addDailySpendLamports: approvalSpend }
       }
-      const pauseAgent = controlsOutcome.decision === "deny" && controls.autoPauseOnBreach && input.agentId !== null
+      // a breach: metrics over a limit (a value that could not be computed denies, but is no breach)
+      const pauseAgent = controlsOutcome.decision === "deny" && state.portfolio !== undefined && controls.autoPauseOnBreach && input.agentId !== null
       return { decision, effects, approvalSpend, pauseAgent }
     }
 
@@ -208,7 +208,12 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const policies = yield* loadPolicies(input.walletId, input.tenantId)
           const state = yield* readState(policies, toRequest(input), input.tenantId, new Date(), {
             ...transactionFacts(input),
-            portfolio: hasPortfolioLimits(controls)
+            portfolio: hasPortfolioLimits(controls),
+            observe: true,
+            // a token payment also takes the value of the tokens it sends
+            ...(input.type === "transfer_spl" && input.facts.tokenMint !== undefined && input.facts.tokenAmount !== undefined
+              ? { tokenOutflow: { mint: input.facts.tokenMint, amount: input.facts.tokenAmount } }
+              : {})
           })
           const { decision, effects, approvalSpend, pauseAgent } = combine(input, protocolConfig, controls, policies, state)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
@@ -307,7 +312,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         const decision = yield* Effect.gen(function* () {
           const known = Option.getOrUndefined(snapshot)
           const policies = known !== undefined ? known.policies.map((row) => cache.compileText(row.policy, row.rulesText)) : yield* loadPolicies(request.walletId, tenantId)
-          const state = yield* readState(policies, request, tenantId, now, { portfolio: false }, known)
+          const state = yield* readState(policies, request, tenantId, now, { portfolio: false, observe: false }, known)
           const evaluation = evaluatePolicies(policies, request, state)
           return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision
         }).pipe(

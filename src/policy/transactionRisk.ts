@@ -22,6 +22,8 @@ export interface TransactionRiskInput {
     readonly destination?: string | undefined
     readonly tokenMint?: string | undefined
     readonly amountLamports?: bigint | undefined
+    /** base units of `tokenMint` the transaction moves (transfer_spl: what leaves the wallet) */
+    readonly tokenAmount?: bigint | undefined
     readonly programIds: ReadonlyArray<string>
     readonly slippageBps?: number | undefined
     readonly pool?: string | undefined
@@ -74,8 +76,8 @@ export const hasPortfolioLimits = (controls: PortfolioRiskControls): boolean =>
   controls.maxExposureBpsPerToken !== undefined ||
   controls.maxExposureBpsPerProtocol !== undefined
 
-export const portfolioControlsCheck = (controls: PortfolioRiskControls, metrics: PortfolioMetrics | undefined): RuleOutcome =>
-  portfolioRiskChecks(controls, metrics, "portfolio risk controls")
+export const portfolioControlsCheck = (controls: PortfolioRiskControls, metrics: PortfolioMetrics | undefined, unavailableReason?: string): RuleOutcome =>
+  portfolioRiskChecks(controls, metrics, "portfolio risk controls", unavailableReason)
 
 /** The on-demand approval flag of the transaction (spec: approval_gate transition). */
 export const approvalRequestedCheck = (requireApproval: boolean): RuleOutcome =>

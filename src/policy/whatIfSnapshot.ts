@@ -1,8 +1,8 @@
 /**
  * Everything POST /evaluate reads, in ONE SQL statement (instead of up to ten round trips): the
  * wallet's tenant (tenancy-filtered), its active policies, the day's spend, the rate counts of every
- * rate_limit window its stored rules name, and (when a stored rule is a portfolio_risk) the wallet's
- * portfolio history. The statement takes a list of inputs, so concurrent calls share it
+ * rate_limit window its stored rules name (a portfolio_risk rule's value is read by the engine from the
+ * chain and the oracle, docs/decisions/portfolio.md). The statement takes a list of inputs, so concurrent calls share it
  * (whatIfReadBatch.ts). A what-if takes no lock, so one consistent snapshot is all it needs. The SQL
  * reads windows from the raw stored JSON only where they are plain integers in range; the engine checks
  * the compiled rules' needs against what came back and reads anything missing the usual way, so a
@@ -10,7 +10,6 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { PAYMENT_PROTOCOLS, POSITION_PROTOCOLS, type PortfolioHistory } from "../risk/portfolioMetrics.js"
 import type { PolicyHeader } from "./compiledPolicyCache.js"
 
 export interface WhatIfSnapshot {
@@ -21,8 +20,6 @@ export interface WhatIfSnapshot {
   readonly dailySpentLamports: bigint
   /** Events per window length (seconds) for the rate key, with at > instant - window. */
   readonly rateCounts: ReadonlyMap<number, number>
-  /** Read when any stored rule has type portfolio_risk; else undefined (the engine reads it if it needs it). */
-  readonly portfolioHistory: PortfolioHistory | undefined
 }
 
 const SnapshotRow = Schema.Struct({
@@ -39,19 +36,8 @@ const SnapshotRow = Schema.Struct({
     })
   ),
   daily_spent: Schema.NullOr(Schema.String),
-  rate_counts: Schema.Record({ key: Schema.String, value: Schema.Number }),
-  portfolio: Schema.NullOr(
-    Schema.Struct({
-      peak: Schema.NullOr(Schema.String),
-      day_start: Schema.NullOr(Schema.String),
-      latest: Schema.NullOr(Schema.String),
-      by_protocol: Schema.Record({ key: Schema.String, value: Schema.String }),
-      by_mint: Schema.Record({ key: Schema.String, value: Schema.String })
-    })
-  )
+  rate_counts: Schema.Record({ key: Schema.String, value: Schema.Number })
 })
-const bigOrUndefined = (text: string | null) => (text === null ? undefined : BigInt(text))
-const bigMap = (record: Readonly<Record<string, string>>) => new Map(Object.entries(record).map(([key, net]) => [key, BigInt(net)]))
 const decodeRows = Schema.decodeUnknown(Schema.Array(SnapshotRow))
 
 export interface WhatIfInput {
@@ -69,17 +55,7 @@ const toSnapshot = (row: typeof SnapshotRow.Type): WhatIfSnapshot => ({
     rulesText: p.rules_text
   })),
   dailySpentLamports: row.daily_spent === null ? 0n : BigInt(row.daily_spent),
-  rateCounts: new Map(Object.entries(row.rate_counts).map(([seconds, n]) => [Number(seconds), n])),
-  portfolioHistory:
-    row.portfolio === null
-      ? undefined
-      : {
-          peakLamports: bigOrUndefined(row.portfolio.peak),
-          dayStartLamports: bigOrUndefined(row.portfolio.day_start),
-          latestLamports: bigOrUndefined(row.portfolio.latest),
-          netIntoProtocol: bigMap(row.portfolio.by_protocol),
-          netIntoMint: bigMap(row.portfolio.by_mint)
-        }
+  rateCounts: new Map(Object.entries(row.rate_counts).map(([seconds, n]) => [Number(seconds), n]))
 })
 
 /**
@@ -96,14 +72,8 @@ export const readWhatIfSnapshots = (inputs: ReadonlyArray<WhatIfInput>) =>
       read_tenant: input.readTenant,
       utc_day: input.utcDay,
       rate_key: input.rateKey,
-      instant: input.instant.toISOString(),
-      day_start: `${input.utcDay}T00:00:00.000Z`
+      instant: input.instant.toISOString()
     }))
-    // The reads of readPortfolioHistory (src/risk/portfolioMetrics.ts) as subqueries: keep the two in step.
-    const confirmed = sql`t.wallet_id = w.id AND t.tenant_id = w.tenant_id AND t.status = 'confirmed'
-      AND t.pre_balance_lamports IS NOT NULL AND t.post_balance_lamports IS NOT NULL`
-    const position = sql`${confirmed} AND t.protocol NOT IN ${sql.in(PAYMENT_PROTOCOLS)}`
-    const mint = sql`coalesce(t.intent->>'outputMint', t.intent->>'mint')`
     const result = yield* sql`
       SELECT i.idx, w.tenant_id,
         (SELECT coalesce(json_agg(json_build_object(
@@ -114,24 +84,9 @@ export const readWhatIfSnapshots = (inputs: ReadonlyArray<WhatIfInput>) =>
         (SELECT coalesce(json_object_agg(rw.seconds, (SELECT count(*) FROM policy_rate_events e
             WHERE e.key = i.rate_key AND e.window_seconds = rw.seconds AND e.at > i.instant - rw.seconds * interval '1 second')), '{}'::json)
           FROM (SELECT DISTINCT seconds::integer AS seconds FROM unnest(k.types, k.windows) AS r(type, seconds) WHERE r.seconds BETWEEN 1 AND 2592000 AND r.seconds % 1 = 0) rw
-        ) AS rate_counts,
-        CASE WHEN EXISTS (SELECT 1 FROM unnest(k.types, k.windows) AS r(type, seconds) WHERE r.type = 'portfolio_risk') THEN json_build_object(
-          'peak', (SELECT max(greatest(t.pre_balance_lamports, t.post_balance_lamports))::text FROM transactions t WHERE ${confirmed}),
-          'day_start', (SELECT t.pre_balance_lamports::text FROM transactions t WHERE ${confirmed} AND t.confirmed_at >= i.day_start
-            ORDER BY t.confirmed_at LIMIT 1),
-          'latest', (SELECT t.post_balance_lamports::text FROM transactions t WHERE ${confirmed} ORDER BY t.confirmed_at DESC LIMIT 1),
-          'by_protocol', (SELECT coalesce(json_object_agg(x.key, x.net), '{}'::json) FROM (
-            SELECT t.protocol AS key, sum(t.pre_balance_lamports - t.post_balance_lamports)::text AS net
-            FROM transactions t WHERE ${position} AND t.protocol NOT IN ${sql.in(POSITION_PROTOCOLS)} GROUP BY t.protocol
-            UNION ALL
-            SELECT p.protocol AS key, sum(p.value_lamports)::text AS net
-            FROM positions p WHERE p.wallet_id = w.id AND p.tenant_id = w.tenant_id AND p.protocol IN ${sql.in(POSITION_PROTOCOLS)} GROUP BY p.protocol) x),
-          'by_mint', (SELECT coalesce(json_object_agg(x.key, x.net), '{}'::json) FROM (
-            SELECT ${mint} AS key, sum(t.pre_balance_lamports - t.post_balance_lamports)::text AS net
-            FROM transactions t WHERE ${position} AND ${mint} IS NOT NULL GROUP BY 1) x)
-        ) END AS portfolio
+        ) AS rate_counts
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS i(idx integer, wallet_id uuid, read_tenant text, utc_day text,
-        rate_key text, instant timestamptz, day_start timestamptz)
+        rate_key text, instant timestamptz)
       JOIN wallets w ON w.id = i.wallet_id AND (i.read_tenant IS NULL OR w.tenant_id = i.read_tenant)
       -- Type and window of every stored rule of the wallet's active policies, read defensively: CASE,
       -- not AND (PostgreSQL may reorder AND, and a cast of a non-number would fail the statement).

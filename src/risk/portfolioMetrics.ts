@@ -1,65 +1,63 @@
 /**
- * Projected portfolio metrics of a wallet (after the transaction), from its confirmed history in
- * `transactions` (pre/post balances) and the transaction's facts. Definitions (docs/decisions/policy.md):
- *   drawdown    = max(peak balance ever confirmed, current) - projected balance, floored at 0
- *   daily loss  = balance before the first confirmed transaction of the UTC day (else current) - projected, floored at 0
- *   exposure    = net lamports put into a protocol (or token mint) by confirmed transactions, plus this
- *                 amount, over (projected balance + all such positions), in bps. Plain transfers
- *                 (system-program, spl-token) are payments, not positions, and create no exposure.
- *                 A protocol with indexed positions (POSITION_PROTOCOLS: liquid-staking) counts what its
- *                 positions are worth (table `positions`, valued at indexing) instead of its net lamports.
- * Only the protocol and mint this transaction touches are reported, as the portfolio checks expect.
+ * Projected portfolio metrics of a wallet (after the transaction), from its portfolio VALUE now (SOL, tokens and
+ * positions at oracle prices: portfolioValue.ts) and the value history (PortfolioValueRepo). Definitions
+ * (docs/decisions/portfolio.md):
+ *   projected   = value now - this amount, except where the lamports move into something the value counts: a
+ *                 protocol whose positions are valued (POSITION_PROTOCOLS), or a swap into a mint with an oracle
+ *                 feed; there it is the value now (the next valuation shows what the move really cost)
+ *                 A token payment (transfer_spl) also takes the value of the tokens it sends (at the holding's
+ *                 oracle value), as SOL spent is taken.
+ *   drawdown    = max(peak value observed before, value now) - projected, floored at 0
+ *   daily loss  = the UTC day's first observed value (else value now) - projected, floored at 0
+ *   exposure    = what the wallet holds in the protocol (or of the token mint) this transaction touches, plus this
+ *                 amount, over the value now, in bps. Plain transfers (system-program, spl-token) are payments,
+ *                 not positions, and create no exposure.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
 import type { PortfolioMetrics } from "../policy/evaluationState.js"
+import { feedOfMint } from "../protocols/oracle/feeds.js"
+import type { PortfolioBaseline } from "./portfolioValueRepo.js"
+import type { PortfolioValue } from "./portfolioValue.js"
 
 export const PAYMENT_PROTOCOLS: ReadonlyArray<string> = ["system-program", "spl-token"]
-/** Protocols whose exposure is the value of the wallet's indexed positions (docs/decisions/staking.md). */
-export const POSITION_PROTOCOLS: ReadonlyArray<string> = ["liquid-staking"]
-
-export interface PortfolioHistory {
-  readonly peakLamports: bigint | undefined
-  readonly dayStartLamports: bigint | undefined
-  readonly latestLamports: bigint | undefined
-  /** Net lamports into each position protocol (positive = still invested). */
-  readonly netIntoProtocol: ReadonlyMap<string, bigint>
-  readonly netIntoMint: ReadonlyMap<string, bigint>
-}
+/** Protocols whose positions the portfolio value counts: what a transaction puts in is not lost. */
+export const POSITION_PROTOCOLS: ReadonlyArray<string> = ["liquid-staking", "lending-market", "escrow"]
 
 export interface PortfolioFacts {
   readonly protocol: string
   readonly tokenMint?: string | undefined
+  /** a swap's output mint: the token the wallet gains exposure to */
+  readonly outputMint?: string | undefined
   readonly amountLamports?: bigint | undefined
-  /** The balance read by the pipeline before building; else the last confirmed post-balance. */
-  readonly preBalanceLamports?: bigint | undefined
+  /** tokens a payment sends out of the wallet (transfer_spl) */
+  readonly tokenOutflow?: { readonly mint: string; readonly amount: bigint } | undefined
+}
+
+/** The lamport value of `outflow` at the wallet's holding of that mint (0 for a mint it holds none of, or unpriced). */
+const outflowLamports = (value: PortfolioValue, outflow: PortfolioFacts["tokenOutflow"]): bigint => {
+  const held = outflow === undefined ? undefined : value.holdings.get(outflow.mint)
+  if (outflow === undefined || held === undefined || held.amount <= 0n) return 0n
+  const sent = outflow.amount < held.amount ? outflow.amount : held.amount
+  return (held.lamports * sent) / held.amount
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b)
 const positive = (value: bigint) => max(value, 0n)
 const bps = (part: bigint, whole: bigint): number => (whole <= 0n ? (part > 0n ? 10_000 : 0) : Number((part * 10_000n) / whole))
 
-export const projectPortfolioMetrics = (history: PortfolioHistory, facts: PortfolioFacts): PortfolioMetrics => {
-  const current = facts.preBalanceLamports ?? history.latestLamports ?? 0n
+export const projectPortfolioMetrics = (baseline: PortfolioBaseline, value: PortfolioValue, facts: PortfolioFacts): PortfolioMetrics => {
+  const current = value.totalLamports
   const amount = facts.amountLamports ?? 0n
-  const projected = positive(current - amount)
-  const peak = max(history.peakLamports ?? current, current)
-  const dayStart = history.dayStartLamports ?? current
-  const opensPosition = !PAYMENT_PROTOCOLS.includes(facts.protocol)
-
-  let invested = 0n
-  for (const net of history.netIntoProtocol.values()) invested += positive(net)
-  if (opensPosition) invested += amount
-  const value = projected + invested
+  const staysInPortfolio = POSITION_PROTOCOLS.includes(facts.protocol) || (facts.outputMint !== undefined && feedOfMint(facts.outputMint) !== undefined)
+  const projected = staysInPortfolio ? current : current - amount - outflowLamports(value, facts.tokenOutflow)
+  const peak = max(baseline.peakLamports ?? current, current)
+  const dayStart = baseline.dayStartLamports ?? current
 
   const protocolExposureBps: Record<string, number> = {}
   const tokenExposureBps: Record<string, number> = {}
-  if (opensPosition) {
-    // What the wallet took out of a protocol beyond what it put in does not offset a new deposit.
-    protocolExposureBps[facts.protocol] = bps(positive(history.netIntoProtocol.get(facts.protocol) ?? 0n) + amount, value)
-    if (facts.tokenMint !== undefined) {
-      tokenExposureBps[facts.tokenMint] = bps(positive(history.netIntoMint.get(facts.tokenMint) ?? 0n) + amount, value)
-    }
+  if (!PAYMENT_PROTOCOLS.includes(facts.protocol)) {
+    protocolExposureBps[facts.protocol] = bps((value.byProtocol.get(facts.protocol) ?? 0n) + amount, current)
+    const mint = facts.outputMint ?? facts.tokenMint
+    if (mint !== undefined) tokenExposureBps[mint] = bps((value.byMint.get(mint) ?? 0n) + amount, current)
   }
   return {
     drawdownLamports: positive(peak - projected),
@@ -68,47 +66,3 @@ export const projectPortfolioMetrics = (history: PortfolioHistory, facts: Portfo
     protocolExposureBps
   }
 }
-
-const big = (text: string | null | undefined) => (text === null || text === undefined ? undefined : BigInt(text))
-
-/** Reads the history summary with five indexed queries (within the caller's transaction, if any). */
-export const readPortfolioHistory = (walletId: string, tenantId: string, utcDay: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const dayStart = new Date(`${utcDay}T00:00:00.000Z`)
-    const confirmed = sql`wallet_id = ${walletId} AND tenant_id = ${tenantId} AND status = 'confirmed'
-      AND pre_balance_lamports IS NOT NULL AND post_balance_lamports IS NOT NULL`
-    const [summary] = yield* sql<{ peak: string | null; day_start: string | null; latest: string | null }>`
-      SELECT
-        (SELECT max(greatest(pre_balance_lamports, post_balance_lamports))::text FROM transactions WHERE ${confirmed}) AS peak,
-        (SELECT pre_balance_lamports::text FROM transactions WHERE ${confirmed} AND confirmed_at >= ${dayStart}
-          ORDER BY confirmed_at LIMIT 1) AS day_start,
-        (SELECT post_balance_lamports::text FROM transactions WHERE ${confirmed} ORDER BY confirmed_at DESC LIMIT 1) AS latest
-    `
-    const byProtocol = yield* sql<{ key: string; net: string }>`
-      SELECT protocol AS key, sum(pre_balance_lamports - post_balance_lamports)::text AS net FROM transactions
-      WHERE ${confirmed} AND protocol NOT IN ${sql.in(PAYMENT_PROTOCOLS)} GROUP BY protocol
-    `
-    const byMint = yield* sql<{ key: string; net: string }>`
-      SELECT coalesce(intent->>'outputMint', intent->>'mint') AS key, sum(pre_balance_lamports - post_balance_lamports)::text AS net
-      FROM transactions
-      WHERE ${confirmed} AND protocol NOT IN ${sql.in(PAYMENT_PROTOCOLS)} AND coalesce(intent->>'outputMint', intent->>'mint') IS NOT NULL
-      GROUP BY 1
-    `
-    const positionValues = yield* sql<{ key: string; value: string }>`
-      SELECT protocol AS key, sum(value_lamports)::text AS value FROM positions
-      WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND protocol IN ${sql.in(POSITION_PROTOCOLS)} GROUP BY protocol
-    `
-    const netIntoProtocol = new Map(byProtocol.map((row) => [row.key, BigInt(row.net)]))
-    // what the positions are worth now replaces the cash flows (rewards counted, an exited position is 0)
-    for (const protocol of POSITION_PROTOCOLS) netIntoProtocol.delete(protocol)
-    for (const row of positionValues) netIntoProtocol.set(row.key, BigInt(row.value))
-    const history: PortfolioHistory = {
-      peakLamports: big(summary?.peak),
-      dayStartLamports: big(summary?.day_start),
-      latestLamports: big(summary?.latest),
-      netIntoProtocol,
-      netIntoMint: new Map(byMint.map((row) => [row.key, BigInt(row.net)]))
-    }
-    return history
-  })

@@ -26,10 +26,11 @@ const exposuresAbove = (exposures: Readonly<Record<string, number>>, limit: numb
 export const portfolioRiskChecks = (
   limits: PortfolioLimits,
   metrics: PortfolioMetrics | undefined,
-  label = "portfolio risk"
+  label = "portfolio risk",
+  unavailableReason?: string | undefined
 ): RuleOutcome => {
   if (!hasAnyLimit(limits)) return ALLOW
-  if (metrics === undefined) return deny(`${label}: projected portfolio metrics are unavailable`)
+  if (metrics === undefined) return deny(`${label}: projected portfolio metrics are unavailable${unavailableReason === undefined ? "" : `: ${unavailableReason}`}`)
   const outcomes: Array<RuleOutcome> = []
   if (limits.maxDrawdownLamports !== undefined && metrics.drawdownLamports > limits.maxDrawdownLamports) {
     outcomes.push(deny(`${label}: drawdown ${metrics.drawdownLamports} exceeds maxDrawdownLamports ${limits.maxDrawdownLamports}`))

@@ -12,6 +12,7 @@ import bs58 from "bs58"
 import { Schema } from "effect"
 import { PolicyRules, type PolicyRuleEncoded } from "../../schemas/policy.js"
 import { AuditLog } from "../../src/audit/auditLog.js"
+import { ChainClient, ChainEndpoints } from "../../src/chain/chainClient.js"
 import { AppConfig } from "../../src/config.js"
 import { DatabaseLive } from "../../src/db/database.js"
 import { PolicyEngine } from "../../src/policy/policyEngine.js"
@@ -20,23 +21,31 @@ import { PolicyService } from "../../src/policy/policyService.js"
 import { RiskConfigRepo } from "../../src/risk/riskConfigRepo.js"
 import { createTestDatabase } from "../support/database.js"
 
-const EngineLayer = Layer.mergeAll(PolicyEngine.Default, PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default).pipe(
+const layerWith = (rpcUrl: string) => Layer.mergeAll(PolicyEngine.Default, PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default).pipe(
   Layer.provideMerge(AuditLog.Default),
+  // The engine values a portfolio over JSON-RPC (only for a wallet with a portfolio limit).
+  Layer.provideMerge(ChainClient.Default.pipe(Layer.provide(Layer.succeed(ChainEndpoints, { urls: [rpcUrl] })))),
   Layer.provideMerge(DatabaseLive),
   Layer.provideMerge(AppConfig.Default)
 )
 
-export type EngineRuntime = ManagedRuntime.ManagedRuntime<Layer.Layer.Success<typeof EngineLayer>, unknown>
+type EngineLayer = ReturnType<typeof layerWith>
+
+/** Where no test starts a ledger: nothing listens there, so a portfolio valuation fails closed. */
+const NO_LEDGER = "http://127.0.0.1:9"
+
+export type EngineRuntime = ManagedRuntime.ManagedRuntime<Layer.Layer.Success<EngineLayer>, unknown>
 
 export interface EngineHarness {
   readonly runtime: EngineRuntime
-  readonly run: <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof EngineLayer>>) => Promise<A>
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<EngineLayer>>) => Promise<A>
   readonly createWallet: (tenantId?: string) => Promise<string>
   readonly createPolicy: (walletId: string, rules: ReadonlyArray<PolicyRuleEncoded>, tenantId?: string) => Promise<string>
   readonly stop: () => Promise<void>
 }
 
-export const startEngine = async (env: Record<string, string> = {}): Promise<EngineHarness> => {
+/** `rpcUrl`: a ledger for the portfolio valuation (test/support/ledger.ts), when a test gives a wallet portfolio limits. */
+export const startEngine = async (env: Record<string, string> = {}, rpcUrl: string = NO_LEDGER): Promise<EngineHarness> => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "policy-engine-"))
   const database = await createTestDatabase()
   const provider = ConfigProvider.fromMap(
@@ -50,8 +59,8 @@ export const startEngine = async (env: Record<string, string> = {}): Promise<Eng
       })
     )
   )
-  const runtime: EngineRuntime = ManagedRuntime.make(EngineLayer.pipe(Layer.provide(Layer.setConfigProvider(provider))))
-  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof EngineLayer>>) => runtime.runPromise(effect)
+  const runtime: EngineRuntime = ManagedRuntime.make(layerWith(rpcUrl).pipe(Layer.provide(Layer.setConfigProvider(provider))))
+  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<EngineLayer>>) => runtime.runPromise(effect)
   const createWallet = (tenantId = "default") =>
     run(
       Effect.gen(function* () {

@@ -10,17 +10,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SqlError } from "@effect/sql/SqlError"
 import { type PauseBreachRecorder, PolicyEngine, type TransactionRiskInput } from "../../src/policy/policyEngine.js"
 import { RiskConfigRepo } from "../../src/risk/riskConfigRepo.js"
+import { startTestLedger } from "../support/ledger.js"
 import { type EngineHarness, startEngine } from "./engineHarness.js"
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111"
 const DEST = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
 
 let engine: EngineHarness
+// the portfolio breach test values its wallet on a ledger (docs/decisions/portfolio.md)
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
 beforeAll(async () => {
-  engine = await startEngine()
+  ledger = await startTestLedger()
+  engine = await startEngine({}, ledger.rpcUrl)
 }, 60_000)
 afterAll(async () => {
   await engine?.stop()
+  await ledger?.close()
 })
 
 const transfer = (walletId: string, lamports: bigint, overrides: Partial<TransactionRiskInput> = {}): TransactionRiskInput => ({

@@ -1,8 +1,8 @@
 /**
  * Portfolio risk on real stake positions, through the pipeline: the wallet's liquid-staking exposure is what
- * its indexed stake position is worth (at the pool's rate) plus the new stake, over the projected portfolio; a
- * stake past maxExposureBpsPerProtocol waits for approval, a smaller one confirms. POST /evaluate (its what-if
- * snapshot reads the same history in one statement) judges a portfolio_risk rule on the same position value.
+ * its indexed stake position is worth (at the pool's live rate) plus the new stake, over the portfolio's value; a
+ * stake past maxExposureBpsPerProtocol waits for approval, a smaller one confirms. POST /evaluate judges a
+ * portfolio_risk rule on the same position value (docs/decisions/portfolio.md).
  */
 import { describe, expect, it } from "vitest"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../../src/protocols/staking/stakingIds.js"

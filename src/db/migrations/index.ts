@@ -15,6 +15,7 @@ import autofundCap from "./0009_autofund_cap.js"
 import x402Payments from "./0011_x402_payments.js"
 import webhooks from "./0012_webhooks.js"
 import positions from "./0014_positions.js"
+import portfolioValues from "./0016_portfolio_values.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -28,5 +29,6 @@ export const migrations = Migrator.fromRecord({
   "0009_autofund_cap": autofundCap,
   "0011_x402_payments": x402Payments,
   "0012_webhooks": webhooks,
-  "0014_positions": positions
+  "0014_positions": positions,
+  "0016_portfolio_values": portfolioValues
 })

@@ -5,4 +5,4 @@ import type { RuleContext } from "../evaluationState.js"
 import type { RuleOutcome } from "../outcome.js"
 
 export const evaluatePortfolioRisk = (rule: PortfolioRiskRule, ctx: RuleContext): RuleOutcome =>
-  portfolioRiskChecks(rule, ctx.state.portfolio, "portfolio_risk")
+  portfolioRiskChecks(rule, ctx.state.portfolio, "portfolio_risk", ctx.state.portfolioUnavailable)

@@ -108,6 +108,13 @@ export class EscrowRepo extends Effect.Service<EscrowRepo>()("EscrowRepo", {
         ORDER BY created_at, escrow_address
       `.pipe(Effect.orDie)
 
-    return { upsert, listForWallet }
+    /** Lamports still locked by each open escrow `creator` funded (created, accepted, disputed), through the creator index. */
+    const lockedByCreator = (tenantId: string, creator: string) =>
+      sql<{ protocol: string; locked: string }>`
+        SELECT protocol, (amount - paid_out)::text AS locked FROM escrow_records
+        WHERE tenant_id = ${tenantId} AND creator = ${creator} AND status IN ('created', 'accepted', 'disputed') AND amount > paid_out
+      `.pipe(Effect.map((rows) => rows.map((row) => ({ protocol: row.protocol, lockedLamports: BigInt(row.locked) }))), Effect.orDie)
+
+    return { upsert, listForWallet, lockedByCreator }
   })
 }) {}
