@@ -72,7 +72,9 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         // A swap's SOL outflow is what its build recorded (SOL sold, new account rent); buying SOL is not a fixed amount.
         const swapOutflow = row.type === "swap" ? (row.build_facts?.amountLamports ?? null) : null
         // A stake's outflow also holds a new LST account's rent (recorded at build); an unstake pays what its build quoted.
-        const stakeFacts = row.type === "stake" ? { lamports: row.build_facts?.amountLamports } : row.type === "unstake" ? { lamports: row.build_facts?.expectedInflowLamports } : undefined
+        // A lend_supply's SOL outflow is what its build recorded (SOL supplied, a new obligation's rent): its intent
+        // amount is in the mint's base units, not lamports; none recorded (a token supply) means no check.
+        const stakeFacts = row.type === "stake" || row.type === "lend_supply" ? { lamports: row.build_facts?.amountLamports } : row.type === "unstake" ? { lamports: row.build_facts?.expectedInflowLamports } : undefined
         const guardIntent = escrowCreate
           ? { ...row.intent, lamports: row.build_facts?.amountLamports }
           : stakeFacts !== undefined
