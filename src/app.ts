@@ -87,6 +87,7 @@ import { AmmPrograms } from "./protocols/amm/programs.js"
 import { LiquidStakingProgram } from "./protocols/staking/program.js"
 import { LendingMarketProgram } from "./protocols/lending/program.js"
 import { StakePositionIndexer } from "./protocols/staking/positionIndexer.js"
+import { LendingPositionIndexer } from "./protocols/lending/positionIndexer.js"
 import { WalletPositions } from "./positions/walletPositions.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
@@ -178,6 +179,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
       EscrowRepo.Default,
       EscrowIndexer.Default,
       StakePositionIndexer.Default,
+      LendingPositionIndexer.Default,
       WalletPositions.Default
     )
   ),

@@ -9,6 +9,7 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
 import { StakePositionIndexer } from "../protocols/staking/positionIndexer.js"
+import { LendingPositionIndexer } from "../protocols/lending/positionIndexer.js"
 import { type DeltaGuardResult, deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
 import { evaluateSwapTokenDeltas, tokenDeltaToWire } from "./tokenDeltaGuard.js"
 import { buildExecutionProof } from "./proof.js"
@@ -52,6 +53,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
     const metrics = yield* MetricCounters
     const escrowIndexer = yield* EscrowIndexer
     const stakeIndexer = yield* StakePositionIndexer
+    const lendingIndexer = yield* LendingPositionIndexer
     const { move } = yield* StageTransitions
 
     /**
@@ -100,6 +102,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         // also sees them (indexing never fails the transaction: it is on chain already).
         yield* escrowIndexer.onConfirmed(row, signature)
         yield* stakeIndexer.onConfirmed(row, meta, walletPublicKey)
+        yield* lendingIndexer.onConfirmed(row, walletPublicKey)
         const confirmedAt = new Date()
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
