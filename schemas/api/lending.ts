@@ -27,7 +27,15 @@ export const LendingReserve = Schema.Struct({
 }).annotations({ identifier: "LendingReserve" })
 
 export const LendingAccount = Schema.Struct({
-  positions: Schema.Array(Schema.Struct({ type: Schema.Literal("supply", "borrow"), mint: Base58Address, amount: Digits, valueLamports: Schema.optional(Digits) })),
+  positions: Schema.Array(
+    Schema.Struct({
+      type: Schema.Literal("supply", "borrow"),
+      mint: Base58Address,
+      amount: Digits,
+      /** the envelope writes lamport fields as JSON numbers */
+      valueLamports: Schema.optional(Schema.Number)
+    })
+  ),
   /** collateral value x factor / borrowed value; null when nothing is borrowed */
   healthFactor: Schema.NullOr(Schema.String)
 })

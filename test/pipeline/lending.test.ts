@@ -139,4 +139,29 @@ describe("lending through the pipeline", () => {
     }
     expect(obligationAddress(PROGRAM_ID, new PublicKey(wallet.publicKey))).toBeDefined()
   })
+
+  it("previews a supply and a borrow at /defi/lend/*, and the execute request it answers runs through the pipeline", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 4_000_000_000)
+    const supplyBody = { protocol: "lending-market", wallet: wallet.publicKey, mint: NATIVE_MINT.toBase58(), amount: "2000000000" }
+    const preview = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/supply", supplyBody)
+    expect(preview.status).toBe(200)
+    expect(preview.body.data.quote).toMatchObject({
+      operation: "lend_supply", amount: "2000000000", account: { positions: [], healthFactor: null },
+      reserve: { address: reserveAddress(PROGRAM_ID, NATIVE_MINT).toBase58(), collateralFactorBps: 7_500, programId: LOCAL_LENDING_MARKET_PROGRAM_ID }
+    })
+    expect(preview.body.data.transaction.programIds).toContain(LOCAL_LENDING_MARKET_PROGRAM_ID)
+    expect(preview.body.data.execute.body).toEqual({ walletId: wallet.id, type: "lend_supply", protocol: "lending-market", intent: { mint: NATIVE_MINT.toBase58(), amount: "2000000000" } })
+    expect((await run(preview.body.data.execute.body)).data.status).toBe("confirmed")
+
+    // a borrow preview shows the account as it stands; it does not judge the borrow (the chain does)
+    const borrowPreview = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/borrow", { ...supplyBody, mint: USDC.toBase58(), amount: "900000000" })
+    expect(borrowPreview.status).toBe(200)
+    expect(borrowPreview.body.data.quote.account).toEqual({ positions: [{ type: "supply", mint: NATIVE_MINT.toBase58(), amount: "2000000000", valueLamports: 2_000_000_000 }], healthFactor: null })
+    expect(borrowPreview.body.data.quote.note).toContain("7221")
+
+    // a mint without a reserve fails closed at build, naming it
+    const unknown = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/supply", { ...supplyBody, mint: mintBySymbol("BONK").address.toBase58() })
+    expect(unknown).toMatchObject({ status: 500, body: { errorCode: "PIPELINE_ERROR", failedAt: "build" } })
+    expect(unknown.body.error).toContain(`no lending-market reserve for mint ${mintBySymbol("BONK").address.toBase58()}`)
+  })
 })
