@@ -46,12 +46,14 @@ export const readLendingView = (accounts: ReadAccounts, programId: PublicKey, ow
   Effect.gen(function* () {
     const obligation = yield* readObligation(accounts, programId, owner)
     if (obligation === null) return { positions: [], healthFactor: null } satisfies LendingView
+    // a slot whose reserve cannot be read is skipped below; its place in the read is kept with the owner's key
     const oracles = obligation.reserves.map((reserve) => reserve?.oracle.toBase58() ?? owner.toBase58())
     const priceAccounts = yield* accounts(oracles)
     // lamports are valued at the SOL oracle the wallet's other positions use
     const [solFeed] = yield* readMintPrices(accounts, [NATIVE_MINT.toBase58()])
     const solPrice = solFeed?.update ?? null
-    const lamportsPerMicroUsd = solPrice === null ? null : usdValue(1_000_000_000n, 9, solPrice.price, solPrice.exponent)
+    // micro-USD of one SOL
+    const solMicroUsd = solPrice === null ? null : usdValue(1_000_000_000n, 9, solPrice.price, solPrice.exponent)
 
     const positions: LendingPosition[] = []
     const health: Array<{ suppliedValue: bigint; borrowedValue: bigint; collateralFactorBps: number }> = []
@@ -63,7 +65,7 @@ export const readLendingView = (accounts: ReadAccounts, programId: PublicKey, ow
       const { supplied, borrowed } = slotAmounts(reserve, slot, nowSeconds)
       const value = (amount: bigint) => (price === null ? null : usdValue(amount, reserve.decimals, price.price, price.exponent))
       const lamports = (amount: bigint, micro: bigint | null) =>
-        reserve.mint.equals(NATIVE_MINT) ? amount : micro === null || lamportsPerMicroUsd === null || lamportsPerMicroUsd === 0n ? null : (micro * 1_000_000_000n) / lamportsPerMicroUsd
+        reserve.mint.equals(NATIVE_MINT) ? amount : micro === null || solMicroUsd === null || solMicroUsd === 0n ? null : (micro * 1_000_000_000n) / solMicroUsd
       const suppliedValue = value(supplied)
       const borrowedValue = value(borrowed)
       if (suppliedValue === null || borrowedValue === null) priced = false
