@@ -3,7 +3,9 @@
  * after approval the borrow, the caller's instructions and the repayment with its fee run in ONE transaction and
  * confirm. A loan with no repayment later in the transaction (the borrow instruction alone, as a
  * custom_instruction_bundle) is refused by the program's instruction introspection (7223) when the pipeline runs
- * it in simulation, before anything is signed. The caller's part keeps the bundle guards (no foreign signer).
+ * it in simulation, before anything is signed; and a loan whose repayment cannot be paid when the signed
+ * transaction lands (the wallet gave away its fee money while the bundle waited for approval) fails on chain as a
+ * whole: nothing leaves the reserve. The caller's part keeps the bundle guards (no foreign signer).
  */
 import { createTransferInstruction, getAssociatedTokenAddressSync, NATIVE_MINT } from "@solana/spl-token"
 import { Connection, Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js"
@@ -92,5 +94,38 @@ describe("flash_loan_bundle", () => {
     })
     expect(refused).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
     expect(refused.error).toContain(`intent.instructions[0].accounts[0]: ${other.toBase58()} is marked as a signer`)
+  })
+
+  it("fails on chain as a whole when the repayment cannot be paid once it lands: the loan never leaves the reserve", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 8_000_000_000)
+    const usdc = mintBySymbol("USDC").address
+    const lend = (type: string, mint: PublicKey, amount: string) => run({ walletId: wallet.id, type, protocol: "lending-market", intent: { mint: mint.toBase58(), amount } })
+    // the wallet's fee money: 100 USDC borrowed against 5 SOL
+    expect((await lend("lend_supply", NATIVE_MINT, "5000000000")).data.status).toBe("confirmed")
+    expect((await lend("lend_borrow", usdc, "100000000")).data.status).toBe("confirmed")
+
+    const owner = new PublicKey(wallet.publicKey)
+    const gated = await run({
+      walletId: wallet.id, type: "flash_loan_bundle", protocol: "lending-market",
+      intent: { mint: usdc.toBase58(), amount: "1000000000", instructions: [raw(memo(owner, "flash loan in hand"))] }
+    })
+    expect(gated.data.status).toBe("approval_gate")
+    // while it waits, the wallet sends all its USDC away: the 0.9 USDC fee can no longer be paid
+    const away = await run({ walletId: wallet.id, type: "transfer_spl", protocol: "spl-token", intent: { destination: Keypair.generate().publicKey.toBase58(), mint: usdc.toBase58(), amount: "100000000" } })
+    expect(away.data.status).toBe("confirmed")
+    const before = await reserveState(usdc)
+
+    expect((await api(env.service.baseUrl, "POST", `/api/v1/transactions/${gated.data.id}/approve`)).status).toBe(200)
+    const settled = (await waitSettled(env.service.baseUrl, gated.data.id, 60_000)).body
+    expect(settled).toMatchObject({ status: "failure", failedAt: "confirm" })
+    expect(settled.error).toContain("transaction failed on chain")
+    const landed = await connection().getTransaction(settled.data.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+    // the repayment (the last instruction) failed, so the loan before it was undone with it
+    const failedAt = (landed?.meta?.err as { InstructionError: [number, unknown] }).InstructionError[0]
+    expect(failedAt).toBe(landed!.transaction.message.compiledInstructions.length - 1)
+    expect(landed?.meta?.logMessages?.join("\n")).toContain(`Program ${LOCAL_LENDING_MARKET_PROGRAM_ID} failed`)
+    const after = await reserveState(usdc)
+    expect(after.available).toBe(before.available)
+    expect(after.flashOutstanding).toBe(0n)
   })
 })
