@@ -140,6 +140,11 @@ describe("lending through the pipeline", () => {
     expect(obligationAddress(PROGRAM_ID, new PublicKey(wallet.publicKey))).toBeDefined()
   })
 
+  it("reports lending-market healthy where its program is configured and deployed", async () => {
+    const health = await api(env.service.baseUrl, "GET", "/api/v1/protocols/lending-market/health")
+    expect(health.body.data).toEqual({ protocol: "lending-market", ok: true, configured: true, deployed: true, programId: LOCAL_LENDING_MARKET_PROGRAM_ID })
+  })
+
   it("previews a supply and a borrow at /defi/lend/*, and the execute request it answers runs through the pipeline", async () => {
     const wallet = await createWallet(env.service.baseUrl, 4_000_000_000)
     const supplyBody = { protocol: "lending-market", wallet: wallet.publicKey, mint: NATIVE_MINT.toBase58(), amount: "2000000000" }
