@@ -85,7 +85,9 @@ import { EscrowIndexer } from "./protocols/escrow/indexer.js"
 import { EscrowProgram } from "./protocols/escrow/program.js"
 import { AmmPrograms } from "./protocols/amm/programs.js"
 import { LiquidStakingProgram } from "./protocols/staking/program.js"
+import { LendingMarketProgram } from "./protocols/lending/program.js"
 import { StakePositionIndexer } from "./protocols/staking/positionIndexer.js"
+import { LendingPositionIndexer } from "./protocols/lending/positionIndexer.js"
 import { WalletPositions } from "./positions/walletPositions.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
@@ -173,9 +175,11 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
       EscrowProgram.Default,
       AmmPrograms.Default,
       LiquidStakingProgram.Default,
+      LendingMarketProgram.Default,
       EscrowRepo.Default,
       EscrowIndexer.Default,
       StakePositionIndexer.Default,
+      LendingPositionIndexer.Default,
       WalletPositions.Default
     )
   ),

@@ -190,6 +190,7 @@ export const appConfig = Config.all({
     allowPrivateHosts: Config.boolean("X402_ALLOW_PRIVATE_HOSTS").pipe(Config.withDefault(false))
   }),
   liquidStakingProgramId: programIdSetting("LIQUID_STAKING_PROGRAM_ID"),
+  lendingMarketProgramId: programIdSetting("LENDING_MARKET_PROGRAM_ID"),
   mcp: Config.all({
     apiBaseUrl: optionalUrl("API_BASE_URL"),
     apiKey: optionalSecret("API_KEY"),

@@ -14,13 +14,17 @@ const positive = (raw: unknown): bigint => {
   return 0n
 }
 
+/** Wrapped SOL: a lending supply of it spends lamports; of any other mint, tokens (docs/decisions/lending.md). */
+const WRAPPED_SOL_MINT = "So11111111111111111111111111111111111111112"
+
 export const intentSpendLamports = (type: TransactionType, intent: Readonly<Record<string, unknown>>): bigint => {
+  if (type === "lend_supply") return intent.mint === WRAPPED_SOL_MINT ? positive(intent.amount) : 0n
   if (DELTA_DIRECTION[type] === "outflow") return expectedAmountLamports(intent) ?? 0n
   // x402: the most the payment may cost, in the asset's base units (docs/decisions/x402.md).
   if (type === "x402_pay") return positive(intent.maxAmount)
   // raw instructions: the SOL their System transfers send (docs/decisions/instruction-bundles.md)
   if (type === "cpi_call") return rawIntentSystemOutflow([intent])
-  if (type === "custom_instruction_bundle" && Array.isArray(intent.instructions)) return rawIntentSystemOutflow(intent.instructions)
+  if ((type === "custom_instruction_bundle" || type === "flash_loan_bundle") && Array.isArray(intent.instructions)) return rawIntentSystemOutflow(intent.instructions)
   if (type === "create_milestone_escrow" && Array.isArray(intent.milestones)) {
     return intent.milestones.reduce<bigint>(
       (sum, milestone: unknown) =>

@@ -1,10 +1,11 @@
 // Child entry of the local ledger (`npm run ledger`, or spawned by the service when CHAIN_RPC_URL is unset).
-// Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, AMM_ONE_PROGRAM_ID, AMM_TWO_PROGRAM_ID, LIQUID_STAKING_PROGRAM_ID, LEDGER_SEED_POOLS, LEDGER_SLOT_MS (400),
+// Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, AMM_ONE_PROGRAM_ID, AMM_TWO_PROGRAM_ID, LIQUID_STAKING_PROGRAM_ID, LENDING_MARKET_PROGRAM_ID, LEDGER_SEED_POOLS, LEDGER_SLOT_MS (400),
 // LEDGER_PARENT_PID (exit when that process is gone; an IPC channel to the parent works the same way).
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { LOCAL_AMM_PROGRAM_IDS } from "../protocols/amm/ammIds.js"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../protocols/staking/stakingIds.js"
+import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../protocols/lending/lendingIds.js"
 import { startLedgerServer } from "./server.js"
 
 const DEFAULT_ESCROW_PROGRAM_ID = "Escrow1111111111111111111111111111111111111"
@@ -53,9 +54,16 @@ async function main(): Promise<void> {
   if (existsSync(stakingPath)) programs.push({ programId: stakingId, path: stakingPath })
   else log(`liquid-staking program not found at ${stakingPath}; starting without it`)
   const seedStakePool = existsSync(stakingPath) && process.env.LEDGER_SEED_POOLS !== "false" ? stakingId : undefined
+  // The lending market: SOL and USDC reserves with liquidity; it needs the test mints and price feeds the AMM seed makes.
+  const lendingPath = fileURLToPath(new URL("../../programs/dist/lending-market.so", import.meta.url))
+  const lendingId = process.env.LENDING_MARKET_PROGRAM_ID ?? LOCAL_LENDING_MARKET_PROGRAM_ID
+  if (existsSync(lendingPath)) programs.push({ programId: lendingId, path: lendingPath })
+  else log(`lending-market program not found at ${lendingPath}; starting without it`)
+  const seedLendingMarket = existsSync(lendingPath) && seedPools !== undefined ? lendingId : undefined
 
   const server = await startLedgerServer({
-    port, dataDir, programs, slotMs, ...(seedPools === undefined ? {} : { seedPools }), ...(seedStakePool === undefined ? {} : { seedStakePool })
+    port, dataDir, programs, slotMs, ...(seedPools === undefined ? {} : { seedPools }), ...(seedStakePool === undefined ? {} : { seedStakePool }),
+    ...(seedLendingMarket === undefined ? {} : { seedLendingMarket })
   })
 
   let stopping = false

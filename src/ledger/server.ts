@@ -3,6 +3,7 @@
 import type { AmmProtocol } from "../protocols/amm/ammIds.js"
 import { seedPools } from "./seedPools.js"
 import { seedStakePool } from "./seedStakePool.js"
+import { seedLendingMarket } from "./seedLendingMarket.js"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { address } from "@solana/kit"
 import { handleRpcBody, type RpcMethodTable } from "./jsonRpc.js"
@@ -21,6 +22,8 @@ export interface LedgerServerOptions {
   readonly slotMs?: number
   /** Seed the liquid-staking pool on this deployment (loaded above) when missing. */
   readonly seedStakePool?: string
+  /** Seed the lending market's reserves on this deployment (loaded above) when missing; needs seedPools' mints and feeds. */
+  readonly seedLendingMarket?: string
 }
 
 export interface LedgerServer {
@@ -100,6 +103,7 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
   // Before the Ledger wraps the svm: its token-owner index is built from the accounts present.
   if (opts.seedPools !== undefined) seedPools(loaded.svm, opts.seedPools)
   if (opts.seedStakePool !== undefined) seedStakePool(loaded.svm, opts.seedStakePool)
+  if (opts.seedLendingMarket !== undefined) seedLendingMarket(loaded.svm, opts.seedLendingMarket)
   const ledger = new Ledger(loaded.svm, loaded.side, loaded.history)
 
   // Slots keep running while the ledger is down, so old blockhashes are expired after a long stop.

@@ -16,6 +16,8 @@ import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { AmmPrograms } from "../protocols/amm/programs.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
+import { LendingMarketProgram } from "../protocols/lending/program.js"
+import { describeLendingFailure } from "../protocols/lending/errors.js"
 import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { describeStakingFailure } from "../protocols/staking/errors.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
@@ -62,6 +64,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const escrowProgram = yield* EscrowProgram
     const ammPrograms = yield* AmmPrograms
     const liquidStaking = yield* LiquidStakingProgram
+    const lendingMarket = yield* LendingMarketProgram
     const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
@@ -110,6 +113,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           Effect.provideService(EscrowProgram, escrowProgram),
           Effect.provideService(AmmPrograms, ammPrograms),
           Effect.provideService(LiquidStakingProgram, liquidStaking),
+          Effect.provideService(LendingMarketProgram, lendingMarket),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             RpcUnavailableError: chainRetryable("build"),
@@ -200,7 +204,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const logs = value.logs ?? []
         const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
         if (value.err === null) return { ok: true as const, logs, ...units }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58()) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58(), lendingMarket.programId.toBase58()) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -336,9 +340,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey)
       })
 
-    /** A named reason from the program logs of a landed failure (our AMM's and liquid-staking's errors), or nothing. */
+    /** A named reason from the program logs of a landed failure (our AMM's, liquid-staking's and lending-market's errors), or nothing. */
     const onChainReason = (logs: ReadonlyArray<string>) => {
-      const named = describeAmmFailure(logs, ammProgramIds) ?? describeStakingFailure(logs, liquidStaking.programId.toBase58())
+      const named = describeAmmFailure(logs, ammProgramIds) ?? describeStakingFailure(logs, liquidStaking.programId.toBase58()) ??
+        describeLendingFailure(logs, lendingMarket.programId.toBase58())
       return named === undefined ? "" : `: ${named}`
     }
 

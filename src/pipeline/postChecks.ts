@@ -9,6 +9,7 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
 import { StakePositionIndexer } from "../protocols/staking/positionIndexer.js"
+import { LendingPositionIndexer } from "../protocols/lending/positionIndexer.js"
 import { type DeltaGuardResult, deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
 import { evaluateSwapTokenDeltas, tokenDeltaToWire } from "./tokenDeltaGuard.js"
 import { buildExecutionProof } from "./proof.js"
@@ -52,6 +53,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
     const metrics = yield* MetricCounters
     const escrowIndexer = yield* EscrowIndexer
     const stakeIndexer = yield* StakePositionIndexer
+    const lendingIndexer = yield* LendingPositionIndexer
     const { move } = yield* StageTransitions
 
     /**
@@ -72,7 +74,9 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         // A swap's SOL outflow is what its build recorded (SOL sold, new account rent); buying SOL is not a fixed amount.
         const swapOutflow = row.type === "swap" ? (row.build_facts?.amountLamports ?? null) : null
         // A stake's outflow also holds a new LST account's rent (recorded at build); an unstake pays what its build quoted.
-        const stakeFacts = row.type === "stake" ? { lamports: row.build_facts?.amountLamports } : row.type === "unstake" ? { lamports: row.build_facts?.expectedInflowLamports } : undefined
+        // A lend_supply's SOL outflow is what its build recorded (SOL supplied, a new obligation's rent): its intent
+        // amount is in the mint's base units, not lamports; none recorded (a token supply) means no check.
+        const stakeFacts = row.type === "stake" || row.type === "lend_supply" ? { lamports: row.build_facts?.amountLamports } : row.type === "unstake" ? { lamports: row.build_facts?.expectedInflowLamports } : undefined
         const guardIntent = escrowCreate
           ? { ...row.intent, lamports: row.build_facts?.amountLamports }
           : stakeFacts !== undefined
@@ -98,6 +102,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         // also sees them (indexing never fails the transaction: it is on chain already).
         yield* escrowIndexer.onConfirmed(row, signature)
         yield* stakeIndexer.onConfirmed(row, meta, walletPublicKey)
+        yield* lendingIndexer.onConfirmed(row, walletPublicKey)
         const confirmedAt = new Date()
         const moved = yield* move(row, {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,

@@ -12,6 +12,9 @@ import { EscrowRepo } from "../protocols/escrow/escrowRepo.js"
 import { readMintPrices } from "../protocols/oracle/oracleReads.js"
 import { readStakePool } from "../protocols/staking/poolReads.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
+import { LendingMarketProgram } from "../protocols/lending/program.js"
+import { LENDING_PROTOCOL, readLendingView } from "../protocols/lending/obligationView.js"
+import { PublicKey } from "@solana/web3.js"
 import { PositionRepo } from "./positionRepo.js"
 
 export interface Position {
@@ -24,6 +27,8 @@ export interface Position {
   /** USD, a decimal string with 6 places */
   readonly value?: string
   readonly address?: string
+  /** lending-market positions: the account's collateral value x factor / borrowed value (4 places; absent with no borrow) */
+  readonly healthFactor?: string
 }
 
 /** amount (base units, `decimals`) at price * 10^exponent USD, in micro-USD. */
@@ -38,13 +43,14 @@ const usdString = (micro: bigint) => `${micro / 1_000_000n}.${(micro % 1_000_000
 const OPEN_ESCROW = new Set(["created", "accepted", "disputed"])
 
 export class WalletPositions extends Effect.Service<WalletPositions>()("WalletPositions", {
-  dependencies: [PositionRepo.Default, EscrowRepo.Default, ChainFacts.Default, LiquidStakingProgram.Default],
+  dependencies: [PositionRepo.Default, EscrowRepo.Default, ChainFacts.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default],
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
     const facts = yield* ChainFacts
     const repo = yield* PositionRepo
     const escrows = yield* EscrowRepo
     const staking = yield* LiquidStakingProgram
+    const lending = yield* LendingMarketProgram
 
     const positionsOf = (tenantId: string, walletId: string, publicKey: string) =>
       Effect.gen(function* () {
@@ -77,6 +83,18 @@ export class WalletPositions extends Effect.Service<WalletPositions>()("WalletPo
             protocol: stake.protocol, type: "stake", amount: stake.amount, token: stake.token,
             ...(worth === null ? {} : { valueLamports: worth.toString(), ...solValue(worth) }),
             ...(pool === null ? {} : { address: pool.address.toBase58() })
+          })
+        }
+        // Lending: the obligation as the chain shows it now (interest to now), valued at the reserves' oracles.
+        const lent = !lending.configured
+          ? null
+          : yield* readLendingView(facts.accounts, lending.programId, new PublicKey(publicKey), BigInt(Math.floor(Date.now() / 1000))).pipe(Effect.orElseSucceed(() => null))
+        for (const position of lent?.positions ?? []) {
+          positions.push({
+            protocol: LENDING_PROTOCOL, type: position.type, amount: position.amount.toString(), token: position.mint, address: position.reserve,
+            ...(position.valueLamports === null ? {} : { valueLamports: position.valueLamports.toString() }),
+            ...(position.microUsd === null ? {} : { value: usdString(position.microUsd) }),
+            ...(lent?.healthFactor === null || lent?.healthFactor === undefined ? {} : { healthFactor: lent.healthFactor })
           })
         }
         for (const escrow of yield* escrows.listForWallet(tenantId, walletId, publicKey)) {

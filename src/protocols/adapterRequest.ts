@@ -12,6 +12,7 @@ import type { BuiltTransaction } from "./builtTransaction.js"
 import type { AmmPrograms } from "./amm/programs.js"
 import type { EscrowProgram } from "./escrow/program.js"
 import type { LiquidStakingProgram } from "./staking/program.js"
+import type { LendingMarketProgram } from "./lending/program.js"
 
 export interface AdapterRequest<K extends TransactionType = TransactionType> {
   readonly type: K
@@ -21,7 +22,7 @@ export interface AdapterRequest<K extends TransactionType = TransactionType> {
 }
 
 /** Services a builder may read: chain facts through the pipeline's reads, and where our programs live. */
-export type AdapterServices = ChainFacts | EscrowProgram | AmmPrograms | LiquidStakingProgram
+export type AdapterServices = ChainFacts | EscrowProgram | AmmPrograms | LiquidStakingProgram | LendingMarketProgram
 
 export type Builder<K extends TransactionType> = (
   request: AdapterRequest<K>

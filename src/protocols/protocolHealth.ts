@@ -11,6 +11,7 @@ import { AppConfig, LOCAL_ESCROW_PROGRAM_ID } from "../config.js"
 import { AMM_PROGRAM_ID_SETTINGS, type AmmProtocol, LOCAL_AMM_PROGRAM_IDS } from "./amm/ammIds.js"
 import { sourcesOf } from "./amm/swapRoute.js"
 import { LIQUID_STAKING_PROGRAM_ID_SETTING, LOCAL_LIQUID_STAKING_PROGRAM_ID } from "./staking/stakingIds.js"
+import { LENDING_MARKET_PROGRAM_ID_SETTING, LOCAL_LENDING_MARKET_PROGRAM_ID } from "./lending/lendingIds.js"
 import { findAdapter, PROTOCOL_IDS, type ProtocolAdapterInfo, protocolRegistry } from "./registry.js"
 
 const CHECK_TIMEOUT = Duration.seconds(5)
@@ -35,8 +36,11 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
     const ammProgramId = (amm: AmmProtocol) => Option.getOrElse(ammSettings[amm], () => LOCAL_AMM_PROGRAM_IDS[amm])
     const stakingConfigured = Option.isSome(config.liquidStakingProgramId) || runsLocalLedger
     const stakingProgramId = Option.getOrElse(config.liquidStakingProgramId, () => LOCAL_LIQUID_STAKING_PROGRAM_ID)
+    const lendingConfigured = Option.isSome(config.lendingMarketProgramId) || runsLocalLedger
+    const lendingProgramId = Option.getOrElse(config.lendingMarketProgramId, () => LOCAL_LENDING_MARKET_PROGRAM_ID)
     const registry = protocolRegistry({
-      escrowProgramId, ammOneProgramId: ammProgramId("amm-one"), ammTwoProgramId: ammProgramId("amm-two"), liquidStakingProgramId: stakingProgramId
+      escrowProgramId, ammOneProgramId: ammProgramId("amm-one"), ammTwoProgramId: ammProgramId("amm-two"), liquidStakingProgramId: stakingProgramId,
+      lendingMarketProgramId: lendingProgramId
     })
 
     const programState = (programId: string): Effect.Effect<ProgramState> =>
@@ -119,6 +123,7 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
       }
       if (sourcesOf(adapter.protocol).length > 0) return ammHealth(adapter)
       if (adapter.protocol === "liquid-staking") return ownProgramHealth(adapter, stakingProgramId, stakingConfigured, LIQUID_STAKING_PROGRAM_ID_SETTING)
+      if (adapter.protocol === "lending-market") return ownProgramHealth(adapter, lendingProgramId, lendingConfigured, LENDING_MARKET_PROGRAM_ID_SETTING)
       return adapter.protocol === "escrow" ? escrowHealth(adapter) : programsHealth(adapter)
     }
 

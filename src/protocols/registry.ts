@@ -31,6 +31,8 @@ import { systemProgramBuilders } from "./systemProgramWithChain.js"
 import { swapBuilders } from "./amm/swapBuilder.js"
 import { stakingBuilders } from "./staking/stakeBuilder.js"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "./staking/stakingIds.js"
+import { lendingBuilders } from "./lending/builders.js"
+import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "./lending/lendingIds.js"
 
 /** The nine protocol identifiers, from the contract (schemas/protocol.ts). */
 export const PROTOCOL_IDS = PROTOCOLS
@@ -75,6 +77,8 @@ export interface RegistryOptions {
   readonly ammTwoProgramId?: string
   /** LIQUID_STAKING_PROGRAM_ID; the local ledger's id when unset */
   readonly liquidStakingProgramId?: string
+  /** LENDING_MARKET_PROGRAM_ID; the local ledger's id when unset */
+  readonly lendingMarketProgramId?: string
 }
 
 interface ProgramIds {
@@ -82,6 +86,7 @@ interface ProgramIds {
   readonly ammOne: string
   readonly ammTwo: string
   readonly liquidStaking: string
+  readonly lendingMarket: string
 }
 
 interface AdapterEntry {
@@ -106,7 +111,8 @@ const ADAPTERS: ReadonlyArray<AdapterEntry> = [
   { protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], builders: swapBuilders },
   { protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders },
   { protocol: "liquid-staking", capabilities: ["stake", "unstake"], programIds: (ids) => [ids.liquidStaking], builders: stakingBuilders },
-  { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow"], programIds: () => [], builders: {} },
+  // flash_loan_bundle borrows from this market's reserves (docs/decisions/lending.md), so it is listed with the spec's two
+  { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow", "flash_loan_bundle"], programIds: (ids) => [ids.lendingMarket], builders: lendingBuilders },
   // nft_mint is a Token-2022 mint with its metadata extension (docs/decisions/nft.md)
   { protocol: "nft-program", capabilities: ["nft_mint"], programIds: () => NFT_PROGRAM_IDS, builders: nftBuilders }
 ]
@@ -116,7 +122,8 @@ export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<P
     escrow: parseProgramId(options.escrowProgramId ?? DEFAULT_ESCROW_PROGRAM_ID, "ESCROW_PROGRAM_ID"),
     ammOne: parseProgramId(options.ammOneProgramId ?? LOCAL_AMM_PROGRAM_IDS["amm-one"], "AMM_ONE_PROGRAM_ID"),
     ammTwo: parseProgramId(options.ammTwoProgramId ?? LOCAL_AMM_PROGRAM_IDS["amm-two"], "AMM_TWO_PROGRAM_ID"),
-    liquidStaking: parseProgramId(options.liquidStakingProgramId ?? LOCAL_LIQUID_STAKING_PROGRAM_ID, "LIQUID_STAKING_PROGRAM_ID")
+    liquidStaking: parseProgramId(options.liquidStakingProgramId ?? LOCAL_LIQUID_STAKING_PROGRAM_ID, "LIQUID_STAKING_PROGRAM_ID"),
+    lendingMarket: parseProgramId(options.lendingMarketProgramId ?? LOCAL_LENDING_MARKET_PROGRAM_ID, "LENDING_MARKET_PROGRAM_ID")
   }
   return ADAPTERS.map((entry) => ({
     protocol: entry.protocol,

@@ -1,8 +1,8 @@
 /**
- * Every /api/v1/defi/* helper answers the spec's build-failure envelope until its adapter exists
- * (issue 17 item 7): 500, PIPELINE_ERROR, failedAt `build`, "no adapter ... yet"; not a routing 404.
- * Stake and unstake have an adapter, but on this external cluster without LIQUID_STAKING_PROGRAM_ID they
- * fail closed the same way, naming the setting. A bad body is still a 400 naming the field.
+ * The /api/v1/defi/* helpers on an external cluster where our programs are not configured: stake, unstake
+ * (without LIQUID_STAKING_PROGRAM_ID) and lend supply/borrow (without LENDING_MARKET_PROGRAM_ID) fail closed
+ * with the spec's build-failure envelope (500, PIPELINE_ERROR, failedAt `build`) naming the setting; not a
+ * routing 404. A bad body is still a 400 naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { api, type RunningService, startService } from "../support/service.js"
@@ -23,18 +23,32 @@ const STAKING: ReadonlyArray<readonly [path: string, body: Record<string, unknow
   ["/api/v1/defi/unstake", { protocol: "liquid-staking", wallet: WALLET, amount: "1000000" }]
 ]
 
-const HELPERS: ReadonlyArray<readonly [path: string, body: Record<string, unknown>]> = [
+const LENDING: ReadonlyArray<readonly [path: string, body: Record<string, unknown>]> = [
   ["/api/v1/defi/lend/supply", { protocol: "lending-market", wallet: WALLET, mint: MINT_B, amount: "1000" }],
   ["/api/v1/defi/lend/borrow", { protocol: "lending-market", wallet: WALLET, mint: MINT_B, amount: "1000" }]
 ]
 
-describe("DeFi helpers without adapters", () => {
-  it.each(HELPERS)("POST %s answers the build-failure envelope", async (path, body) => {
+describe("DeFi helpers where our programs are not configured", () => {
+  it.each(LENDING)("POST %s fails closed at build where lending-market is not configured", async (path, body) => {
     const response = await api(service.baseUrl, "POST", path, body)
     expect(response.status).toBe(500)
     expect(response.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build", stage: "build", data: null })
-    expect(response.body.error).toMatch(new RegExp(`^no adapter for ${body.protocol as string} .* yet`))
+    expect(response.body.error).toContain("LENDING_MARKET_PROGRAM_ID is not set")
     expect(response.body.errorMessage).toBe(response.body.error)
+  })
+
+  it("reports lending-market unhealthy where LENDING_MARKET_PROGRAM_ID is not set", async () => {
+    const health = await api(service.baseUrl, "GET", "/api/v1/protocols/lending-market/health")
+    expect(health.status).toBe(200)
+    expect(health.body.data).toMatchObject({ protocol: "lending-market", ok: false, configured: false, deployed: false })
+    expect(health.body.data.message).toContain("LENDING_MARKET_PROGRAM_ID is not set")
+  })
+
+  it("refuses a lend body without its mint with a 400 naming the field", async () => {
+    const response = await api(service.baseUrl, "POST", "/api/v1/defi/lend/borrow", { protocol: "lending-market", wallet: WALLET, amount: "1" })
+    expect(response.status).toBe(400)
+    expect(response.body).toMatchObject({ errorCode: "VALIDATION_ERROR", failedAt: "validation" })
+    expect(response.body.error).toContain("mint")
   })
 
   it.each(STAKING)("POST %s fails closed at build where liquid-staking is not configured", async (path, body) => {

@@ -87,6 +87,10 @@ describe("raw instructions", () => {
     const memo = { programId: "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr", accounts: [], data: "aGk=" }
     expect(intentSpendLamports("cpi_call", transfer(wallet, 1234))).toBe(1234n)
     expect(intentSpendLamports("custom_instruction_bundle", { instructions: [transfer(wallet, 1000), memo, transfer(wallet, 500)] })).toBe(1500n)
+    // a flash loan's caller instructions count the same; a lending supply counts only when it supplies SOL (wrapped)
+    expect(intentSpendLamports("flash_loan_bundle", { mint: "So11111111111111111111111111111111111111112", amount: "5000", instructions: [transfer(wallet, 700), memo] })).toBe(700n)
+    expect(intentSpendLamports("lend_supply", { mint: "So11111111111111111111111111111111111111112", amount: "2000000000" })).toBe(2_000_000_000n)
+    expect(intentSpendLamports("lend_supply", { mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", amount: "2000000000" })).toBe(0n)
     expect(intentSpendLamports("cpi_call", memo)).toBe(0n)
   })
 })

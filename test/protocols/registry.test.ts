@@ -16,7 +16,8 @@ describe("protocol registry", () => {
     expect(caps("spl-token")).toEqual(["transfer_spl", "create_mint", "mint_token", "x402_pay"])
     expect(caps("dex-aggregator")).toEqual(["swap", "quote"])
     expect(caps("liquid-staking")).toEqual(["stake", "unstake"])
-    expect(caps("lending-market")).toEqual(["lend_supply", "lend_borrow"])
+    // the spec's two, and flash_loan_bundle, which borrows from this market (docs/decisions/lending.md)
+    expect(caps("lending-market")).toEqual(["lend_supply", "lend_borrow", "flash_loan_bundle"])
     expect(caps("nft-program")).toEqual(["nft_mint"])
     expect(caps("amm-one")).toEqual(["swap"])
     expect(caps("amm-two")).toEqual(["swap"])
@@ -42,18 +43,21 @@ describe("protocol registry", () => {
     expect(() => protocolRegistry({ escrowProgramId: "not-a-key" })).toThrow(/ESCROW_PROGRAM_ID/)
   })
 
-  it("marks the protocols without builders as not implemented, with no program ids", () => {
-    for (const p of ["lending-market"]) {
-      const adapter = findAdapter(registry, p)
-      expect(adapter?.implemented).toBe(false)
-      expect(adapter?.programIds).toEqual([])
-    }
+  it("marks every protocol implemented (each has builders) with its program ids", () => {
+    expect(registry.every((adapter) => adapter.implemented && adapter.programIds.length > 0)).toBe(true)
     expect(findAdapter(registry, "system-program")?.implemented).toBe(true)
     expect(findAdapter(registry, "nft-program")).toMatchObject({
       implemented: true,
       programIds: ["TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL", "11111111111111111111111111111111"]
     })
     expect(findAdapter(registry, "nope")).toBeUndefined()
+  })
+
+  it("lists lending-market at the local ledger's id, or at LENDING_MARKET_PROGRAM_ID", () => {
+    expect(findAdapter(registry, "lending-market")).toMatchObject({ implemented: true, programIds: ["LendMkt111111111111111111111111111111111111"] })
+    const custom = protocolRegistry({ lendingMarketProgramId: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" })
+    expect(findAdapter(custom, "lending-market")?.programIds).toEqual(["9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"])
+    expect(() => protocolRegistry({ lendingMarketProgramId: "not-a-key" })).toThrow(/LENDING_MARKET_PROGRAM_ID/)
   })
 
   it("lists liquid-staking at the local ledger's id, or at LIQUID_STAKING_PROGRAM_ID", () => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../../src/protocols/staking/stakingIds.js"
+import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../../src/protocols/lending/lendingIds.js"
 import { startLedgerServer, type LedgerServer } from "../../src/ledger/server.js"
 
 /** Our built escrow program (programs/dist), loaded at LOCAL_ESCROW_PROGRAM_ID by `{ escrow: true }`. */
@@ -18,10 +19,13 @@ export interface TestLedgerOptions {
   readonly amm?: boolean
   /** Load the liquid-staking program at its local id and seed its pool (as `npm start` does). */
   readonly staking?: boolean
+  /** Load the lending-market program and seed its SOL and USDC reserves (as `npm start` does); implies `amm` (mints, feeds). */
+  readonly lending?: boolean
 }
 
 export const AMM_SO_PATH = fileURLToPath(new URL("../../programs/dist/amm.so", import.meta.url))
 export const LIQUID_STAKING_SO_PATH = fileURLToPath(new URL("../../programs/dist/liquid-staking.so", import.meta.url))
+export const LENDING_MARKET_SO_PATH = fileURLToPath(new URL("../../programs/dist/lending-market.so", import.meta.url))
 
 /** Ports 20000-39999 in steps of 2 (RPC + PubSub); a collision retries with another pair. */
 export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<LedgerServer & { dataDir: string }> => {
@@ -29,15 +33,18 @@ export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + 2 * Math.floor(Math.random() * 10_000)
     try {
+      const amm = options.amm === true || options.lending === true
       const programs = [
         ...(options.escrow === true ? [{ programId: LOCAL_ESCROW_PROGRAM_ID, path: ESCROW_SO_PATH }] : []),
-        ...(options.amm === true ? Object.values(LOCAL_AMM_PROGRAM_IDS).map((programId) => ({ programId, path: AMM_SO_PATH })) : []),
-        ...(options.staking === true ? [{ programId: LOCAL_LIQUID_STAKING_PROGRAM_ID, path: LIQUID_STAKING_SO_PATH }] : [])
+        ...(amm ? Object.values(LOCAL_AMM_PROGRAM_IDS).map((programId) => ({ programId, path: AMM_SO_PATH })) : []),
+        ...(options.staking === true ? [{ programId: LOCAL_LIQUID_STAKING_PROGRAM_ID, path: LIQUID_STAKING_SO_PATH }] : []),
+        ...(options.lending === true ? [{ programId: LOCAL_LENDING_MARKET_PROGRAM_ID, path: LENDING_MARKET_SO_PATH }] : [])
       ]
-      const seedPools = options.amm === true ? LOCAL_AMM_PROGRAM_IDS : undefined
+      const seedPools = amm ? LOCAL_AMM_PROGRAM_IDS : undefined
       const server = await startLedgerServer({
         port, dataDir, ...(programs.length === 0 ? {} : { programs }), ...(seedPools === undefined ? {} : { seedPools }),
-        ...(options.staking === true ? { seedStakePool: LOCAL_LIQUID_STAKING_PROGRAM_ID } : {})
+        ...(options.staking === true ? { seedStakePool: LOCAL_LIQUID_STAKING_PROGRAM_ID } : {}),
+        ...(options.lending === true ? { seedLendingMarket: LOCAL_LENDING_MARKET_PROGRAM_ID } : {})
       })
       return {
         ...server,

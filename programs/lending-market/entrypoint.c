@@ -1,0 +1,27 @@
+/* Lending-market program entry: parses the input and dispatches on the instruction tag. */
+#include "lending.h"
+
+/* borrow: 6 fixed accounts plus a reserve and an oracle per obligation slot */
+#define MAX_ACCOUNTS (6 + 2 * MAX_OBLIGATION_SLOTS + 4)
+
+uint64_t entrypoint(const uint8_t *input) {
+  SolParameters params;
+  /* The parsed account table lives on the heap (clang's 512-byte frame). */
+  params.ka = (SolAccountInfo *)SOL_HEAP_START;
+  if (!sol_deserialize(input, &params, MAX_ACCOUNTS)) return ERR_INVALID_INSTRUCTION;
+  if (params.data_len == 0) return ERR_INVALID_INSTRUCTION;
+  switch (params.data[0]) {
+    case IX_INIT_RESERVE:
+      return reserve_init(&params);
+    case IX_SUPPLY:
+      return market_supply(&params);
+    case IX_BORROW:
+      return market_borrow(&params);
+    case IX_FLASH_BORROW:
+      return flash_borrow(&params);
+    case IX_FLASH_REPAY:
+      return flash_repay(&params);
+    default:
+      return ERR_INVALID_INSTRUCTION;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * An owner's lending positions as the chain shows them now: per obligation slot, what is supplied and what
+ * is borrowed (interest projected to now, as the program's health check does), each valued at its reserve's
+ * oracle (USD, 6 decimals) and in lamports at the SOL oracle; and the account's health factor: the sum of
+ * supplied value x collateral factor over the sum of borrowed value (the program refuses a borrow below 1).
+ */
+import { NATIVE_MINT } from "@solana/spl-token"
+import type { PublicKey } from "@solana/web3.js"
+import { Effect } from "effect"
+import { decodePriceUpdate, PYTH_RECEIVER_PROGRAM_ID, type PriceUpdate } from "../oracle/priceUpdate.js"
+import { readMintPrices } from "../oracle/oracleReads.js"
+import { healthOf, slotAmounts, usdValue } from "./layout.js"
+import { type ReadAccounts, readObligation } from "./marketReads.js"
+
+export const LENDING_PROTOCOL = "lending-market"
+export type LendingPositionType = "supply" | "borrow"
+
+export interface LendingPosition {
+  readonly type: LendingPositionType
+  readonly mint: string
+  readonly reserve: string
+  /** base units of `mint` */
+  readonly amount: bigint
+  /** USD with 6 decimals, null when the reserve's oracle has no price */
+  readonly microUsd: bigint | null
+  /** worth in lamports at the oracle prices (positive for a borrow too), null without prices */
+  readonly valueLamports: bigint | null
+}
+
+export interface LendingView {
+  readonly positions: ReadonlyArray<LendingPosition>
+  /** collateral value x factor / borrowed value, 4 decimals; null when nothing is borrowed or a price is missing */
+  readonly healthFactor: string | null
+}
+
+const priceOf = (account: { readonly owner: string; readonly data: Buffer } | null | undefined): PriceUpdate | null =>
+  account === null || account === undefined || account.owner !== PYTH_RECEIVER_PROGRAM_ID.toBase58() ? null : decodePriceUpdate(account.data)
+
+/** "1.2345": floor to 4 places. */
+export const ratioString = (numerator: bigint, denominator: bigint): string => {
+  const scaled = (numerator * 10_000n) / denominator
+  return `${scaled / 10_000n}.${(scaled % 10_000n).toString().padStart(4, "0")}`
+}
+
+export const readLendingView = (accounts: ReadAccounts, programId: PublicKey, owner: PublicKey, nowSeconds: bigint) =>
+  Effect.gen(function* () {
+    const obligation = yield* readObligation(accounts, programId, owner)
+    if (obligation === null) return { positions: [], healthFactor: null } satisfies LendingView
+    // a slot whose reserve cannot be read is skipped below; its place in the read is kept with the owner's key
+    const oracles = obligation.reserves.map((reserve) => reserve?.oracle.toBase58() ?? owner.toBase58())
+    const priceAccounts = yield* accounts(oracles)
+    // lamports are valued at the SOL oracle the wallet's other positions use
+    const [solFeed] = yield* readMintPrices(accounts, [NATIVE_MINT.toBase58()])
+    const solPrice = solFeed?.update ?? null
+    // micro-USD of one SOL
+    const solMicroUsd = solPrice === null ? null : usdValue(1_000_000_000n, 9, solPrice.price, solPrice.exponent)
+
+    const positions: LendingPosition[] = []
+    const health: Array<{ suppliedValue: bigint; borrowedValue: bigint; collateralFactorBps: number }> = []
+    let priced = true
+    for (const [i, slot] of obligation.state.slots.entries()) {
+      const reserve = obligation.reserves[i]
+      if (reserve === null || reserve === undefined) continue
+      const price = priceOf(priceAccounts[i])
+      const { supplied, borrowed } = slotAmounts(reserve, slot, nowSeconds)
+      const value = (amount: bigint) => (price === null ? null : usdValue(amount, reserve.decimals, price.price, price.exponent))
+      const lamports = (amount: bigint, micro: bigint | null) =>
+        reserve.mint.equals(NATIVE_MINT) ? amount : micro === null || solMicroUsd === null || solMicroUsd === 0n ? null : (micro * 1_000_000_000n) / solMicroUsd
+      const suppliedValue = value(supplied)
+      const borrowedValue = value(borrowed)
+      if (suppliedValue === null || borrowedValue === null) priced = false
+      health.push({ suppliedValue: suppliedValue ?? 0n, borrowedValue: borrowedValue ?? 0n, collateralFactorBps: reserve.collateralFactorBps })
+      const mint = reserve.mint.toBase58()
+      const address = slot.reserve.toBase58()
+      if (supplied > 0n) positions.push({ type: "supply", mint, reserve: address, amount: supplied, microUsd: suppliedValue, valueLamports: lamports(supplied, suppliedValue) })
+      if (borrowed > 0n) positions.push({ type: "borrow", mint, reserve: address, amount: borrowed, microUsd: borrowedValue, valueLamports: lamports(borrowed, borrowedValue) })
+    }
+    const sums = healthOf(health)
+    const healthFactor = !priced || sums.debtValue === 0n ? null : ratioString(sums.collateralValue, sums.debtValue)
+    return { positions, healthFactor } satisfies LendingView
+  })

@@ -1,0 +1,172 @@
+/**
+ * lend_supply and lend_borrow through the pipeline on the local ledger's seeded market (SOL at $150 with a 75%
+ * collateral factor, USDC at $1): a supply then a borrow within the collateral factor confirm, and positions show
+ * both with the account's health factor; a borrow beyond it is refused by the program's health check (7221):
+ * by the simulation the pipeline runs before signing (the program executing on the ledger), and, when the price
+ * drops while the borrow waits at the approval gate, by the program on chain once the signed transaction lands.
+ */
+import { getAssociatedTokenAddressSync, NATIVE_MINT } from "@solana/spl-token"
+import { Connection, PublicKey } from "@solana/web3.js"
+import pg from "pg"
+import { describe, expect, it } from "vitest"
+import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
+import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../../src/protocols/lending/lendingIds.js"
+import { obligationAddress, reserveAddress } from "../../src/protocols/lending/layout.js"
+import { useServiceWithLedger } from "../support/harness.js"
+import { api } from "../support/service.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
+
+const env = useServiceWithLedger({ ledger: { lending: true }, env: { LENDING_MARKET_PROGRAM_ID: LOCAL_LENDING_MARKET_PROGRAM_ID } })
+const PROGRAM_ID = new PublicKey(LOCAL_LENDING_MARKET_PROGRAM_ID)
+const USDC = mintBySymbol("USDC").address
+const SOL = 1_000_000_000n
+
+const run = async (body: Record<string, unknown>) => {
+  const created = await submit(env.service.baseUrl, body)
+  expect(created.status).toBe(201)
+  return (await waitSettled(env.service.baseUrl, created.body.data.id, 60_000)).body
+}
+const supply = (walletId: string, mint: PublicKey, amount: bigint) =>
+  run({ walletId, type: "lend_supply", protocol: "lending-market", intent: { mint: mint.toBase58(), amount: amount.toString() } })
+const borrow = (walletId: string, mint: PublicKey, amount: bigint) =>
+  run({ walletId, type: "lend_borrow", protocol: "lending-market", intent: { mint: mint.toBase58(), amount: amount.toString() } })
+
+const tokenBalance = async (owner: string, mint: PublicKey) => {
+  const info = await new Connection(env.ledger.rpcUrl, "confirmed").getAccountInfo(getAssociatedTokenAddressSync(mint, new PublicKey(owner)))
+  return info === null ? 0n : info.data.readBigUInt64LE(64)
+}
+const lendingPositions = async (walletId: string) => {
+  const response = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${walletId}/positions`)
+  expect(response.status).toBe(200)
+  return (response.body.data.positions as Array<Record<string, any>>).filter((p) => p.protocol === "lending-market")
+}
+/** The wallet's indexed lending rows (migration 0014), as portfolio risk reads them. */
+const indexedRows = async (walletId: string) => {
+  const client = new pg.Client({ connectionString: env.service.database.url })
+  await client.connect()
+  try {
+    const { rows } = await client.query(
+      "SELECT position_type, token, amount::text AS amount, value_lamports::text AS value_lamports FROM positions WHERE wallet_id = $1 AND protocol = 'lending-market' ORDER BY position_type",
+      [walletId]
+    )
+    return rows as Array<{ position_type: string; token: string; amount: string; value_lamports: string }>
+  } finally {
+    await client.end()
+  }
+}
+const setSolPrice = (price: string) => api(env.service.baseUrl, "PUT", "/api/v1/defi/oracle/prices/SOL", { price, exponent: -8 })
+
+describe("lending through the pipeline", () => {
+  it("confirms a supply and a borrow within the collateral factor, shows both positions with health, and the simulation refuses one beyond it", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 8_000_000_000)
+    const supplied = await supply(wallet.id, NATIVE_MINT, 5n * SOL)
+    expect(supplied.data.status).toBe("confirmed")
+    // the wrapped-SOL account the builder opened was closed again: the wallet holds lamports only
+    expect(await new Connection(env.ledger.rpcUrl, "confirmed").getAccountInfo(getAssociatedTokenAddressSync(NATIVE_MINT, new PublicKey(wallet.publicKey)))).toBeNull()
+
+    // 5 SOL x $150 x 75% = $562.50 of borrowing power
+    const borrowed = await borrow(wallet.id, USDC, 500_000_000n)
+    expect(borrowed.data.status).toBe("confirmed")
+    expect(await tokenBalance(wallet.publicKey, USDC)).toBe(500_000_000n)
+
+    const positions = await lendingPositions(wallet.id)
+    const supplyPosition = positions.find((p) => p.type === "supply")
+    const borrowPosition = positions.find((p) => p.type === "borrow")
+    expect(supplyPosition).toMatchObject({ token: NATIVE_MINT.toBase58(), address: reserveAddress(PROGRAM_ID, NATIVE_MINT).toBase58(), value: "750.000000" })
+    // the seeded SOL reserve has no borrower yet, so the shares are worth exactly what was supplied
+    expect(supplyPosition?.amount).toBe((5n * SOL).toString())
+    expect(BigInt(supplyPosition?.valueLamports)).toBe(5n * SOL)
+    // interest accrues by the second: the debt is the 500 USDC plus at most a few base units
+    expect(borrowPosition).toMatchObject({ token: USDC.toBase58(), address: reserveAddress(PROGRAM_ID, USDC).toBase58() })
+    expect(BigInt(borrowPosition?.amount)).toBeGreaterThanOrEqual(500_000_000n)
+    expect(BigInt(borrowPosition?.amount)).toBeLessThan(500_001_000n)
+    // $500 at $150 per SOL
+    expect(Number(borrowPosition?.valueLamports)).toBeCloseTo(3_333_333_333, -4)
+    // collateral $750 x 75% over the debt's value (500 USDC and its interest so far), floored to 4 places
+    const debtMicroUsd = BigInt(String(borrowPosition?.value).replace(".", ""))
+    const health = (562_500_000n * 10_000n) / debtMicroUsd
+    expect(health).toBeGreaterThanOrEqual(11_249n)
+    expect(supplyPosition?.healthFactor).toBe(`${health / 10_000n}.${(health % 10_000n).toString().padStart(4, "0")}`)
+    expect(borrowPosition?.healthFactor).toBe(supplyPosition?.healthFactor)
+
+    // the indexed rows follow the convention portfolio risk reads: the mint, base units, lamports (a borrow's positive too)
+    const rows = await indexedRows(wallet.id)
+    expect(rows.map((r) => [r.position_type, r.token])).toEqual([["borrow", USDC.toBase58()], ["supply", NATIVE_MINT.toBase58()]])
+    expect(rows[1]).toMatchObject({ amount: (5n * SOL).toString(), value_lamports: (5n * SOL).toString() })
+    expect(BigInt(rows[0]!.amount)).toBeGreaterThanOrEqual(500_000_000n)
+    expect(Number(rows[0]!.value_lamports)).toBeCloseTo(3_333_333_333, -4)
+    const query = await run({ walletId: wallet.id, type: "query_positions", protocol: "system-program", intent: {} })
+    expect((query.data.result.positions as Array<Record<string, any>>).filter((p) => p.protocol === "lending-market").map((p) => p.type).sort()).toEqual(["borrow", "supply"])
+
+    // $500 + $70 > $562.50: the program's health check refuses it; nothing is signed
+    const refused = await borrow(wallet.id, USDC, 70_000_000n)
+    expect(refused).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+    expect(refused.error).toContain(`lending-market program ${LOCAL_LENDING_MARKET_PROGRAM_ID} refused: error 7221 unhealthy`)
+    expect(refused.data.signature).toBeUndefined()
+    // the replay keeps the simulation: the program ran on the ledger and logged its refusal
+    const replay = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${refused.data.id}/replay`)
+    expect(replay.body.data.simulation).toMatchObject({ ok: false })
+    expect((replay.body.data.simulation.logs as string[]).join("\n")).toContain("borrow refused, borrowed value would exceed collateral value x factor")
+    expect(await tokenBalance(wallet.publicKey, USDC)).toBe(500_000_000n)
+  })
+
+  it("fails on chain when the price falls while the borrow waits for approval: the program refuses the landed transaction", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 8_000_000_000)
+    expect((await supply(wallet.id, NATIVE_MINT, 5n * SOL)).data.status).toBe("confirmed")
+    // the borrow opens the wallet's USDC account (its rent leaves the wallet): above 1,000,000 lamports asks for approval
+    const policy = await api(env.service.baseUrl, "POST", "/api/v1/policies", {
+      walletId: wallet.id, name: "approve lending", rules: [{ type: "spending_limit", requireApprovalAboveLamports: 1_000_000 }]
+    })
+    expect(policy.status).toBe(201)
+    const gated = await borrow(wallet.id, USDC, 500_000_000n)
+    expect(gated.data.status).toBe("approval_gate")
+    try {
+      // SOL falls to $100: 5 x $100 x 75% = $375 < $500
+      expect((await setSolPrice("10000000000")).status).toBe(200)
+      expect((await api(env.service.baseUrl, "POST", `/api/v1/transactions/${gated.data.id}/approve`)).status).toBe(200)
+      const settled = (await waitSettled(env.service.baseUrl, gated.data.id, 60_000)).body
+      expect(settled).toMatchObject({ status: "failure", failedAt: "confirm" })
+      expect(settled.error).toContain("transaction failed on chain")
+      expect(settled.error).toContain(`lending-market program ${LOCAL_LENDING_MARKET_PROGRAM_ID} refused: error 7221 unhealthy`)
+      // it landed (a signature, a fee paid) and moved nothing
+      expect(settled.data.signature).toEqual(expect.any(String))
+      const landed = await new Connection(env.ledger.rpcUrl, "confirmed").getTransaction(settled.data.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+      expect(landed?.meta?.err).toEqual({ InstructionError: [expect.any(Number), { Custom: 7221 }] })
+      expect(await tokenBalance(wallet.publicKey, USDC)).toBe(0n)
+      expect((await lendingPositions(wallet.id)).map((p) => p.type)).toEqual(["supply"])
+    } finally {
+      await setSolPrice("15000000000")
+    }
+    expect(obligationAddress(PROGRAM_ID, new PublicKey(wallet.publicKey))).toBeDefined()
+  })
+
+  it("reports lending-market healthy where its program is configured and deployed", async () => {
+    const health = await api(env.service.baseUrl, "GET", "/api/v1/protocols/lending-market/health")
+    expect(health.body.data).toEqual({ protocol: "lending-market", ok: true, configured: true, deployed: true, programId: LOCAL_LENDING_MARKET_PROGRAM_ID })
+  })
+
+  it("previews a supply and a borrow at /defi/lend/*, and the execute request it answers runs through the pipeline", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 4_000_000_000)
+    const supplyBody = { protocol: "lending-market", wallet: wallet.publicKey, mint: NATIVE_MINT.toBase58(), amount: "2000000000" }
+    const preview = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/supply", supplyBody)
+    expect(preview.status).toBe(200)
+    expect(preview.body.data.quote).toMatchObject({
+      operation: "lend_supply", amount: "2000000000", account: { positions: [], healthFactor: null },
+      reserve: { address: reserveAddress(PROGRAM_ID, NATIVE_MINT).toBase58(), collateralFactorBps: 7_500, programId: LOCAL_LENDING_MARKET_PROGRAM_ID }
+    })
+    expect(preview.body.data.transaction.programIds).toContain(LOCAL_LENDING_MARKET_PROGRAM_ID)
+    expect(preview.body.data.execute.body).toEqual({ walletId: wallet.id, type: "lend_supply", protocol: "lending-market", intent: { mint: NATIVE_MINT.toBase58(), amount: "2000000000" } })
+    expect((await run(preview.body.data.execute.body)).data.status).toBe("confirmed")
+
+    // a borrow preview shows the account as it stands; it does not judge the borrow (the chain does)
+    const borrowPreview = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/borrow", { ...supplyBody, mint: USDC.toBase58(), amount: "900000000" })
+    expect(borrowPreview.status).toBe(200)
+    expect(borrowPreview.body.data.quote.account).toEqual({ positions: [{ type: "supply", mint: NATIVE_MINT.toBase58(), amount: "2000000000", valueLamports: 2_000_000_000 }], healthFactor: null })
+    expect(borrowPreview.body.data.quote.note).toContain("7221")
+
+    // a mint without a reserve fails closed at build, naming it
+    const unknown = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/supply", { ...supplyBody, mint: mintBySymbol("BONK").address.toBase58() })
+    expect(unknown).toMatchObject({ status: 500, body: { errorCode: "PIPELINE_ERROR", failedAt: "build" } })
+    expect(unknown.body.error).toContain(`no lending-market reserve for mint ${mintBySymbol("BONK").address.toBase58()}`)
+  })
+})
