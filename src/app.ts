@@ -72,6 +72,7 @@ import { SignOnly } from "./pipeline/signOnly.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
 import { TransactionService } from "./pipeline/transactionService.js"
+import { TransactionSummaries } from "./pipeline/transactionSummaries.js"
 import { TransactionWaits } from "./pipeline/transactionWaits.js"
 import { policyRoutes } from "./policy/http.js"
 import { PolicyEngine } from "./policy/policyEngine.js"
@@ -164,6 +165,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(
     Layer.mergeAll(
       TransactionRepo.Default,
+      TransactionSummaries.Default,
       Outbox.Default,
       ChainFacts.Default,
       MessageBuilder.Default,

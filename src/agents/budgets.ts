@@ -9,6 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { AuditLog } from "../audit/auditLog.js"
+import { TransactionSummaries } from "../pipeline/transactionSummaries.js"
 import { utcToday } from "./agentRepo.js"
 import { spentToday, type StoredAgent } from "./agentRow.js"
 
@@ -46,6 +47,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const audit = yield* AuditLog
+    const transactions = yield* TransactionSummaries
 
     const budgetEvent = (tenantId: string, agentId: string, eventType: string, message: string, metadata: Record<string, unknown>, txId?: string | null) =>
       audit.record({ tenantId, eventType, message, metadata, agentId, txId: txId ?? null, entityType: "agent", category: "budget" })
@@ -174,10 +176,13 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
      * reservations never bound to a transaction (the create did not finish). Safe to run anywhere, often.
      */
     const releaseFailedReservations = Effect.gen(function* () {
-      const failed = yield* releaseWhere(
-        sql.and([
-          sql`tx_id IN (SELECT id FROM transactions WHERE status = 'failed' AND failed_at IN ${sql.in(RELEASABLE_FAILED_AT)})`
-        ]),
+      // The transactions still holding a reservation, then which of them the pipeline says failed early.
+      const held = yield* sql<{ tx_id: string }>`
+        SELECT tx_id FROM agent_budget_reservations WHERE released_at IS NULL AND tx_id IS NOT NULL
+      `.pipe(Effect.orDie)
+      const failedTxIds = yield* transactions.failedAtAnyOf(held.map((row) => row.tx_id), RELEASABLE_FAILED_AT)
+      const failed = failedTxIds.length === 0 ? 0 : yield* releaseWhere(
+        sql.and([sql`tx_id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(failedTxIds)}::jsonb))`]),
         "transaction failed before submission"
       )
       const unbound = yield* releaseWhere(
@@ -207,5 +212,6 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
     }).pipe(Effect.withSpan("AgentBudgets.resetForNewDay"))
 
     return { view, reserve, bind, release, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
-  })
+  }),
+  dependencies: [TransactionSummaries.Default]
 }) {}

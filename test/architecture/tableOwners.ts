@@ -81,8 +81,5 @@ export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly 
  * when an entry is no longer needed, so a fix also removes its entry.
  */
 export const KNOWN_REMAINING: ReadonlyArray<{ readonly file: string; readonly tables: ReadonlyArray<string>; readonly why: string }> = [
-  { file: "src/agents/budgets.ts", tables: ["transactions"], why: "moving next" },
-  { file: "src/agents/runtime/breachSweep.ts", tables: ["transactions"], why: "moving next" },
-  { file: "src/agents/runtime/tickContext.ts", tables: ["wallets", "transactions", "policies"], why: "moving next" },
   { file: "src/risk/portfolioMetrics.ts", tables: ["transactions", "positions"], why: "portfolio values are being rewritten in a parallel branch (issue 19)" }
 ]
