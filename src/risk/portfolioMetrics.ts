@@ -12,7 +12,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { PortfolioMetrics } from "../policy/evaluationState.js"
+import type { PortfolioMetrics } from "./projectedMetrics.js"
 
 export const PAYMENT_PROTOCOLS: ReadonlyArray<string> = ["system-program", "spl-token"]
 /** Protocols whose exposure is the value of the wallet's indexed positions (docs/decisions/staking.md). */

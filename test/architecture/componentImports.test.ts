@@ -18,7 +18,6 @@ const KNOWN_TWO_WAY: ReadonlyArray<readonly [string, string]> = [
   ["observability", "pipeline"],
   ["pipeline", "protocols"],
   ["pipeline", "positions"],
-  ["policy", "risk"],
   ["positions", "protocols"]
 ]
 
