@@ -17,7 +17,6 @@ const KNOWN_TWO_WAY: ReadonlyArray<readonly [string, string]> = [
   ["gateway", "pipeline"],
   ["observability", "pipeline"],
   ["pipeline", "protocols"],
-  ["pipeline", "positions"],
   ["positions", "protocols"]
 ]
 

@@ -7,7 +7,7 @@
 import { Cause, Data, Effect, Schedule } from "effect"
 import { AuditLog } from "../../audit/auditLog.js"
 import { ChainClient } from "../../chain/chainClient.js"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
 import type { TransactionRow } from "../../pipeline/transactionRow.js"
 import { escrowAccountFact } from "./buildWithChain.js"
 import { EscrowRepo } from "./escrowRepo.js"

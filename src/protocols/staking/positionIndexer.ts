@@ -5,7 +5,7 @@
  * after confirmation (portfolio exposure uses that value). Indexing never fails the transaction.
  */
 import { Cause, Effect } from "effect"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
 import type { LandedMeta } from "../../pipeline/submission.js"
 import type { TransactionRow } from "../../pipeline/transactionRow.js"
 import { PositionRepo } from "../../positions/positionRepo.js"
