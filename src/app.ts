@@ -60,7 +60,7 @@ import { PipelineExecutor } from "./pipeline/executor.js"
 import { transactionRoutes } from "./pipeline/http.js"
 import { signRoutes } from "./pipeline/signHttp.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
-import { Outbox } from "./pipeline/outbox.js"
+import { Outbox, OutboxDepthLive } from "./pipeline/outbox.js"
 import { OffChainIntents } from "./pipeline/offChainIntents.js"
 import { GaslessStages } from "./pipeline/gaslessStages.js"
 import { X402Stages } from "./pipeline/x402Stages.js"
@@ -81,6 +81,7 @@ import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
+import { escrowHelperRoutes } from "./pipeline/escrowHelpersHttp.js"
 import { positionRoutes } from "./positions/http.js"
 import { EscrowIndexer } from "./protocols/escrow/indexer.js"
 import { EscrowProgram } from "./protocols/escrow/program.js"
@@ -115,6 +116,7 @@ const componentRoutes = [
   ...defiRoutes,
   ...swapRoutes,
   ...oracleRoutes,
+  ...escrowHelperRoutes,
   ...escrowRoutes,
   ...positionRoutes,
   ...runtimeRoutes,
@@ -152,7 +154,7 @@ const CoreComponentsLive = Layer.mergeAll(
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, OffChainIntents.Default, SignOnly.Default)),

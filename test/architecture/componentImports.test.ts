@@ -15,8 +15,6 @@ const KNOWN_TWO_WAY: ReadonlyArray<readonly [string, string]> = [
   ["gasless", "protocols"],
   ["gateway", "mcp"],
   ["gateway", "pipeline"],
-  ["observability", "pipeline"],
-  ["pipeline", "protocols"],
   ["positions", "protocols"]
 ]
 
