@@ -67,7 +67,7 @@ import { X402Stages } from "./pipeline/x402Stages.js"
 import { PostChecks } from "./pipeline/postChecks.js"
 import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
-import { StageEvents } from "./pipeline/stageEvents.js"
+import { StageEventFeedLive, StageEvents } from "./pipeline/stageEvents.js"
 import { SignOnly } from "./pipeline/signOnly.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
@@ -138,7 +138,7 @@ const InfrastructureLive = Layer.mergeAll(
   AuditLog.Default,
   ChainClient.Default,
   ActorRegistry.Default,
-  StageEvents.Default,
+  StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
   StageTelemetry.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 

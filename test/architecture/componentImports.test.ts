@@ -12,7 +12,6 @@ import { componentOf, importedFiles, SRC, sourceFiles } from "./sourceScan.js"
  */
 const KNOWN_TWO_WAY: ReadonlyArray<readonly [string, string]> = [
   ["agents", "pipeline"],
-  ["gateway", "pipeline"],
   ["positions", "protocols"]
 ]
 
