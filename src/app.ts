@@ -29,6 +29,8 @@ import { AgentRunStore } from "./agents/runtime/runStore.js"
 import { Strategy } from "./agents/strategy.js"
 import { Treasury } from "./agents/treasury.js"
 import { WalletSpend } from "./agents/walletSpend.js"
+import { OffChainIntentsLive } from "./agents/offChainIntents.js"
+import { AgentBreachReportLive, AgentBudgetOnRetryLive, WalletSpendGateLive } from "./agents/pipelinePorts.js"
 import { strategyRoutes, treasuryRoutes } from "./agents/treasuryHttp.js"
 import { AuditEvents } from "./audit/auditEvents.js"
 import { AuditLog } from "./audit/auditLog.js"
@@ -61,7 +63,6 @@ import { transactionRoutes } from "./pipeline/http.js"
 import { signRoutes } from "./pipeline/signHttp.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
 import { Outbox, OutboxDepthLive } from "./pipeline/outbox.js"
-import { OffChainIntents } from "./pipeline/offChainIntents.js"
 import { GaslessStages } from "./pipeline/gaslessStages.js"
 import { X402Stages } from "./pipeline/x402Stages.js"
 import { PostChecks } from "./pipeline/postChecks.js"
@@ -157,7 +158,9 @@ const CoreComponentsLive = Layer.mergeAll(
 const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
-  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, OffChainIntents.Default, SignOnly.Default)),
+  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
+  Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
   // a portfolio breach by an agent's spend is recorded for the supervisor.
   Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default, AgentBreaches.Default).pipe(Layer.provideMerge(AgentRepo.Default))),
@@ -187,7 +190,8 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
 )
 
 /** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
-const AgentsLive = WalletSpend.Default.pipe(
+const AgentsLive = WalletSpendGateLive.pipe(
+  Layer.provideMerge(WalletSpend.Default),
   Layer.provideMerge(AgentExecution.Default),
   Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
   Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),

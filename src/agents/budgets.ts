@@ -13,13 +13,9 @@ import { TransactionSummaries } from "../pipeline/transactionSummaries.js"
 import { utcToday } from "./agentRepo.js"
 import { spentToday, type StoredAgent } from "./agentRow.js"
 
-export type ReserveOutcome =
-  | { readonly _tag: "Reserved"; readonly reservationId: string; readonly spentLamportsToday: bigint; readonly budgetLamports: bigint | null }
-  | { readonly _tag: "Exceeded"; readonly remainingLamports: bigint; readonly requiredLamports: bigint; readonly budgetLamports: bigint }
-
-/** The spec's budget message, naming remaining and required lamports. */
-export const budgetExceededMessage = (remaining: bigint, required: bigint) =>
-  `agent budget exceeded: remaining ${remaining} lamports, required ${required} lamports`
+// The outcome and its message are what the pipeline's retry asks of the budget (pipeline/agentPorts.ts).
+export { budgetExceededMessage, type ReserveOutcome } from "../pipeline/agentPorts.js"
+import type { ReserveOutcome } from "../pipeline/agentPorts.js"
 
 /** failedAt values of a transaction that never reached the chain, so its reservation can be released. */
 export const RELEASABLE_FAILED_AT = ["validation", "policy", "build", "sign"] as const

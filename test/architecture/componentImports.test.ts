@@ -11,7 +11,6 @@ import { componentOf, importedFiles, SRC, sourceFiles } from "./sourceScan.js"
  * fails when a pair listed here is one-way again.
  */
 const KNOWN_TWO_WAY: ReadonlyArray<readonly [string, string]> = [
-  ["agents", "pipeline"],
   ["positions", "protocols"]
 ]
 
