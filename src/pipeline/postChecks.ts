@@ -8,7 +8,7 @@ import { TX_CONFIRMATION_LATENCY_MS_TOTAL, TX_CONFIRMED } from "../audit/metricN
 import { MetricCounters } from "../audit/metricCounters.js"
 import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
-import { StakePositionIndexer } from "../protocols/staking/positionIndexer.js"
+import { StakePositionIndexer } from "../positions/stakePositionIndexer.js"
 import { type DeltaGuardResult, deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
 import { evaluateSwapTokenDeltas, tokenDeltaToWire } from "./tokenDeltaGuard.js"
 import { buildExecutionProof } from "./proof.js"

@@ -6,14 +6,6 @@
 import { describe, expect, it } from "vitest"
 import { componentOf, importedFiles, SRC, sourceFiles } from "./sourceScan.js"
 
-/**
- * Two-way pairs not broken yet, each with the files that keep it. The list only shrinks: the test
- * fails when a pair listed here is one-way again.
- */
-const KNOWN_TWO_WAY: ReadonlyArray<readonly [string, string]> = [
-  ["positions", "protocols"]
-]
-
 /** component -> imported component -> the importing files with what they import. */
 const graph = new Map<string, Map<string, Array<string>>>()
 for (const file of sourceFiles(SRC)) {
@@ -40,16 +32,10 @@ describe("imports between components", () => {
   })
 
   it("has no two components that import each other", () => {
-    const known = new Set(KNOWN_TWO_WAY.map(([a, b]) => pairKey(a, b)))
-    const unexpected = twoWay.filter((pair) => !known.has(pair))
-    const detail = unexpected.map((pair) => {
+    const detail = twoWay.map((pair) => {
       const [a, b] = pair.split(" <-> ") as [string, string]
       return { pair, [`${a} imports`]: importers(a, b), [`${b} imports`]: importers(b, a) }
     })
     expect(detail).toEqual([])
-  })
-
-  it("lists as known only pairs that are still two-way (the list only shrinks)", () => {
-    for (const [a, b] of KNOWN_TWO_WAY) expect(twoWay, `${a} <-> ${b} is one-way now: remove it from KNOWN_TWO_WAY`).toContain(pairKey(a, b))
   })
 })

@@ -5,11 +5,11 @@
  * after confirmation (portfolio exposure uses that value). Indexing never fails the transaction.
  */
 import { Cause, Effect } from "effect"
-import { ChainFacts } from "../../chain/chainFacts.js"
-import type { ConfirmedMeta, ConfirmedTransaction } from "../confirmedTransaction.js"
-import { PositionRepo } from "../../positions/positionRepo.js"
-import { readStakePool } from "./poolReads.js"
-import { LiquidStakingProgram } from "./program.js"
+import { ChainFacts } from "../chain/chainFacts.js"
+import type { ConfirmedMeta, ConfirmedTransaction } from "../protocols/confirmedTransaction.js"
+import { PositionRepo } from "./positionRepo.js"
+import { readStakePool } from "../protocols/staking/poolReads.js"
+import { LiquidStakingProgram } from "../protocols/staking/program.js"
 
 export const STAKE_POSITION_TYPE = "stake"
 
