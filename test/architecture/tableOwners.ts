@@ -39,6 +39,14 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
 }
 
 /**
+ * The component each actor (actors/, the long-lived fibers) acts for, where an actor names a table in
+ * SQL itself; an actor that starts to must be given one here.
+ */
+export const ACTOR_COMPONENTS: Readonly<Record<string, string>> = {
+  "actors/signer.ts": "pipeline"
+}
+
+/**
  * The owners' documented exceptions: ONE statement that must name another component's table, for
  * atomicity or because it is the hot path's shared statement. Each stays inside the owner's file named
  * here; a new statement elsewhere (or a new table here) fails the test.
@@ -68,6 +76,11 @@ export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly 
     file: "src/policy/whatIfSnapshot.ts",
     tables: ["wallets", "transactions", "positions"],
     why: "POST /evaluate's one read-only snapshot statement (batched) instead of up to ten round trips"
+  },
+  {
+    file: "actors/signer.ts",
+    tables: ["wallets"],
+    why: "the signer re-reads the rows it signs with their wallet's key reference and status in one batched statement"
   },
   {
     file: "src/wallet/engine/engineServer.ts",

@@ -1,18 +1,18 @@
 /**
  * One owner per table (issue 19, item 4): outside the migrations, only the owning component's files
- * name a table in SQL, except the owners' documented shared statements (tableOwners.ts). A new table
+ * (src/ and the actors acting for it) name a table in SQL, except the owners' documented shared statements (tableOwners.ts). A new table
  * needs an owner; a foreign statement added anywhere fails here with the file and the table.
  */
 import { describe, expect, it } from "vitest"
 import { componentOf, createdTables, MIGRATIONS, ROOT, SRC, sourceFiles, tablesTouched } from "./sourceScan.js"
-import { KNOWN_REMAINING, SHARED_STATEMENTS, TABLE_OWNERS } from "./tableOwners.js"
+import { ACTOR_COMPONENTS, KNOWN_REMAINING, SHARED_STATEMENTS, TABLE_OWNERS } from "./tableOwners.js"
 import * as path from "node:path"
 
 const tables = createdTables()
 const migrations = path.relative(ROOT, MIGRATIONS).split(path.sep).join("/")
-const touches = sourceFiles(SRC)
+const touches = [...sourceFiles(SRC), ...sourceFiles(path.join(ROOT, "actors"))]
   .filter((file) => !file.startsWith(`${migrations}/`))
-  .map((file) => ({ file, component: componentOf(file), tables: [...tablesTouched(file, tables)].sort() }))
+  .map((file) => ({ file, component: componentOf(file) ?? ACTOR_COMPONENTS[file], tables: [...tablesTouched(file, tables)].sort() }))
   .filter((entry) => entry.tables.length > 0)
 
 const allowed = (entries: typeof SHARED_STATEMENTS) => new Set(entries.flatMap((entry) => entry.tables.map((table) => `${entry.file} ${table}`)))
@@ -33,6 +33,10 @@ describe("table ownership", () => {
       expect(components, `owner of ${table}`).toContain(TABLE_OWNERS[table])
     }
     expect(Object.keys(TABLE_OWNERS).filter((table) => !tables.has(table))).toEqual([])
+  })
+
+  it("knows the component of every file that names a table (actors are assigned in ACTOR_COMPONENTS)", () => {
+    expect(touches.filter((entry) => entry.component === undefined).map((entry) => entry.file)).toEqual([])
   })
 
   it("names a table in SQL only inside its owner, or in a documented shared statement of the owner", () => {
