@@ -9,13 +9,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { AuditLog } from "../audit/auditLog.js"
+import { budgetExceededMessage, type ReserveOutcome } from "../pipeline/agentPorts.js"
 import { TransactionSummaries } from "../pipeline/transactionSummaries.js"
 import { utcToday } from "./agentRepo.js"
 import { spentToday, type StoredAgent } from "./agentRow.js"
 
 // The outcome and its message are what the pipeline's retry asks of the budget (pipeline/agentPorts.ts).
-export { budgetExceededMessage, type ReserveOutcome } from "../pipeline/agentPorts.js"
-import type { ReserveOutcome } from "../pipeline/agentPorts.js"
+export { budgetExceededMessage, type ReserveOutcome }
 
 /** failedAt values of a transaction that never reached the chain, so its reservation can be released. */
 export const RELEASABLE_FAILED_AT = ["validation", "policy", "build", "sign"] as const
