@@ -65,9 +65,32 @@ const templateTexts = (file: string): Array<string> => {
 const TABLE_AFTER = /\b(?:FROM|JOIN|INTO|UPDATE|TABLE|REFERENCES|TRUNCATE|USING)\s+(?:ONLY\s+)?"?([a-z_][a-z0-9_]*)"?((?:\s+(?:AS\s+)?[a-z_][a-z0-9_]*)?(?:\s*,\s*"?[a-z_][a-z0-9_]*"?(?:\s+(?:AS\s+)?[a-z_][a-z0-9_]*)?)*)/gi
 const LISTED = /,\s*"?([a-z_][a-z0-9_]*)"?/gi
 
+/**
+ * Names passed to the SQL client as identifiers (`sql("t")`, `sql.literal(cond ? "a" : "b")`,
+ * `sql.unsafe("t")`): every string literal inside such a call's arguments.
+ */
+const identifierTexts = (file: string): Array<string> => {
+  const texts: Array<string> = []
+  const literalsIn = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) texts.push(node.text)
+    ts.forEachChild(node, literalsIn)
+  }
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression
+      const named = ts.isIdentifier(callee) ? callee.text === "sql" : ts.isPropertyAccessExpression(callee) && ["literal", "unsafe"].includes(callee.name.text)
+      if (named) node.arguments.forEach(literalsIn)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(parse(file))
+  return texts
+}
+
 /** The tables (of `known`) that the SQL of a file names. */
 export const tablesTouched = (file: string, known: ReadonlySet<string>): Set<string> => {
   const touched = new Set<string>()
+  for (const name of identifierTexts(file)) if (known.has(name.trim())) touched.add(name.trim())
   for (const text of templateTexts(file)) {
     for (const match of text.matchAll(TABLE_AFTER)) {
       if (known.has(match[1]!)) touched.add(match[1]!)
