@@ -172,13 +172,15 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
      * reservations never bound to a transaction (the create did not finish). Safe to run anywhere, often.
      */
     const releaseFailedReservations = Effect.gen(function* () {
-      // The transactions still holding a reservation, then which of them the pipeline says failed early.
-      const held = yield* sql<{ tx_id: string }>`
-        SELECT tx_id FROM agent_budget_reservations WHERE released_at IS NULL AND tx_id IS NOT NULL
+      // The reservations still held, then which of their transactions the pipeline says failed early.
+      // Released by reservation id: one a retry made meanwhile for the same transaction is not among them.
+      const held = yield* sql<{ id: string; tx_id: string }>`
+        SELECT id, tx_id FROM agent_budget_reservations WHERE released_at IS NULL AND tx_id IS NOT NULL
       `.pipe(Effect.orDie)
-      const failedTxIds = yield* transactions.failedAtAnyOf(held.map((row) => row.tx_id), RELEASABLE_FAILED_AT)
-      const failed = failedTxIds.length === 0 ? 0 : yield* releaseWhere(
-        sql.and([sql`tx_id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(failedTxIds)}::jsonb))`]),
+      const failedTxIds = new Set(yield* transactions.failedAtAnyOf(held.map((row) => row.tx_id), RELEASABLE_FAILED_AT))
+      const releasable = held.filter((row) => failedTxIds.has(row.tx_id)).map((row) => row.id)
+      const failed = releasable.length === 0 ? 0 : yield* releaseWhere(
+        sql.and([sql`id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(releasable)}::jsonb))`]),
         "transaction failed before submission"
       )
       const unbound = yield* releaseWhere(
