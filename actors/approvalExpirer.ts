@@ -8,16 +8,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "../src/config.js"
 import { makeApprovalExpiry } from "../src/pipeline/approvalExpiry.js"
+import { TransactionRepo } from "../src/pipeline/transactionRepo.js"
 import { superviseActor } from "./supervise.js"
 
 export const expireApprovals = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const expiry = yield* makeApprovalExpiry
-  const due = yield* sql<{ id: string; approval: Record<string, unknown> }>`
-    SELECT id, approval FROM transactions
-    WHERE approval IS NOT NULL AND approval->>'expiresAt' <= ${new Date().toISOString()} AND status = 'approval_gate'
-    LIMIT 500
-  `.pipe(Effect.orDie)
+  const due = yield* (yield* TransactionRepo).waitingPastExpiry(new Date(), 500)
   for (const row of due) {
     // The transition and the release of the reserved daily spend commit together.
     const moved = yield* sql.withTransaction(expiry.expire(row.id, row.approval)).pipe(Effect.orDie)

@@ -29,6 +29,8 @@ import { AgentRunStore } from "./agents/runtime/runStore.js"
 import { Strategy } from "./agents/strategy.js"
 import { Treasury } from "./agents/treasury.js"
 import { WalletSpend } from "./agents/walletSpend.js"
+import { OffChainIntentsLive } from "./agents/offChainIntents.js"
+import { AgentBreachReportLive, AgentBudgetOnRetryLive, WalletSpendGateLive } from "./agents/pipelinePorts.js"
 import { strategyRoutes, treasuryRoutes } from "./agents/treasuryHttp.js"
 import { AuditEvents } from "./audit/auditEvents.js"
 import { AuditLog } from "./audit/auditLog.js"
@@ -55,23 +57,23 @@ import { webhookRoutes } from "./webhooks/http.js"
 import { WebhookRepo } from "./webhooks/webhookRepo.js"
 import { Chaos } from "./pipeline/chaos.js"
 import { chaosRoutes } from "./pipeline/chaosHttp.js"
-import { ChainFacts } from "./pipeline/chainFacts.js"
+import { ChainFacts } from "./chain/chainFacts.js"
 import { PipelineExecutor } from "./pipeline/executor.js"
 import { transactionRoutes } from "./pipeline/http.js"
 import { signRoutes } from "./pipeline/signHttp.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
-import { Outbox } from "./pipeline/outbox.js"
-import { OffChainIntents } from "./pipeline/offChainIntents.js"
+import { Outbox, OutboxDepthLive } from "./pipeline/outbox.js"
 import { GaslessStages } from "./pipeline/gaslessStages.js"
 import { X402Stages } from "./pipeline/x402Stages.js"
 import { PostChecks } from "./pipeline/postChecks.js"
 import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
-import { StageEvents } from "./pipeline/stageEvents.js"
+import { StageEventFeedLive, StageEvents } from "./pipeline/stageEvents.js"
 import { SignOnly } from "./pipeline/signOnly.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
 import { TransactionService } from "./pipeline/transactionService.js"
+import { TransactionSummaries } from "./pipeline/transactionSummaries.js"
 import { TransactionWaits } from "./pipeline/transactionWaits.js"
 import { policyRoutes } from "./policy/http.js"
 import { PolicyEngine } from "./policy/policyEngine.js"
@@ -80,14 +82,15 @@ import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
+import { escrowHelperRoutes } from "./pipeline/escrowHelpersHttp.js"
 import { positionRoutes } from "./positions/http.js"
 import { EscrowIndexer } from "./protocols/escrow/indexer.js"
 import { EscrowProgram } from "./protocols/escrow/program.js"
 import { AmmPrograms } from "./protocols/amm/programs.js"
 import { LiquidStakingProgram } from "./protocols/staking/program.js"
 import { LendingMarketProgram } from "./protocols/lending/program.js"
-import { StakePositionIndexer } from "./protocols/staking/positionIndexer.js"
-import { LendingPositionIndexer } from "./protocols/lending/positionIndexer.js"
+import { StakePositionIndexer } from "./positions/stakePositionIndexer.js"
+import { LendingPositionIndexer } from "./positions/lendingPositionIndexer.js"
 import { WalletPositions } from "./positions/walletPositions.js"
 import { EscrowRepo } from "./protocols/escrow/escrowRepo.js"
 import { defiRoutes } from "./protocols/defiHttp.js"
@@ -116,6 +119,7 @@ const componentRoutes = [
   ...defiRoutes,
   ...swapRoutes,
   ...oracleRoutes,
+  ...escrowHelperRoutes,
   ...escrowRoutes,
   ...positionRoutes,
   ...runtimeRoutes,
@@ -137,7 +141,7 @@ const InfrastructureLive = Layer.mergeAll(
   AuditLog.Default,
   ChainClient.Default,
   ActorRegistry.Default,
-  StageEvents.Default,
+  StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
   StageTelemetry.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
@@ -153,10 +157,12 @@ const CoreComponentsLive = Layer.mergeAll(
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
-  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, OffChainIntents.Default, SignOnly.Default)),
+  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
+  Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
   // a portfolio breach by an agent's spend is recorded for the supervisor.
   Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default, AgentBreaches.Default).pipe(Layer.provideMerge(AgentRepo.Default))),
@@ -166,6 +172,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(
     Layer.mergeAll(
       TransactionRepo.Default,
+      TransactionSummaries.Default,
       Outbox.Default,
       ChainFacts.Default,
       MessageBuilder.Default,
@@ -187,7 +194,8 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
 )
 
 /** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
-const AgentsLive = WalletSpend.Default.pipe(
+const AgentsLive = WalletSpendGateLive.pipe(
+  Layer.provideMerge(WalletSpend.Default),
   Layer.provideMerge(AgentExecution.Default),
   Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
   Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),

@@ -74,6 +74,24 @@ export class AgentBreaches extends Effect.Service<AgentBreaches>()("AgentBreache
         Effect.orDie
       )
 
-    return { record, listUnhandled, markHandled }
+    /**
+     * Records a delta_guard breach for each failure whose agent exists and that has none yet (one per
+     * transaction: a unique index); answers how many were new.
+     */
+    const recordDeltaGuardFailures = (failures: ReadonlyArray<{ txId: string; tenantId: string; agentId: string; reason: string }>) =>
+      failures.length === 0
+        ? Effect.succeed(0)
+        : sql<{ id: string }>`
+            INSERT INTO agent_breaches (id, tenant_id, agent_id, kind, reason, tx_id)
+            SELECT gen_random_uuid(), v.tenant_id, v.agent_id, 'delta_guard', v.reason, v.tx_id
+            FROM jsonb_to_recordset(${JSON.stringify(failures.map((f) => ({ tx_id: f.txId, tenant_id: f.tenantId, agent_id: f.agentId, reason: f.reason })))}::jsonb)
+              AS v(tx_id uuid, tenant_id text, agent_id uuid, reason text)
+            JOIN agents a ON a.id = v.agent_id
+            WHERE NOT EXISTS (SELECT 1 FROM agent_breaches b WHERE b.tx_id = v.tx_id AND b.kind = 'delta_guard')
+            ON CONFLICT DO NOTHING
+            RETURNING id
+          `.pipe(Effect.map((rows) => rows.length), Effect.orDie, Effect.withSpan("AgentBreaches.recordDeltaGuardFailures"))
+
+    return { record, listUnhandled, markHandled, recordDeltaGuardFailures }
   })
 }) {}

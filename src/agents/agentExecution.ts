@@ -19,9 +19,9 @@ import { AgentBreaches } from "./agentBreaches.js"
 import { AgentService } from "./agentService.js"
 import type { StoredAgent } from "./agentRow.js"
 import { AgentBudgets, budgetExceededMessage } from "./budgets.js"
-import { intentSpendLamports } from "./intentSpend.js"
+import { intentSpendLamports } from "../pipeline/intentSpend.js"
 import { ManifestStore } from "./manifestStore.js"
-import { treasuryRefusal } from "./treasuryRights.js"
+import { treasuryRefusal } from "../pipeline/treasuryRights.js"
 
 /** What execute was given: the body's fields, and the manifest from the body or the header (if any). */
 export interface ExecuteInput {

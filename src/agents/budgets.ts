@@ -9,16 +9,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { AuditLog } from "../audit/auditLog.js"
+import { budgetExceededMessage, type ReserveOutcome } from "../pipeline/agentPorts.js"
+import { TransactionSummaries } from "../pipeline/transactionSummaries.js"
 import { utcToday } from "./agentRepo.js"
 import { spentToday, type StoredAgent } from "./agentRow.js"
 
-export type ReserveOutcome =
-  | { readonly _tag: "Reserved"; readonly reservationId: string; readonly spentLamportsToday: bigint; readonly budgetLamports: bigint | null }
-  | { readonly _tag: "Exceeded"; readonly remainingLamports: bigint; readonly requiredLamports: bigint; readonly budgetLamports: bigint }
-
-/** The spec's budget message, naming remaining and required lamports. */
-export const budgetExceededMessage = (remaining: bigint, required: bigint) =>
-  `agent budget exceeded: remaining ${remaining} lamports, required ${required} lamports`
+// The outcome and its message are what the pipeline's retry asks of the budget (pipeline/agentPorts.ts).
+export { budgetExceededMessage, type ReserveOutcome }
 
 /** failedAt values of a transaction that never reached the chain, so its reservation can be released. */
 export const RELEASABLE_FAILED_AT = ["validation", "policy", "build", "sign"] as const
@@ -46,6 +43,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const audit = yield* AuditLog
+    const transactions = yield* TransactionSummaries
 
     const budgetEvent = (tenantId: string, agentId: string, eventType: string, message: string, metadata: Record<string, unknown>, txId?: string | null) =>
       audit.record({ tenantId, eventType, message, metadata, agentId, txId: txId ?? null, entityType: "agent", category: "budget" })
@@ -174,10 +172,15 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
      * reservations never bound to a transaction (the create did not finish). Safe to run anywhere, often.
      */
     const releaseFailedReservations = Effect.gen(function* () {
-      const failed = yield* releaseWhere(
-        sql.and([
-          sql`tx_id IN (SELECT id FROM transactions WHERE status = 'failed' AND failed_at IN ${sql.in(RELEASABLE_FAILED_AT)})`
-        ]),
+      // The reservations still held, then which of their transactions the pipeline says failed early.
+      // Released by reservation id: one a retry made meanwhile for the same transaction is not among them.
+      const held = yield* sql<{ id: string; tx_id: string }>`
+        SELECT id, tx_id FROM agent_budget_reservations WHERE released_at IS NULL AND tx_id IS NOT NULL
+      `.pipe(Effect.orDie)
+      const failedTxIds = new Set(yield* transactions.failedAtAnyOf(held.map((row) => row.tx_id), RELEASABLE_FAILED_AT))
+      const releasable = held.filter((row) => failedTxIds.has(row.tx_id)).map((row) => row.id)
+      const failed = releasable.length === 0 ? 0 : yield* releaseWhere(
+        sql.and([sql`id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(releasable)}::jsonb))`]),
         "transaction failed before submission"
       )
       const unbound = yield* releaseWhere(
@@ -207,5 +210,6 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
     }).pipe(Effect.withSpan("AgentBudgets.resetForNewDay"))
 
     return { view, reserve, bind, release, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
-  })
+  }),
+  dependencies: [TransactionSummaries.Default]
 }) {}

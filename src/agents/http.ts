@@ -17,7 +17,7 @@ import { replyAfterWait } from "../pipeline/http.js"
 import { AgentExecution } from "./agentExecution.js"
 import { AgentService } from "./agentService.js"
 import type { AgentAction } from "./agentTransitions.js"
-import { headerManifest } from "./manifestHeader.js"
+import { headerManifest } from "../pipeline/manifestHeader.js"
 import { ManifestStore, RevokeManifestBody } from "./manifestStore.js"
 import { AgentsApi } from "../../schemas/api/agents.js"
 

@@ -16,7 +16,7 @@ import { decodeIntent } from "../pipeline/acceptIntent.js"
 import { WalletService } from "../wallet/walletService.js"
 import { AgentRepo, utcToday } from "./agentRepo.js"
 import { spentToday, type StoredAgent } from "./agentRow.js"
-import { intentSpendLamports } from "./intentSpend.js"
+import { intentSpendLamports } from "../pipeline/intentSpend.js"
 
 /** The spec's backtest rule, pure. */
 export const scoreBacktest = (steps: ReadonlyArray<{ readonly simulatedPnlLamports: bigint }>, minimumPassRate: number) => {

@@ -13,7 +13,7 @@ import { TransactionService } from "../pipeline/transactionService.js"
 import { AgentExecution } from "./agentExecution.js"
 import { AgentRepo } from "./agentRepo.js"
 import type { StoredAgent } from "./agentRow.js"
-import { TREASURY_TYPES, treasuryRefusal } from "./treasuryRights.js"
+import { TREASURY_TYPES, treasuryRefusal } from "../pipeline/treasuryRights.js"
 
 const notOwnWallet = (self: string) =>
   new Forbidden({ message: `This key acts as agent ${self}: it spends only from that agent's wallet, as that agent` })

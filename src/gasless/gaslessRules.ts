@@ -5,12 +5,18 @@
  * deposit, token account initialization), Kora's allowed programs and maximum fee, and a fee payer
  * that must only pay the fee (never appear in an instruction: no transfer, close or authority use).
  */
-import { ASSOCIATED_TOKEN_PROGRAM, COMPUTE_BUDGET_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM } from "../protocols/programIds.js"
-import type { MessageView } from "./messageView.js"
+import type { MessageView } from "../protocols/messageView.js"
+import {
+  ASSOCIATED_TOKEN_PROGRAM,
+  COMPUTE_BUDGET_PROGRAM_ID,
+  MEMO_PROGRAM,
+  MEMO_V1_PROGRAM,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM
+} from "../protocols/programIds.js"
 
-export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
-export const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
-export const MEMO_V1_PROGRAM = "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo"
+export { MEMO_PROGRAM, MEMO_V1_PROGRAM, TOKEN_2022_PROGRAM }
 const LOADERS = new Set([
   "BPFLoaderUpgradeab1e11111111111111111111111",
   "BPFLoader2111111111111111111111111111111111",

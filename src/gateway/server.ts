@@ -19,7 +19,7 @@ import { isConsolePath } from "./consoleHttp.js"
 import { OPENAPI_PATH } from "./openApiHttp.js"
 import { buildRouter, type Route } from "./route.js"
 import { scopeForPath } from "./routeScopes.js"
-import { presentedKey } from "../mcp/presentedKey.js"
+import { presentedKey } from "./presentedKey.js"
 
 /** The node server under the gateway, for upgrade handlers (the stage stream). */
 export class GatewayNodeServer extends Context.Tag("GatewayNodeServer")<GatewayNodeServer, http.Server>() {}

@@ -4,7 +4,7 @@
  * open connections per key (the next upgrade gets the 429 envelope), tenant-filtered (an agent's key sees
  * only its agent's events), subscribable by
  * txId / walletId / agentId, one message per stage transition in order, with heartbeats. Each client
- * has its own subscription to the StageEvents hub (a sliding buffer), so the pipeline never waits.
+ * has its own subscription to the StageEvents hub (through StageEventFeed) (a sliding buffer), so the pipeline never waits.
  *
  * The platform's server registers an `upgrade` handler that would answer every upgrade with the HTTP
  * app (a 404 here); this layer is built after the gateway and takes the `upgrade` event over: the
@@ -19,11 +19,11 @@ import { type WebSocket, WebSocketServer } from "ws"
 import { type ActorHandle } from "../../actors/registry.js"
 import { superviseActor } from "../../actors/supervise.js"
 import { TooManyStreamConnections } from "../../schemas/errors.js"
-import { StageEvents } from "../pipeline/stageEvents.js"
 import { authenticate } from "./authenticate.js"
 import { GatewayAuth } from "./gatewayAuth.js"
 import { scopeForPath } from "./routeScopes.js"
 import { GatewayNodeServer, refusalHeaders } from "./server.js"
+import { StageEventFeed } from "./stageEventFeed.js"
 import { serveClient, type StreamLimits } from "./streamClient.js"
 import { subscriptionsFromQuery } from "./streamSubscriptions.js"
 import { refuseUpgrade, streamCredentials } from "./streamUpgrade.js"
@@ -63,7 +63,7 @@ const runStream = (handle: ActorHandle, limits: Config.Config.Success<typeof str
   Effect.gen(function* () {
     const nodeServer = yield* GatewayNodeServer
     const { settings } = yield* GatewayAuth
-    const events = yield* StageEvents
+    const events = yield* StageEventFeed
     const requiredScope = scopeForPath(STREAM_PATH)
     if (requiredScope === undefined) return yield* Effect.dieMessage(`${STREAM_PATH} has no scope in routeScopes.ts`)
 

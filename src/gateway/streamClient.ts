@@ -5,7 +5,7 @@
  */
 import { Deferred, Duration, Effect, Either, Exit, Queue, Schema } from "effect"
 import { WebSocket } from "ws"
-import type { StageEvent } from "../pipeline/stageEvents.js"
+import type { StageEvent } from "./stageEventFeed.js"
 import type { CallerInfo } from "./caller.js"
 import { validationErrorFrom } from "./request.js"
 import { applyMessage, describeSubscriptions, SubscriptionMessage, type Subscriptions, wants } from "./streamSubscriptions.js"

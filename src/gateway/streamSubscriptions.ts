@@ -7,7 +7,7 @@
  */
 import { Effect, Schema } from "effect"
 import { Uuid } from "../../schemas/common.js"
-import type { StageEvent } from "../pipeline/stageEvents.js"
+import type { StageEvent } from "./stageEventFeed.js"
 import { actingAgent, canSee, type CallerInfo } from "./caller.js"
 import { decodeWith } from "./request.js"
 

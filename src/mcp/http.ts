@@ -11,7 +11,7 @@ import { innerCallToken } from "../gateway/innerCall.js"
 import { decodeBody } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import type { GatewayIdentity } from "./gatewayClient.js"
-import { presentedKey, presentedTenant } from "./presentedKey.js"
+import { presentedKey, presentedTenant } from "../gateway/presentedKey.js"
 import { runTool, type ToolError } from "./runTool.js"
 import { TOOL_DESCRIPTIONS } from "./toolList.js"
 

@@ -12,9 +12,9 @@ import { ActorRegistry } from "../../actors/registry.js"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { route } from "../gateway/route.js"
-import { Outbox } from "../pipeline/outbox.js"
 import { WebhookDeliveryQueue } from "../webhooks/deliveryQueue.js"
 import { counterSampleOf } from "./counterFamilies.js"
+import { OutboxDepth } from "./queueDepth.js"
 import { StageTelemetry } from "./stageTelemetry.js"
 
 /** Counters beyond 2^53 are exact in SQL; Prometheus samples are float64 anyway. */
@@ -37,7 +37,7 @@ const countersRegistry = (totals: ReadonlyMap<string, bigint>) => {
 
 export const renderPrometheus = Effect.gen(function* () {
   const counters = yield* MetricCounters
-  const outbox = yield* Outbox
+  const outbox = yield* OutboxDepth
   const chain = yield* ChainClient
   const actors = yield* ActorRegistry
   const telemetry = yield* StageTelemetry
@@ -45,7 +45,7 @@ export const renderPrometheus = Effect.gen(function* () {
 
   const registry = countersRegistry(yield* counters.snapshot)
   const depth = new Gauge({ name: "custody_outbox_jobs", help: "Outbox jobs by status (pending and processing are the queue's depth)", labelNames: ["status"], registers: [registry] })
-  for (const [status, n] of Object.entries(yield* outbox.stats)) depth.set({ status }, n)
+  for (const [status, n] of Object.entries(yield* outbox.byStatus)) depth.set({ status }, n)
   const deliveries = new Gauge({ name: "custody_webhook_deliveries", help: "Webhook deliveries waiting (pending, processing) and dead-lettered", labelNames: ["status"], registers: [registry] })
   for (const [status, n] of Object.entries(yield* webhooks.depth)) deliveries.set({ status }, n)
 

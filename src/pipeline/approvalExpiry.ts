@@ -12,21 +12,8 @@ import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
 
-/** True when the approval's time is up at `now` (a missing or unreadable expiry counts as expired: fail closed). */
-export const approvalExpired = (approval: Readonly<Record<string, unknown>> | null, now: Date): boolean => {
-  const expiresAt = typeof approval?.expiresAt === "string" ? Date.parse(approval.expiresAt) : Number.NaN
-  return !Number.isFinite(expiresAt) || expiresAt <= now.getTime()
-}
-
-/**
- * An approval decided in time: approved strictly before it expired (what the signer checks, so an
- * approval written late by any path never signs).
- */
-export const approvedInTime = (approval: Readonly<Record<string, unknown>> | null): boolean => {
-  if (approval?.status !== "approved" || typeof approval.decidedAt !== "string") return false
-  const decidedAt = Date.parse(approval.decidedAt)
-  return Number.isFinite(decidedAt) && !approvalExpired(approval, new Date(decidedAt))
-}
+// When an approval counts is the signing rule's (the wallet signs only what was approved in time).
+export { approvalExpired, approvedInTime } from "../wallet/signingPermission.js"
 
 /**
  * Expiring an approval, with the services it needs: `expire` fails a transaction waiting at the gate

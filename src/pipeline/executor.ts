@@ -10,7 +10,6 @@
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
 import { Signer } from "../../actors/signer.js"
-import { AgentBreaches } from "../agents/agentBreaches.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
@@ -23,9 +22,9 @@ import { describeStakingFailure } from "../protocols/staking/errors.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
 import { buildWithAdapter } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
-import { ChainFacts } from "./chainFacts.js"
+import { ChainFacts } from "../chain/chainFacts.js"
 import { MessageBuilder } from "./messageBuilder.js"
-import { OFF_CHAIN_TYPES, OffChainIntents } from "./offChainIntents.js"
+import { AgentBreachReport, OFF_CHAIN_TYPES, OffChainIntents } from "./agentPorts.js"
 import { PostChecks } from "./postChecks.js"
 import { withPreBalance } from "./preBalanceFacts.js"
 import { ReadOnlyIntents } from "./readOnlyIntents.js"
@@ -69,7 +68,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
     const offChain = yield* OffChainIntents
-    const breaches = yield* AgentBreaches
+    const breaches = yield* AgentBreachReport
     const signOnly = yield* SignOnly
     const telemetry = yield* StageTelemetry
     const audit = yield* AuditLog
@@ -256,7 +255,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           // Stored with the decision, in its SQL transaction, so no crash can keep one without the other.
           row.agent_id === null
             ? Effect.void
-            : breaches.record({ tenantId: row.tenant_id, agentId: row.agent_id, kind: "portfolio", reason: `transaction ${row.id}: ${denied.join("; ")}`, txId: row.id })
+            : breaches.portfolio({ tenantId: row.tenant_id, agentId: row.agent_id, reason: `transaction ${row.id}: ${denied.join("; ")}`, txId: row.id })
         )
         const reasons = decision.reasons.join("; ")
         if (decision.decision === "deny") {

@@ -16,7 +16,7 @@ import {
 } from "../audit/metricNames.js"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { unsupportedForGasless } from "../gasless/gaslessRules.js"
-import { accountIndexOf, viewMessage } from "../gasless/messageView.js"
+import { accountIndexOf, viewMessage } from "../protocols/messageView.js"
 import { GaslessRelay, type RelayError } from "../gasless/relayClient.js"
 import { PostChecks } from "./postChecks.js"
 import type { RunContext } from "./runContext.js"

@@ -6,8 +6,8 @@ import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
 import { decodeBody, decodeQuery, jsonBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
-import { headerManifest } from "../agents/manifestHeader.js"
-import { WalletSpend } from "../agents/walletSpend.js"
+import { headerManifest } from "./manifestHeader.js"
+import { WalletSpendGate } from "./agentPorts.js"
 import { type AcceptedRequest, decodeTransactionRequest } from "./acceptIntent.js"
 import { Outbox } from "./outbox.js"
 import { TransactionService } from "./transactionService.js"
@@ -46,7 +46,7 @@ export const createAndReply = <E, R>(decodeRequest: Effect.Effect<AcceptedReques
     Effect.gen(function* () {
       const request = yield* decodeRequest
       const manifest = bodyManifest ?? (yield* headerManifest)
-      return yield* (yield* WalletSpend).create(yield* Caller, request, manifest)
+      return yield* (yield* WalletSpendGate).create(yield* Caller, request, manifest)
     })
   )
 

@@ -6,10 +6,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Queue, Stream } from "effect"
+import { Effect, Layer, Queue, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
+import { OutboxDepth } from "../observability/queueDepth.js"
 import { type RunContext, type RunContextColumns, runContextOf } from "./runContext.js"
 
 export type OutboxAction = "execute" | "retry" | "approve"
@@ -173,3 +174,6 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     return { enqueueInTransaction, notifyChannel, notify, notifyLater, claim, renewLease, complete, release, fail, stats, waitForWork, leaseMs }
   })
 }) {}
+
+/** The outbox's depth for /metrics (observability declares what it reads; the pipeline provides it). */
+export const OutboxDepthLive = Layer.effect(OutboxDepth, Effect.map(Outbox, (outbox) => ({ byStatus: outbox.stats })))

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
-import { ChainFacts } from "./chainFacts.js"
+import { ChainFacts } from "../chain/chainFacts.js"
 
 export const withPreBalance = (facts: ChainFacts, chain: ChainClient, wallet: string) => {
   let preBalance: bigint | undefined

@@ -28,7 +28,7 @@ import {
 } from "./signRequest.js"
 import { transactionReply } from "./transactionReply.js"
 import type { TransactionRow } from "./transactionRow.js"
-import { WalletSpend } from "../agents/walletSpend.js"
+import { WalletSpendGate } from "./agentPorts.js"
 import { TransactionWaits } from "./transactionWaits.js"
 
 /** How long the answer waits for the run (the pipeline keeps going after, as for any transaction). */
@@ -83,7 +83,7 @@ export const signRoutes = [
       const { type, intent } = yield* checkInput(body, stored.wallet.publicKey)
       const request = { walletId, type, protocol: SIGN_PROTOCOL, gasless: false, requireApproval: false, intent } as unknown as AcceptedRequest
       // Through WalletSpend: an agent's wallet gets that agent's checks, as every other spend path.
-      const { row } = yield* (yield* WalletSpend).create(caller, request, undefined)
+      const { row } = yield* (yield* WalletSpendGate).create(caller, request, undefined)
       const waits = yield* TransactionWaits
       const settled = yield* waits.withWait(caller.keyId, SIGN_WAIT_MS, (waitMs) => waits.awaitSettledRow(row, waitMs))
       return signedReply(settled, stored.wallet.publicKey)

@@ -7,7 +7,7 @@
  */
 import { Data, Effect } from "effect"
 import { ChainClient, type ChainError } from "../chain/chainClient.js"
-import { ChainFacts } from "./chainFacts.js"
+import { ChainFacts } from "../chain/chainFacts.js"
 import type { Unwritten } from "./stageTransitions.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { decodeTransactionToSign, offChainMessageBytes, SIGN_MESSAGE_TYPE } from "./signRequest.js"

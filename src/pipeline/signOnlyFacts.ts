@@ -7,7 +7,7 @@
  */
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token"
 import { PublicKey } from "@solana/web3.js"
-import type { AccountFacts } from "./chainFacts.js"
+import type { AccountFacts } from "../chain/chainFacts.js"
 
 const TOKEN_PROGRAMS = new Set([TOKEN_PROGRAM_ID.toBase58(), TOKEN_2022_PROGRAM_ID.toBase58()])
 

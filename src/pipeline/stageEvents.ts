@@ -9,8 +9,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Chunk, Effect, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
+import { Chunk, Effect, Layer, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import { type StageEvent, StageEventFeed } from "../gateway/stageEventFeed.js"
 import type { TransactionRow } from "./transactionRow.js"
 
 const CHANNEL = "stage_events"
@@ -21,20 +22,8 @@ const RELAY_BUFFER = 10_000
 /** At most one relay statement per interval: a few large NOTIFYs cost far less than one per transition. */
 const RELAY_EVERY = "50 millis"
 
-export interface StageEvent {
-  readonly type: "stage"
-  readonly txId: string
-  readonly tenantId: string
-  readonly walletId: string
-  readonly agentId: string | null
-  readonly status: string
-  readonly stage: string
-  readonly at: string
-  readonly message?: string
-  readonly signature?: string
-  readonly failedAt?: string
-  readonly errorCode?: string
-}
+// The stream's message shape is the gateway's (it serves the stream); the pipeline publishes it.
+export type { StageEvent }
 
 /** The stage-stream message of a transaction row as it was just written. */
 export const stageEventOf = (row: TransactionRow, message?: string, at: string = new Date().toISOString()): StageEvent => ({
@@ -119,3 +108,6 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
     return { publish, subscribe }
   })
 }) {}
+
+/** The feed the gateway's stage stream subscribes to. */
+export const StageEventFeedLive = Layer.effect(StageEventFeed, Effect.map(StageEvents, (events) => ({ subscribe: events.subscribe })))

@@ -4,8 +4,8 @@
  * fields, appends to `history` and inserts the audit events, so a transition is recorded completely
  * or not at all (and a stale worker cannot move a transaction another worker already moved).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { type BuildFactsRow, RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
@@ -239,6 +239,19 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         return { rows, total: Number(total) }
       }).pipe(Effect.orDie)
 
-    return { find, findRecord, findByIdempotencyKey, transition, transitionShared, listByWallet }
+    const expiredApprovalsQuery = SqlSchema.findAll({
+      Request: Schema.Struct({ now: Schema.String, limit: Schema.Number }),
+      Result: Schema.Struct({ id: Schema.String, approval: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }),
+      execute: ({ limit, now }) => sql`
+        SELECT id, approval FROM transactions
+        WHERE approval IS NOT NULL AND approval->>'expiresAt' <= ${now} AND status = 'approval_gate'
+        LIMIT ${limit}
+      `
+    })
+
+    /** Transactions still waiting at the approval gate whose approval expired by `now` (the expirer's sweep). */
+    const waitingPastExpiry = (now: Date, limit: number) => expiredApprovalsQuery({ now: now.toISOString(), limit }).pipe(Effect.orDie)
+
+    return { find, findRecord, findByIdempotencyKey, transition, transitionShared, listByWallet, waitingPastExpiry }
   })
 }) {}

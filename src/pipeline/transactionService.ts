@@ -7,14 +7,14 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
 import type { TransactionType } from "../../schemas/intent.js"
-import { AgentBudgets, budgetExceededMessage } from "../agents/budgets.js"
-import { intentSpendLamports } from "../agents/intentSpend.js"
+import { AgentBudgetOnRetry, budgetExceededMessage } from "./agentPorts.js"
+import { intentSpendLamports } from "./intentSpend.js"
 import { actingAgent, type CallerInfo } from "../gateway/caller.js"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { auditEventMetric } from "../audit/metricNames.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
-import { treasuryRefusal } from "../agents/treasuryRights.js"
+import { treasuryRefusal } from "./treasuryRights.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { approvalExpired, makeApprovalExpiry } from "./approvalExpiry.js"
@@ -38,7 +38,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const metrics = yield* MetricCounters
     const events = yield* StageEvents
     const policy = yield* PolicyEngine
-    const budgets = yield* AgentBudgets
+    const budgets = yield* AgentBudgetOnRetry
     const expiry = yield* makeApprovalExpiry
 
     // Concurrent creates share one insert statement (statementBatch.ts).

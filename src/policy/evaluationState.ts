@@ -6,15 +6,9 @@
  */
 import type { EvaluateRequest } from "../../schemas/policy.js"
 
-/** Projected portfolio metrics after this transaction (supplied by the transaction engine). */
-export interface PortfolioMetrics {
-  readonly drawdownLamports: bigint
-  readonly dailyLossLamports: bigint
-  /** Projected exposure in bps of portfolio value, for each token mint this transaction changes. */
-  readonly tokenExposureBps: Readonly<Record<string, number>>
-  /** Projected exposure in bps of portfolio value, for each protocol this transaction touches. */
-  readonly protocolExposureBps: Readonly<Record<string, number>>
-}
+// Projected portfolio metrics are the risk component's (it computes them); the evaluator reads them.
+import type { PortfolioMetrics } from "../risk/projectedMetrics.js"
+export type { PortfolioMetrics }
 
 /** Facts about the built transaction that only the pipeline knows (protocol_risk needs them). */
 export interface TransactionFacts {

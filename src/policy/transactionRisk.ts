@@ -4,8 +4,8 @@
  * pre-balance, quote age, oracle deviation), then the wallet's portfolio risk controls.
  */
 import type { EvaluateRequest, PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
-import { portfolioRiskChecks } from "../risk/portfolioRiskChecks.js"
-import { protocolRiskChecks } from "../risk/protocolRiskChecks.js"
+import { portfolioRiskChecks } from "./portfolioRiskChecks.js"
+import { protocolRiskChecks } from "./protocolRiskChecks.js"
 import type { PortfolioMetrics } from "./evaluationState.js"
 import { ALLOW, deny, type RuleOutcome } from "./outcome.js"
 

@@ -7,7 +7,7 @@
 import { NATIVE_MINT } from "@solana/spl-token"
 import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
-import { ChainFacts } from "../pipeline/chainFacts.js"
+import { ChainFacts } from "../chain/chainFacts.js"
 import { EscrowRepo } from "../protocols/escrow/escrowRepo.js"
 import { readMintPrices } from "../protocols/oracle/oracleReads.js"
 import { readStakePool } from "../protocols/staking/poolReads.js"

@@ -6,7 +6,7 @@
  */
 import { ComputeBudgetProgram, PublicKey, SystemInstruction, SystemProgram, TransactionInstruction } from "@solana/web3.js"
 import { Effect } from "effect"
-import { ChainFacts } from "../pipeline/chainFacts.js"
+import { ChainFacts } from "../chain/chainFacts.js"
 import type { ChainError } from "../chain/chainClient.js"
 import type { InstructionSpec } from "../../schemas/intent.js"
 import { AdapterInputError } from "./adapterError.js"

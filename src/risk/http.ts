@@ -7,6 +7,7 @@
  */
 import { Effect, Schema } from "effect"
 import { Uuid } from "../../schemas/common.js"
+import { NotFound } from "../../schemas/errors.js"
 import { PortfolioRiskControlsUpdate, ProtocolRiskConfigUpdate } from "../../schemas/policy.js"
 import { ProtocolId } from "../../schemas/protocol.js"
 import { Caller } from "../gateway/caller.js"
@@ -14,11 +15,18 @@ import { ok } from "../gateway/envelope.js"
 import { decodeBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { RiskApi } from "../../schemas/api/risk.js"
-import { PolicyService } from "../policy/policyService.js"
+import { WalletRepo } from "../wallet/walletRepo.js"
 import { defaultProtocolConfig, RiskConfigRepo } from "./riskConfigRepo.js"
 
 const protocolParam = pathParam("protocol", Schema.compose(Schema.String, ProtocolId, { strict: false }))
 const walletParam = pathParam("walletId", Uuid)
+
+/** The wallet as the caller may see it (404 otherwise), from its owner's repository. */
+const visibleWallet = (walletId: string) =>
+  Effect.gen(function* () {
+    const wallet = yield* (yield* WalletRepo).find(walletId, (yield* Caller).readTenant)
+    return wallet === undefined ? yield* Effect.fail(new NotFound({ resource: "wallet", id: walletId })) : wallet
+  })
 
 /** A stored row that no longer decodes is an internal error (500), not the caller's fault. */
 const orDie = Effect.orDie
@@ -61,7 +69,7 @@ export const riskRoutes = [
     RiskApi.getPortfolio,
     Effect.gen(function* () {
       const walletId = yield* walletParam
-      const wallet = yield* (yield* PolicyService).visibleWallet(yield* Caller, walletId)
+      const wallet = yield* visibleWallet(walletId)
       return ok(yield* orDie((yield* RiskConfigRepo).findPortfolio(walletId, wallet.tenantId)))
     })
   ),
@@ -70,7 +78,7 @@ export const riskRoutes = [
     Effect.gen(function* () {
       const walletId = yield* walletParam
       const body = yield* decodeBody(PortfolioRiskControlsUpdate)
-      const wallet = yield* (yield* PolicyService).visibleWallet(yield* Caller, walletId)
+      const wallet = yield* visibleWallet(walletId)
       return ok(yield* (yield* RiskConfigRepo).putPortfolio(wallet.tenantId, walletId, body))
     })
   )

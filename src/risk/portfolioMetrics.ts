@@ -13,7 +13,7 @@
  *                 amount, over the value now, in bps. Plain transfers (system-program, spl-token) are payments,
  *                 not positions, and create no exposure.
  */
-import type { PortfolioMetrics } from "../policy/evaluationState.js"
+import type { PortfolioMetrics } from "./projectedMetrics.js"
 import { feedOfMint } from "../protocols/oracle/feeds.js"
 import type { PortfolioBaseline } from "./portfolioValueRepo.js"
 import type { PortfolioValue } from "./portfolioValue.js"

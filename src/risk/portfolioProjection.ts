@@ -8,7 +8,7 @@
  * A value that cannot be computed leaves the metrics out, with why (the portfolio limits then deny).
  */
 import { Cache, Duration, Effect } from "effect"
-import type { PortfolioMetrics } from "../policy/evaluationState.js"
+import type { PortfolioMetrics } from "./projectedMetrics.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { projectPortfolioMetrics, type PortfolioFacts } from "./portfolioMetrics.js"
 import type { PortfolioValue } from "./portfolioValue.js"

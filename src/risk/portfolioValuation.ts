@@ -7,7 +7,7 @@
 import { NATIVE_MINT } from "@solana/spl-token"
 import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
-import { ChainFacts, decodeMint } from "../pipeline/chainFacts.js"
+import { ChainFacts, decodeMint } from "../chain/chainFacts.js"
 import { PositionRepo } from "../positions/positionRepo.js"
 import { EscrowRepo } from "../protocols/escrow/escrowRepo.js"
 import { feedOfMint } from "../protocols/oracle/feeds.js"

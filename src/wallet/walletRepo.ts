@@ -1,6 +1,6 @@
 /** Wallet rows in SQL, always filtered by tenant. */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
 import type { KeyBackend, Wallet, WalletProvider } from "../../schemas/wallet.js"
 
 export interface WalletRow {
@@ -19,6 +19,10 @@ export interface StoredWallet {
   readonly tenantId: string
   readonly keyBackend: KeyBackend
 }
+
+/** A wallet as another component may know it: its id, address and label (never its key backend). */
+export const WalletAddress = Schema.Struct({ walletId: Schema.String, publicKey: Schema.String, label: Schema.NullOr(Schema.String) })
+export type WalletAddress = typeof WalletAddress.Type
 
 const custodyOf = (backend: KeyBackend) => (backend === "encrypted-file" || backend === "memory" ? "local" : "external")
 
@@ -66,6 +70,20 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
         return { wallets: rows.map((row) => toStoredWallet(row).wallet), total: Number(total) }
       }).pipe(Effect.orDie)
 
-    return { insert, find, list }
+    const activeOthersOfTenant = SqlSchema.findAll({
+      Request: Schema.Struct({ tenantId: Schema.String, exceptWalletId: Schema.String, limit: Schema.Number }),
+      Result: WalletAddress,
+      execute: ({ exceptWalletId, limit, tenantId }) => sql`
+        SELECT id AS "walletId", public_key AS "publicKey", label FROM wallets
+        WHERE tenant_id = ${tenantId} AND id <> ${exceptWalletId} AND status = 'active'
+        ORDER BY created_at, id LIMIT ${limit}
+      `
+    })
+
+    /** The other active wallets of a tenant, oldest first (an agent's known wallets). */
+    const listActiveOthers = (tenantId: string, exceptWalletId: string, limit: number) =>
+      activeOthersOfTenant({ tenantId, exceptWalletId, limit }).pipe(Effect.orDie)
+
+    return { insert, find, list, listActiveOthers }
   })
 }) {}

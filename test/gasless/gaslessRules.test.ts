@@ -6,7 +6,7 @@ import { createAssociatedTokenAccountInstruction, createTransferInstruction, get
 import { ComputeBudgetProgram, Keypair, SystemProgram, TransactionMessage, type TransactionInstruction } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { DEFAULT_ALLOWED_PROGRAMS, feeLamports, relayRefusals, unsupportedForGasless } from "../../src/gasless/gaslessRules.js"
-import { viewMessage } from "../../src/gasless/messageView.js"
+import { viewMessage } from "../../src/protocols/messageView.js"
 
 const relay = Keypair.generate().publicKey
 const user = Keypair.generate().publicKey

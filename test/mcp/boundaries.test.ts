@@ -12,14 +12,14 @@ const sources = (dir: string): Array<string> =>
   )
 
 describe("src/mcp boundaries", () => {
-  it("imports only schemas, the gateway's route helpers, its inner-call marker and itself", () => {
+  it("imports only schemas, the gateway's route helpers, its inner-call marker, how a request presents its key, and itself", () => {
     const files = sources(MCP_DIR)
     expect(files.length).toBeGreaterThan(5)
     for (const file of files) {
       const imports = [...fs.readFileSync(file, "utf8").matchAll(/from "(\.{1,2}\/[^"]+)"/g)].map((match) => path.resolve(path.dirname(file), match[1]!))
       for (const target of imports) {
         const relative = path.relative(path.resolve(MCP_DIR, "../.."), target)
-        expect(relative, `${path.relative(MCP_DIR, file)} imports ${relative}`).toMatch(/^(schemas\/|src\/mcp\/|src\/gateway\/(route|envelope|request|innerCall)\.js$)/)
+        expect(relative, `${path.relative(MCP_DIR, file)} imports ${relative}`).toMatch(/^(schemas\/|src\/mcp\/|src\/gateway\/(route|envelope|request|innerCall|presentedKey)\.js$)/)
       }
     }
   })

@@ -7,7 +7,7 @@ import { ComputeBudgetProgram, Keypair, SystemProgram, type TransactionInstructi
 import { Effect, Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { CustomInstructionBundleIntent, type InstructionSpec } from "../../schemas/intent.js"
-import { intentSpendLamports } from "../../src/agents/intentSpend.js"
+import { intentSpendLamports } from "../../src/pipeline/intentSpend.js"
 import { checkCompatibility } from "../../src/protocols/compatibility.js"
 import { buildRawInstructions, type LocatedInstruction } from "../../src/protocols/rawInstructions.js"
 import { findAdapter, protocolRegistry } from "../../src/protocols/registry.js"

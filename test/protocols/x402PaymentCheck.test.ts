@@ -7,7 +7,7 @@ import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from 
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { MEMO_PROGRAM } from "../../src/gasless/gaslessRules.js"
-import { viewMessage } from "../../src/gasless/messageView.js"
+import { viewMessage } from "../../src/protocols/messageView.js"
 import { paymentMismatch } from "../../src/protocols/x402/paymentCheck.js"
 
 const wallet = Keypair.generate().publicKey

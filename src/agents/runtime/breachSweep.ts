@@ -6,8 +6,8 @@
  * (default true; unreadable controls count as true: fail closed), and is marked handled. A crash
  * between pause and mark repeats the pause, which the conditional transition makes harmless.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { TransactionSummaries } from "../../pipeline/transactionSummaries.js"
 import { RiskConfigRepo } from "../../risk/riskConfigRepo.js"
 import { AgentBreaches, pauseReasonOf } from "../agentBreaches.js"
 import { AgentRepo } from "../agentRepo.js"
@@ -15,18 +15,13 @@ import { AgentService } from "../agentService.js"
 
 /** [n9] The transaction itself stays `confirmed` (it landed; the breach is in its deltaGuard); the agent pauses. */
 export const recordDeltaGuardBreaches = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ id: string }>`
-    INSERT INTO agent_breaches (id, tenant_id, agent_id, kind, reason, tx_id)
-    SELECT gen_random_uuid(), t.tenant_id, t.agent_id, 'delta_guard',
-      'transaction ' || t.id || ': ' || COALESCE(t.delta_guard->>'reason', 'balance change outside the delta guard'), t.id
-    FROM transactions t JOIN agents a ON a.id = t.agent_id
-    WHERE t.agent_id IS NOT NULL AND (t.delta_guard->>'ok') = 'false' AND t.status = 'confirmed'
-      AND NOT EXISTS (SELECT 1 FROM agent_breaches b WHERE b.tx_id = t.id AND b.kind = 'delta_guard')
-    ON CONFLICT DO NOTHING
-    RETURNING id
-  `.pipe(Effect.orDie)
-  return rows.length
+  const failures = yield* (yield* TransactionSummaries).agentDeltaGuardFailures
+  return yield* (yield* AgentBreaches).recordDeltaGuardFailures(
+    failures.map((failure) => ({
+      ...failure,
+      reason: `transaction ${failure.txId}: ${failure.reason ?? "balance change outside the delta guard"}`
+    }))
+  )
 })
 
 export const handleBreaches = Effect.gen(function* () {

@@ -1,14 +1,16 @@
 /**
  * The context each scheduler tick supplies (spec: Autonomy configuration): tick, walletId,
  * knownWallets, meta, balance, tokens, recentTransactions, openApprovals, protocolPositions,
- * escrowSummary, policySummary. Read through JSON-RPC (balance, tokens) and SQL (the rest); agents
- * never import the wallet component. The balance must be read (fail closed: no balance, no tick);
+ * escrowSummary, policySummary. Read through JSON-RPC (balance, tokens) and the owners' repositories
+ * (wallets, transactions, policies); agents never reach keys or signing. The balance must be read (fail closed: no balance, no tick);
  * tokens are informational and read best effort.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Agent } from "../../../schemas/agent.js"
 import { ChainClient } from "../../chain/chainClient.js"
+import { TransactionSummaries } from "../../pipeline/transactionSummaries.js"
+import { PolicyRepo } from "../../policy/policyRepo.js"
+import { WalletRepo } from "../../wallet/walletRepo.js"
 import type { TickMetrics } from "./conditions.js"
 import type { TemplateValues } from "./templates.js"
 
@@ -81,29 +83,17 @@ export class NoWallet {
 /** Builds the context of tick `tick` for an agent; fails when the wallet or its balance cannot be read. */
 export const buildTickContext = (agent: Agent, tick: number, nowMs: number) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const chain = yield* ChainClient
-    const own = yield* sql<{ public_key: string; tenant_id: string }>`
-      SELECT public_key, tenant_id FROM wallets WHERE id = ${agent.walletId}
-    `.pipe(Effect.orDie)
-    if (own.length === 0) return yield* Effect.fail(new NoWallet(`wallet ${agent.walletId} of agent ${agent.id} not found`))
-    const { public_key: publicKey, tenant_id: tenantId } = own[0]
-    const known = yield* sql<{ id: string; public_key: string; label: string | null }>`
-      SELECT id, public_key, label FROM wallets
-      WHERE tenant_id = ${tenantId} AND id <> ${agent.walletId} AND status = 'active'
-      ORDER BY created_at, id LIMIT ${MAX_KNOWN_WALLETS}
-    `.pipe(Effect.orDie)
-    const recent = yield* sql<{ id: string; type: string; status: string; created_at: Date | string }>`
-      SELECT id, type, status, created_at FROM transactions WHERE wallet_id = ${agent.walletId}
-      ORDER BY created_at DESC, id LIMIT ${RECENT_TRANSACTIONS}
-    `.pipe(Effect.orDie)
-    const approvals = yield* sql<{ id: string; type: string; created_at: Date | string }>`
-      SELECT id, type, created_at FROM transactions WHERE wallet_id = ${agent.walletId} AND status = 'approval_gate'
-      ORDER BY created_at, id
-    `.pipe(Effect.orDie)
-    const policies = yield* sql<{ rules_text: string }>`
-      SELECT rules::text AS rules_text FROM policies WHERE wallet_id = ${agent.walletId} AND active
-    `.pipe(Effect.orDie)
+    const wallets = yield* WalletRepo
+    const transactions = yield* TransactionSummaries
+    const own = yield* wallets.find(agent.walletId, null)
+    if (own === undefined) return yield* Effect.fail(new NoWallet(`wallet ${agent.walletId} of agent ${agent.id} not found`))
+    const { tenantId } = own
+    const publicKey = own.wallet.publicKey
+    const known = yield* wallets.listActiveOthers(tenantId, agent.walletId, MAX_KNOWN_WALLETS)
+    const recent = yield* transactions.recentOfWallet(agent.walletId, RECENT_TRANSACTIONS)
+    const approvals = yield* transactions.awaitingApprovalOfWallet(agent.walletId)
+    const policies = yield* (yield* PolicyRepo).activeForWallet(agent.walletId, tenantId).pipe(Effect.orDie)
     const lamports = yield* chain.getBalance(publicKey)
     const tokens = yield* chain.tokenAccounts(publicKey).pipe(
       Effect.map((accounts) => accounts.map(({ mint, amount, decimals, tokenAccount }) => ({ mint, amount, decimals, tokenAccount }))),
@@ -112,15 +102,15 @@ export const buildTickContext = (agent: Agent, tick: number, nowMs: number) =>
     const context: TickContext = {
       tick,
       walletId: agent.walletId,
-      knownWallets: known.map((row) => ({ walletId: row.id, publicKey: row.public_key, label: row.label })),
+      knownWallets: known,
       meta: { agentId: agent.id, agentName: agent.name, executionMode: agent.executionMode, mode: agent.autonomy.mode, publicKey, at: new Date(nowMs).toISOString() },
       balance: { lamports },
       tokens,
-      recentTransactions: recent.map((row) => ({ id: row.id, type: row.type, status: row.status, createdAt: iso(row.created_at) })),
-      openApprovals: approvals.map((row) => ({ txId: row.id, type: row.type, createdAt: iso(row.created_at) })),
+      recentTransactions: recent.map((row) => ({ id: row.id, type: row.type, status: row.status, createdAt: iso(row.createdAt) })),
+      openApprovals: approvals.map((row) => ({ txId: row.id, type: row.type, createdAt: iso(row.createdAt) })),
       protocolPositions: [],
       escrowSummary: { open: 0 },
-      policySummary: { activePolicies: policies.length, ruleTypes: ruleTypesOf(policies.map((row) => row.rules_text)) }
+      policySummary: { activePolicies: policies.length, ruleTypes: ruleTypesOf(policies.map((row) => row.rulesText)) }
     }
     return context
   })

@@ -10,7 +10,7 @@ import bs58 from "bs58"
 import { createPublicKey, verify } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { feeLamports, relayRefusals, type RelayLimits } from "../gaslessRules.js"
-import { joinWireTransaction, splitWireTransaction, viewMessage } from "../messageView.js"
+import { joinWireTransaction, splitWireTransaction, viewMessage } from "../../protocols/messageView.js"
 import { relaySigner, type RelaySigner } from "./relayKey.js"
 
 export interface RelayOptions {

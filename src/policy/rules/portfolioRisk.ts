@@ -1,6 +1,6 @@
 /** portfolio_risk: drawdown and daily loss over limit deny; token or protocol exposure over limit needs approval. */
 import type { PortfolioRiskRule } from "../../../schemas/policy.js"
-import { portfolioRiskChecks } from "../../risk/portfolioRiskChecks.js"
+import { portfolioRiskChecks } from "../portfolioRiskChecks.js"
 import type { RuleContext } from "../evaluationState.js"
 import type { RuleOutcome } from "../outcome.js"
 

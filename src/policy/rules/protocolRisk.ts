@@ -3,7 +3,7 @@
  * pipeline's protocol risk config (slippage, pools, programs, pool concentration, oracle deviation).
  */
 import type { ProtocolRiskRule } from "../../../schemas/policy.js"
-import { protocolRiskChecks } from "../../risk/protocolRiskChecks.js"
+import { protocolRiskChecks } from "../protocolRiskChecks.js"
 import type { RuleContext } from "../evaluationState.js"
 import { ALLOW, type RuleOutcome } from "../outcome.js"
 

@@ -5,7 +5,7 @@
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
 import type { ChainError } from "../../chain/chainClient.js"
-import type { AccountFacts } from "../../pipeline/chainFacts.js"
+import type { AccountFacts } from "../../chain/chainFacts.js"
 import type { AmmProtocol } from "./ammIds.js"
 import { decodePoolState, poolAddress, type PoolState } from "./layout.js"
 import { symbolOf } from "./localPools.js"

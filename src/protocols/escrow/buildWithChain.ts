@@ -5,7 +5,7 @@
 import { PublicKey } from "@solana/web3.js"
 import { Clock, Effect, Either } from "effect"
 import type { ChainError } from "../../chain/chainClient.js"
-import { type AccountFacts, ChainFacts } from "../../pipeline/chainFacts.js"
+import { type AccountFacts, ChainFacts } from "../../chain/chainFacts.js"
 import { AdapterInputError } from "../adapterError.js"
 import type { AdapterRequest, Builders } from "../adapterRequest.js"
 import type { BuiltTransaction } from "../builtTransaction.js"

@@ -1,8 +1,9 @@
 /**
  * Escrow routes (spec: Escrow helpers; Wallets `/escrows`). Each helper assembles the escrow intent
- * from its body and creates a transaction through the pipeline (policy included), signed by the
- * custodied wallet `walletId`, and answers like POST /transactions. `GET /wallets/<id>/escrows`
- * lists the wallet's escrow records.
+ * from its body into the body of a transaction request (`escrowHelpers`); the pipeline mounts them
+ * (pipeline/escrowHelpersHttp.ts), creating the transaction (policy included), signed by the custodied
+ * wallet `walletId`, and answering like POST /transactions, so adapters never import the pipeline.
+ * `GET /wallets/<id>/escrows` lists the wallet's escrow records.
  */
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
@@ -14,9 +15,7 @@ import { ok } from "../../gateway/envelope.js"
 import { decodeWith, jsonBody, pathParam } from "../../gateway/request.js"
 import { route } from "../../gateway/route.js"
 import { EscrowApi } from "../../../schemas/api/escrow.js"
-import { decodeTransactionRequest } from "../../pipeline/acceptIntent.js"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
-import { createAndReply } from "../../pipeline/http.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
 import { WalletRepo } from "../../wallet/walletRepo.js"
 import type { EscrowTransactionType } from "./adapter.js"
 import { escrowAccountFact } from "./buildWithChain.js"
@@ -58,21 +57,22 @@ const checkSigner = (helper: HelperFields) =>
     }
   })
 
-/** Creates a `type` transaction of protocol escrow for `intent`, answered like POST /transactions. */
+/**
+ * A `type` transaction of protocol escrow for `intent`: the request as POST /transactions takes it,
+ * and the signer check the pipeline runs just before decoding it (as part of the create).
+ */
 const submitEscrow = (type: EscrowTransactionType, helper: HelperFields, intent: Record<string, unknown>) =>
-  createAndReply(
-    Effect.zipRight(
-      checkSigner(helper),
-      decodeTransactionRequest({
-        walletId: helper.walletId,
-        type,
-        protocol: "escrow",
-        intent,
-        ...(helper.idempotencyKey === undefined ? {} : { idempotencyKey: helper.idempotencyKey }),
-        ...(helper.requireApproval === undefined ? {} : { requireApproval: helper.requireApproval })
-      })
-    )
-  )
+  Effect.succeed({
+    checkSigner: checkSigner(helper),
+    request: {
+      walletId: helper.walletId,
+      type,
+      protocol: "escrow",
+      intent,
+      ...(helper.idempotencyKey === undefined ? {} : { idempotencyKey: helper.idempotencyKey }),
+      ...(helper.requireApproval === undefined ? {} : { requireApproval: helper.requireApproval })
+    }
+  })
 
 const byCreatorHelper = (type: "accept_escrow" | "refund_escrow" | "dispute_escrow") =>
   Effect.gen(function* () {
@@ -94,8 +94,9 @@ const recordedCounterparty = (creator: string, escrowNumericId: string) =>
     return fact.state.counterparty.toBase58()
   })
 
-export const escrowRoutes = [
-  route(
+/** The helpers: each route's declaration and the transaction request its body makes. */
+export const escrowHelpers = [
+  [
     EscrowApi.create,
     Effect.gen(function* () {
       const raw = yield* jsonBody
@@ -104,11 +105,11 @@ export const escrowRoutes = [
       const intent = Object.fromEntries(Object.entries(raw as Record<string, unknown>).filter(([key]) => !(HELPER_KEYS as ReadonlyArray<string>).includes(key)))
       return yield* submitEscrow("create_escrow", body, intent)
     })
-  ),
-  route(EscrowApi.accept, byCreatorHelper("accept_escrow")),
-  route(EscrowApi.refund, byCreatorHelper("refund_escrow")),
-  route(EscrowApi.dispute, byCreatorHelper("dispute_escrow")),
-  route(
+  ],
+  [EscrowApi.accept, byCreatorHelper("accept_escrow")],
+  [EscrowApi.refund, byCreatorHelper("refund_escrow")],
+  [EscrowApi.dispute, byCreatorHelper("dispute_escrow")],
+  [
     EscrowApi.release,
     Effect.gen(function* () {
       const body = yield* Effect.flatMap(jsonBody, (raw) => decodeWith(EscrowReleaseHelperBody, raw))
@@ -117,8 +118,8 @@ export const escrowRoutes = [
         escrowNumericId, creator: body.creator, counterparty: body.counterparty, feeRecipient: body.feeRecipient
       })
     })
-  ),
-  route(
+  ],
+  [
     EscrowApi.resolve,
     Effect.gen(function* () {
       const body = yield* Effect.flatMap(jsonBody, (raw) => decodeWith(EscrowResolveHelperBody, raw))
@@ -128,7 +129,10 @@ export const escrowRoutes = [
       const decision = body.winnerIsCreator ? "refund" : "release"
       return yield* submitEscrow("resolve_dispute", body, { escrowNumericId, creator: body.creator, counterparty, decision })
     })
-  ),
+  ]
+] as const
+
+export const escrowRoutes = [
   route(
     "GET",
     "/api/v1/wallets/:walletId/escrows",

@@ -7,8 +7,8 @@
 import { Cause, Data, Effect, Schedule } from "effect"
 import { AuditLog } from "../../audit/auditLog.js"
 import { ChainClient } from "../../chain/chainClient.js"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
-import type { TransactionRow } from "../../pipeline/transactionRow.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
+import type { ConfirmedTransaction } from "../confirmedTransaction.js"
 import { escrowAccountFact } from "./buildWithChain.js"
 import { EscrowRepo } from "./escrowRepo.js"
 import { auditEventOf, operationOf } from "./eventAudit.js"
@@ -47,7 +47,7 @@ export class EscrowIndexer extends Effect.Service<EscrowIndexer>()("EscrowIndexe
         )
 
     /** Refreshes the record of every escrow the events touched; `state` is the last operation on it. */
-    const upsertRecords = (row: TransactionRow, signature: string, events: ReadonlyArray<EscrowEvent>) =>
+    const upsertRecords = (row: ConfirmedTransaction, signature: string, events: ReadonlyArray<EscrowEvent>) =>
       Effect.gen(function* () {
         const lastByEscrow = new Map<string, EscrowEvent>()
         for (const event of events) lastByEscrow.set(event.fields.escrow.toBase58(), event)
@@ -67,7 +67,7 @@ export class EscrowIndexer extends Effect.Service<EscrowIndexer>()("EscrowIndexe
         }
       })
 
-    const index = (row: TransactionRow, signature: string) =>
+    const index = (row: ConfirmedTransaction, signature: string) =>
       Effect.gen(function* () {
         const events = decodeEscrowEvents(yield* logsOf(signature), program.programId)
         if (events.length === 0) return yield* Effect.logWarning("confirmed escrow transaction without escrow events", { txId: row.id, signature })
@@ -86,7 +86,7 @@ export class EscrowIndexer extends Effect.Service<EscrowIndexer>()("EscrowIndexe
      * Called by the pipeline once a transaction is confirmed. Indexing never fails the transaction (it
      * is on chain already): a failure is logged and recorded as `escrow.index_failed` for operators.
      */
-    const onConfirmed = (row: TransactionRow, signature: string): Effect.Effect<void> =>
+    const onConfirmed = (row: ConfirmedTransaction, signature: string): Effect.Effect<void> =>
       row.protocol !== "escrow"
         ? Effect.void
         : index(row, signature).pipe(

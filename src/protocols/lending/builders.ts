@@ -9,7 +9,7 @@ import {
 } from "@solana/spl-token"
 import { PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js"
 import { Effect } from "effect"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
 import { AdapterInputError } from "../adapterError.js"
 import type { AdapterRequest, Builders } from "../adapterRequest.js"
 import { builtTransaction } from "../builtTransaction.js"

@@ -10,7 +10,7 @@ import {
 } from "@solana/spl-token"
 import { PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js"
 import { Effect } from "effect"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
 import type { AdapterRequest } from "../adapterRequest.js"
 import { builtTransaction } from "../builtTransaction.js"
 import { buildRawInstructions, type LocatedInstruction, programsNamedAsAccounts } from "../rawInstructions.js"

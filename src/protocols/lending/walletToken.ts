@@ -2,7 +2,7 @@
 import { getAssociatedTokenAddressSync } from "@solana/spl-token"
 import type { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
 
 /** The wallet's token account of `mint`, whether it exists, and its balance. */
 export const walletTokenAccount = (wallet: PublicKey, mint: PublicKey) =>

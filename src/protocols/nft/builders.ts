@@ -1,6 +1,6 @@
 /** nft-program builders: the rent of the mint's final size comes from the chain. */
 import { Effect, Either } from "effect"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
 import type { Builders } from "../adapterRequest.js"
 import { buildNftMint, nftMintAccountSize } from "./nftMint.js"
 

@@ -6,7 +6,7 @@
 import type { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
 import type { ChainError } from "../../chain/chainClient.js"
-import type { AccountFacts } from "../../pipeline/chainFacts.js"
+import type { AccountFacts } from "../../chain/chainFacts.js"
 import { AdapterInputError } from "../adapterError.js"
 import { decodeStakePool, lamportsPerLst, type StakePoolState, stakePoolAddress } from "./layout.js"
 

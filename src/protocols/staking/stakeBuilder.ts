@@ -6,7 +6,7 @@
  */
 import { createAssociatedTokenAccountIdempotentInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { Effect } from "effect"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
 import { AdapterInputError } from "../adapterError.js"
 import type { AdapterRequest, Builders } from "../adapterRequest.js"
 import { builtTransaction } from "../builtTransaction.js"

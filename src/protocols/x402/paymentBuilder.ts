@@ -10,7 +10,7 @@ import { x402Client, x402HTTPClient } from "@x402/core/client"
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types"
 import { ExactSvmScheme } from "@x402/svm/exact/client"
 import { ExactSvmSchemeV1 } from "@x402/svm/exact/v1/client"
-import { splitWireTransaction } from "../../gasless/messageView.js"
+import { splitWireTransaction } from "../messageView.js"
 
 export interface BuiltPayment {
   /** the payload as the scheme built it, its transaction not yet signed by the wallet */

@@ -6,8 +6,8 @@
  */
 import { getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { PublicKey } from "@solana/web3.js"
-import { MEMO_PROGRAM, MEMO_V1_PROGRAM, TOKEN_2022_PROGRAM } from "../../gasless/gaslessRules.js"
-import type { MessageView } from "../../gasless/messageView.js"
+import { MEMO_PROGRAM, MEMO_V1_PROGRAM, TOKEN_2022_PROGRAM } from "../programIds.js"
+import type { MessageView } from "../messageView.js"
 import { COMPUTE_BUDGET_PROGRAM_ID, TOKEN_PROGRAM } from "../programIds.js"
 
 const TRANSFER_CHECKED = 12

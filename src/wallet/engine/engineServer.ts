@@ -14,7 +14,7 @@ import * as http from "node:http"
 import { Uuid } from "../../../schemas/common.js"
 import type { KeyBackend } from "../../../schemas/wallet.js"
 import { AppConfig } from "../../config.js"
-import { signingRefusal } from "../../pipeline/signingPermission.js"
+import { signingRefusal } from "../signingPermission.js"
 import { KeyStore } from "../keyStore.js"
 import { INTERNAL_TOKEN_HEADER, tokenChecker } from "./internalToken.js"
 

@@ -6,8 +6,8 @@
  * does not apply to the intent (slippage and quotes exist only for swaps; oracle deviation is only
  * demanded when requireOracleForSwap is set).
  */
-import { isSwapLike } from "../policy/evaluationState.js"
-import { ALLOW, combineOutcomes, deny, requireApproval, type RuleOutcome } from "../policy/outcome.js"
+import { isSwapLike } from "./evaluationState.js"
+import { ALLOW, combineOutcomes, deny, requireApproval, type RuleOutcome } from "./outcome.js"
 
 /** Bounds shared by the protocol risk config and the protocol_risk rule; omitted or empty lists skip a check. */
 export interface ProtocolRiskLimits {

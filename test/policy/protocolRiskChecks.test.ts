@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { protocolRiskChecks, type IntentRiskFacts, type ProtocolRiskLimits } from "../../src/risk/protocolRiskChecks.js"
+import { protocolRiskChecks, type IntentRiskFacts, type ProtocolRiskLimits } from "../../src/policy/protocolRiskChecks.js"
 
 const POOL = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
 const OTHER_POOL = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"

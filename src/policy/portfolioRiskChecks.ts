@@ -3,8 +3,8 @@
  * their limits deny; a token or protocol exposure over its limit requires approval. "Over" is
  * strictly greater. A configured limit without metrics fails closed (deny).
  */
-import type { PortfolioMetrics } from "../policy/evaluationState.js"
-import { ALLOW, combineOutcomes, deny, requireApproval, type RuleOutcome } from "../policy/outcome.js"
+import type { PortfolioMetrics } from "./evaluationState.js"
+import { ALLOW, combineOutcomes, deny, requireApproval, type RuleOutcome } from "./outcome.js"
 
 /** Limits shared by the portfolio_risk rule and the wallet's portfolio risk controls. */
 export interface PortfolioLimits {

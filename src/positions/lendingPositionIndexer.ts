@@ -7,11 +7,11 @@
  */
 import { PublicKey } from "@solana/web3.js"
 import { Cause, Effect } from "effect"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
-import type { TransactionRow } from "../../pipeline/transactionRow.js"
-import { PositionRepo } from "../../positions/positionRepo.js"
-import { LENDING_PROTOCOL, readLendingView } from "./obligationView.js"
-import { LendingMarketProgram } from "./program.js"
+import { ChainFacts } from "../chain/chainFacts.js"
+import type { ConfirmedTransaction } from "../protocols/confirmedTransaction.js"
+import { LENDING_PROTOCOL, readLendingView } from "../protocols/lending/obligationView.js"
+import { LendingMarketProgram } from "../protocols/lending/program.js"
+import { PositionRepo } from "./positionRepo.js"
 
 export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexer>()("LendingPositionIndexer", {
   dependencies: [PositionRepo.Default, ChainFacts.Default, LendingMarketProgram.Default],
@@ -20,7 +20,7 @@ export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexe
     const facts = yield* ChainFacts
     const program = yield* LendingMarketProgram
 
-    const index = (row: TransactionRow, walletPublicKey: string) =>
+    const index = (row: ConfirmedTransaction, walletPublicKey: string) =>
       Effect.gen(function* () {
         const now = BigInt(Math.floor(Date.now() / 1000))
         const view = yield* readLendingView(facts.accounts, program.programId, new PublicKey(walletPublicKey), now)
@@ -35,7 +35,7 @@ export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexe
         }
       })
 
-    const onConfirmed = (row: TransactionRow, walletPublicKey: string): Effect.Effect<void> => {
+    const onConfirmed = (row: ConfirmedTransaction, walletPublicKey: string): Effect.Effect<void> => {
       if (row.protocol !== LENDING_PROTOCOL || (row.type !== "lend_supply" && row.type !== "lend_borrow")) return Effect.void
       return index(row, walletPublicKey).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("lending position indexing failed", { txId: row.id }, Cause.pretty(cause)))

@@ -4,7 +4,22 @@
  * active wallet and a simulated message. The signer actor and the wallet engine process (the split
  * deployment's signer) check the same row with this one function, so neither can sign what the other refuses.
  */
-import { approvedInTime } from "./approvalExpiry.js"
+
+/** True when the approval's time is up at `now` (a missing or unreadable expiry counts as expired: fail closed). */
+export const approvalExpired = (approval: Readonly<Record<string, unknown>> | null, now: Date): boolean => {
+  const expiresAt = typeof approval?.expiresAt === "string" ? Date.parse(approval.expiresAt) : Number.NaN
+  return !Number.isFinite(expiresAt) || expiresAt <= now.getTime()
+}
+
+/**
+ * An approval decided in time: approved strictly before it expired (what the signer checks, so an
+ * approval written late by any path never signs).
+ */
+export const approvedInTime = (approval: Readonly<Record<string, unknown>> | null): boolean => {
+  if (approval?.status !== "approved" || typeof approval.decidedAt !== "string") return false
+  const decidedAt = Date.parse(approval.decidedAt)
+  return Number.isFinite(decidedAt) && !approvalExpired(approval, new Date(decidedAt))
+}
 
 export interface SigningFacts {
   readonly status: string

@@ -3,22 +3,23 @@
  * between agents) and paper_trade (recorded, never submitted). They confirm with a `result` and no
  * signature, like read-only intents, after the same validation and history as every transaction.
  */
-import { Effect } from "effect"
-import type { PaperOrder } from "../agents/strategy.js"
-import { AgentRepo } from "../agents/agentRepo.js"
-import { Strategy } from "../agents/strategy.js"
-import { Treasury } from "../agents/treasury.js"
-import { Terminal } from "./stageFailure.js"
-import type { TransactionRow } from "./transactionRow.js"
-
-export const OFF_CHAIN_TYPES = new Set(["treasury_allocate", "treasury_rebalance", "paper_trade"])
+import { Effect, Layer } from "effect"
+import { OffChainIntents } from "../pipeline/agentPorts.js"
+import { Terminal } from "../pipeline/stageFailure.js"
+import type { TransactionRow } from "../pipeline/transactionRow.js"
+import { AgentRepo } from "./agentRepo.js"
+import type { PaperOrder } from "./strategy.js"
+import { Strategy } from "./strategy.js"
+import { Treasury } from "./treasury.js"
 
 const refused = (message: string) => new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message, stage: "build" })
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined)
 
-export class OffChainIntents extends Effect.Service<OffChainIntents>()("OffChainIntents", {
-  effect: Effect.gen(function* () {
+/** The pipeline's OffChainIntents, performed by the agents component that owns the bookkeeping. */
+export const OffChainIntentsLive = Layer.effect(
+  OffChainIntents,
+  Effect.gen(function* () {
     const treasury = yield* Treasury
     const strategy = yield* Strategy
     const agents = yield* AgentRepo
@@ -68,4 +69,4 @@ export class OffChainIntents extends Effect.Service<OffChainIntents>()("OffChain
 
     return { perform }
   })
-}) {}
+)

@@ -4,7 +4,7 @@
  * trades) move nothing on chain. The delta guard's outflow types use its own reading of the amount.
  */
 import type { TransactionType } from "../../schemas/intent.js"
-import { DELTA_DIRECTION, expectedAmountLamports } from "../pipeline/deltaGuard.js"
+import { DELTA_DIRECTION, expectedAmountLamports } from "./deltaGuard.js"
 import { rawIntentSystemOutflow } from "../protocols/rawInstructions.js"
 
 const positive = (raw: unknown): bigint => {

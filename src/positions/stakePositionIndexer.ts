@@ -5,12 +5,11 @@
  * after confirmation (portfolio exposure uses that value). Indexing never fails the transaction.
  */
 import { Cause, Effect } from "effect"
-import { ChainFacts } from "../../pipeline/chainFacts.js"
-import type { LandedMeta } from "../../pipeline/submission.js"
-import type { TransactionRow } from "../../pipeline/transactionRow.js"
-import { PositionRepo } from "../../positions/positionRepo.js"
-import { readStakePool } from "./poolReads.js"
-import { LiquidStakingProgram } from "./program.js"
+import { ChainFacts } from "../chain/chainFacts.js"
+import type { ConfirmedMeta, ConfirmedTransaction } from "../protocols/confirmedTransaction.js"
+import { PositionRepo } from "./positionRepo.js"
+import { readStakePool } from "../protocols/staking/poolReads.js"
+import { LiquidStakingProgram } from "../protocols/staking/program.js"
 
 export const STAKE_POSITION_TYPE = "stake"
 
@@ -21,7 +20,7 @@ export class StakePositionIndexer extends Effect.Service<StakePositionIndexer>()
     const facts = yield* ChainFacts
     const program = yield* LiquidStakingProgram
 
-    const index = (row: TransactionRow, meta: LandedMeta, walletPublicKey: string, lstMint: string) =>
+    const index = (row: ConfirmedTransaction, meta: ConfirmedMeta, walletPublicKey: string, lstMint: string) =>
       Effect.gen(function* () {
         const held = (meta.postTokenBalances ?? []).find((b) => b.mint === lstMint && b.owner === walletPublicKey)
         const amount = BigInt(held?.uiTokenAmount.amount ?? "0")
@@ -33,7 +32,7 @@ export class StakePositionIndexer extends Effect.Service<StakePositionIndexer>()
         })
       })
 
-    const onConfirmed = (row: TransactionRow, meta: LandedMeta, walletPublicKey: string): Effect.Effect<void> => {
+    const onConfirmed = (row: ConfirmedTransaction, meta: ConfirmedMeta, walletPublicKey: string): Effect.Effect<void> => {
       if (row.protocol !== "liquid-staking" || (row.type !== "stake" && row.type !== "unstake")) return Effect.void
       const lstMint = row.type === "stake" ? row.build_facts?.outputMint : (row.build_facts?.tokenMint ?? undefined)
       if (lstMint === undefined) return Effect.logWarning("confirmed stake without its LST mint in the build facts", { txId: row.id })

@@ -3,8 +3,8 @@
  * getMultipleAccounts, SPL mint and token account layouts decoded, rent minimums cached per size.
  */
 import { Effect } from "effect"
-import type { ChainError } from "../chain/chainClient.js"
-import { ChainClient } from "../chain/chainClient.js"
+import type { ChainError } from "./chainClient.js"
+import { ChainClient } from "./chainClient.js"
 
 export interface AccountFacts {
   readonly lamports: bigint

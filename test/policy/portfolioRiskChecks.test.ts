@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { PortfolioMetrics } from "../../src/policy/evaluationState.js"
-import { portfolioRiskChecks } from "../../src/risk/portfolioRiskChecks.js"
+import { portfolioRiskChecks } from "../../src/policy/portfolioRiskChecks.js"
 
 const controls = { maxDrawdownLamports: 100n, maxDailyLossLamports: 50n, maxExposureBpsPerToken: 2_000, maxExposureBpsPerProtocol: 4_000 }
 const calm: PortfolioMetrics = { drawdownLamports: 100n, dailyLossLamports: 50n, tokenExposureBps: { SOL: 2_000 }, protocolExposureBps: { "amm-one": 4_000 } }
