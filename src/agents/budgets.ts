@@ -174,8 +174,12 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
     const releaseFailedReservations = Effect.gen(function* () {
       // The reservations still held, then which of their transactions the pipeline says failed early.
       // Released by reservation id: one a retry made meanwhile for the same transaction is not among them.
+      // Only the last 48 hours: an older reservation belongs to an earlier UTC day, whose counter no longer
+      // counts it (releasing it restores nothing), and a confirmed spend's reservation is held for ever, so
+      // without the bound each pass would ship every agent spend ever made.
       const held = yield* sql<{ id: string; tx_id: string }>`
-        SELECT id, tx_id FROM agent_budget_reservations WHERE released_at IS NULL AND tx_id IS NOT NULL
+        SELECT id, tx_id FROM agent_budget_reservations
+        WHERE released_at IS NULL AND tx_id IS NOT NULL AND created_at > now() - interval '48 hours'
       `.pipe(Effect.orDie)
       const failedTxIds = new Set(yield* transactions.failedAtAnyOf(held.map((row) => row.tx_id), RELEASABLE_FAILED_AT))
       const releasable = held.filter((row) => failedTxIds.has(row.tx_id)).map((row) => row.id)
