@@ -44,6 +44,9 @@ export const Amount = Schema.transform(
   }
 ).annotations({ identifier: "Amount" })
 
+/** A counter (bigint in the service, kept exact): a JSON integer on the wire, like Amount. */
+export const Count = Amount.annotations({ identifier: "Count", description: "A non-negative integer counter" })
+
 /** An amount that must be strictly positive. */
 export const PositiveAmount = Amount.pipe(
   Schema.filter((value) => value > 0n, { message: () => "must be greater than 0" })
