@@ -1,9 +1,10 @@
 /**
  * A declared route's answer leaves encoded by its success schema (docs/decisions/api-contract.md): the
- * handler's `data` goes through `Schema.encode` of the endpoint's `success`, so a field the contract does
- * not name is dropped and a value of the wrong shape is refused. A refused answer is a bug of the handler:
- * the caller gets the 500 envelope and the log names the fields at fault, never their values (they may
- * be secrets). What the encoded value then looks like on the wire is wireJson's (lamports as integers).
+ * handler's `data` goes through `Schema.encode` of the endpoint's `success`. A field the contract does not
+ * name is dropped (and named in a warning, so the drift is seen); a value of the wrong shape is refused:
+ * that is a bug of the handler, so the caller gets the 500 envelope and the log names the fields at
+ * fault, never their values (they may be secrets). The wire text of the encoded value is wireJson's
+ * (lamports as exact integers).
  *
  * A handler answers the schema's Type (amounts as bigint). A resource some services keep in its wire form
  * (a policy's rules as stored in jsonb) is accepted in the schema's Encoded form too: it is decoded, so
@@ -18,8 +19,13 @@ export interface AnswerMismatch {
   readonly issues: ReadonlyArray<{ readonly path: string; readonly expected: string }>
 }
 
-/** The encoded reply, or the mismatch; undefined when the route declares no success schema. */
-export type AnswerEncoder = (reply: Reply) => Either.Either<Reply, AnswerMismatch>
+/** The encoded reply, and the paths of fields it dropped because the contract does not name them. */
+export interface EncodedAnswer {
+  readonly reply: Reply
+  readonly undeclared: ReadonlyArray<string>
+}
+
+export type AnswerEncoder = (reply: Reply) => Either.Either<EncodedAnswer, AnswerMismatch>
 
 /** ParseResult's messages end in `, actual <value>`: kept out of the log. */
 const withoutActual = (message: string) => {
@@ -27,33 +33,47 @@ const withoutActual = (message: string) => {
   return at === -1 ? message : message.slice(0, at)
 }
 
-const pathText = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? "data" : `data.${path.map(String).join(".")}`)
+/** `data.transactions.*.field`: array indexes folded, so one drift reads (and is warned about) once. */
+const pathText = (path: ReadonlyArray<PropertyKey>) =>
+  ["data", ...path.map((key) => (typeof key === "number" ? "*" : String(key)))].join(".")
 
-const mismatchOf = (schema: AnySchema, data: unknown): AnswerMismatch => {
-  // The failure path only: run again collecting every issue, so the log lists them all.
-  const all = Schema.encodeUnknownEither(schema, { errors: "all" })(data)
-  const issues = Either.isLeft(all)
-    ? ParseResult.ArrayFormatter.formatErrorSync(all.left).map((issue) => ({ path: pathText(issue.path), expected: withoutActual(issue.message) }))
-    : []
-  return { issues }
+const issuesOf = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({ tag: issue._tag, path: pathText(issue.path), expected: withoutActual(issue.message) }))
+
+/** Encodes `data`, or decodes it (the Encoded form) and encodes it again. */
+const encodeEither = (schema: AnySchema, options: { onExcessProperty: "error" | "ignore"; errors: "first" | "all" }) => {
+  const encode = Schema.encodeUnknownEither(schema, options)
+  const decode = Schema.decodeUnknownEither(schema, options)
+  return (data: unknown) => {
+    const encoded = encode(data)
+    return Either.isRight(encoded) ? encoded : Either.orElse(Either.flatMap(decode(data), encode), () => encoded)
+  }
 }
 
 /**
- * Compiled once per route (the parser of the schema is built here, not per request). Encodes a success's
+ * Compiled once per route (the schema's parsers are built here, not per request). Encodes a success's
  * data, and the record a failure carries where the endpoint answers one (`recordOnFailure`); other
  * failures' data (null, or an error's details) is not the declared resource and passes as it is.
  */
 export const answerEncoder = (endpoint: Endpoint): AnswerEncoder | undefined => {
   const schema = endpoint.success
   if (schema === undefined) return undefined
-  const encode = Schema.encodeUnknownEither(schema)
-  const decode = Schema.decodeUnknownEither(schema)
+  // The hot path: exact answers, first problem only.
+  const exact = encodeEither(schema, { onExcessProperty: "error", errors: "first" })
+  // Only when that failed: which fields are extra, and whether the answer encodes without them.
+  const listingExtras = encodeEither(schema, { onExcessProperty: "error", errors: "all" })
+  const withoutExtras = encodeEither(schema, { onExcessProperty: "ignore", errors: "all" })
   return (reply) => {
-    if (reply.failure !== undefined && (!endpoint.recordOnFailure || reply.data === null || reply.data === undefined)) return Either.right(reply)
+    if (reply.failure !== undefined && (!endpoint.recordOnFailure || reply.data === null || reply.data === undefined)) {
+      return Either.right({ reply, undeclared: [] })
+    }
     const data = reply.data ?? null
-    const encoded = encode(data)
-    if (Either.isRight(encoded)) return Either.right({ ...reply, data: encoded.right })
-    const reencoded = Either.flatMap(decode(data), encode)
-    return Either.isRight(reencoded) ? Either.right({ ...reply, data: reencoded.right }) : Either.left(mismatchOf(schema, data))
+    const encoded = exact(data)
+    if (Either.isRight(encoded)) return Either.right({ reply: { ...reply, data: encoded.right }, undeclared: [] })
+    const stripped = withoutExtras(data)
+    if (Either.isLeft(stripped)) return Either.left({ issues: issuesOf(stripped.left).map(({ path, expected }) => ({ path, expected })) })
+    const extras = listingExtras(data)
+    const undeclared = Either.isLeft(extras) ? issuesOf(extras.left).filter((issue) => issue.tag === "Unexpected").map((issue) => issue.path) : []
+    return Either.right({ reply: { ...reply, data: stripped.right }, undeclared: [...new Set(undeclared)] })
   }
 }

@@ -102,8 +102,19 @@ export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, info: { r
     // An undeclared route may answer like POST /transactions (a failed record at 200): either envelope.
     const successOutcome = endpoint === undefined || endpoint.recordOnFailure ? "either" : "success"
     const responses: Record<string, unknown> = {}
-    for (const status of endpoint?.successStatuses ?? [route.method === "POST" ? 201 : 200, 200]) {
-      responses[String(status)] = { description: status === 202 ? "Accepted, waiting" : "Success", content: json(envelope(data, successOutcome)) }
+    if (endpoint?.raw !== undefined) {
+      // Not the envelope: the answer's own media types (Prometheus text, JSON-RPC, the console's files).
+      for (const answer of endpoint.raw) {
+        const schema = answer.schema ?? { type: "string" }
+        responses[String(answer.status)] = {
+          description: answer.description,
+          ...(answer.contentTypes.length === 0 ? {} : { content: Object.fromEntries(answer.contentTypes.map((type) => [type, { schema }])) })
+        }
+      }
+    } else {
+      for (const status of endpoint?.successStatuses ?? [route.method === "POST" ? 201 : 200, 200]) {
+        responses[String(status)] = { description: status === 202 ? "Accepted, waiting" : "Success", content: json(envelope(data, successOutcome)) }
+      }
     }
     for (const [status, description, keyOnly] of FAILURE_STATUSES) {
       if (keyOnly && !needsKey) continue

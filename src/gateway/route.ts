@@ -80,8 +80,9 @@ export const publicRoute = route
 const isReply = (value: Reply | HttpServerResponse.HttpServerResponse): value is Reply =>
   !HttpServerResponse.isServerResponse(value)
 
-const wrap = <R>(definition: Route<R>) =>
-  Effect.gen(function* () {
+const wrap = <R>(definition: Route<R>) => {
+  const warned = new Set<string>()
+  return Effect.gen(function* () {
     const caller = yield* Caller
     const refusal = accessRefusal(definition.access, caller)
     if (refusal !== undefined) return envelopeResponse(failureReply(refusal), caller.traceId)
@@ -91,7 +92,18 @@ const wrap = <R>(definition: Route<R>) =>
         if (!isReply(reply)) return Effect.succeed(reply)
         if (encode === undefined) return Effect.succeed(envelopeResponse(reply, caller.traceId))
         const encoded = encode(reply)
-        if (Either.isRight(encoded)) return Effect.succeed(envelopeResponse(encoded.right, caller.traceId))
+        if (Either.isRight(encoded)) {
+          const response = envelopeResponse(encoded.right.reply, caller.traceId)
+          const { undeclared } = encoded.right
+          if (undeclared.length === 0 || warned.has(undeclared.join())) return Effect.succeed(response)
+          // Dropped from the answer; said once per route and field list, so a drift is seen without flooding the log.
+          warned.add(undeclared.join())
+          return Effect.logWarning("answer fields not in the contract were dropped", {
+            traceId: caller.traceId,
+            route: `${definition.method} ${definition.path}`,
+            fields: undeclared
+          }).pipe(Effect.as(response))
+        }
         // The handler answered what its contract does not describe: a bug, so fail closed.
         return Effect.logError("answer does not match its declared schema", {
           traceId: caller.traceId,
@@ -107,6 +119,7 @@ const wrap = <R>(definition: Route<R>) =>
       )
     )
   })
+}
 
 /** The router of all routes; its handlers need Caller and HttpServerRequest besides their services. */
 export const buildRouter = <R>(routes: ReadonlyArray<Route<R>>) => {
