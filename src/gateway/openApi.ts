@@ -2,7 +2,8 @@
  * The OpenAPI 3.1 document of the gateway, generated from the routes' declarations (schemas/api/): the
  * JSON Schemas come from the Effect Schemas (JSONSchema.fromAST), every response is wrapped in the
  * spec's envelope, the failure envelopes are listed per status, and each operation names the scope its
- * key needs (docs/decisions/api-contract.md). A route without a declaration appears with any JSON as data.
+ * key needs (docs/decisions/api-contract.md). A route without a declaration appears with any JSON as data;
+ * a declared answer outside the envelope (`raw`) appears with its own media types.
  */
 import { JSONSchema, Schema } from "effect"
 import type { Endpoint } from "../../schemas/api/endpoint.js"
@@ -148,7 +149,12 @@ export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, info: { r
   }
   return {
     openapi: "3.1.0",
-    info: { ...info, description: "Every response is the envelope of the spec; `data` holds the resource." },
+    info: {
+      ...info,
+      description:
+        "Every response is the envelope of the spec; `data` holds the resource. A few operations answer their success in another media type " +
+        "(Prometheus text at /metrics, MCP's JSON-RPC at /mcp, the console's files); their failures before the handler are still the envelope."
+    },
     jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
     tags: [...new Set(routes.map((route) => route.endpoint?.group ?? "undeclared"))].map((name) => ({ name })),
     paths,
