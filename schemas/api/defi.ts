@@ -25,13 +25,16 @@ export const OracleSymbolParams = Schema.Struct({ symbol: Schema.String })
 /** A Pyth price or confidence, i64 as a decimal string. */
 const PriceText = Schema.String.pipe(Schema.pattern(/^-?(0|[1-9][0-9]*)$/))
 
+/** A pool's mint: its address, decimals and the symbol of a known mint. */
+const PoolMint = Schema.Struct({ address: Base58Address, decimals: Schema.Int, symbol: Schema.NullOr(Schema.String) })
+
 export const AmmPool = Schema.Struct({
   protocol: ProtocolId,
   programId: Base58Address,
   address: Base58Address,
   feeBps: BasisPoints,
-  mintA: Base58Address,
-  mintB: Base58Address,
+  mintA: PoolMint,
+  mintB: PoolMint,
   reserveA: BaseUnitsText,
   reserveB: BaseUnitsText,
   vaultA: Base58Address,

@@ -17,7 +17,8 @@ export type AnySchema = Schema.Schema<any, any, never>
  * key, a refused scope) are still the envelope.
  */
 export interface RawAnswer {
-  readonly status: number
+  /** An HTTP status, or `default` for any other answer the route's own protocol gives. */
+  readonly status: number | "default"
   readonly description: string
   /** Media types the answer may carry. */
   readonly contentTypes: ReadonlyArray<string>

@@ -31,7 +31,13 @@ export const McpTransportApi = {
     summary: "MCP Streamable HTTP: one JSON-RPC request (or notification) per POST, answered as JSON",
     raw: [
       { status: 200, description: "The JSON-RPC response", contentTypes: ["application/json"], schema: JSON_RPC },
-      { status: 202, description: "A notification or response accepted (no body)", contentTypes: [] }
+      { status: 202, description: "A notification or response accepted (no body)", contentTypes: [] },
+      {
+        status: "default",
+        description: "A JSON-RPC error of the transport (406 without the Accept it needs, 400 a malformed message), or the envelope when the gateway refused first",
+        contentTypes: ["application/json"],
+        schema: { type: "object" }
+      }
     ]
   }),
   get: endpoint("mcp", "GET", "/mcp", {

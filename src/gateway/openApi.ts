@@ -122,8 +122,8 @@ export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, info: { r
       const failureData = endpoint?.recordOnFailure === true ? { anyOf: [data, { type: "null" }] } : {}
       responses[String(status)] ??= { description, content: json(envelope(failureData, "failure")) }
     }
-    // An undeclared route may answer outside the envelope (MCP's transport, Prometheus text): anything goes.
-    responses.default =
+    // An undeclared route may answer outside the envelope: anything goes. A raw answer may name its own default.
+    responses.default ??=
       endpoint === undefined ? { description: "Not declared yet" } : { description: "Any other failure", content: json(envelope({}, "failure")) }
     return {
       operationId: operationId(route.method, route.path),
