@@ -44,6 +44,23 @@ export const Amount = Schema.transform(
   }
 ).annotations({ identifier: "Amount" })
 
+/**
+ * Lamports a service holds as decimal text (a jsonb value, a quote computed as a string): the same wire
+ * form as Amount (a JSON integer; wireJson keeps one past 2^53 exact in a lamports field), decoded to the
+ * decimal string again. Lets an answer declare such a field without converting it to bigint first.
+ */
+export const LamportsText = Schema.transform(Schema.Union(SafeNonNegativeInt, DecimalDigits), DecimalDigits, {
+  strict: true,
+  decode: (input) => String(input),
+  encode: (text) => (BigInt(text) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(text) : text)
+}).annotations({ identifier: "Lamports" })
+
+/** Token base units as a decimal string, as the spec shows token amounts (`"1000000"`). */
+export const BaseUnitsText = DecimalDigits.annotations({ identifier: "BaseUnits", description: "token base units, a decimal string" })
+
+/** A counter (bigint in the service, kept exact): a JSON integer on the wire, like Amount. */
+export const Count = Amount.annotations({ identifier: "Count", description: "A non-negative integer counter" })
+
 /** An amount that must be strictly positive. */
 export const PositiveAmount = Amount.pipe(
   Schema.filter((value) => value > 0n, { message: () => "must be greater than 0" })

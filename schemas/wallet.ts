@@ -56,7 +56,7 @@ export const WalletListQuery = Schema.Struct({
 })
 
 export const WalletBalance = Schema.Struct({
-  lamports: Schema.Number,
+  lamports: Amount,
   sol: Schema.Number
 })
 

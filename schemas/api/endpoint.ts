@@ -11,6 +11,21 @@ export type EndpointMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 /** A schema without requirements, as the contract's schemas are. */
 export type AnySchema = Schema.Schema<any, any, never>
 
+/**
+ * An answer outside the envelope, for the few routes whose clients expect another format: Prometheus
+ * text, the MCP transport's JSON-RPC, the console's files. Their failures before the handler (a missing
+ * key, a refused scope) are still the envelope.
+ */
+export interface RawAnswer {
+  /** An HTTP status, or `default` for any other answer the route's own protocol gives. */
+  readonly status: number | "default"
+  readonly description: string
+  /** Media types the answer may carry. */
+  readonly contentTypes: ReadonlyArray<string>
+  /** A JSON Schema of the body where it is JSON (default: any text). */
+  readonly schema?: Readonly<Record<string, unknown>>
+}
+
 export interface Endpoint<
   Params extends AnySchema | undefined = AnySchema | undefined,
   Query extends AnySchema | undefined = AnySchema | undefined,
@@ -38,6 +53,8 @@ export interface Endpoint<
    * envelope (spec: Errors), with 200 (confirmation), 403 (policy) or 500 (pipeline).
    */
   readonly recordOnFailure: boolean
+  /** Set when the route does not answer the envelope (then `success` is undefined). */
+  readonly raw?: ReadonlyArray<RawAnswer>
 }
 
 export interface EndpointOptions<Params, Query, Body, Success> {
@@ -48,6 +65,7 @@ export interface EndpointOptions<Params, Query, Body, Success> {
   readonly success?: Success
   readonly successStatuses?: ReadonlyArray<number>
   readonly recordOnFailure?: boolean
+  readonly raw?: ReadonlyArray<RawAnswer>
 }
 
 export const endpoint = <
@@ -70,5 +88,6 @@ export const endpoint = <
   body: options.body as Body,
   success: options.success as Success,
   successStatuses: options.successStatuses ?? [200],
-  recordOnFailure: options.recordOnFailure ?? false
+  recordOnFailure: options.recordOnFailure ?? false,
+  ...(options.raw === undefined ? {} : { raw: options.raw })
 })

@@ -3,9 +3,42 @@
  * POST /transactions (the transaction record; 202 at the approval gate). Their bodies are not declared
  * here yet (src/protocols/escrow/helperBodies.ts decodes them).
  */
+import * as Schema from "effect/Schema"
+import { Amount, Base58Address, BasisPoints, Timestamp, Uuid } from "../common.js"
 import { EscrowPathParams } from "../escrow.js"
+import { ProtocolId } from "../protocol.js"
 import { endpoint } from "./endpoint.js"
 import { CreateWaitQuery, TransactionRecord } from "./transactions.js"
+import { WalletIdParams } from "./wallets.js"
+
+/** An escrow the wallet is a party to or acted on, as last indexed from the chain after a confirmed operation. */
+export const EscrowRecord = Schema.Struct({
+  walletId: Uuid,
+  protocol: ProtocolId,
+  /** The numeric escrow id, as a decimal string (u64). */
+  escrowId: Schema.String,
+  escrowAddress: Base58Address,
+  programId: Base58Address,
+  state: Schema.String,
+  status: Schema.String,
+  counterparty: Base58Address,
+  /** Lamports locked at creation. */
+  amount: Amount,
+  creator: Base58Address,
+  arbiter: Base58Address,
+  feeRecipient: Base58Address,
+  feeBps: BasisPoints,
+  deadlineUnixSec: Schema.Number,
+  /** Lamports paid out so far (milestones, release, refund). */
+  paidOut: Amount,
+  milestoneCount: Schema.Int,
+  milestonesReleased: Schema.Int,
+  resolution: Schema.optional(Schema.String),
+  lastTxId: Schema.optional(Uuid),
+  lastSignature: Schema.optional(Schema.String),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}).annotations({ identifier: "EscrowRecord" })
 
 const helper = (path: string, summary: string, withId: boolean) =>
   endpoint("escrow", "POST", path, {
@@ -23,5 +56,10 @@ export const EscrowApi = {
   refund: helper("/api/v1/escrow/:id/refund", "Refund an escrow to its creator", true),
   dispute: helper("/api/v1/escrow/:id/dispute", "Dispute an escrow", true),
   release: helper("/api/v1/escrow/:id/release", "Release an escrow (or a milestone) to the counterparty", true),
-  resolve: helper("/api/v1/escrow/:id/resolve", "Resolve a disputed escrow as its arbiter", true)
+  resolve: helper("/api/v1/escrow/:id/resolve", "Resolve a disputed escrow as its arbiter", true),
+  listByWallet: endpoint("escrow", "GET", "/api/v1/wallets/:walletId/escrows", {
+    summary: "The escrows a wallet is a party to or acted on",
+    params: WalletIdParams,
+    success: Schema.Array(EscrowRecord)
+  })
 }

@@ -1,13 +1,13 @@
 /** Wallet endpoints (spec: Endpoints, Wallets). */
 import * as Schema from "effect/Schema"
-import { Page, PaginationQuery, Uuid } from "../common.js"
+import { Amount, Page, PaginationQuery, Uuid } from "../common.js"
 import { CreateWalletBody, SignBody, TokenBalance, Wallet, WalletBalance, WalletListQuery } from "../wallet.js"
 import { endpoint } from "./endpoint.js"
 
 /** How an auto-funded wallet was funded (absent without autoFund). */
 export const WalletFunding = Schema.Struct({
   ok: Schema.Boolean,
-  lamports: Schema.Int,
+  lamports: Amount,
   signature: Schema.optional(Schema.String),
   method: Schema.Literal("airdrop", "payer-transfer"),
   error: Schema.optional(Schema.String)

@@ -11,6 +11,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { NotFound } from "../../schemas/errors.js"
 import { route } from "./route.js"
+import { ConsoleApi } from "../../schemas/api/console.js"
 
 export const CONSOLE_PREFIX = "/console"
 
@@ -71,4 +72,4 @@ const serve = Effect.gen(function* () {
   })
 })
 
-export const consoleRoutes = [route("GET", CONSOLE_PREFIX, serve), route("GET", `${CONSOLE_PREFIX}/*`, serve)]
+export const consoleRoutes = [route(ConsoleApi.index, serve), route(ConsoleApi.file, serve)]

@@ -2,7 +2,8 @@
  * The OpenAPI 3.1 document of the gateway, generated from the routes' declarations (schemas/api/): the
  * JSON Schemas come from the Effect Schemas (JSONSchema.fromAST), every response is wrapped in the
  * spec's envelope, the failure envelopes are listed per status, and each operation names the scope its
- * key needs (docs/decisions/api-contract.md). A route without a declaration appears with any JSON as data.
+ * key needs (docs/decisions/api-contract.md). A route without a declaration appears with any JSON as data;
+ * a declared answer outside the envelope (`raw`) appears with its own media types.
  */
 import { JSONSchema, Schema } from "effect"
 import type { Endpoint } from "../../schemas/api/endpoint.js"
@@ -102,16 +103,27 @@ export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, info: { r
     // An undeclared route may answer like POST /transactions (a failed record at 200): either envelope.
     const successOutcome = endpoint === undefined || endpoint.recordOnFailure ? "either" : "success"
     const responses: Record<string, unknown> = {}
-    for (const status of endpoint?.successStatuses ?? [route.method === "POST" ? 201 : 200, 200]) {
-      responses[String(status)] = { description: status === 202 ? "Accepted, waiting" : "Success", content: json(envelope(data, successOutcome)) }
+    if (endpoint?.raw !== undefined) {
+      // Not the envelope: the answer's own media types (Prometheus text, JSON-RPC, the console's files).
+      for (const answer of endpoint.raw) {
+        const schema = answer.schema ?? { type: "string" }
+        responses[String(answer.status)] = {
+          description: answer.description,
+          ...(answer.contentTypes.length === 0 ? {} : { content: Object.fromEntries(answer.contentTypes.map((type) => [type, { schema }])) })
+        }
+      }
+    } else {
+      for (const status of endpoint?.successStatuses ?? [route.method === "POST" ? 201 : 200, 200]) {
+        responses[String(status)] = { description: status === 202 ? "Accepted, waiting" : "Success", content: json(envelope(data, successOutcome)) }
+      }
     }
     for (const [status, description, keyOnly] of FAILURE_STATUSES) {
       if (keyOnly && !needsKey) continue
       const failureData = endpoint?.recordOnFailure === true ? { anyOf: [data, { type: "null" }] } : {}
       responses[String(status)] ??= { description, content: json(envelope(failureData, "failure")) }
     }
-    // An undeclared route may answer outside the envelope (MCP's transport, Prometheus text): anything goes.
-    responses.default =
+    // An undeclared route may answer outside the envelope: anything goes. A raw answer may name its own default.
+    responses.default ??=
       endpoint === undefined ? { description: "Not declared yet" } : { description: "Any other failure", content: json(envelope({}, "failure")) }
     return {
       operationId: operationId(route.method, route.path),
@@ -137,7 +149,12 @@ export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, info: { r
   }
   return {
     openapi: "3.1.0",
-    info: { ...info, description: "Every response is the envelope of the spec; `data` holds the resource." },
+    info: {
+      ...info,
+      description:
+        "Every response is the envelope of the spec; `data` holds the resource. A few operations answer their success in another media type " +
+        "(Prometheus text at /metrics, MCP's JSON-RPC at /mcp, the console's files); their failures before the handler are still the envelope."
+    },
     jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
     tags: [...new Set(routes.map((route) => route.endpoint?.group ?? "undeclared"))].map((name) => ({ name })),
     paths,

@@ -5,9 +5,10 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
-import { Cause, Effect } from "effect"
+import { Cause, Effect, Either } from "effect"
 import type { Endpoint } from "../../schemas/api/endpoint.js"
 import { type ApiError, Forbidden } from "../../schemas/errors.js"
+import { type AnswerEncoder, answerEncoder } from "./answerEncoder.js"
 import { actingAgent, Caller, type CallerInfo } from "./caller.js"
 import { envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
 
@@ -29,6 +30,8 @@ export interface Route<R> {
   readonly access: RouteAccess
   /** The declared contract (schemas/api/): the OpenAPI document shows an undeclared route with any JSON as data. */
   readonly endpoint?: Endpoint
+  /** The declared success schema's encoder, compiled once with the route (answerEncoder.ts). */
+  readonly encodeAnswer?: AnswerEncoder
 }
 
 /**
@@ -46,7 +49,15 @@ export function route<R>(
   if (typeof first === "string") {
     return { method: first, path: second as string, handler: third as Handler<R>, access: fourth ?? "operator" }
   }
-  return { method: first.method, path: first.path, handler: second as Handler<R>, access: (third as RouteAccess | undefined) ?? "operator", endpoint: first }
+  const encodeAnswer = answerEncoder(first)
+  return {
+    method: first.method,
+    path: first.path,
+    handler: second as Handler<R>,
+    access: (third as RouteAccess | undefined) ?? "operator",
+    endpoint: first,
+    ...(encodeAnswer === undefined ? {} : { encodeAnswer })
+  }
 }
 
 /** The refusal of a caller the route's access does not admit, or undefined when it may call it. */
@@ -69,13 +80,37 @@ export const publicRoute = route
 const isReply = (value: Reply | HttpServerResponse.HttpServerResponse): value is Reply =>
   !HttpServerResponse.isServerResponse(value)
 
-const wrap = <R>(definition: Route<R>) =>
-  Effect.gen(function* () {
+const wrap = <R>(definition: Route<R>) => {
+  const warned = new Set<string>()
+  return Effect.gen(function* () {
     const caller = yield* Caller
     const refusal = accessRefusal(definition.access, caller)
     if (refusal !== undefined) return envelopeResponse(failureReply(refusal), caller.traceId)
+    const encode = definition.encodeAnswer
     return yield* definition.handler.pipe(
-      Effect.map((reply) => (isReply(reply) ? envelopeResponse(reply, caller.traceId) : reply)),
+      Effect.flatMap((reply) => {
+        if (!isReply(reply)) return Effect.succeed(reply)
+        if (encode === undefined) return Effect.succeed(envelopeResponse(reply, caller.traceId))
+        const encoded = encode(reply)
+        if (Either.isRight(encoded)) {
+          const response = envelopeResponse(encoded.right.reply, caller.traceId)
+          const { undeclared } = encoded.right
+          if (undeclared.length === 0 || warned.has(undeclared.join())) return Effect.succeed(response)
+          // Dropped from the answer; said once per route and field list, so a drift is seen without flooding the log.
+          warned.add(undeclared.join())
+          return Effect.logWarning("answer fields not in the contract were dropped", {
+            traceId: caller.traceId,
+            route: `${definition.method} ${definition.path}`,
+            fields: undeclared
+          }).pipe(Effect.as(response))
+        }
+        // The handler answered what its contract does not describe: a bug, so fail closed.
+        return Effect.logError("answer does not match its declared schema", {
+          traceId: caller.traceId,
+          route: `${definition.method} ${definition.path}`,
+          issues: encoded.left.issues
+        }).pipe(Effect.as(envelopeResponse(internalErrorReply, caller.traceId)))
+      }),
       Effect.catchAll((error) => Effect.succeed(envelopeResponse(failureReply(error), caller.traceId))),
       Effect.catchAllCause((cause) =>
         Effect.logError("request failed with a defect", { traceId: caller.traceId, path: definition.path }, Cause.pretty(cause)).pipe(
@@ -84,6 +119,7 @@ const wrap = <R>(definition: Route<R>) =>
       )
     )
   })
+}
 
 /** The router of all routes; its handlers need Caller and HttpServerRequest besides their services. */
 export const buildRouter = <R>(routes: ReadonlyArray<Route<R>>) => {

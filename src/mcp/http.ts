@@ -5,6 +5,7 @@
  */
 import { HttpServer, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { McpApi } from "../../schemas/api/mcp.js"
 import { McpCallBody } from "../../schemas/mcp.js"
 import { ok, type Reply } from "../gateway/envelope.js"
 import { innerCallToken } from "../gateway/innerCall.js"
@@ -42,10 +43,9 @@ export const toolErrorReply = (error: ToolError): Reply => ({
 })
 
 export const mcpToolRoutes = [
-  route("GET", "/mcp/tools", Effect.succeed(ok(TOOL_DESCRIPTIONS))),
+  route(McpApi.tools, Effect.succeed(ok(TOOL_DESCRIPTIONS))),
   route(
-    "POST",
-    "/mcp/call",
+    McpApi.call,
     Effect.gen(function* () {
       const body = yield* decodeBody(McpCallBody)
       const identity = yield* callerIdentity

@@ -6,6 +6,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect } from "effect"
+import { McpTransportApi } from "../../schemas/api/mcp.js"
 import { jsonBody } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { callerIdentity } from "./http.js"
@@ -42,4 +43,8 @@ const methodNotAllowed = Effect.succeed(
   })
 )
 
-export const streamableHttpRoutes = [route("POST", "/mcp", handlePost), route("GET", "/mcp", methodNotAllowed), route("DELETE", "/mcp", methodNotAllowed)]
+export const streamableHttpRoutes = [
+  route(McpTransportApi.post, handlePost),
+  route(McpTransportApi.get, methodNotAllowed),
+  route(McpTransportApi.delete, methodNotAllowed)
+]

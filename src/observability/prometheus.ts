@@ -16,6 +16,7 @@ import { WebhookDeliveryQueue } from "../webhooks/deliveryQueue.js"
 import { counterSampleOf } from "./counterFamilies.js"
 import { OutboxDepth } from "./queueDepth.js"
 import { StageTelemetry } from "./stageTelemetry.js"
+import { PrometheusApi } from "../../schemas/api/operations.js"
 
 /** Counters beyond 2^53 are exact in SQL; Prometheus samples are float64 anyway. */
 const sampleValue = (value: bigint) => Number(value)
@@ -68,8 +69,7 @@ export const renderPrometheus = Effect.gen(function* () {
 
 export const prometheusRoutes = [
   route(
-    "GET",
-    "/metrics",
+    PrometheusApi.scrape,
     Effect.map(renderPrometheus, ({ contentType, text }) => HttpServerResponse.text(text, { contentType })),
     "deployment"
   )

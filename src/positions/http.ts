@@ -3,6 +3,7 @@
  * query_positions intent answers, read directly (no transaction row), for a wallet the caller's tenant holds.
  */
 import { Effect } from "effect"
+import { PositionsApi } from "../../schemas/api/positions.js"
 import { Uuid } from "../../schemas/common.js"
 import { NotFound, UpstreamUnavailable } from "../../schemas/errors.js"
 import { Caller } from "../gateway/caller.js"
@@ -14,8 +15,7 @@ import { WalletPositions } from "./walletPositions.js"
 
 export const positionRoutes = [
   route(
-    "GET",
-    "/api/v1/wallets/:walletId/positions",
+    PositionsApi.list,
     Effect.gen(function* () {
       const walletId = yield* pathParam("walletId", Uuid)
       const stored = yield* (yield* WalletRepo).find(walletId, (yield* Caller).readTenant)

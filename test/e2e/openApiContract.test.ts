@@ -144,6 +144,31 @@ describe("the OpenAPI contract of a running service", () => {
     expect(missing.data).toBeUndefined()
   }, 120_000)
 
+  it("the typed client's DeFi, escrow, positions, RPC pool and tool groups answer declared, encoded data", async () => {
+    const client = makeClient(env.service.baseUrl)
+    const wallet = await client.wallets.create({ body: { label: "groups", autoFund: true, fundLamports: 500_000_000 } })
+    const walletId = wallet.data!.id
+    const positions = await client.positions.list({ params: { walletId } })
+    expect(positions.status).toBe(200)
+    // The native position: lamports as a decimal string in `amount`, the SOL worth an exact integer.
+    const native = positions.data!.positions.find((p) => p.type === "native")!
+    expect(native).toMatchObject({ protocol: "system-program", token: "SOL", amount: "500000000", valueLamports: "500000000" })
+    expect(positions.body.data!.positions.find((p: { type: string }) => p.type === "native")!.valueLamports).toBe(500_000_000)
+    expect((await client.escrow.listByWallet({ params: { walletId } })).data).toEqual([])
+    const pool = await client.rpcPool.status({})
+    expect(pool.status).toBe(200)
+    expect(pool.data!.endpoints.length).toBeGreaterThan(0)
+    expect(pool.data!.endpoints[0]!.url).not.toMatch(/api[-_]?key=/i)
+    const tools = await client.mcp.tools({})
+    expect(tools.data!.map((t) => t.name)).toContain("wallet.create")
+    const prices = await client.defi.oraclePrices({})
+    expect(prices.status).toBe(200)
+    expect(prices.data!.prices.length).toBeGreaterThan(0)
+    const pools = await client.defi.pools({})
+    expect(pools.status).toBe(200)
+    expect(pools.data!.sources.map((source) => source.protocol)).toEqual(expect.arrayContaining(["amm-one", "amm-two"]))
+  }, 120_000)
+
   it("has a declared operation for every call above (so each answer was checked against its own schema)", async () => {
     const checker = await contractOf(env.service.baseUrl)
     const undeclared = called.filter(([method, path]) => checker.operationOf(method, path.split("?")[0]!) === undefined)

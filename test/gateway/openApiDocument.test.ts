@@ -107,4 +107,37 @@ describe("the OpenAPI document", () => {
     expect(op.security).toEqual([{ apiKey: ["wallets"] }])
     expect(op.responses["200"].content["application/json"].schema.properties.data).toEqual({ description: "Not declared yet: any JSON" })
   })
+
+  it("declares every route of the gateway: no operation is left as any JSON", () => {
+    const undeclared = routes.filter((r) => r.endpoint === undefined).map((r) => `${r.method} ${r.path}`)
+    expect(undeclared).toEqual([])
+    const anyJson = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).filter(([, op]) => (op as unknown as { tags: Array<string> }).tags.includes("undeclared")).map(([method]) => `${method.toUpperCase()} ${path}`)
+    )
+    expect(anyJson).toEqual([])
+    // The DeFi helpers answer declared data, inside the envelope.
+    for (const [method, path] of [
+      ["get", "/api/v1/defi/pools"], ["post", "/api/v1/defi/quote"], ["post", "/api/v1/defi/swap"], ["get", "/api/v1/defi/oracle/prices"],
+      ["put", "/api/v1/defi/oracle/prices/{symbol}"], ["post", "/api/v1/defi/stake"], ["post", "/api/v1/defi/lend/supply"], ["post", "/api/v1/defi/lend/borrow"], ["post", "/api/v1/defi/unstake"], ["post", "/api/v1/defi/stake/rewards"],
+      ["get", "/api/v1/wallets/{walletId}/escrows"], ["get", "/api/v1/wallets/{walletId}/positions"], ["get", "/api/v1/rpc/pool/status"], ["get", "/mcp/tools"]
+    ] as const) {
+      const success = operation(method, path).responses["200"].content["application/json"].schema
+      expect(success.required, `${method} ${path}`).toContain("traceId")
+      expect(resolved(success.properties.data), `${method} ${path}`).not.toEqual({ description: "Not declared yet: any JSON" })
+    }
+  })
+
+  it("describes the answers outside the envelope by their media type: Prometheus text, MCP's JSON-RPC, the console's files", () => {
+    const metrics = operation("get", "/metrics")
+    expect(Object.keys(metrics.responses["200"].content)).toEqual(["text/plain; version=0.0.4; charset=utf-8"])
+    expect(metrics.responses["200"].content["text/plain; version=0.0.4; charset=utf-8"].schema).toEqual({ type: "string" })
+    // Refused before the handler (no key, a tenant-bound key): still the envelope.
+    expect(metrics.responses["401"].content["application/json"].schema.required).toContain("errorCode")
+    expect(metrics).toMatchObject({ security: [{ apiKey: [expect.any(String)] }], "x-access": "deployment" })
+    const mcp = operation("post", "/mcp")
+    expect(mcp.responses["200"].content["application/json"].schema).toMatchObject({ required: ["jsonrpc"] })
+    expect(mcp.responses["202"].content).toBeUndefined()
+    expect(operation("get", "/mcp").responses["405"].content["application/json"].schema).toMatchObject({ required: ["jsonrpc"] })
+    expect(Object.keys(operation("get", "/console").responses["200"].content)).toEqual(["text/html; charset=utf-8"])
+  })
 })

@@ -12,6 +12,12 @@ import { HealthApi } from "../../schemas/api/health.js"
 import { PoliciesApi } from "../../schemas/api/policies.js"
 import { TransactionsApi } from "../../schemas/api/transactions.js"
 import { WalletsApi } from "../../schemas/api/wallets.js"
+import { DefiApi } from "../../schemas/api/defi.js"
+import { EscrowApi } from "../../schemas/api/escrow.js"
+import { LendingApi } from "../../schemas/api/lending.js"
+import { McpApi } from "../../schemas/api/mcp.js"
+import { RpcPoolApi } from "../../schemas/api/operations.js"
+import { PositionsApi } from "../../schemas/api/positions.js"
 import { ADMIN_KEY, api, type ApiAnswer } from "./service.js"
 
 type Encoded<S> = S extends Schema.Schema<any, infer I, never> ? I : never
@@ -67,7 +73,15 @@ export const makeClient = (baseUrl: string, headers: Record<string, string> = { 
   transactions: bind(TransactionsApi, baseUrl, headers),
   policies: bind(PoliciesApi, baseUrl, headers),
   agents: bind(AgentsApi, baseUrl, headers),
-  audit: bind(AuditApi, baseUrl, headers)
+  audit: bind(AuditApi, baseUrl, headers),
+  // DeFi helpers, escrows, positions, the RPC pool and the tool interface (answers in the envelope;
+  // /metrics, /mcp's JSON-RPC and the console are not, so they are not here).
+  defi: bind(DefiApi, baseUrl, headers),
+  lending: bind(LendingApi, baseUrl, headers),
+  escrow: bind(EscrowApi, baseUrl, headers),
+  positions: bind(PositionsApi, baseUrl, headers),
+  rpcPool: bind(RpcPoolApi, baseUrl, headers),
+  mcp: bind(McpApi, baseUrl, headers)
 })
 
 export type Client = ReturnType<typeof makeClient>

@@ -28,7 +28,7 @@ describe("wallets over HTTP", () => {
     })
     expect(() => new PublicKey(wallet.publicKey)).not.toThrow()
     const balance = await client().wallets.balance({ params: { walletId: wallet.id } })
-    expect(balance.data).toEqual({ lamports: 0, sol: 0 })
+    expect(balance.data).toEqual({ lamports: 0n, sol: 0 })
   })
 
   it("accepts fundLamports without autoFund (0 included) and ignores it; with autoFund it must be at least 1", async () => {
@@ -37,7 +37,7 @@ describe("wallets over HTTP", () => {
       expect(created.status).toBe(201)
       expect(created.data!.funding).toBeUndefined()
       const balance = await client().wallets.balance({ params: { walletId: created.data!.id } })
-      expect(balance.data).toEqual({ lamports: 0, sol: 0 })
+      expect(balance.data).toEqual({ lamports: 0n, sol: 0 })
     }
     const before = await walletCount()
     const refused = await client().wallets.create({ body: { autoFund: true, fundLamports: 0 } })
@@ -51,12 +51,12 @@ describe("wallets over HTTP", () => {
   it("creates a funded wallet whose balance matches what web3.js reads from the ledger", async () => {
     const created = await client().wallets.create({ body: { label: "funded", autoFund: true, fundLamports: 1_500_000_000 } })
     expect(created.status).toBe(201)
-    expect(created.data!.funding).toMatchObject({ ok: true, lamports: 1_500_000_000 })
+    expect(created.data!.funding).toMatchObject({ ok: true, lamports: 1_500_000_000n })
     const walletId = created.data!.id
     const balance = await client().wallets.balance({ params: { walletId } })
     const onChain = await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(created.data!.publicKey))
     expect(onChain).toBe(1_500_000_000)
-    expect(balance.data).toEqual({ lamports: onChain, sol: 1.5 })
+    expect(balance.data).toEqual({ lamports: BigInt(onChain), sol: 1.5 })
     const tokens = await client().wallets.tokens({ params: { walletId } })
     expect(tokens.data).toEqual({ tokens: [] })
   })

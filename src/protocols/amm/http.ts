@@ -22,6 +22,7 @@ import { type PoolView, viewPools } from "./poolReads.js"
 import { AmmPrograms } from "./programs.js"
 import { minimumOutFor, type Route } from "./quote.js"
 import { buildSwap } from "./swapBuilder.js"
+import { DefiApi } from "../../../schemas/api/defi.js"
 import { routeSwap } from "./swapRoute.js"
 
 const poolToWire = (pool: PoolView) => ({
@@ -158,7 +159,7 @@ const swap = Effect.gen(function* () {
 })
 
 export const swapRoutes = [
-  route("GET", "/api/v1/defi/pools", listPools, "agent"),
-  route("POST", "/api/v1/defi/quote", quote, "agent"),
-  route("POST", "/api/v1/defi/swap", swap, "agent")
+  route(DefiApi.pools, listPools, "agent"),
+  route(DefiApi.quote, quote, "agent"),
+  route(DefiApi.swap, swap, "agent")
 ]

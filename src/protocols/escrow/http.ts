@@ -134,8 +134,7 @@ export const escrowHelpers = [
 
 export const escrowRoutes = [
   route(
-    "GET",
-    "/api/v1/wallets/:walletId/escrows",
+    EscrowApi.listByWallet,
     Effect.gen(function* () {
       const walletId = yield* pathParam("walletId", Uuid)
       const stored = yield* (yield* WalletRepo).find(walletId, (yield* Caller).readTenant)

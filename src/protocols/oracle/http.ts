@@ -5,6 +5,7 @@
  * PUT fails, since that ledger has no such method.
  */
 import { Effect, Schema } from "effect"
+import { DefiApi, SetOraclePriceBody } from "../../../schemas/api/defi.js"
 import { NotFound, UpstreamUnavailable, ValidationError } from "../../../schemas/errors.js"
 import { ChainClient } from "../../chain/chainClient.js"
 import { ok } from "../../gateway/envelope.js"
@@ -42,16 +43,11 @@ const listPrices = Effect.gen(function* () {
   })
 })
 
-const SetPriceBody = Schema.Struct({
-  price: Schema.String.pipe(Schema.pattern(/^[1-9][0-9]{0,17}$/, { message: () => "must be a positive integer string (price = price * 10^exponent USD)" })),
-  exponent: Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }), Schema.between(-18, 0, { message: () => "must be between -18 and 0" }))
-})
-
 const setPrice = Effect.gen(function* () {
   const symbol = yield* pathParam("symbol", Schema.String)
   const feed = feedBySymbol(symbol)
   if (feed === undefined) return yield* new NotFound({ resource: "oracle feed", id: symbol })
-  const body = yield* decodeBody(SetPriceBody)
+  const body = yield* decodeBody(SetOraclePriceBody)
   const chain = yield* ChainClient
   const result = yield* chain.rpc<{ account: string }>("setPythPriceUpdate", [feed.feedId, body.price, body.exponent]).pipe(
     Effect.catchTag("RpcApplicationError", (error) =>
@@ -63,6 +59,6 @@ const setPrice = Effect.gen(function* () {
 })
 
 export const oracleRoutes = [
-  route("GET", "/api/v1/defi/oracle/prices", listPrices, "agent"),
-  route("PUT", "/api/v1/defi/oracle/prices/:symbol", setPrice, "deployment")
+  route(DefiApi.oraclePrices, listPrices, "agent"),
+  route(DefiApi.setOraclePrice, setPrice, "deployment")
 ]

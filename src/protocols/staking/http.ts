@@ -5,7 +5,8 @@
  * (lending-market) is the spec's build failure; liquid-staking not deployed here fails closed the same way.
  */
 import { PublicKey, Transaction } from "@solana/web3.js"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
+import { DefiApi, StakeRewardsBody } from "../../../schemas/api/defi.js"
 import { PipelineError, UpstreamUnavailable, ValidationError } from "../../../schemas/errors.js"
 import { StakeBody, UnstakeBody } from "../../../schemas/protocol.js"
 import { ChainClient } from "../../chain/chainClient.js"
@@ -95,13 +96,9 @@ const unstake = Effect.gen(function* () {
   })
 })
 
-const RewardsBody = Schema.Struct({
-  lamports: Schema.String.pipe(Schema.pattern(/^[1-9][0-9]{0,17}$/, { message: () => "must be a positive integer string of lamports" }))
-})
-
 /** The operator's reward crank on the local ledger (its `addStakeRewards` method); a real cluster has no such method. */
 const addRewards = Effect.gen(function* () {
-  const body = yield* decodeBody(RewardsBody)
+  const body = yield* decodeBody(StakeRewardsBody)
   const pool = yield* currentPool("add_rewards")
   const chain = yield* ChainClient
   yield* chain.rpc<{ signature: string }>("addStakeRewards", [pool.programId.toBase58(), body.lamports]).pipe(
@@ -114,7 +111,7 @@ const addRewards = Effect.gen(function* () {
 })
 
 export const stakingRoutes = [
-  route("POST", "/api/v1/defi/stake", stake),
-  route("POST", "/api/v1/defi/unstake", unstake),
-  route("POST", "/api/v1/defi/stake/rewards", addRewards, "deployment")
+  route(DefiApi.stake, stake),
+  route(DefiApi.unstake, unstake),
+  route(DefiApi.stakeRewards, addRewards, "deployment")
 ]

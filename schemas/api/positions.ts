@@ -1,0 +1,28 @@
+/** A wallet's positions ([n12], docs/decisions/staking.md): native SOL, tokens, stakes and escrowed lamports. */
+import * as Schema from "effect/Schema"
+import { Base58Address, BaseUnitsText, LamportsText, Uuid } from "../common.js"
+import { endpoint } from "./endpoint.js"
+import { WalletIdParams } from "./wallets.js"
+
+export const WalletPosition = Schema.Struct({
+  protocol: Schema.String,
+  type: Schema.Literal("native", "token", "stake", "escrow"),
+  /** Base units of `token` (lamports for SOL), a decimal string. */
+  amount: BaseUnitsText,
+  /** A mint address, or `SOL`. */
+  token: Schema.String,
+  /** The SOL worth, where it has one. */
+  valueLamports: Schema.optional(LamportsText),
+  /** USD from the Pyth oracle accounts, a decimal string with 6 places (absent without a price). */
+  value: Schema.optional(Schema.String.pipe(Schema.pattern(/^-?[0-9]+\.[0-9]{6}$/))),
+  /** The token account, stake pool or escrow account. */
+  address: Schema.optional(Base58Address)
+}).annotations({ identifier: "WalletPosition" })
+
+export const PositionsApi = {
+  list: endpoint("positions", "GET", "/api/v1/wallets/:walletId/positions", {
+    summary: "A wallet's positions, read live (no transaction row)",
+    params: WalletIdParams,
+    success: Schema.Struct({ walletId: Uuid, positions: Schema.Array(WalletPosition) })
+  })
+}
