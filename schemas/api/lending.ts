@@ -4,7 +4,7 @@
  * adapter builds and the POST /transactions request that executes it (the only path that signs).
  */
 import { Schema } from "effect"
-import { Base58Address } from "../common.js"
+import { Base58Address, LamportsText } from "../common.js"
 import { LendBody } from "../protocol.js"
 import { endpoint } from "./endpoint.js"
 
@@ -32,8 +32,8 @@ export const LendingAccount = Schema.Struct({
       type: Schema.Literal("supply", "borrow"),
       mint: Base58Address,
       amount: Digits,
-      /** the envelope writes lamport fields as JSON numbers */
-      valueLamports: Schema.optional(Schema.Number)
+      /** its worth in lamports at the oracle prices (an exact JSON integer on the wire) */
+      valueLamports: Schema.optional(LamportsText)
     })
   ),
   /** collateral value x factor / borrowed value; null when nothing is borrowed */

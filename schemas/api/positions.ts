@@ -1,4 +1,4 @@
-/** A wallet's positions ([n12], docs/decisions/staking.md): native SOL, tokens, stakes and escrowed lamports. */
+/** A wallet's positions ([n12], docs/decisions/staking.md, lending.md): native SOL, tokens, stakes, lending and escrowed lamports. */
 import * as Schema from "effect/Schema"
 import { Base58Address, BaseUnitsText, LamportsText, Uuid } from "../common.js"
 import { endpoint } from "./endpoint.js"
@@ -6,7 +6,7 @@ import { WalletIdParams } from "./wallets.js"
 
 export const WalletPosition = Schema.Struct({
   protocol: Schema.String,
-  type: Schema.Literal("native", "token", "stake", "escrow"),
+  type: Schema.Literal("native", "token", "stake", "supply", "borrow", "escrow"),
   /** Base units of `token` (lamports for SOL), a decimal string. */
   amount: BaseUnitsText,
   /** A mint address, or `SOL`. */
@@ -15,8 +15,10 @@ export const WalletPosition = Schema.Struct({
   valueLamports: Schema.optional(LamportsText),
   /** USD from the Pyth oracle accounts, a decimal string with 6 places (absent without a price). */
   value: Schema.optional(Schema.String.pipe(Schema.pattern(/^-?[0-9]+\.[0-9]{6}$/))),
-  /** The token account, stake pool or escrow account. */
-  address: Schema.optional(Base58Address)
+  /** The token account, stake pool, lending reserve or escrow account. */
+  address: Schema.optional(Base58Address),
+  /** A lending account's health: collateral value x factor over borrowed value, 4 places (absent with no borrow). */
+  healthFactor: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9]+\.[0-9]{4}$/)))
 }).annotations({ identifier: "WalletPosition" })
 
 export const PositionsApi = {
