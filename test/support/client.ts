@@ -8,10 +8,17 @@ import { Schema } from "effect"
 import { AgentsApi } from "../../schemas/api/agents.js"
 import { AuditApi } from "../../schemas/api/audit.js"
 import type { AnySchema, Endpoint } from "../../schemas/api/endpoint.js"
+import { EscrowApi } from "../../schemas/api/escrow.js"
 import { HealthApi } from "../../schemas/api/health.js"
+import { ChaosApi, OutboxApi } from "../../schemas/api/operations.js"
 import { PoliciesApi } from "../../schemas/api/policies.js"
+import { ProtocolsApi } from "../../schemas/api/protocols.js"
+import { RiskApi } from "../../schemas/api/risk.js"
+import { RuntimeApi } from "../../schemas/api/runtime.js"
 import { TransactionsApi } from "../../schemas/api/transactions.js"
+import { StrategyApi, TreasuryApi } from "../../schemas/api/treasury.js"
 import { WalletsApi } from "../../schemas/api/wallets.js"
+import { WebhooksApi } from "../../schemas/api/webhooks.js"
 import { ADMIN_KEY, api, type ApiAnswer } from "./service.js"
 
 type Encoded<S> = S extends Schema.Schema<any, infer I, never> ? I : never
@@ -67,7 +74,26 @@ export const makeClient = (baseUrl: string, headers: Record<string, string> = { 
   transactions: bind(TransactionsApi, baseUrl, headers),
   policies: bind(PoliciesApi, baseUrl, headers),
   agents: bind(AgentsApi, baseUrl, headers),
-  audit: bind(AuditApi, baseUrl, headers)
+  audit: bind(AuditApi, baseUrl, headers),
+  // The other declared groups (schemas/api/), so tests read their answers typed too.
+  escrow: bind(EscrowApi, baseUrl, headers),
+  chaos: bind(ChaosApi, baseUrl, headers),
+  outbox: bind(OutboxApi, baseUrl, headers),
+  protocols: bind(ProtocolsApi, baseUrl, headers),
+  risk: bind(RiskApi, baseUrl, headers),
+  runtime: bind(RuntimeApi, baseUrl, headers),
+  strategy: bind(StrategyApi, baseUrl, headers),
+  treasury: bind(TreasuryApi, baseUrl, headers),
+  webhooks: bind(WebhooksApi, baseUrl, headers)
 })
 
 export type Client = ReturnType<typeof makeClient>
+
+/**
+ * The decoded `data` of an answer the test needs in order to go on: throws, showing the envelope, when
+ * the answer carries none (a refusal, an undeclared failure), so a read never goes on with `undefined`.
+ */
+export const dataOf = <A extends { readonly status: number; readonly body: unknown; readonly data: unknown }>(answer: A): NonNullable<A["data"]> => {
+  if (answer.data === undefined || answer.data === null) throw new Error(`expected data, got ${answer.status}: ${JSON.stringify(answer.body)}`)
+  return answer.data as NonNullable<A["data"]>
+}
