@@ -11,6 +11,7 @@ import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet } from "../support/transactions.js"
 import { defined } from "../support/defined.js"
+import type { SignAnswer } from "../support/undeclaredAnswers.js"
 import type { PolicyRuleEncoded } from "../../schemas/policy.js"
 
 const env = useServiceWithLedger()
@@ -21,16 +22,6 @@ const unsignedTransfer = async (from: string, lamports: number, to = Keypair.gen
     SystemProgram.transfer({ fromPubkey: new PublicKey(from), toPubkey: to, lamports })
   )
   return { base64: tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("base64"), message: tx.serializeMessage(), to }
-}
-
-/** The sign answer (the route declares no success schema yet): the signature, the signed bytes, the record's id. */
-interface SignAnswer {
-  readonly txId: string
-  readonly publicKey: string
-  readonly signature: string
-  readonly signedTransaction?: string
-  readonly signedMessage?: string
-  readonly result?: unknown
 }
 
 const sign = (walletId: string, body: Record<string, unknown>) => api<SignAnswer>(env.service.baseUrl, "POST", `/api/v1/wallets/${walletId}/sign`, body)

@@ -13,7 +13,7 @@ import { useServiceWithLedger } from "../support/harness.js"
 import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
-import type { DefiPreview, OraclePrices } from "../support/defiAnswers.js"
+import type { DefiPreview, OraclePrices } from "../support/undeclaredAnswers.js"
 
 const env = useServiceWithLedger({
   ledger: { amm: true },

@@ -15,7 +15,7 @@ import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { defined } from "../support/defined.js"
-import type { DefiPreview, RewardsCrank, StakeQuote } from "../support/defiAnswers.js"
+import type { DefiPreview, RewardsCrank, StakeQuote } from "../support/undeclaredAnswers.js"
 
 const env = useServiceWithLedger({ ledger: { staking: true }, env: { LIQUID_STAKING_PROGRAM_ID: LOCAL_LIQUID_STAKING_PROGRAM_ID } })
 const programId = new PublicKey(LOCAL_LIQUID_STAKING_PROGRAM_ID)

@@ -1,9 +1,19 @@
 /**
- * The answers of the `/api/v1/defi/*` routes as the tests read them. Those routes are not declared in
- * schemas/api/ yet (docs/decisions/api-contract.md), so the typed client has no group for them: tests
- * name the answer with `api<DefiPreview>(...)` instead of reading `any`. Once the routes are declared,
- * these give way to the client's decoded types.
+ * Answers of routes whose success schema is not declared in schemas/api/ yet (the `/api/v1/defi/*`
+ * routes, a wallet's sign; docs/decisions/api-contract.md), as the tests read them: the typed client has
+ * no decoder for them, so tests name the answer with `api<DefiPreview>(...)` instead of reading `any`.
+ * Once a route is declared, its type here gives way to the client's decoded one.
  */
+
+/** POST /wallets/<id>/sign: the signature, the signed bytes, and the record's id. */
+export interface SignAnswer {
+  readonly txId: string
+  readonly publicKey: string
+  readonly signature: string
+  readonly signedTransaction?: string
+  readonly signedMessage?: string
+  readonly result?: unknown
+}
 
 /** A quote, the unsigned transaction it builds, and the request that executes it through the pipeline. */
 export interface DefiPreview<Quote = Record<string, unknown>> {
