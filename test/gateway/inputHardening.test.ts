@@ -5,6 +5,7 @@
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
+import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { changedTables, settledDigests, type TableDigests } from "../support/tableDigest.js"
 
@@ -15,8 +16,8 @@ let agentId: string
 let before: TableDigests
 
 beforeAll(async () => {
-  walletId = (await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: "hardening" })).body.data.id
-  agentId = (await api(env.service.baseUrl, "POST", "/api/v1/agents", { name: "hardening", walletId, budgetLamports: 1_000 })).body.data.id
+  walletId = (await makeClient(env.service.baseUrl).wallets.create({ body: { label: "hardening" } })).body.data.id
+  agentId = (await makeClient(env.service.baseUrl).agents.create({ body: { name: "hardening", walletId, budgetLamports: 1_000 } })).body.data.id
 })
 
 const call = (method: string, path: string, body?: unknown) => api(env.service.baseUrl, method, path, body)
@@ -116,7 +117,7 @@ describe("inputs refused at validation, changing nothing", () => {
     expectRefused(await call("POST", "/api/v1/treasury/allocate", { targetAgentId: agentId, lamports: tooBig }), "lamports")
     // 1,000 lamports of budget + u64 max would pass u64: refused, the budget stays.
     expectRefused(await call("POST", "/api/v1/treasury/allocate", { targetAgentId: agentId, lamports: "18446744073709551615" }), "lamports")
-    expect((await call("GET", `/api/v1/agents/${agentId}/budget`)).body.data.budgetLamports).toBe(1_000)
+    expect((await makeClient(env.service.baseUrl).agents.budget({ params: { agentId } })).body.data.budgetLamports).toBe(1_000)
   })
 })
 

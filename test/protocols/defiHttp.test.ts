@@ -5,6 +5,7 @@
  * fail closed the same way, naming the setting. A bad body is still a 400 naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
 let service: RunningService
@@ -45,7 +46,7 @@ describe("DeFi helpers without adapters", () => {
   })
 
   it("reports liquid-staking unhealthy where LIQUID_STAKING_PROGRAM_ID is not set", async () => {
-    const health = await api(service.baseUrl, "GET", "/api/v1/protocols/liquid-staking/health")
+    const health = await makeClient(service.baseUrl).protocols.protocolHealth({ params: { protocol: "liquid-staking" } })
     expect(health.status).toBe(200)
     expect(health.body.data).toMatchObject({ protocol: "liquid-staking", ok: false, configured: false, deployed: false })
     expect(health.body.data.message).toContain("LIQUID_STAKING_PROGRAM_ID is not set")

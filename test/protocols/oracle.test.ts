@@ -13,7 +13,7 @@ import { useServiceWithLedger } from "../support/harness.js"
 import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
-import type { DefiPreview, OraclePrices } from "../support/undeclaredAnswers.js"
+import type { OraclePrices, SwapQuote } from "../support/undeclaredAnswers.js"
 
 const env = useServiceWithLedger({
   ledger: { amm: true },
@@ -37,7 +37,7 @@ describe("oracle prices", () => {
 
   it("puts the oracle price and its deviation in a quote, and asks for approval when the deviation is beyond the bound", async () => {
     const wallet = await createWallet(env.service.baseUrl, 3_000_000_000)
-    const quote = await api<DefiPreview>(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "amm-one", ...intent, wallet: wallet.publicKey })
+    const quote = await api<SwapQuote>(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "amm-one", ...intent, wallet: wallet.publicKey })
     expect(quote.body.data.oracle).toMatchObject({ oraclePrice: "0.150000000000" })
     // fee 30 bps plus a little price impact
     expect(quote.body.data.oracle?.deviationBps).toBeGreaterThanOrEqual(30)

@@ -32,6 +32,12 @@ export type EndpointInput<E> =
         (B extends AnySchema ? { readonly body: Encoded<B> } : { readonly body?: unknown })
     : never
 
+/**
+ * The wire form of an endpoint's `data` (its success schema's encoded side): for a raw `api<...>()` call
+ * that sends what the declaration does not allow (a refused body, a raw query string) but still reads the data.
+ */
+export type WireDataOf<E> = E extends Endpoint<any, any, any, infer S> ? Encoded<S> : never
+
 /** The answer: HTTP status, the envelope as sent, and `data` decoded when the envelope carries the declared data. */
 export interface EndpointAnswer<E> extends ApiAnswer<E extends Endpoint<any, any, any, infer S> ? Encoded<S> : unknown> {
   readonly data: E extends Endpoint<any, any, any, infer S> ? Decoded<S> | undefined : undefined

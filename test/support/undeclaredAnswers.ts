@@ -20,7 +20,6 @@ export interface DefiPreview<Quote = Record<string, unknown>> {
   readonly quote: Quote
   readonly transaction: { readonly unsignedTransaction: string; readonly programIds: ReadonlyArray<string> }
   readonly execute: { readonly method: string; readonly path: string; readonly body: Record<string, unknown> }
-  readonly oracle?: { readonly oraclePrice: string; readonly deviationBps: number }
 }
 
 /** A liquid-staking stake quote: the LST the pool's exchange rate gives. */
@@ -44,4 +43,51 @@ export interface OraclePrices {
     readonly price: string
     readonly exponent: number
   }>
+}
+
+/** POST /defi/quote: what the route pays, leg by leg, and the oracle's view when configured. */
+export interface SwapQuote {
+  readonly inAmount: string
+  readonly outAmount: string
+  readonly slippageBps: number
+  readonly minimumOut: string
+  readonly quotedAt: string
+  readonly route: ReadonlyArray<{
+    readonly protocol: string
+    readonly pool: string
+    readonly inAmount: string
+    readonly outAmount: string
+    readonly feeBps: number
+    readonly feeAmount: string
+  }>
+  readonly oracle?: { readonly oraclePrice: string; readonly deviationBps: number }
+}
+
+interface PoolMint {
+  readonly address: string
+  readonly symbol: string
+  readonly decimals: number
+}
+
+/** GET /defi/pools: every seeded pool, and whether each AMM source answered. */
+export interface DefiPools {
+  readonly sources: ReadonlyArray<{ readonly protocol: string; readonly ok: boolean; readonly message?: string }>
+  readonly pools: ReadonlyArray<{
+    readonly protocol: string
+    readonly address: string
+    readonly mintA: PoolMint
+    readonly mintB: PoolMint
+    readonly reserveA: string
+    readonly reserveB: string
+    readonly feeBps: number
+  }>
+}
+
+/** GET /wallets/<id>/escrows: the escrows a wallet is a party to, as the tests read them. */
+export interface WalletEscrow {
+  readonly escrowId: string
+  readonly state: string
+  readonly status: string
+  readonly resolution?: string
+  readonly [field: string]: unknown
 }
