@@ -2,7 +2,8 @@
  * [n7] failed -> pending (POST /transactions/<id>/retry) through the real service, ledger and
  * database, with chaos causing the failures: the retry takes a fresh policy decision (a policy added
  * after the failure applies), counts its daily spend and agent budget again (two 0.9 SOL transfers
- * never both confirm under a 1 SOL daily limit), succeeds from a `sign` or a `send` failure, and
+ * never both confirm under a 1 SOL daily limit), succeeds from each retryable failure (`build`, `sign`,
+ * `send`, `confirm`), and
  * keeps the earlier attempt readable in the history and in /replay.
  */
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
@@ -11,7 +12,7 @@ import { describe, expect, it } from "vitest"
 import { reconcileBudgets } from "../../actors/budgetReconciler.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { makeClient } from "../support/client.js"
-import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { createWallet, submit, waitSettled, waitTerminal } from "../support/transactions.js"
 import type { PolicyRuleEncoded } from "../../schemas/policy.js"
 
 // One outbox attempt: a chaos fault fails the transaction at once, so the test decides when to retry.
@@ -32,6 +33,7 @@ const transfer = async (walletId: string, lamports: number, destination = Keypai
   return { id: created.body.data.id as string, destination }
 }
 const settle = async (txId: string) => (await waitSettled(env.service.baseUrl, txId, 60_000)).body.data
+const approve = (txId: string) => makeClient(env.service.baseUrl).transactions.approve({ params: { txId } })
 const retry = (txId: string) => makeClient(env.service.baseUrl).transactions.retry({ params: { txId } })
 const balance = (address: string) => new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(address))
 
@@ -148,5 +150,50 @@ describe("failed -> pending (retry)", () => {
     expect(after).toMatchObject({ status: "failed", failedAt: "sign" })
     expect(after.history.some((entry: { message?: string }) => entry.message === "retry requested")).toBe(false)
     expect(await spent()).toBe(0.9 * SOL)
+  }, 120_000)
+
+  it("succeeds from a build failure once the wallet can pay (failed at build -> pending -> confirmed)", async () => {
+    await chaos({})
+    const wallet = await createWallet(env.service.baseUrl, 0.01 * SOL)
+    const first = await transfer(wallet.id, 0.05 * SOL)
+    expect(await settle(first.id)).toMatchObject({ status: "failed", failedAt: "build", errorCode: "PIPELINE_ERROR" })
+
+    const funder = await createWallet(env.service.baseUrl, SOL)
+    expect((await settle((await transfer(funder.id, 0.5 * SOL, wallet.publicKey)).id)).status).toBe("confirmed")
+    expect((await retry(first.id)).status).toBe(202)
+    const confirmed = await settle(first.id)
+    expect(confirmed).toMatchObject({ status: "confirmed", failedAt: null, errorCode: null })
+    expect(await balance(first.destination)).toBe(0.05 * SOL)
+    expect(confirmed.history.map((entry) => entry.status)).toEqual([
+      "pending", "simulating", "failed",
+      "pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"
+    ])
+  }, 120_000)
+
+  it("succeeds from a confirm failure once the wallet can pay again (failed at confirm -> pending -> approval_gate -> confirmed)", async () => {
+    await chaos({})
+    const wallet = await createWallet(env.service.baseUrl, 0.1 * SOL)
+    const destination = Keypair.generate().publicKey.toBase58()
+    // Simulated while the wallet can pay, held at the gate, then the wallet is drained: it fails on chain.
+    const held = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 0.06 * SOL } })
+    const heldId = held.body.data.id
+    expect((await settle(heldId)).status).toBe("approval_gate")
+    expect((await settle((await transfer(wallet.id, 0.08 * SOL)).id)).status).toBe("confirmed")
+    expect((await approve(heldId)).status).toBe(200)
+    expect((await waitTerminal(env.service.baseUrl, heldId)).data).toMatchObject({ status: "failed", failedAt: "confirm", errorCode: "CONFIRMATION_FAILED" })
+
+    const funder = await createWallet(env.service.baseUrl, SOL)
+    expect((await settle((await transfer(funder.id, 0.5 * SOL, wallet.publicKey)).id)).status).toBe("confirmed")
+    expect((await retry(heldId)).status).toBe(202)
+    // The retry decides afresh: the request still asks for approval, so it waits at the gate again.
+    expect((await settle(heldId)).status).toBe("approval_gate")
+    expect((await approve(heldId)).status).toBe(200)
+    const confirmed = (await waitTerminal(env.service.baseUrl, heldId)).data
+    expect(confirmed.status).toBe("confirmed")
+    expect(await balance(destination)).toBe(0.06 * SOL)
+    expect(confirmed.history.map((entry) => entry.status)).toEqual([
+      "pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "failed",
+      "pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "confirmed"
+    ])
   }, 120_000)
 })
