@@ -26,11 +26,14 @@ const UNTYPED = [
 ]
 
 describe("the suite's calls to the service are typed", () => {
-  it("api()'s answer data defaults to unknown, not any", () => {
+  it("api()'s and the process tests' call()'s answer data default to unknown, not any", () => {
     const service = fs.readFileSync(path.join(TEST_DIR, "support/service.ts"), "utf8")
     expect(service).toMatch(/export const api = async <D = unknown>\(/)
     expect(service).toMatch(/export interface Envelope<D = unknown>/)
     expect(service).toMatch(/export interface ApiAnswer<D = unknown>/)
+    const processes = fs.readFileSync(path.join(TEST_DIR, "support/processes.ts"), "utf8")
+    expect(processes).toMatch(/export const call = async <D = unknown>\(/)
+    expect(processes).not.toMatch(/data: any/)
   })
 
   it("no test reads an answer as any", () => {
