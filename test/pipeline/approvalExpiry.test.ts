@@ -12,6 +12,7 @@ import { makeClient } from "../support/client.js"
 import { createWallet, submit } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 
 const awaitingApproval = async (walletId: string) => {
   const created = await submit(env.service.baseUrl, {
@@ -36,13 +37,13 @@ describe("approval expiry", () => {
     const expired = await env.service.runtime.runPromise(expireApprovals)
     expect(expired).toBe(1)
 
-    const staleTx = await makeClient(env.service.baseUrl).transactions.get({ params: { txId: stale } })
+    const staleTx = await client().transactions.get({ params: { txId: stale } })
     expect(staleTx.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
     expect(staleTx.body.data).toMatchObject({ status: "failed", approval: { status: "expired" } })
     expect(staleTx.body.data.signature).toBeUndefined()
-    const freshTx = await makeClient(env.service.baseUrl).transactions.get({ params: { txId: fresh } })
+    const freshTx = await client().transactions.get({ params: { txId: fresh } })
     expect(freshTx.body.data.status).toBe("approval_gate")
-    const approveStale = await makeClient(env.service.baseUrl).transactions.approve({ params: { txId: stale } })
+    const approveStale = await client().transactions.approve({ params: { txId: stale } })
     expect(approveStale.status).toBe(400)
   })
 })

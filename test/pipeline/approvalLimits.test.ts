@@ -17,6 +17,7 @@ import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { defined } from "../support/defined.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 
 const SOL = 1_000_000_000
 const transfer = async (walletId: string, lamports: number, extra: Record<string, unknown> = {}) => {
@@ -24,11 +25,11 @@ const transfer = async (walletId: string, lamports: number, extra: Record<string
   const created = await submit(env.service.baseUrl, { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports }, ...extra }, undefined, "?waitMs=20000")
   return { id: created.body.data.id, destination, status: created.status, data: created.body.data }
 }
-const approve = (txId: string) => makeClient(env.service.baseUrl).transactions.approve({ params: { txId } })
+const approve = (txId: string) => client().transactions.approve({ params: { txId } })
 const settle = async (txId: string) => (await waitSettled(env.service.baseUrl, txId, 60_000)).data
 const balance = (address: string) => new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(address))
 const dailyLimitWithApproval = async (walletId: string, maxLamportsPerDay: number) => {
-  const created = await makeClient(env.service.baseUrl).policies.create({ body: {
+  const created = await client().policies.create({ body: {
     walletId, name: "every transfer approved", rules: [{ type: "spending_limit", maxLamportsPerDay, requireApprovalAboveLamports: 0 }]
   } })
   expect(created.status).toBe(201)
@@ -128,7 +129,7 @@ describe("policy_eval -> approval_gate (reserving the daily spend)", () => {
     expect(third.data).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION" })
     expect(third.data.error).toContain("maxLamportsPerDay")
 
-    const rejected = await makeClient(env.service.baseUrl).transactions.reject({ params: { txId: waiting[1].id }, body: { reason: "not this one" } })
+    const rejected = await client().transactions.reject({ params: { txId: waiting[1].id }, body: { reason: "not this one" } })
     expect(rejected.status).toBe(200)
     const replacement = await transfer(wallet.id, 0.6 * SOL)
     expect(replacement.status).toBe(202)

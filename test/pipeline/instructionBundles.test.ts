@@ -11,6 +11,7 @@ import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { defined } from "../support/defined.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
 const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
 const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111"
@@ -42,7 +43,7 @@ describe("cpi_call and custom_instruction_bundle", () => {
     expect(gated).toMatchObject({ status: "approval_gate", policyDecision: { decision: "require_approval", riskTier: "critical" } })
     expect(await connection().getBalance(new PublicKey(destination))).toBe(0)
 
-    expect((await makeClient(env.service.baseUrl).transactions.approve({ params: { txId: created.body.data.id } })).status).toBe(200)
+    expect((await client().transactions.approve({ params: { txId: created.body.data.id } })).status).toBe(200)
     const settled = (await waitSettled(env.service.baseUrl, created.body.data.id)).body.data
     expect(settled.status).toBe("confirmed")
     expect(await connection().getBalance(new PublicKey(destination))).toBe(5_000_000)
@@ -56,7 +57,7 @@ describe("cpi_call and custom_instruction_bundle", () => {
       intent: { instructions: [rawTransfer(wallet.publicKey, destination, 3_000_000), memo(wallet.publicKey, "bundle ok")] }
     })
     expect((await waitSettled(env.service.baseUrl, created.body.data.id)).body.data.status).toBe("approval_gate")
-    await makeClient(env.service.baseUrl).transactions.approve({ params: { txId: created.body.data.id } })
+    await client().transactions.approve({ params: { txId: created.body.data.id } })
     const settled = (await waitSettled(env.service.baseUrl, created.body.data.id)).body.data
     expect(settled.status).toBe("confirmed")
     expect(await connection().getBalance(new PublicKey(destination))).toBe(3_000_000)
@@ -66,7 +67,7 @@ describe("cpi_call and custom_instruction_bundle", () => {
 
   it("is denied at policy when a program it names is not on the program_allowlist", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
-    const policy = await makeClient(env.service.baseUrl).policies.create({ body: {
+    const policy = await client().policies.create({ body: {
       walletId: wallet.id, name: "system only", rules: [{ type: "program_allowlist", programIds: ["11111111111111111111111111111111", COMPUTE_BUDGET_PROGRAM] }]
     } })
     expect(policy.status).toBe(201)
@@ -96,7 +97,7 @@ describe("cpi_call and custom_instruction_bundle", () => {
   it("shows policy the SOL its System instructions send: an address_blocklist denies a raw transfer", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
     const blocked = Keypair.generate().publicKey.toBase58()
-    await makeClient(env.service.baseUrl).policies.create({ body: { walletId: wallet.id, name: "blocked", rules: [{ type: "address_blocklist", addresses: [blocked] }] } })
+    await client().policies.create({ body: { walletId: wallet.id, name: "blocked", rules: [{ type: "address_blocklist", addresses: [blocked] }] } })
     const created = await submit(env.service.baseUrl, { walletId: wallet.id, type: "cpi_call", protocol: "system-program", intent: rawTransfer(wallet.publicKey, blocked, 1_000_000) })
     const settled = (await waitSettled(env.service.baseUrl, created.body.data.id)).body
     expect(settled).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })

@@ -17,14 +17,15 @@ import type { PolicyRuleEncoded } from "../../schemas/policy.js"
 
 // One outbox attempt: a chaos fault fails the transaction at once, so the test decides when to retry.
 const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: "1" } })
+const client = () => makeClient(env.service.baseUrl)
 
 const SOL = 1_000_000_000
 const chaos = async (failureRates: { sign?: number; send?: number }) => {
-  const put = await makeClient(env.service.baseUrl).chaos.update({ body: { enabled: true, failureRates: { sign: 0, send: 0, ...failureRates } } })
+  const put = await client().chaos.update({ body: { enabled: true, failureRates: { sign: 0, send: 0, ...failureRates } } })
   expect(put.status).toBe(200)
 }
 const addPolicy = async (walletId: string, rules: ReadonlyArray<PolicyRuleEncoded>) => {
-  const created = await makeClient(env.service.baseUrl).policies.create({ body: { walletId, name: "limit", rules } })
+  const created = await client().policies.create({ body: { walletId, name: "limit", rules } })
   expect(created.status).toBe(201)
 }
 const transfer = async (walletId: string, lamports: number, destination = Keypair.generate().publicKey.toBase58()) => {
@@ -33,8 +34,8 @@ const transfer = async (walletId: string, lamports: number, destination = Keypai
   return { id: created.body.data.id as string, destination }
 }
 const settle = async (txId: string) => (await waitSettled(env.service.baseUrl, txId, 60_000)).body.data
-const approve = (txId: string) => makeClient(env.service.baseUrl).transactions.approve({ params: { txId } })
-const retry = (txId: string) => makeClient(env.service.baseUrl).transactions.retry({ params: { txId } })
+const approve = (txId: string) => client().transactions.approve({ params: { txId } })
+const retry = (txId: string) => client().transactions.retry({ params: { txId } })
 const balance = (address: string) => new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(address))
 
 describe("failed -> pending (retry)", () => {
@@ -105,10 +106,10 @@ describe("failed -> pending (retry)", () => {
       status: "pending",
       earlierAttempt: { attempt: 1, failedAt: "sign", errorCode: "PIPELINE_ERROR", policyDecision: { decision: "allow" }, executionProof: failed.executionProof }
     })
-    const replay = (await makeClient(env.service.baseUrl).transactions.replay({ params: { txId: first.id } })).body.data
+    const replay = (await client().transactions.replay({ params: { txId: first.id } })).body.data
     expect(replay.policyDecision?.decision).toBe("deny")
     expect(replay.earlierAttempts).toEqual([retryEntry?.earlierAttempt])
-    const evaluated = await makeClient(env.service.baseUrl).audit.list({ query: { txId: first.id, eventType: "policy.evaluated" } })
+    const evaluated = await client().audit.list({ query: { txId: first.id, eventType: "policy.evaluated" } })
     expect(evaluated.body.data.events.map((event) => event.metadata.decision).sort()).toEqual(["allow", "deny"])
 
     // A policy refusal is final: the retry of a denied transaction is refused.
@@ -117,12 +118,12 @@ describe("failed -> pending (retry)", () => {
 
   it("reserves the agent's budget again: a retry within the budget confirms, one beyond it is refused with 403 and changes nothing", async () => {
     const wallet = await createWallet(env.service.baseUrl, 2.5 * SOL)
-    const agent = (await makeClient(env.service.baseUrl).agents.create({ body: { name: "retrier", walletId: wallet.id, budgetLamports: SOL } })).body.data
+    const agent = (await client().agents.create({ body: { name: "retrier", walletId: wallet.id, budgetLamports: SOL } })).body.data
     const execute = (lamports: number) =>
-      makeClient(env.service.baseUrl).agents.execute({ params: { agentId: agent.id }, query: { waitMs: "0" }, body: {
+      client().agents.execute({ params: { agentId: agent.id }, query: { waitMs: "0" }, body: {
         type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports }
       } })
-    const spent = async () => (await makeClient(env.service.baseUrl).agents.budget({ params: { agentId: agent.id } })).body.data.spentLamportsToday
+    const spent = async () => (await client().agents.budget({ params: { agentId: agent.id } })).body.data.spentLamportsToday
 
     await chaos({ sign: 1 })
     const first = await execute(0.6 * SOL)
@@ -146,7 +147,7 @@ describe("failed -> pending (retry)", () => {
     const refused = await retry(second.body.data.id)
     expect(refused.status).toBe(403)
     expect(refused.body).toMatchObject({ errorCode: "POLICY_VIOLATION", error: "agent budget exceeded: remaining 100000000 lamports, required 300000000 lamports" })
-    const after = (await makeClient(env.service.baseUrl).transactions.get({ params: { txId: second.body.data.id } })).body.data
+    const after = (await client().transactions.get({ params: { txId: second.body.data.id } })).body.data
     expect(after).toMatchObject({ status: "failed", failedAt: "sign" })
     expect(after.history.some((entry: { message?: string }) => entry.message === "retry requested")).toBe(false)
     expect(await spent()).toBe(0.9 * SOL)

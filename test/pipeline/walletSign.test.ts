@@ -15,6 +15,7 @@ import type { SignAnswer } from "../support/undeclaredAnswers.js"
 import type { PolicyRuleEncoded } from "../../schemas/policy.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 
 const unsignedTransfer = async (from: string, lamports: number, to = Keypair.generate().publicKey) => {
   const { blockhash } = await new Connection(env.ledger.rpcUrl).getLatestBlockhash()
@@ -32,7 +33,7 @@ const ed25519Verifies = (publicKey: string, message: Uint8Array, signatureBase64
 }
 
 const policy = (walletId: string, rules: ReadonlyArray<PolicyRuleEncoded>) =>
-  makeClient(env.service.baseUrl).policies.create({ body: { walletId, name: "sign limits", rules } })
+  client().policies.create({ body: { walletId, name: "sign limits", rules } })
 
 describe("POST /wallets/<id>/sign", () => {
   it("refuses a transfer over the per-transaction limit and signs nothing; signs an allowed one, which lands when submitted", async () => {
@@ -65,22 +66,22 @@ describe("POST /wallets/<id>/sign", () => {
     expect(await connection.getBalance(big.to)).toBe(0)
 
     // Recorded with its decision, audit events and a proof.
-    const record = await makeClient(env.service.baseUrl).transactions.get({ params: { txId: signed.body.data.txId } })
+    const record = await client().transactions.get({ params: { txId: signed.body.data.txId } })
     expect(record.body.data).toMatchObject({ status: "confirmed", policyDecision: { decision: "allow" } })
     expect(record.body.data.executionProof?.proofHash).toMatch(/^[0-9a-f]{64}$/)
-    const events = await makeClient(env.service.baseUrl).audit.list({ query: { txId: signed.body.data.txId } })
+    const events = await client().audit.list({ query: { txId: signed.body.data.txId } })
     expect(events.body.data.events.map((e: { eventType: string }) => e.eventType)).toEqual(expect.arrayContaining(["transaction.policy_evaluated", "transaction.signed"]))
   })
 
   it("refuses to sign from an agent's wallet: the agent's checks apply and its budget cannot be bypassed", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
-    const agent = await makeClient(env.service.baseUrl).agents.create({ body: { name: "signer-test", walletId: wallet.id, budgetLamports: 1_000_000 } })
+    const agent = await client().agents.create({ body: { name: "signer-test", walletId: wallet.id, budgetLamports: 1_000_000 } })
     expect(agent.status).toBe(201)
     const refused = await sign(wallet.id, { transaction: (await unsignedTransfer(wallet.publicKey, 5_000_000)).base64 })
     expect(refused.status).toBe(403)
     expect(refused.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION" })
     expect(refused.body.error).toContain("allowedIntents")
-    const listed = await makeClient(env.service.baseUrl).transactions.listByWallet({ params: { walletId: wallet.id } })
+    const listed = await client().transactions.listByWallet({ params: { walletId: wallet.id } })
     expect(listed.body.data.total).toBe(0)
   })
 
@@ -94,7 +95,7 @@ describe("POST /wallets/<id>/sign", () => {
     expect(third.body.error).toContain("today's spend 2010000")
     expect(third.body.error).toContain("maxLamportsPerDay")
     // The same counter holds for the pipeline's own transfers.
-    const viaPipeline = await makeClient(env.service.baseUrl).transactions.create({ query: { waitMs: "10000" }, body: {
+    const viaPipeline = await client().transactions.create({ query: { waitMs: "10000" }, body: {
       walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 1_000_000 }
     } })
     expect(viaPipeline.body.errorCode).toBe("POLICY_VIOLATION")
@@ -111,7 +112,7 @@ describe("POST /wallets/<id>/sign", () => {
     expect(ed25519Verifies(wallet.publicKey, signedMessage, signed.body.data.signature)).toBe(true)
     expect(ed25519Verifies(wallet.publicKey, text, signed.body.data.signature)).toBe(false)
 
-    const before = (await makeClient(env.service.baseUrl).transactions.listByWallet({ params: { walletId: wallet.id } })).body.data.total
+    const before = (await client().transactions.listByWallet({ params: { walletId: wallet.id } })).body.data.total
     const transfer = await unsignedTransfer(wallet.publicKey, 1_000_000)
     for (const bytes of [transfer.message, Buffer.from(transfer.base64, "base64")]) {
       const refused = await sign(wallet.id, { message: bytes.toString("base64") })
@@ -122,7 +123,7 @@ describe("POST /wallets/<id>/sign", () => {
     expect(both.status).toBe(400)
     const neither = await sign(wallet.id, {})
     expect(neither.status).toBe(400)
-    expect((await makeClient(env.service.baseUrl).transactions.listByWallet({ params: { walletId: wallet.id } })).body.data.total).toBe(before)
+    expect((await client().transactions.listByWallet({ params: { walletId: wallet.id } })).body.data.total).toBe(before)
   })
 
   it("puts message signing under policy: a protocol allowlist without `wallet` refuses it", async () => {

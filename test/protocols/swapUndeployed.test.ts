@@ -15,16 +15,17 @@ import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const MISSING = Keypair.generate().publicKey.toBase58()
 const env = useServiceWithLedger({ ledger: { amm: true }, env: { AMM_ONE_PROGRAM_ID: MISSING, AMM_TWO_PROGRAM_ID: "Ammtwo1111111111111111111111111111111111111" } })
+const client = () => makeClient(env.service.baseUrl)
 
 const intent = { inputMint: NATIVE_MINT.toBase58(), outputMint: mintBySymbol("USDC").address.toBase58(), amount: "1000000", slippageBps: 50 }
 
 describe("an AMM program that is not deployed", () => {
   it("reports health ok: false for it and for the aggregator, ok: true for the deployed one", async () => {
-    const one = (await makeClient(env.service.baseUrl).protocols.protocolHealth({ params: { protocol: "amm-one" } })).body.data
+    const one = (await client().protocols.protocolHealth({ params: { protocol: "amm-one" } })).body.data
     expect(one).toMatchObject({ protocol: "amm-one", ok: false, configured: true, deployed: false, programId: MISSING })
     expect(one.message).toContain("not deployed")
-    expect((await makeClient(env.service.baseUrl).protocols.protocolHealth({ params: { protocol: "dex-aggregator" } })).body.data).toMatchObject({ ok: false, deployed: false })
-    expect((await makeClient(env.service.baseUrl).protocols.protocolHealth({ params: { protocol: "amm-two" } })).body.data).toMatchObject({ ok: true, deployed: true })
+    expect((await client().protocols.protocolHealth({ params: { protocol: "dex-aggregator" } })).body.data).toMatchObject({ ok: false, deployed: false })
+    expect((await client().protocols.protocolHealth({ params: { protocol: "amm-two" } })).body.data).toMatchObject({ ok: true, deployed: true })
   })
 
   it("fails a swap at build with a clear message and signs nothing; the aggregator fails closed too", async () => {

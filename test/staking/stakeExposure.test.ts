@@ -15,6 +15,7 @@ import type { Position } from "../../src/positions/walletPositions.js"
 const SOL = 1_000_000_000
 
 const env = useServiceWithLedger({ ledger: { staking: true }, env: { LIQUID_STAKING_PROGRAM_ID: LOCAL_LIQUID_STAKING_PROGRAM_ID } })
+const client = () => makeClient(env.service.baseUrl)
 
 const stake = async (walletId: string, lamports: number) => {
   const created = await submit(env.service.baseUrl, { walletId, type: "stake", protocol: "liquid-staking", intent: { amount: String(lamports) } })
@@ -25,7 +26,7 @@ const stake = async (walletId: string, lamports: number) => {
 describe("portfolio risk on stake positions", () => {
   it("a stake that would put more than maxExposureBpsPerProtocol in liquid-staking waits for approval", async () => {
     const wallet = await createWallet(env.service.baseUrl, 3 * SOL)
-    const put = await makeClient(env.service.baseUrl).risk.putPortfolio({ params: { walletId: wallet.id }, body: { maxExposureBpsPerProtocol: 2_000 } })
+    const put = await client().risk.putPortfolio({ params: { walletId: wallet.id }, body: { maxExposureBpsPerProtocol: 2_000 } })
     expect(put.status).toBe(200)
     // 0.3 SOL of about 3: about 1000 bps, under the limit
     expect((await stake(wallet.id, 0.3 * SOL)).status).toBe("confirmed")
@@ -42,7 +43,7 @@ describe("portfolio risk on stake positions", () => {
     expect(bps).toBeLessThan(2_900)
 
     // approved, it executes
-    const approved = await makeClient(env.service.baseUrl).transactions.approve({ params: { txId: held.id }, body: {} })
+    const approved = await client().transactions.approve({ params: { txId: held.id }, body: {} })
     expect(approved.status).toBe(200)
     const done = (await waitSettled(env.service.baseUrl, held.id, 60_000)).body.data
     expect(done.status).toBe("confirmed")
@@ -50,11 +51,11 @@ describe("portfolio risk on stake positions", () => {
 
   it("POST /evaluate values the stake position for a portfolio_risk rule", async () => {
     const wallet = await createWallet(env.service.baseUrl, 3 * SOL)
-    const policy = await makeClient(env.service.baseUrl).policies.create({ body: { walletId: wallet.id, name: "exposure", rules: [{ type: "portfolio_risk", maxExposureBpsPerProtocol: 2_000 }] } })
+    const policy = await client().policies.create({ body: { walletId: wallet.id, name: "exposure", rules: [{ type: "portfolio_risk", maxExposureBpsPerProtocol: 2_000 }] } })
     expect(policy.status).toBe(201)
     expect((await stake(wallet.id, 0.3 * SOL)).status).toBe("confirmed")
     const evaluate = (lamports: number) =>
-      makeClient(env.service.baseUrl).policies.evaluate({ body: { walletId: wallet.id, type: "stake", protocol: "liquid-staking", amountLamports: lamports } })
+      client().policies.evaluate({ body: { walletId: wallet.id, type: "stake", protocol: "liquid-staking", amountLamports: lamports } })
     const small = await evaluate(0.1 * SOL)
     expect(small.body.data.decision).toBe("allow")
     const large = await evaluate(0.5 * SOL)
