@@ -41,6 +41,9 @@
  * sending pre-signed transfers and reading their status) of the same invocation. The load average is
  * printed with every figure: on a shared machine, figures without it mean little.
  */
+import type { TransactionsApi } from "../schemas/api/transactions.js"
+import type { OutboxApi } from "../schemas/api/operations.js"
+import type { WireDataOf } from "../test/support/client.js"
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -116,14 +119,8 @@ interface HistoryEntry {
   readonly at: string
 }
 
-interface TxRecord {
-  readonly id: string
-  readonly status: string
-  readonly error: string | null
-  readonly createdAt: string
-  readonly confirmedAt?: string
-  readonly history: ReadonlyArray<HistoryEntry>
-}
+/** A transaction as the list answers it (the wire form). */
+type TxRecord = WireDataOf<typeof TransactionsApi.get>
 
 interface RunFigures {
   readonly name: string
@@ -151,8 +148,8 @@ const STAGES: ReadonlyArray<[string, string, string]> = [
 const listWallet = async (baseUrl: string, walletId: string): Promise<Array<TxRecord>> => {
   const all: Array<TxRecord> = []
   for (let offset = 0; ; offset += 100) {
-    const page = await call(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100&offset=${offset}`)
-    const rows = page.body.data.transactions as Array<TxRecord>
+    const page = await call<WireDataOf<typeof TransactionsApi.listByWallet>>(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100&offset=${offset}`)
+    const rows = page.body.data.transactions
     all.push(...rows)
     if (rows.length < 100) return all
   }
@@ -162,7 +159,7 @@ const listWallet = async (baseUrl: string, walletId: string): Promise<Array<TxRe
 const waitDrained = async (baseUrl: string, total: number, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const stats = (await call(baseUrl, "GET", "/api/v1/outbox/stats")).body.data as { done: number; failed: number; pending: number; processing: number }
+    const stats = (await call<WireDataOf<typeof OutboxApi.stats>>(baseUrl, "GET", "/api/v1/outbox/stats")).body.data as { done: number; failed: number; pending: number; processing: number }
     if (stats.done + stats.failed >= total) return
     if (Date.now() > deadline) throw new Error(`not drained within ${timeoutMs} ms: ${JSON.stringify(stats)}`)
     await sleep(250)

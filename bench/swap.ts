@@ -11,6 +11,8 @@
  *
  * Environment: BENCH_CLIENTS, BENCH_QUOTES, BENCH_SWAPS, TEST_DATABASE_URL (PostgreSQL server).
  */
+import type { TransactionsApi } from "../schemas/api/transactions.js"
+import type { WireDataOf } from "../test/support/client.js"
 import { NATIVE_MINT } from "@solana/spl-token"
 import {
   call,
@@ -75,7 +77,7 @@ const main = async () => {
         for (let n = 0; n < perClient; n++) {
           const protocol = PROTOCOLS[(client + n) % PROTOCOLS.length]!
           const started = performance.now()
-          const answer = await call(service.baseUrl, "POST", "/api/v1/transactions?waitMs=30000", {
+          const answer = await call<WireDataOf<typeof TransactionsApi.create>>(service.baseUrl, "POST", "/api/v1/transactions?waitMs=30000", {
             walletId: wallet.id, type: "swap", protocol,
             intent: { inputMint: SOL, outputMint: USDC, amount: "1000000", slippageBps: 500 }
           })

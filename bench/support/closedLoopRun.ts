@@ -5,6 +5,8 @@
  * service's own createdAt -> confirmedAt of each record is read afterwards, so the time a client spends
  * waiting can be told from the time the pipeline spends working.
  */
+import type { TransactionsApi } from "../../schemas/api/transactions.js"
+import type { WireDataOf } from "../../test/support/client.js"
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -54,13 +56,8 @@ export interface LoopFigures {
   readonly met: boolean
 }
 
-interface LoopRecord {
-  readonly id: string
-  readonly status: string
-  readonly createdAt: string
-  readonly confirmedAt?: string
-  readonly history: ReadonlyArray<{ readonly status: string; readonly at: string }>
-}
+/** A transaction as the list answers it (the wire form). */
+type LoopRecord = WireDataOf<typeof TransactionsApi.get>
 
 /** Gaps between history entries of a confirmed record, as the burst run shows them. */
 const STAGES: ReadonlyArray<readonly [string, string, string]> = [
@@ -96,8 +93,8 @@ const tableScans = async (database: FreshDatabase) => {
 const walletRecords = async (baseUrl: string, walletId: string): Promise<Array<LoopRecord>> => {
   const all: Array<LoopRecord> = []
   for (let offset = 0; ; offset += 100) {
-    const page = await call(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100&offset=${offset}`)
-    const rows = page.body.data.transactions as Array<LoopRecord>
+    const page = await call<WireDataOf<typeof TransactionsApi.listByWallet>>(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100&offset=${offset}`)
+    const rows = page.body.data.transactions
     all.push(...rows)
     if (rows.length < 100) return all
   }

@@ -5,6 +5,8 @@
  */
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type EndpointInput, makeClient, type WireDataOf } from "../support/client.js"
+import type { AuditApi } from "../../schemas/api/audit.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
 let service: RunningService
@@ -25,9 +27,9 @@ afterAll(async () => {
   await service?.stop()
 })
 
-const post = (body: unknown, headers = A) => api(service.baseUrl, "POST", "/api/v1/audit/events", body, headers)
-const query = (search: string, headers = A) => api(service.baseUrl, "GET", `/api/v1/audit/events?${search}`, undefined, headers)
-const types = (events: Array<{ eventType: string }>) => events.map((e) => e.eventType)
+const post = (body: EndpointInput<typeof AuditApi.post>["body"], headers = A) => makeClient(service.baseUrl, headers).audit.post({ body })
+const query = (search: string, headers = A) => api<WireDataOf<typeof AuditApi.list>>(service.baseUrl, "GET", `/api/v1/audit/events?${search}`, undefined, headers)
+const types = (events: ReadonlyArray<{ readonly eventType: string }>) => events.map((e) => e.eventType)
 
 describe("POST /api/v1/audit/events", () => {
   it("stores the event under the caller's tenant and answers it in the [n6] shape", async () => {
@@ -62,7 +64,7 @@ describe("POST /api/v1/audit/events", () => {
       [{ eventType: "x", message: "x", metadata: [1] }, "metadata"],
       [{ eventType: "x".repeat(129), message: "x" }, "eventType"]
     ] as const) {
-      const refused = await post(body)
+      const refused = await api(service.baseUrl, "POST", "/api/v1/audit/events", body, A)
       expect(refused.status).toBe(400)
       expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt: "validation" })
       expect(refused.body.error).toContain(field)

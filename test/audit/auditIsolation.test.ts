@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DROPPED_METRIC } from "../../src/audit/auditBatch.js"
 import { AuditLog } from "../../src/audit/auditLog.js"
 import { MetricCounters } from "../../src/audit/metricCounters.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { type RunningService, startService } from "../support/service.js"
 import { waitFor } from "../support/wait.js"
 
 const A = { "x-api-key": "key-a" }
@@ -23,8 +24,8 @@ let walletB: string
 
 beforeAll(async () => {
   service = await startService({ rpcUrl: "http://127.0.0.1:9", env: serviceEnv })
-  walletA = (await api(service.baseUrl, "POST", "/api/v1/wallets", {}, A)).body.data.id
-  walletB = (await api(service.baseUrl, "POST", "/api/v1/wallets", {}, B)).body.data.id
+  walletA = (await makeClient(service.baseUrl, A).wallets.create({ body: {} })).body.data.id
+  walletB = (await makeClient(service.baseUrl, B).wallets.create({ body: {} })).body.data.id
 })
 afterAll(async () => {
   await service?.stop()
@@ -32,16 +33,16 @@ afterAll(async () => {
 
 const auditLog = <A>(use: (log: AuditLog) => Effect.Effect<A>) => service.runtime.runPromise(Effect.flatMap(AuditLog, use))
 const eventsOf = async (headers: Record<string, string>, eventType: string) =>
-  (await api(service.baseUrl, "GET", `/api/v1/audit/events?eventType=${encodeURIComponent(eventType)}&limit=1000`, undefined, headers)).body.data.events as Array<{ tenantId: string; message: string; eventType: string }>
-const counter = async (name: string) => Number((await api(service.baseUrl, "GET", "/api/v1/metrics", undefined, OPS)).body.data[name] ?? 0)
+  (await makeClient(service.baseUrl, headers).audit.list({ query: { eventType: encodeURIComponent(eventType), limit: "1000" } })).body.data.events
+const counter = async (name: string) => Number((await makeClient(service.baseUrl, OPS).audit.metrics({})).body.data[name] ?? 0)
 describe("audit writes of every tenant survive one tenant's bad value", () => {
   it("refuses the poisoning requests at the gateway; the other tenant's evaluations are all audited", async () => {
-    const poisoned = await api(service.baseUrl, "POST", "/api/v1/evaluate", { walletId: walletA, type: "transfer_sol", protocol: "system-program\u0000" }, A)
+    const poisoned = await makeClient(service.baseUrl, A).policies.evaluate({ body: { walletId: walletA, type: "transfer_sol", protocol: "system-program\u0000" } })
     expect(poisoned.status).toBe(400)
-    expect((await api(service.baseUrl, "POST", "/api/v1/evaluate", { walletId: walletA, type: "transfer_sol", protocol: "\ud800" }, A)).status).toBe(400)
-    expect((await api(service.baseUrl, "POST", "/api/v1/audit/events", { eventType: "x\u0000", message: "m" }, A)).status).toBe(400)
+    expect((await makeClient(service.baseUrl, A).policies.evaluate({ body: { walletId: walletA, type: "transfer_sol", protocol: "\ud800" } })).status).toBe(400)
+    expect((await makeClient(service.baseUrl, A).audit.post({ body: { eventType: "x\u0000", message: "m" } })).status).toBe(400)
     for (let i = 0; i < 10; i++) {
-      const evaluated = await api(service.baseUrl, "POST", "/api/v1/evaluate", { walletId: walletB, type: "transfer_sol", protocol: "system-program", amountLamports: i + 1 }, B)
+      const evaluated = await makeClient(service.baseUrl, B).policies.evaluate({ body: { walletId: walletB, type: "transfer_sol", protocol: "system-program", amountLamports: i + 1 } })
       expect(evaluated.status).toBe(200)
     }
     await waitFor("the other tenant's ten evaluations", async () => (await eventsOf(B, "policy.evaluated")).length === 10, 5_000)

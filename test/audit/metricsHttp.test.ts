@@ -4,6 +4,7 @@
  * `audit_event.<eventType>`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
 let service: RunningService
@@ -17,17 +18,17 @@ afterAll(async () => {
 })
 
 const metrics = async () => {
-  const answer = await api(service.baseUrl, "GET", "/api/v1/metrics")
+  const answer = await makeClient(service.baseUrl).audit.metrics({})
   expect(answer.status).toBe(200)
   return answer.body.data as Record<string, number>
 }
 
 describe("metrics", () => {
   it("increments a counter by value (default 1) and answers its total", async () => {
-    const first = await api(service.baseUrl, "POST", "/api/v1/metrics/inc", { name: "custom.jobs", value: 5 })
+    const first = await makeClient(service.baseUrl).audit.incrementMetric({ body: { name: "custom.jobs", value: 5 } })
     expect(first.status).toBe(200)
     expect(first.body.data).toEqual({ name: "custom.jobs", value: 5 })
-    const second = await api(service.baseUrl, "POST", "/api/v1/metrics/inc", { name: "custom.jobs" })
+    const second = await makeClient(service.baseUrl).audit.incrementMetric({ body: { name: "custom.jobs" } })
     expect(second.body.data).toEqual({ name: "custom.jobs", value: 6 })
     const all = await metrics()
     expect(all["custom.jobs"]).toBe(6)
@@ -53,13 +54,13 @@ describe("metrics", () => {
   it("counts every recorded audit event as audit_event.<eventType>", async () => {
     const before = (await metrics())["audit_event.custom.counted"] ?? 0
     for (let i = 0; i < 3; i++) {
-      await api(service.baseUrl, "POST", "/api/v1/audit/events", { eventType: "custom.counted", message: `n${i}` })
+      await makeClient(service.baseUrl).audit.post({ body: { eventType: "custom.counted", message: `n${i}` } })
     }
     expect((await metrics())["audit_event.custom.counted"]).toBe(before + 3)
   })
 
   it("keeps counters across a restart (flushed to SQL on shutdown)", async () => {
-    await api(service.baseUrl, "POST", "/api/v1/metrics/inc", { name: "custom.durable", value: 41 })
+    await makeClient(service.baseUrl).audit.incrementMetric({ body: { name: "custom.durable", value: 41 } })
     await service.stop({ keepData: true })
     service = await startService({ rpcUrl: "http://127.0.0.1:9", reuse: { dataDir: service.dataDir, database: service.database } })
     expect((await metrics())["custom.durable"]).toBe(41)

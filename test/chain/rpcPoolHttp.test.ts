@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Connection, PublicKey } from "@solana/web3.js"
 import { startTestLedger } from "../support/ledger.js"
+import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
@@ -35,9 +36,9 @@ afterAll(async () => {
 })
 
 const poolStatus = async (service: RunningService) => {
-  const answer = await api(service.baseUrl, "GET", "/api/v1/rpc/pool/status")
+  const answer = await api<{ readonly endpoints: ReadonlyArray<EndpointStatus> }>(service.baseUrl, "GET", "/api/v1/rpc/pool/status")
   expect(answer.status).toBe(200)
-  const endpoints = answer.body.data.endpoints as EndpointStatus[]
+  const endpoints = answer.body.data.endpoints
   const dead = endpoints.find((e) => e.url.includes(":9/") || e.url.endsWith(":9"))
   const live = endpoints.find((e) => e !== dead)
   if (dead === undefined || live === undefined) throw new Error(`unexpected endpoints ${JSON.stringify(endpoints)}`)
@@ -55,10 +56,10 @@ describe("RPC pool with a dead first endpoint", () => {
   })
 
   it("funds a wallet and reads its balance through the live endpoint", async () => {
-    const created = await api(service.baseUrl, "POST", "/api/v1/wallets", { autoFund: true, fundLamports: 2_000_000_000 })
+    const created = await makeClient(service.baseUrl).wallets.create({ body: { autoFund: true, fundLamports: 2_000_000_000 } })
     expect(created.status).toBe(201)
     expect(created.body.data.funding).toMatchObject({ ok: true, lamports: 2_000_000_000 })
-    const balance = await api(service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}/balance`)
+    const balance = await makeClient(service.baseUrl).wallets.balance({ params: { walletId: created.body.data.id } })
     expect(balance.body.data).toEqual({ lamports: 2_000_000_000, sol: 2 })
   })
 
@@ -91,9 +92,9 @@ describe("RPC pool with a dead first endpoint", () => {
   })
 
   it("counts the failover as a metric and an audit event", async () => {
-    const metrics = (await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
+    const metrics = (await makeClient(service.baseUrl).audit.metrics({})).body.data as Record<string, number>
     expect(metrics["rpc.pool.failover"]).toBeGreaterThanOrEqual(1)
-    const events = await api(service.baseUrl, "GET", "/api/v1/audit/events?eventType=rpc.failover")
+    const events = await makeClient(service.baseUrl).audit.list({ query: { eventType: "rpc.failover" } })
     expect(events.body.data.total).toBeGreaterThanOrEqual(1)
     const event = events.body.data.events[0]
     expect(event).toMatchObject({ tenantId: "system", category: "operations", entityType: "rpc_endpoint" })
@@ -113,7 +114,7 @@ describe("RPC prober", () => {
       expect(dead.score).toBeLessThanOrEqual(0.7 * 0.7 + 1e-9)
       expect(dead.lastCheckedAt).not.toBeNull()
       expect(live.score).toBe(1)
-      const actor = await api(service.baseUrl, "GET", "/api/v1/runtime/actors/rpc-prober")
+      const actor = await makeClient(service.baseUrl).runtime.actor({ params: { name: "rpc-prober" } })
       expect(actor.status).toBe(200)
       expect(actor.body.data).toMatchObject({ name: "rpc-prober", kind: "rpc-prober", restarts: 0, lastError: null })
     } finally {

@@ -10,6 +10,7 @@ import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildConsole } from "../../console/build.js"
 import { startTestLedger } from "../support/ledger.js"
+import { makeClient } from "../support/client.js"
 import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { type Browser, launchBrowser, screenshot } from "./browser.js"
@@ -67,7 +68,7 @@ describe("operator console", () => {
     const html = await response.text()
     expect(html).not.toMatch(/https?:\/\//)
     // The data is not public: the API still needs the key.
-    expect((await api(service.baseUrl, "GET", "/api/v1/wallets", undefined, {})).status).toBe(401)
+    expect((await makeClient(service.baseUrl, {}).wallets.list({})).status).toBe(401)
     // Only the built folder is served: a path that climbs out of it, or a missing asset, is a 404 envelope.
     for (const path of ["/console/%2e%2e/%2e%2e/package.json", "/console/..%2f..%2fpackage.json", "/console/assets/missing.js"]) {
       const outside = await api(service.baseUrl, "GET", path, undefined, {})
@@ -111,7 +112,7 @@ describe("operator console", () => {
     const stages = (await confirmed.locator("td.stages").getAttribute("data-stages"))!.split(",")
     expect(stages).toEqual(SPEND_STAGES)
     // The service agrees with what the page shows.
-    expect((await api(service.baseUrl, "GET", `/api/v1/transactions/${txId}`)).body.data.status).toBe("confirmed")
+    expect((await makeClient(service.baseUrl).transactions.get({ params: { txId } })).body.data.status).toBe("confirmed")
     await screenshot(page, "transactions")
 
     await confirmed.locator("a").first().click()
@@ -124,16 +125,16 @@ describe("operator console", () => {
   })
 
   it("the approvals inbox shows what waits with its reasons; approve one and see it confirm, reject another with a reason", async () => {
-    const policy = await api(service.baseUrl, "POST", "/api/v1/policies", {
+    const policy = await makeClient(service.baseUrl).policies.create({ body: {
       walletId: wallet.id,
       name: "approve large transfers",
       rules: [{ type: "spending_limit", requireApprovalAboveLamports: 5_000_000 }]
-    })
+    } })
     expect(policy.status).toBe(201)
     // A second version, so the policies view has something to diff.
-    await api(service.baseUrl, "PUT", `/api/v1/policies/${policy.body.data.id}`, {
+    await makeClient(service.baseUrl).policies.update({ params: { policyId: policy.body.data.id }, body: {
       rules: [{ type: "spending_limit", requireApprovalAboveLamports: 5_000_000, maxLamportsPerTx: 3_000_000_000 }]
-    })
+    } })
     const gated = await Promise.all(
       [0, 1].map(async () => {
         const created = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports: 10_000_000 } }, undefined, "?waitMs=15000")
@@ -171,12 +172,12 @@ describe("operator console", () => {
   })
 
   it("pausing an agent from the console stops its actor", async () => {
-    const created = await api(service.baseUrl, "POST", "/api/v1/agents", {
+    const created = await makeClient(service.baseUrl).agents.create({ body: {
       name: "console-agent",
       walletId: wallet.id,
       allowedIntents: ["query_balance", "transfer_sol"],
       autonomy: { enabled: true, cadenceSeconds: 1, steps: [{ id: "look", type: "query_balance", protocol: "system-program" }] }
-    })
+    } })
     expect(created.status).toBe(201)
     const agentId = created.body.data.id as string
     await page.goto(`${consoleUrl()}#/agents`)
@@ -192,7 +193,7 @@ describe("operator console", () => {
     await page.locator(`tr[data-agent="${agentId}"][data-status="paused"]`).waitFor()
     // The scheduler lets the actor go: its row leaves the runtime's actor list.
     await actorRow.waitFor({ state: "detached", timeout: 15_000 })
-    const agent = await api(service.baseUrl, "GET", `/api/v1/agents/${agentId}`)
+    const agent = await makeClient(service.baseUrl).agents.get({ params: { agentId } })
     expect(agent.body.data.status).toBe("paused")
   })
 

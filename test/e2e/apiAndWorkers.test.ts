@@ -11,6 +11,9 @@
  * starts: test/support/globalDatabase.ts) and dropped. embeddedDefault.test.ts shows the same on the
  * embedded server a service starts for itself.
  */
+import type { RuntimeApi } from "../../schemas/api/runtime.js"
+import type { TransactionsApi } from "../../schemas/api/transactions.js"
+import type { WireDataOf } from "../support/client.js"
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket } from "ws"
@@ -49,9 +52,9 @@ afterAll(async () => {
 }, 60_000)
 
 const pipelineWorkers = async (service: ServiceProcess) => {
-  const listed = await call(service.baseUrl, "GET", "/api/v1/runtime/actors")
+  const listed = await call<WireDataOf<typeof RuntimeApi.actors>>(service.baseUrl, "GET", "/api/v1/runtime/actors")
   expect(listed.status).toBe(200)
-  return (listed.body.data.actors as Array<{ kind: string }>).filter((actor) => actor.kind === "pipeline-worker").length
+  return listed.body.data.actors.filter((actor) => actor.kind === "pipeline-worker").length
 }
 
 describe("an API-only process beside a worker process", () => {
@@ -74,7 +77,7 @@ describe("an API-only process beside a worker process", () => {
     })
     const created = await Promise.all(
       Array.from({ length: TRANSFERS }, (_, i) =>
-        call(api!.baseUrl, "POST", "/api/v1/transactions", {
+        call<WireDataOf<typeof TransactionsApi.create>>(api!.baseUrl, "POST", "/api/v1/transactions", {
           walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: LAMPORTS + i }
         })
       )
@@ -85,9 +88,9 @@ describe("an API-only process beside a worker process", () => {
     expect(created.map((response) => response.body.data.status)).toEqual(Array(TRANSFERS).fill("confirmed"))
 
     const deadline = Date.now() + 60_000
-    let records: Array<{ status: string; signature: string | null }> = []
+    let records: WireDataOf<typeof TransactionsApi.listByWallet>["transactions"] = []
     for (;;) {
-      const page = await call(api.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions?limit=100`)
+      const page = await call<WireDataOf<typeof TransactionsApi.listByWallet>>(api.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions?limit=100`)
       records = page.body.data.transactions
       if (records.every((r) => r.status === "confirmed" || r.status === "failed") || Date.now() > deadline) break
       await new Promise((resolve) => setTimeout(resolve, 200))

@@ -11,6 +11,9 @@
  * exactlyOnce.test.ts: a fresh database on TEST_DATABASE_URL's server, or on the run's embedded one.
  * TX_OUTBOX_LEASE_MS is 2000, so the dead process's leases expire soon after the restart.
  */
+import type { TransactionsApi } from "../../schemas/api/transactions.js"
+import type { OutboxApi } from "../../schemas/api/operations.js"
+import type { WireDataOf } from "../support/client.js"
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -67,7 +70,7 @@ describe("crash recovery: kill -9 with transfers in flight", () => {
     // the service as soon as some are confirmed while others are past pending and not yet terminal.
     const ids = await mapConcurrent(plan, 16, async (entry) => {
       // ?waitMs=0: answer once recorded, so the kill finds work in flight.
-      const response = await call(first.baseUrl, "POST", "/api/v1/transactions?waitMs=0", {
+      const response = await call<WireDataOf<typeof TransactionsApi.create>>(first.baseUrl, "POST", "/api/v1/transactions?waitMs=0", {
         walletId: entry.walletId, type: "transfer_sol", protocol: "system-program",
         intent: { destination: entry.destination, lamports: entry.lamports }
       })
@@ -137,7 +140,7 @@ describe("crash recovery: kill -9 with transfers in flight", () => {
     expect(countAfter - countBefore).toBe(byStatus("confirmed").length)
 
     // No job is left open in the outbox.
-    const stats = await call(second.baseUrl, "GET", "/api/v1/outbox/stats")
+    const stats = await call<WireDataOf<typeof OutboxApi.stats>>(second.baseUrl, "GET", "/api/v1/outbox/stats")
     expect(stats.body.data.pending + stats.body.data.processing).toBe(0)
     console.log(`crash recovery: at kill ${JSON.stringify(afterKill)}; after restart ${byStatus("confirmed").length} confirmed, ${byStatus("failed").length} failed`)
   }, 300_000)

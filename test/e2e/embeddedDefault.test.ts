@@ -7,6 +7,8 @@
  * generated password (kept in a 0600 file); it outlives the first process to leave while the other
  * still uses it, stops with the last, and the next start finds the data there.
  */
+import type { TransactionsApi } from "../../schemas/api/transactions.js"
+import type { WireDataOf } from "../support/client.js"
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -79,11 +81,7 @@ afterAll(async () => {
 }, 120_000)
 
 const transactionsOf = async (baseUrl: string, walletId: string) =>
-  (await call(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100`)).body.data.transactions as Array<{
-    id: string
-    status: string
-    signature: string | null
-  }>
+  (await call<WireDataOf<typeof TransactionsApi.listByWallet>>(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100`)).body.data.transactions
 
 describe("the embedded PostgreSQL default", () => {
   it("an API-only process and a worker process share it: each transfer confirms once; it stops with the last and is reused", async () => {
@@ -105,7 +103,7 @@ describe("the embedded PostgreSQL default", () => {
     const destinations = Array.from({ length: TRANSFERS }, () => Keypair.generate().publicKey.toBase58())
     const countBefore = await ledgerRpc<number>(ledger!.rpcUrl, "getTransactionCount")
     const created = await mapConcurrent(destinations, 6, (destination, i) =>
-      call(api.baseUrl, "POST", "/api/v1/transactions", {
+      call<WireDataOf<typeof TransactionsApi.create>>(api.baseUrl, "POST", "/api/v1/transactions", {
         walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: LAMPORTS + i }
       })
     )

@@ -10,6 +10,9 @@
  * one the run starts: test/support/globalDatabase.ts) and dropped after it. embeddedDefault.test.ts
  * shows the same on the embedded server a service starts for itself.
  */
+import type { TransactionsApi } from "../../schemas/api/transactions.js"
+import type { OutboxApi } from "../../schemas/api/operations.js"
+import type { WireDataOf } from "../support/client.js"
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -51,20 +54,15 @@ afterAll(async () => {
   await deployment?.close()
 }, 60_000)
 
-interface TxRecord {
-  readonly id: string
-  readonly walletId: string
-  readonly status: string
-  readonly signature: string | null
-  readonly error: string | null
-}
+/** A transaction as the list answers it (the wire form). */
+type TxRecord = WireDataOf<typeof TransactionsApi.get>
 
 /** Lists a wallet's transactions through a gateway (pages of 100). */
 const listWallet = async (baseUrl: string, walletId: string): Promise<Array<TxRecord>> => {
   const all: Array<TxRecord> = []
   for (let offset = 0; ; offset += 100) {
-    const page = await call(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100&offset=${offset}`)
-    const rows = page.body.data.transactions as Array<TxRecord>
+    const page = await call<WireDataOf<typeof TransactionsApi.listByWallet>>(baseUrl, "GET", `/api/v1/wallets/${walletId}/transactions?limit=100&offset=${offset}`)
+    const rows = page.body.data.transactions
     all.push(...rows)
     if (rows.length < 100) return all
   }
@@ -88,7 +86,7 @@ describe("exactly once across two worker processes on one PostgreSQL", () => {
       lamports: 1_000_000 + i
     }))
     const created = await mapConcurrent(plan, 16, async (entry) => {
-      const response = await call(entry.gateway.baseUrl, "POST", "/api/v1/transactions?waitMs=0", {
+      const response = await call<WireDataOf<typeof TransactionsApi.create>>(entry.gateway.baseUrl, "POST", "/api/v1/transactions?waitMs=0", {
         walletId: entry.walletId, type: "transfer_sol", protocol: "system-program",
         intent: { destination: entry.destination, lamports: entry.lamports }
       })
@@ -138,7 +136,7 @@ describe("exactly once across two worker processes on one PostgreSQL", () => {
     }
 
     // The shared outbox: one done job per transaction, none failed or left open.
-    const stats = await call(a.baseUrl, "GET", "/api/v1/outbox/stats")
+    const stats = await call<WireDataOf<typeof OutboxApi.stats>>(a.baseUrl, "GET", "/api/v1/outbox/stats")
     expect(stats.body.data).toEqual({ pending: 0, processing: 0, failed: 0, done: TRANSFERS })
     const jobs = await database!.query<{ n: string }>(`SELECT count(DISTINCT tx_id)::text AS n FROM outbox_jobs WHERE status = 'done'`)
     expect(Number(jobs[0]!.n)).toBe(TRANSFERS)

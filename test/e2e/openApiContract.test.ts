@@ -16,13 +16,12 @@ import { createWallet } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
 
-const call = (method: string, path: string, body?: unknown) => api(env.service.baseUrl, method, path, body)
-
 /** Every (method, path) this file calls, to show the document has a declared operation for each. */
 const called: Array<readonly [string, string]> = []
-const checked = async (method: string, path: string, body?: unknown) => {
+/** Records the call's method and path, and answers the (typed) call itself. */
+const recorded = <A>(method: string, path: string, answer: Promise<A>): Promise<A> => {
   called.push([method, path])
-  return call(method, path, body)
+  return answer
 }
 
 describe("the OpenAPI contract of a running service", () => {
@@ -40,83 +39,83 @@ describe("the OpenAPI contract of a running service", () => {
   it("describes every answer of a session: wallets, a transfer, the approval gate, proof and replay", async () => {
     const wallet = await createWallet(env.service.baseUrl, 2_000_000_000)
     const destination = Keypair.generate().publicKey.toBase58()
-    expect((await checked("GET", `/api/v1/wallets/${wallet.id}`)).status).toBe(200)
-    expect((await checked("GET", "/api/v1/wallets?limit=5")).status).toBe(200)
-    expect((await checked("GET", `/api/v1/wallets/${wallet.id}/balance`)).body.data.lamports).toBe(2_000_000_000)
-    expect((await checked("GET", `/api/v1/wallets/${wallet.id}/tokens`)).status).toBe(200)
+    expect((await recorded("GET", `/api/v1/wallets/${wallet.id}`, makeClient(env.service.baseUrl).wallets.get({ params: { walletId: wallet.id } }))).status).toBe(200)
+    expect((await recorded("GET", "/api/v1/wallets?limit=5", makeClient(env.service.baseUrl).wallets.list({ query: { limit: "5" } }))).status).toBe(200)
+    expect((await recorded("GET", `/api/v1/wallets/${wallet.id}/balance`, makeClient(env.service.baseUrl).wallets.balance({ params: { walletId: wallet.id } }))).body.data.lamports).toBe(2_000_000_000)
+    expect((await recorded("GET", `/api/v1/wallets/${wallet.id}/tokens`, makeClient(env.service.baseUrl).wallets.tokens({ params: { walletId: wallet.id } }))).status).toBe(200)
 
-    const transfer = await checked("POST", "/api/v1/transactions?waitMs=20000", {
+    const transfer = await recorded("POST", "/api/v1/transactions?waitMs=20000", makeClient(env.service.baseUrl).transactions.create({ query: { waitMs: "20000" }, body: {
       walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1_000_000 }
-    })
+    } }))
     expect(transfer.status).toBe(201)
     expect(transfer.body.data.status).toBe("confirmed")
-    const txId = transfer.body.data.id as string
-    expect((await checked("GET", `/api/v1/transactions/${txId}`)).body.data.status).toBe("confirmed")
-    expect((await checked("GET", `/api/v1/transactions/${txId}/proof`)).body.data.txId).toBe(txId)
-    expect((await checked("GET", `/api/v1/transactions/${txId}/replay`)).body.data.txId).toBe(txId)
-    expect((await checked("GET", `/api/v1/wallets/${wallet.id}/transactions?limit=10`)).body.data.transactions).toHaveLength(1)
+    const txId = transfer.body.data.id
+    expect((await recorded("GET", `/api/v1/transactions/${txId}`, makeClient(env.service.baseUrl).transactions.get({ params: { txId } }))).body.data.status).toBe("confirmed")
+    expect((await recorded("GET", `/api/v1/transactions/${txId}/proof`, makeClient(env.service.baseUrl).transactions.proof({ params: { txId } }))).body.data.txId).toBe(txId)
+    expect((await recorded("GET", `/api/v1/transactions/${txId}/replay`, makeClient(env.service.baseUrl).transactions.replay({ params: { txId } }))).body.data.txId).toBe(txId)
+    expect((await recorded("GET", `/api/v1/wallets/${wallet.id}/transactions?limit=10`, makeClient(env.service.baseUrl).transactions.listByWallet({ params: { walletId: wallet.id }, query: { limit: "10" } }))).body.data.transactions).toHaveLength(1)
 
-    const gated = await checked("POST", "/api/v1/transactions?waitMs=20000", {
+    const gated = await recorded("POST", "/api/v1/transactions?waitMs=20000", makeClient(env.service.baseUrl).transactions.create({ query: { waitMs: "20000" }, body: {
       walletId: wallet.id, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 2_000_000 }
-    })
+    } }))
     expect(gated.status).toBe(202)
-    expect((await checked("GET", `/api/v1/wallets/${wallet.id}/pending-approvals`)).body.data.transactions).toHaveLength(1)
-    expect((await checked("POST", `/api/v1/transactions/${gated.body.data.id}/approve`)).status).toBe(200)
+    expect((await recorded("GET", `/api/v1/wallets/${wallet.id}/pending-approvals`, makeClient(env.service.baseUrl).transactions.pendingApprovals({ params: { walletId: wallet.id } }))).body.data.transactions).toHaveLength(1)
+    expect((await recorded("POST", `/api/v1/transactions/${gated.body.data.id}/approve`, makeClient(env.service.baseUrl).transactions.approve({ params: { txId: gated.body.data.id } }))).status).toBe(200)
 
-    const rejected = await checked("POST", "/api/v1/transactions?waitMs=20000", {
+    const rejected = await recorded("POST", "/api/v1/transactions?waitMs=20000", makeClient(env.service.baseUrl).transactions.create({ query: { waitMs: "20000" }, body: {
       walletId: wallet.id, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 3_000_000 }
-    })
-    const refusal = await checked("POST", `/api/v1/transactions/${rejected.body.data.id}/reject`, { reason: "not today" })
+    } }))
+    const refusal = await recorded("POST", `/api/v1/transactions/${rejected.body.data.id}/reject`, makeClient(env.service.baseUrl).transactions.reject({ params: { txId: rejected.body.data.id }, body: { reason: "not today" } }))
     expect(refusal.body.data.status).toBe("failed")
   }, 120_000)
 
   it("describes policies, a policy denial's failure envelope, agents, audit, metrics and health", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
-    const policy = await checked("POST", "/api/v1/policies", { walletId: wallet.id, name: "limits", rules: [{ type: "spending_limit", maxLamportsPerTx: 5_000_000 }] })
+    const policy = await recorded("POST", "/api/v1/policies", makeClient(env.service.baseUrl).policies.create({ body: { walletId: wallet.id, name: "limits", rules: [{ type: "spending_limit", maxLamportsPerTx: 5_000_000 }] } }))
     expect(policy.status).toBe(201)
-    const policyId = policy.body.data.id as string
-    expect((await checked("GET", `/api/v1/policies/${policyId}`)).status).toBe(200)
-    expect((await checked("PUT", `/api/v1/policies/${policyId}`, { rules: [{ type: "spending_limit", maxLamportsPerTx: 4_000_000 }] })).body.data.version).toBe(2)
-    expect((await checked("GET", `/api/v1/policies/${policyId}/versions`)).body.data.versions).toHaveLength(2)
-    expect((await checked("GET", `/api/v1/policies/${policyId}/versions/1`)).body.data.version).toBe(1)
-    expect((await checked("POST", `/api/v1/policies/${policyId}/migrate`, { targetVersion: 1, mode: "dry_run" })).status).toBe(200)
-    expect((await checked("GET", `/api/v1/wallets/${wallet.id}/policies`)).body.data.policies).toHaveLength(1)
-    expect((await checked("POST", "/api/v1/policies/compatibility-check", { rules: [{ type: "spending_limit", maxLamportsPerTx: 1 }] })).status).toBe(200)
-    const evaluated = await checked("POST", "/api/v1/evaluate", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", amountLamports: 9_000_000 })
+    const policyId = policy.body.data.id
+    expect((await recorded("GET", `/api/v1/policies/${policyId}`, makeClient(env.service.baseUrl).policies.get({ params: { policyId } }))).status).toBe(200)
+    expect((await recorded("PUT", `/api/v1/policies/${policyId}`, makeClient(env.service.baseUrl).policies.update({ params: { policyId }, body: { rules: [{ type: "spending_limit", maxLamportsPerTx: 4_000_000 }] } }))).body.data.version).toBe(2)
+    expect((await recorded("GET", `/api/v1/policies/${policyId}/versions`, makeClient(env.service.baseUrl).policies.versions({ params: { policyId } }))).body.data.versions).toHaveLength(2)
+    expect((await recorded("GET", `/api/v1/policies/${policyId}/versions/1`, makeClient(env.service.baseUrl).policies.version({ params: { policyId, version: "1" } }))).body.data.version).toBe(1)
+    expect((await recorded("POST", `/api/v1/policies/${policyId}/migrate`, makeClient(env.service.baseUrl).policies.migrate({ params: { policyId }, body: { targetVersion: 1, mode: "dry_run" } }))).status).toBe(200)
+    expect((await recorded("GET", `/api/v1/wallets/${wallet.id}/policies`, makeClient(env.service.baseUrl).policies.listByWallet({ params: { walletId: wallet.id } }))).body.data.policies).toHaveLength(1)
+    expect((await recorded("POST", "/api/v1/policies/compatibility-check", makeClient(env.service.baseUrl).policies.compatibilityCheck({ body: { rules: [{ type: "spending_limit", maxLamportsPerTx: 1 }] } }))).status).toBe(200)
+    const evaluated = await recorded("POST", "/api/v1/evaluate", makeClient(env.service.baseUrl).policies.evaluate({ body: { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", amountLamports: 9_000_000 } }))
     expect(evaluated.body.data.decision).toBe("deny")
 
-    const denied = await checked("POST", "/api/v1/transactions?waitMs=20000", {
+    const denied = await recorded("POST", "/api/v1/transactions?waitMs=20000", makeClient(env.service.baseUrl).transactions.create({ query: { waitMs: "20000" }, body: {
       walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 9_000_000 }
-    })
+    } }))
     expect(denied.status).toBe(403)
     expect(denied.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", data: { status: "failed" } })
 
-    const agent = await checked("POST", "/api/v1/agents", { name: "contract", budgetLamports: 50_000_000 })
+    const agent = await recorded("POST", "/api/v1/agents", makeClient(env.service.baseUrl).agents.create({ body: { name: "contract", budgetLamports: 50_000_000 } }))
     expect(agent.status).toBe(201)
-    const agentId = agent.body.data.id as string
-    expect((await checked("GET", "/api/v1/agents")).status).toBe(200)
-    expect((await checked("GET", `/api/v1/agents/${agentId}`)).status).toBe(200)
-    expect((await checked("GET", `/api/v1/agents/${agentId}/budget`)).body.data.budgetLamports).toBe(50_000_000)
-    expect((await checked("PUT", `/api/v1/agents/${agentId}/capabilities`, { allowedIntents: ["transfer_sol", "query_balance"] })).status).toBe(200)
-    expect((await checked("POST", `/api/v1/agents/${agentId}/start`)).body.data.status).toBe("running")
-    expect((await checked("POST", `/api/v1/agents/${agentId}/pause`, { reason: "contract test" })).body.data.status).toBe("paused")
-    expect((await checked("POST", `/api/v1/agents/${agentId}/resume`)).body.data.status).toBe("running")
-    expect((await checked("POST", `/api/v1/agents/${agentId}/stop`)).body.data.status).toBe("stopped")
+    const agentId = agent.body.data.id
+    expect((await recorded("GET", "/api/v1/agents", makeClient(env.service.baseUrl).agents.list({}))).status).toBe(200)
+    expect((await recorded("GET", `/api/v1/agents/${agentId}`, makeClient(env.service.baseUrl).agents.get({ params: { agentId } }))).status).toBe(200)
+    expect((await recorded("GET", `/api/v1/agents/${agentId}/budget`, makeClient(env.service.baseUrl).agents.budget({ params: { agentId } }))).body.data.budgetLamports).toBe(50_000_000)
+    expect((await recorded("PUT", `/api/v1/agents/${agentId}/capabilities`, makeClient(env.service.baseUrl).agents.updateCapabilities({ params: { agentId }, body: { allowedIntents: ["transfer_sol", "query_balance"] } }))).status).toBe(200)
+    expect((await recorded("POST", `/api/v1/agents/${agentId}/start`, makeClient(env.service.baseUrl).agents.start({ params: { agentId }, body: {} }))).body.data.status).toBe("running")
+    expect((await recorded("POST", `/api/v1/agents/${agentId}/pause`, makeClient(env.service.baseUrl).agents.pause({ params: { agentId }, body: { reason: "contract test" } }))).body.data.status).toBe("paused")
+    expect((await recorded("POST", `/api/v1/agents/${agentId}/resume`, makeClient(env.service.baseUrl).agents.resume({ params: { agentId }, body: {} }))).body.data.status).toBe("running")
+    expect((await recorded("POST", `/api/v1/agents/${agentId}/stop`, makeClient(env.service.baseUrl).agents.stop({ params: { agentId }, body: {} }))).body.data.status).toBe("stopped")
 
-    expect((await checked("POST", "/api/v1/audit/events", { eventType: "contract.check", message: "hello", metadata: { walletId: wallet.id } })).status).toBe(201)
-    expect((await checked("GET", `/api/v1/audit/events?walletId=${wallet.id}&limit=5`)).body.data.events.length).toBeGreaterThan(0)
-    expect((await checked("POST", "/api/v1/metrics/inc", { name: "contract.checks", value: 2 })).body.data).toEqual({ name: "contract.checks", value: 2 })
-    expect((await checked("GET", "/api/v1/metrics")).body.data["contract.checks"]).toBe(2)
-    expect((await checked("GET", "/health")).body.data.status).toBe("ok")
+    expect((await recorded("POST", "/api/v1/audit/events", makeClient(env.service.baseUrl).audit.post({ body: { eventType: "contract.check", message: "hello", metadata: { walletId: wallet.id } } }))).status).toBe(201)
+    expect((await recorded("GET", `/api/v1/audit/events?walletId=${wallet.id}&limit=5`, makeClient(env.service.baseUrl).audit.list({ query: { walletId: wallet.id, limit: "5" } }))).body.data.events.length).toBeGreaterThan(0)
+    expect((await recorded("POST", "/api/v1/metrics/inc", makeClient(env.service.baseUrl).audit.incrementMetric({ body: { name: "contract.checks", value: 2 } }))).body.data).toEqual({ name: "contract.checks", value: 2 })
+    expect((await recorded("GET", "/api/v1/metrics", makeClient(env.service.baseUrl).audit.metrics({}))).body.data["contract.checks"]).toBe(2)
+    expect((await recorded("GET", "/health", makeClient(env.service.baseUrl).health.health({}))).body.data.status).toBe("ok")
   }, 120_000)
 
   it("describes the failure envelopes: 400 naming the field, 401 without a key, 404", async () => {
-    const bad = await checked("POST", "/api/v1/wallets", { label: "" })
+    const bad = await recorded("POST", "/api/v1/wallets", makeClient(env.service.baseUrl).wallets.create({ body: { label: "" } }))
     expect(bad.status).toBe(400)
     expect(bad.body.error).toMatch(/label/)
-    const unknown = await checked("GET", "/api/v1/transactions/00000000-0000-4000-8000-000000000000")
+    const unknown = await recorded("GET", "/api/v1/transactions/00000000-0000-4000-8000-000000000000", makeClient(env.service.baseUrl).transactions.get({ params: { txId: "00000000-0000-4000-8000-000000000000" } }))
     expect(unknown.status).toBe(404)
-    const anonymous = await api(env.service.baseUrl, "GET", "/api/v1/wallets", undefined, {})
+    const anonymous = await makeClient(env.service.baseUrl, {}).wallets.list({})
     expect(anonymous.status).toBe(401)
   })
 

@@ -4,6 +4,8 @@
  * creator); a creator's refund before the deadline is refused readably, after it returns the amount.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
+import type { WalletEscrow } from "../support/undeclaredAnswers.js"
 import { api } from "../support/service.js"
 import {
   balances,
@@ -58,11 +60,11 @@ describe("escrow disputes", () => {
     expect(before[3] - after[3]).toBe(await networkFee(env, tx.signature))
     expect(await escrowState(env, creator.publicKey, id)).toMatchObject({ status: "resolved", resolution: "release" })
 
-    const audit = await api(env.service.baseUrl, "GET", `/api/v1/audit/events?escrowId=${id}&eventType=escrow.DisputeResolved`)
+    const audit = await makeClient(env.service.baseUrl).audit.list({ query: { escrowId: id, eventType: "escrow.DisputeResolved" } })
     expect(audit.body.data.events).toHaveLength(1)
     expect(audit.body.data.events[0].metadata).toMatchObject({ decision: "release", toCounterparty: String(amount - fee), fee: String(fee), toCreator: "0" })
-    const records = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${arbiter.id}/escrows`)
-    expect(records.body.data.find((r: { escrowId: string }) => r.escrowId === id)).toMatchObject({ state: "resolve_dispute", status: "resolved", resolution: "release" })
+    const records = await api<ReadonlyArray<WalletEscrow>>(env.service.baseUrl, "GET", `/api/v1/wallets/${arbiter.id}/escrows`)
+    expect(records.body.data.find((r) => r.escrowId === id)).toMatchObject({ state: "resolve_dispute", status: "resolved", resolution: "release" })
   }, 60_000)
 
   it("resolves for the creator: the whole amount back to the creator, no fee", async () => {
@@ -114,7 +116,7 @@ describe("escrow refunds", () => {
     const [after] = await balances(env, [creator.publicKey])
     expect(after - before).toBe(amount - (await networkFee(env, refunded.signature)))
     expect(await escrowState(env, creator.publicKey, id)).toMatchObject({ status: "refunded", remaining: 0n })
-    const records = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${creator.id}/escrows`)
-    expect(records.body.data.find((r: { escrowId: string }) => r.escrowId === id)).toMatchObject({ state: "refund_escrow", status: "refunded", paidOut: amount })
+    const records = await api<ReadonlyArray<WalletEscrow>>(env.service.baseUrl, "GET", `/api/v1/wallets/${creator.id}/escrows`)
+    expect(records.body.data.find((r) => r.escrowId === id)).toMatchObject({ state: "refund_escrow", status: "refunded", paidOut: amount })
   }, 60_000)
 })

@@ -6,8 +6,10 @@ import { Connection, PublicKey } from "@solana/web3.js"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { decodeEscrowState, ESCROW_ACCOUNT_SIZE, findEscrowAddress } from "../../src/protocols/escrow/index.js"
 import { startTestLedger } from "../support/ledger.js"
+import type { TransactionEncoded } from "../../schemas/transaction.js"
+import { defined } from "../support/defined.js"
 import { api, type ApiAnswer, type RunningService, startService } from "../support/service.js"
-import { createWallet } from "../support/transactions.js"
+import { createWallet, submit } from "../support/transactions.js"
 
 export const PROGRAM_ID = new PublicKey(LOCAL_ESCROW_PROGRAM_ID)
 
@@ -65,11 +67,11 @@ export const freshEscrowId = () => (nextId++).toString()
 
 /** POST a helper and wait (server side) until the transaction settles. */
 export const helper = (env: EscrowEnv, path: string, body: Record<string, unknown>) =>
-  api(env.service.baseUrl, "POST", `/api/v1/escrow/${path}?waitMs=20000`, body)
+  api<TransactionEncoded>(env.service.baseUrl, "POST", `/api/v1/escrow/${path}?waitMs=20000`, body)
 
 /** POST /transactions of protocol escrow and wait until it settles. */
 export const escrowTx = (env: EscrowEnv, walletId: string, type: string, intent: Record<string, unknown>) =>
-  api(env.service.baseUrl, "POST", "/api/v1/transactions?waitMs=20000", { walletId, type, protocol: "escrow", intent })
+  submit(env.service.baseUrl, { walletId, type, protocol: "escrow", intent }, undefined, "?waitMs=20000")
 
 export const balance = (env: EscrowEnv, address: string) => env.connection.getBalance(new PublicKey(address), "confirmed")
 
@@ -92,11 +94,12 @@ export const escrowState = async (env: EscrowEnv, creator: string, escrowId: str
 }
 
 /** Expects a confirmed transaction and returns its record. */
-export const confirmedTx = (response: ApiAnswer) => {
-  if (response.body.data?.status !== "confirmed") {
-    throw new Error(`expected confirmed, got ${JSON.stringify({ status: response.status, error: response.body.error, data: response.body.data?.status })}`)
+export const confirmedTx = (response: ApiAnswer<TransactionEncoded | null>) => {
+  const record = response.body.data
+  if (record?.status !== "confirmed") {
+    throw new Error(`expected confirmed, got ${JSON.stringify({ status: response.status, error: response.body.error, data: record?.status })}`)
   }
-  return response.body.data as { id: string; signature: string; status: string; deltaGuard: { ok: boolean } }
+  return { ...record, signature: defined(record.signature, "the signature of a confirmed transaction") }
 }
 
 export const createBody = (parties: Parties, escrowId: string, amount: number, extra: Record<string, unknown> = {}) => ({

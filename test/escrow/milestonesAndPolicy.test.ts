@@ -6,6 +6,8 @@
  */
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
+import type { WalletEscrow } from "../support/undeclaredAnswers.js"
 import { api } from "../support/service.js"
 import {
   balances,
@@ -59,12 +61,12 @@ describe("milestone escrows", () => {
     expect(afterFirst.map((b, i) => b - afterSecond[i])).toEqual([270_000_000, 30_000_000])
     expect(await escrowState(env, creator.publicKey, id)).toMatchObject({ status: "completed", remaining: 0n })
 
-    const records = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${creator.id}/escrows`)
-    expect(records.body.data.find((r: { escrowId: string }) => r.escrowId === id)).toMatchObject({
+    const records = await api<ReadonlyArray<WalletEscrow>>(env.service.baseUrl, "GET", `/api/v1/wallets/${creator.id}/escrows`)
+    expect(records.body.data.find((r) => r.escrowId === id)).toMatchObject({
       state: "release_milestone", status: "completed", milestoneCount: 2, milestonesReleased: 2, amount: 1_000_000_000
     })
-    const audit = await api(env.service.baseUrl, "GET", `/api/v1/audit/events?escrowId=${id}&eventType=escrow.EscrowReleased`)
-    expect(audit.body.data.events.map((e: { metadata: { milestoneIndex: number } }) => e.metadata.milestoneIndex).sort()).toEqual([0, 1])
+    const audit = await makeClient(env.service.baseUrl).audit.list({ query: { escrowId: id, eventType: "escrow.EscrowReleased" } })
+    expect(audit.body.data.events.map((e) => e.metadata.milestoneIndex as number).sort()).toEqual([0, 1])
   }, 60_000)
 })
 
@@ -72,9 +74,9 @@ describe("escrow and policy", () => {
   it("counts amount + escrow rent against a spending limit and denies above it", async () => {
     const parties = await createParties(env)
     const amount = 500_000_000
-    const policy = await api(env.service.baseUrl, "POST", "/api/v1/policies", {
+    const policy = await makeClient(env.service.baseUrl).policies.create({ body: {
       walletId: parties.creator.id, name: "cap", rules: [{ type: "spending_limit", maxLamportsPerTx: amount + env.escrowRent - 1 }]
-    })
+    } })
     expect(policy.status).toBe(201)
     const [before] = await balances(env, [parties.creator.publicKey])
     const denied = await helper(env, "create", createBody(parties, freshEscrowId(), amount))
@@ -83,7 +85,7 @@ describe("escrow and policy", () => {
     expect(await balances(env, [parties.creator.publicKey])).toEqual([before])
 
     // At exactly the limit the create goes through.
-    await api(env.service.baseUrl, "PUT", `/api/v1/policies/${policy.body.data.id}`, { rules: [{ type: "spending_limit", maxLamportsPerTx: amount + env.escrowRent }] })
+    await makeClient(env.service.baseUrl).policies.update({ params: { policyId: policy.body.data.id }, body: { rules: [{ type: "spending_limit", maxLamportsPerTx: amount + env.escrowRent }] } })
     confirmedTx(await helper(env, "create", createBody(parties, freshEscrowId(), amount)))
   }, 60_000)
 })

@@ -5,6 +5,8 @@
  * unauthorized release fails with the program's readable message and moves nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
+import type { WalletEscrow } from "../support/undeclaredAnswers.js"
 import { ADMIN_KEY, api } from "../support/service.js"
 import {
   balances,
@@ -66,9 +68,9 @@ describe("escrow create, accept, release", () => {
 
     // The escrow record: one per escrow, visible to every party's wallet, state = last operation.
     for (const party of [creator, counterparty, arbiter]) {
-      const records = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${party.id}/escrows`)
+      const records = await api<ReadonlyArray<WalletEscrow>>(env.service.baseUrl, "GET", `/api/v1/wallets/${party.id}/escrows`)
       expect(records.status).toBe(200)
-      const record = (records.body.data as Array<Record<string, unknown>>).find((r) => r.escrowId === id)
+      const record = records.body.data.find((r) => r.escrowId === id)
       expect(record).toMatchObject({
         walletId: party.id, protocol: "escrow", escrowId: id, state: "release_escrow", status: "completed",
         counterparty: counterparty.publicKey, creator: creator.publicKey, arbiter: arbiter.publicKey,
@@ -82,8 +84,8 @@ describe("escrow create, accept, release", () => {
     expect(otherTenant.status).toBe(404)
 
     // One audit event per ledger event, filterable by escrowId.
-    const audit = await api(env.service.baseUrl, "GET", `/api/v1/audit/events?escrowId=${id}&limit=100`)
-    const events = (audit.body.data.events as Array<{ eventType: string; escrowId: string; txId: string; protocol: string; metadata: Record<string, unknown> }>)
+    const audit = await makeClient(env.service.baseUrl).audit.list({ query: { escrowId: id, limit: "100" } })
+    const events = audit.body.data.events
       .filter((e) => e.eventType.startsWith("escrow."))
     expect(events.map((e) => e.eventType).sort()).toEqual(["escrow.EscrowAccepted", "escrow.EscrowCreated", "escrow.EscrowReleased"])
     for (const e of events) expect(e).toMatchObject({ escrowId: id, protocol: "escrow" })

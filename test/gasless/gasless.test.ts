@@ -12,7 +12,8 @@ import { DEFAULT_ALLOWED_PROGRAMS } from "../../src/gasless/gaslessRules.js"
 import { startRelayServer, type RunningRelay } from "../../src/gasless/relay/relayServer.js"
 import { freePort } from "../support/freePort.js"
 import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { sleep } from "../support/wait.js"
 
@@ -47,7 +48,7 @@ const run = async (body: Record<string, unknown>) => {
   return (await waitSettled(service.baseUrl, created.body.data.id)).body
 }
 
-const counter = async (name: string) => ((await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data[name] as number | undefined) ?? 0
+const counter = async (name: string) => ((await makeClient(service.baseUrl).audit.metrics({})).body.data[name] as number | undefined) ?? 0
 
 describe("gasless submission through the fee-payer relay", () => {
   it("a wallet with tokens and 0 SOL sends transfer_spl gasless: confirmed, the relay paid the fee, the wallet still has 0 SOL", async () => {
@@ -55,13 +56,13 @@ describe("gasless submission through the fee-payer relay", () => {
     const holder = await createWallet(service.baseUrl)
     const receiver = await createWallet(service.baseUrl)
     const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 6 } })
-    const mint = mintTx.data.result.mint as string
+    const mint = String(mintTx.data.result?.mint)
     // The issuer pays for both token accounts: the gasless sender and its receiver exist before the transfer.
     expect((await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "5000000", destination: holder.publicKey } })).data.status).toBe("confirmed")
     expect((await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "1", destination: receiver.publicKey } })).data.status).toBe("confirmed")
     expect(await connection().getBalance(new PublicKey(holder.publicKey))).toBe(0)
 
-    const eligible = await api(service.baseUrl, "PUT", "/api/v1/risk/protocols/spl-token", { gaslessEligible: true })
+    const eligible = await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
     expect(eligible.status).toBe(200)
     const successBefore = await counter("gasless_transaction_success_total")
 
@@ -95,9 +96,9 @@ describe("gasless submission through the fee-payer relay", () => {
     expect(ineligible.error).toContain("gaslessEligible")
     expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000)
 
-    await api(service.baseUrl, "PUT", "/api/v1/risk/protocols/spl-token", { gaslessEligible: true })
+    await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
     const mintTx = await run({ walletId: payer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 0 } })
-    const mint = mintTx.data.result.mint as string
+    const mint = String(mintTx.data.result?.mint)
     await run({ walletId: payer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "10" } })
     // The receiver has no token account: the transfer would create one (rent, token account initialization).
     const creating = await run({ walletId: payer.id, type: "transfer_spl", protocol: "spl-token", gasless: true, intent: { destination: other.publicKey, mint, amount: "3" } })
@@ -114,7 +115,7 @@ describe("gasless submission through the fee-payer relay", () => {
     await connection().confirmTransaction(await connection().requestAirdrop(new PublicKey(strict.feePayer), 1_000_000_000), "confirmed")
     const strictService = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: strict.url } })
     try {
-      await api(strictService.baseUrl, "PUT", "/api/v1/risk/protocols/system-program", { gaslessEligible: true })
+      await makeClient(strictService.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
       const payer = await createWallet(strictService.baseUrl, 1_000_000_000)
       const other = await createWallet(strictService.baseUrl, 1_000_000_000)
       const created = await submit(strictService.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 1000 } })

@@ -4,6 +4,7 @@
  * per-key rate limit with its headers; and the envelope on every kind of response.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
 /**
@@ -113,7 +114,7 @@ describe("rate limit", () => {
     const statuses: number[] = []
     let last: Awaited<ReturnType<typeof api>> | undefined
     for (let i = 0; i < 6; i++) {
-      last = await api(limited.baseUrl, "GET", "/api/v1/wallets", undefined, { "x-api-key": "key-limited" })
+      last = await makeClient(limited.baseUrl, { "x-api-key": "key-limited" }).wallets.list({})
       statuses.push(last.status)
       if (i < 5) {
         expect(last.headers.get("x-ratelimit-limit")).toBe("5")
@@ -132,7 +133,7 @@ describe("rate limit", () => {
 
 describe("the envelope on every response", () => {
   it("answers /health without a key", async () => {
-    const response = await api(service.baseUrl, "GET", "/health", undefined, {})
+    const response = await makeClient(service.baseUrl, {}).health.health({})
     expect(response.status).toBe(200)
     expect(response.body).toMatchObject({ status: "success", data: { status: "ok", service: "api-gateway" } })
   })
@@ -152,8 +153,8 @@ describe("the envelope on every response", () => {
   })
 
   it("answers a ledger outage with an envelope that leaks no internals", async () => {
-    const created = await api(service.baseUrl, "POST", "/api/v1/wallets", {}, { "x-api-key": "key-all" })
-    const response = await api(service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}/balance`, undefined, { "x-api-key": "key-all" })
+    const created = await makeClient(service.baseUrl, { "x-api-key": "key-all" }).wallets.create({ body: {} })
+    const response = await makeClient(service.baseUrl, { "x-api-key": "key-all" }).wallets.balance({ params: { walletId: created.body.data.id } })
     expect(response.status).toBe(503)
     expect(response.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR" })
     expect(response.body.error).not.toMatch(/at .*\.ts/)

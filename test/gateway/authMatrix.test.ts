@@ -11,6 +11,7 @@ import { routes } from "../../src/app.js"
 import { isConsolePath } from "../../src/gateway/consoleHttp.js"
 import { scopeForPath } from "../../src/gateway/routeScopes.js"
 import { api, type RunningService, startService } from "../support/service.js"
+import { dataOf, makeClient } from "../support/client.js"
 
 const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "webhooks"] as const
 const BOUND_AGENT = "7d0e6c1a-5b8f-4c3e-9a2d-1f4b6e8c0a9d"
@@ -31,17 +32,13 @@ const ids = { walletId: "", agentId: "", agentWalletId: "", policyId: "", txId: 
 
 beforeAll(async () => {
   service = await startService({ rpcUrl: "http://127.0.0.1:9", env: { API_GATEWAY_API_KEYS: KEYS } })
-  const call = async (method: string, path: string, body: unknown) => {
-    const response = await api(service.baseUrl, method, path, body, OWNER)
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${JSON.stringify(response.body)}`)
-    return response.body.data
-  }
-  ids.walletId = (await call("POST", "/api/v1/wallets", { label: "tenant a" })).id
-  const agent = await call("POST", "/api/v1/agents", { name: "tenant a agent" })
+  const owner = makeClient(service.baseUrl, OWNER)
+  ids.walletId = dataOf(await owner.wallets.create({ body: { label: "tenant a" } })).id
+  const agent = dataOf(await owner.agents.create({ body: { name: "tenant a agent" } }))
   ids.agentId = agent.id
   ids.agentWalletId = agent.walletId
-  ids.policyId = (await call("POST", "/api/v1/policies", { walletId: ids.walletId, name: "p", rules: [] })).id
-  ids.txId = (await call("POST", "/api/v1/transactions", { walletId: ids.walletId, type: "query_balance", protocol: "system-program", intent: {} })).id
+  ids.policyId = dataOf(await owner.policies.create({ body: { walletId: ids.walletId, name: "p", rules: [] } })).id
+  ids.txId = dataOf(await owner.transactions.create({ body: { walletId: ids.walletId, type: "query_balance", protocol: "system-program", intent: {} } })).id
   before = await tenantAState()
 }, 120_000)
 
@@ -157,7 +154,7 @@ describe.each(PROTECTED.map((route) => ({ method: route.method, path: route.path
     }
     if (route.method === "GET" && route.path === "/api/v1/agents") {
       expect(response.status).toBe(200)
-      expect(response.body.data.agents).toEqual([])
+      expect(response.body.data).toEqual(expect.objectContaining({ agents: [] }))
     } else if (route.method === "POST" && route.path === "/api/v1/transactions") {
       expectRefusal(response, 403, "gateway", `This key acts as agent ${BOUND_AGENT}: it spends only from that agent's wallet, as that agent`)
     } else if (MARKET_DATA.has(`${route.method} ${route.path}`)) {
@@ -211,16 +208,17 @@ const BODY_FREE_SUCCESS = new Set([
 
 /** What tenant A's operator reads of its own resources; nothing the other keys sent may change it. */
 const tenantAState = async () => {
-  const read = async (path: string) => (await api(service.baseUrl, "GET", path, undefined, OWNER)).body.data
-  const agent = await read(`/api/v1/agents/${ids.agentId}`)
+  // The wire form each read answers (body.data), as the other keys' calls would have changed it.
+  const owner = makeClient(service.baseUrl, OWNER)
+  const agent = (await owner.agents.get({ params: { agentId: ids.agentId } })).body.data
   return {
-    wallet: await read(`/api/v1/wallets/${ids.walletId}`),
+    wallet: (await owner.wallets.get({ params: { walletId: ids.walletId } })).body.data,
     agent: { ...agent, updatedAt: undefined },
-    budget: { ...(await read(`/api/v1/agents/${ids.agentId}/budget`)), updatedAt: undefined },
-    policy: await read(`/api/v1/policies/${ids.policyId}/versions`),
-    portfolio: await read(`/api/v1/risk/portfolio/${ids.walletId}`),
-    transactions: ((await read(`/api/v1/wallets/${ids.walletId}/transactions`)).transactions as Array<{ id: string }>).map((tx) => tx.id),
-    agentTransactions: (await read(`/api/v1/wallets/${ids.agentWalletId}/transactions`)).total
+    budget: { ...(await owner.agents.budget({ params: { agentId: ids.agentId } })).body.data, updatedAt: undefined },
+    policy: (await owner.policies.versions({ params: { policyId: ids.policyId } })).body.data,
+    portfolio: (await owner.risk.getPortfolio({ params: { walletId: ids.walletId } })).body.data,
+    transactions: (await owner.transactions.listByWallet({ params: { walletId: ids.walletId } })).body.data.transactions.map((tx) => tx.id),
+    agentTransactions: (await owner.transactions.listByWallet({ params: { walletId: ids.agentWalletId } })).body.data.total
   }
 }
 let before: Awaited<ReturnType<typeof tenantAState>>

@@ -10,7 +10,8 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { PROTOCOLS } from "../../schemas/protocol.js"
 import { routes } from "../../src/app.js"
 import { useServiceWithLedger } from "../support/harness.js"
-import { ADMIN_KEY, api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { ADMIN_KEY } from "../support/service.js"
 import { changedTables, settledDigests, tableDigests, type TableDigests } from "../support/tableDigest.js"
 
 /** Runs per route: about 8 x 37 requests in all, each followed by a digest of every table. */
@@ -20,9 +21,9 @@ const ids: Record<string, string> = {}
 
 beforeAll(async () => {
   const base = env.service.baseUrl
-  ids.walletId = (await api(base, "POST", "/api/v1/wallets", { label: "fuzz" })).body.data.id
-  ids.agentId = (await api(base, "POST", "/api/v1/agents", { name: "fuzz", walletId: ids.walletId, budgetLamports: 1_000 })).body.data.id
-  ids.policyId = (await api(base, "POST", "/api/v1/policies", { walletId: ids.walletId, name: "fuzz", rules: [] })).body.data.id
+  ids.walletId = (await makeClient(base).wallets.create({ body: { label: "fuzz" } })).body.data.id
+  ids.agentId = (await makeClient(base).agents.create({ body: { name: "fuzz", walletId: ids.walletId, budgetLamports: 1_000 } })).body.data.id
+  ids.policyId = (await makeClient(base).policies.create({ body: { walletId: ids.walletId, name: "fuzz", rules: [] } })).body.data.id
 })
 
 // ---- arbitraries ------------------------------------------------------------------------------

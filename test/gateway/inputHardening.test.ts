@@ -5,18 +5,20 @@
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
+import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { changedTables, settledDigests, type TableDigests } from "../support/tableDigest.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 const DESTINATION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
 let walletId: string
 let agentId: string
 let before: TableDigests
 
 beforeAll(async () => {
-  walletId = (await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: "hardening" })).body.data.id
-  agentId = (await api(env.service.baseUrl, "POST", "/api/v1/agents", { name: "hardening", walletId, budgetLamports: 1_000 })).body.data.id
+  walletId = (await client().wallets.create({ body: { label: "hardening" } })).body.data.id
+  agentId = (await client().agents.create({ body: { name: "hardening", walletId, budgetLamports: 1_000 } })).body.data.id
 })
 
 const call = (method: string, path: string, body?: unknown) => api(env.service.baseUrl, method, path, body)
@@ -116,7 +118,7 @@ describe("inputs refused at validation, changing nothing", () => {
     expectRefused(await call("POST", "/api/v1/treasury/allocate", { targetAgentId: agentId, lamports: tooBig }), "lamports")
     // 1,000 lamports of budget + u64 max would pass u64: refused, the budget stays.
     expectRefused(await call("POST", "/api/v1/treasury/allocate", { targetAgentId: agentId, lamports: "18446744073709551615" }), "lamports")
-    expect((await call("GET", `/api/v1/agents/${agentId}/budget`)).body.data.budgetLamports).toBe(1_000)
+    expect((await client().agents.budget({ params: { agentId } })).body.data.budgetLamports).toBe(1_000)
   })
 })
 

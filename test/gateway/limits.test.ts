@@ -6,7 +6,8 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket } from "ws"
-import { api, type RunningService, startService } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { type RunningService, startService } from "../support/service.js"
 
 let service: RunningService
 const sockets: Array<WebSocket> = []
@@ -111,6 +112,6 @@ describe("failed authentication per source address", () => {
     })
     expect(stream).toBe(429)
     expect((await getFrom("127.0.0.8", "key-one")).status).toBe(200)
-    expect((await api(service.baseUrl, "GET", "/api/v1/wallets", undefined, { "x-api-key": "key-one" })).status).toBe(200)
+    expect((await makeClient(service.baseUrl, { "x-api-key": "key-one" }).wallets.list({})).status).toBe(200)
   })
 })

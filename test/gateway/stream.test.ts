@@ -12,7 +12,9 @@ import { WebSocket } from "ws"
 import { ActorRegistry } from "../../actors/registry.js"
 import { type StageEvent, StageEvents } from "../../src/pipeline/stageEvents.js"
 import { startTestLedger } from "../support/ledger.js"
-import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
+import type { TransactionEncoded } from "../../schemas/transaction.js"
+import { makeClient } from "../support/client.js"
+import { ADMIN_KEY, type RunningService, startService } from "../support/service.js"
 import { waitFor as pollUntil } from "../support/wait.js"
 
 const AGENT = "3b1f9a52-6c7d-4e8f-9a0b-1c2d3e4f5a6b"
@@ -133,7 +135,7 @@ describe("stage stream: upgrade refusals", () => {
     const other = new WebSocket(wsUrl(service, {}, "/api/v1/wallets"), { headers: { "x-api-key": ADMIN_KEY } })
     open.push(other)
     await new Promise<void>((resolve) => other.once("error", () => resolve()))
-    expect((await api(service.baseUrl, "GET", "/api/v1/wallets?limit=1")).status).toBe(200)
+    expect((await makeClient(service.baseUrl).wallets.list({ query: { limit: "1" } })).status).toBe(200)
   })
 })
 
@@ -269,28 +271,22 @@ describe("stage stream: a real transaction", () => {
   const asTenant = (tenant: string) => ({ "x-api-key": ADMIN_KEY, "x-tenant-id": tenant })
 
   const transfer = async (tenant: string) => {
-    const wallet = await api(service.baseUrl, "POST", "/api/v1/wallets", { autoFund: true, fundLamports: 1_000_000_000 }, asTenant(tenant))
+    const wallet = await makeClient(service.baseUrl, asTenant(tenant)).wallets.create({ body: { autoFund: true, fundLamports: 1_000_000_000 } })
     expect(wallet.status).toBe(201)
-    const created = await api(
-      service.baseUrl,
-      "POST",
-      "/api/v1/transactions",
-      {
+    const created = await makeClient(service.baseUrl, asTenant(tenant)).transactions.create({ body: {
         walletId: wallet.body.data.id,
         type: "transfer_sol",
         protocol: "system-program",
         intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 1_000_000 }
-      },
-      asTenant(tenant)
-    )
+      } })
     expect(created.status).toBe(201)
     return created.body.data.id as string
   }
 
   const settled = async (txId: string, tenant: string) => {
-    let record: { status: string; history: Array<{ status: string }> } | undefined
+    let record: TransactionEncoded | undefined
     await waitFor(`transaction ${txId} to settle`, async () => {
-      record = (await api(service.baseUrl, "GET", `/api/v1/transactions/${txId}`, undefined, asTenant(tenant))).body.data
+      record = (await makeClient(service.baseUrl, asTenant(tenant)).transactions.get({ params: { txId } })).body.data
       return record?.status === "confirmed" || record?.status === "failed"
     }, 45_000)
     return record!

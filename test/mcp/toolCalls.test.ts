@@ -6,6 +6,9 @@ import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@sol
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
+import type { CreatedWallet } from "../../schemas/api/wallets.js"
+import type { SignAnswer } from "../support/undeclaredAnswers.js"
+import { makeClient } from "../support/client.js"
 import { ADMIN_KEY, api } from "../support/service.js"
 
 const TENANT_A_KEY = "tenant-a-key"
@@ -25,7 +28,10 @@ const env = useServiceWithLedger({
   }
 })
 
-const call = (tool: string, args: unknown, key = ADMIN_KEY) => api(env.service.baseUrl, "POST", "/mcp/call", { tool, args }, { "x-api-key": key })
+/** A tool call answers the envelope of the route it stands for: `D` names that route's data (its encoded schema type). */
+type WalletWire = typeof CreatedWallet.Encoded
+
+const call = <D = unknown>(tool: string, args: unknown, key = ADMIN_KEY) => api<D>(env.service.baseUrl, "POST", "/mcp/call", { tool, args }, { "x-api-key": key })
 
 /** Every tool the spec's "Tool interface" section names. */
 const SPEC_TOOLS = [
@@ -68,26 +74,26 @@ describe("GET /mcp/tools", () => {
 
 describe("POST /mcp/call", () => {
   it("runs a tool against the gateway and answers its data", async () => {
-    const created = await call("wallet.create", { label: "via tool" })
+    const created = await call<WalletWire>("wallet.create", { label: "via tool" })
     expect(created.status).toBe(200)
     expect(created.body.status).toBe("success")
-    const got = await call("wallet.get", { walletId: created.body.data.id })
+    const got = await call<WalletWire>("wallet.get", { walletId: created.body.data.id })
     expect(got.body.data).toMatchObject({ id: created.body.data.id, label: "via tool", publicKey: created.body.data.publicKey })
   })
 
   it("counts a tool call once against the key's rate limit, whatever requests the tool makes inside", async () => {
     const remaining = (answer: { headers: Headers }) => Number(answer.headers.get("x-ratelimit-remaining"))
-    const created = await call("wallet.create", { label: "counted" }, RATE_COUNTED_KEY)
+    const created = await call<WalletWire>("wallet.create", { label: "counted" }, RATE_COUNTED_KEY)
     expect(created.status).toBe(200)
     const afterCreate = remaining(created)
     // wallet.get makes a gateway request inside; the tool call takes one unit, not two.
-    const got = await call("wallet.get", { walletId: created.body.data.id }, RATE_COUNTED_KEY)
+    const got = await call<WalletWire>("wallet.get", { walletId: created.body.data.id }, RATE_COUNTED_KEY)
     expect(got.status).toBe(200)
     expect(remaining(got)).toBe(afterCreate - 1)
-    const direct = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}`, undefined, { "x-api-key": RATE_COUNTED_KEY })
+    const direct = await makeClient(env.service.baseUrl, { "x-api-key": RATE_COUNTED_KEY }).wallets.get({ params: { walletId: created.body.data.id } })
     expect(remaining(direct)).toBe(afterCreate - 2)
     // The marker of inner calls cannot be forged: a client sending the header is counted as usual.
-    const forged = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}`, undefined, { "x-api-key": RATE_COUNTED_KEY, "x-custody-inner-call": "AAAA" })
+    const forged = await makeClient(env.service.baseUrl, { "x-api-key": RATE_COUNTED_KEY, "x-custody-inner-call": "AAAA" }).wallets.get({ params: { walletId: created.body.data.id } })
     expect(remaining(forged)).toBe(afterCreate - 3)
   })
 
@@ -95,19 +101,19 @@ describe("POST /mcp/call", () => {
     const unknown = await call("wallet.teleport", {})
     expect(unknown.status).toBe(404)
     expect(unknown.body.error).toContain("wallet.teleport")
-    const missing = await call("wallet.get", {})
+    const missing = await call<WalletWire>("wallet.get", {})
     expect(missing.status).toBe(400)
     expect(missing.body.error).toContain("args.walletId")
     const mistyped = await call("tx.create", { walletId: randomUUID(), type: "teleport", protocol: "system-program", intent: {} })
     expect(mistyped.status).toBe(400)
     expect(mistyped.body.error).toContain("args.type")
-    const extra = await call("wallet.get", { walletId: randomUUID(), walletid: "x" })
+    const extra = await call<WalletWire>("wallet.get", { walletId: randomUUID(), walletid: "x" })
     expect(extra.status).toBe(400)
     expect(extra.body.error).toContain("args.walletid")
   })
 
   it("surfaces a gateway refusal as 500 with its errorCode, stage and traceId", async () => {
-    const wallet = (await call("wallet.create", { autoFund: true, fundLamports: 1_000_000_000 })).body.data
+    const wallet = (await call<WalletWire>("wallet.create", { autoFund: true, fundLamports: 1_000_000_000 })).body.data
     const policy = await call("policy.create", { walletId: wallet.id, name: "small", active: true, rules: [{ type: "spending_limit", maxLamportsPerTx: 1000 }] })
     expect(policy.status).toBe(200)
     const refused = await call("tx.create", {
@@ -131,24 +137,24 @@ describe("POST /mcp/call", () => {
     const badMethod = await call("gateway.request", { path: "/api/v1/wallets", method: "TRACE" })
     expect(badMethod.status).toBe(400)
     expect(badMethod.body.error).toContain("args.method")
-    const listed = await call("gateway.request", { path: "/api/v1/wallets", method: "GET", query: { limit: 1 } })
+    const listed = await call<{ readonly limit: number }>("gateway.request", { path: "/api/v1/wallets", method: "GET", query: { limit: 1 } })
     expect(listed.status).toBe(200)
     expect(listed.body.data.limit).toBe(1)
   })
 
   it("a caller without the wallets scope cannot create a wallet through wallet.create", async () => {
-    const before = (await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=1")).body.data.total
-    const refused = await call("wallet.create", { label: "sneaky" }, NO_WALLETS_KEY)
+    const before = (await makeClient(env.service.baseUrl).wallets.list({ query: { limit: "1" } })).body.data.total
+    const refused = await call<WalletWire>("wallet.create", { label: "sneaky" }, NO_WALLETS_KEY)
     expect(refused.status).toBe(500)
     expect(refused.body.error).toContain("HTTP 403")
     expect(refused.body.error).toContain("wallets")
     const viaGeneric = await call("gateway.request", { path: "/api/v1/wallets", method: "POST", body: { label: "sneaky" } }, NO_WALLETS_KEY)
     expect(viaGeneric.status).toBe(500)
-    expect((await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=1")).body.data.total).toBe(before)
+    expect((await makeClient(env.service.baseUrl).wallets.list({ query: { limit: "1" } })).body.data.total).toBe(before)
   })
 
   it("a tenant-bound caller cannot reach another tenant's wallet through any tool", async () => {
-    const walletB = (await call("wallet.create", { autoFund: true, fundLamports: 1_000_000_000 }, TENANT_B_KEY)).body.data
+    const walletB = (await call<WalletWire>("wallet.create", { autoFund: true, fundLamports: 1_000_000_000 }, TENANT_B_KEY)).body.data
     expect(walletB.id).toBeDefined()
     const tools = (await api(env.service.baseUrl, "GET", "/mcp/tools")).body.data as Array<{ name: string; inputSchema: { required?: string[] } }>
     const destination = Keypair.generate().publicKey.toBase58()
@@ -172,15 +178,15 @@ describe("POST /mcp/call", () => {
       expect(generic.status).toBe(500)
     }
     // Nothing happened to B's wallet: no transaction, no policy, and B still sees it.
-    expect((await call("tx.list_by_wallet", { walletId: walletB.id }, TENANT_B_KEY)).body.data.total).toBe(0)
-    expect((await call("policy.list_wallet", { walletId: walletB.id }, TENANT_B_KEY)).body.data.total).toBe(0)
-    expect((await call("wallet.get", { walletId: walletB.id }, TENANT_B_KEY)).body.data.id).toBe(walletB.id)
+    expect((await call<{ readonly total: number }>("tx.list_by_wallet", { walletId: walletB.id }, TENANT_B_KEY)).body.data.total).toBe(0)
+    expect((await call<{ readonly total: number }>("policy.list_wallet", { walletId: walletB.id }, TENANT_B_KEY)).body.data.total).toBe(0)
+    expect((await call<WalletWire>("wallet.get", { walletId: walletB.id }, TENANT_B_KEY)).body.data.id).toBe(walletB.id)
     const aTenantHeader = await api(env.service.baseUrl, "POST", "/mcp/call", { tool: "wallet.list", args: {} }, { "x-api-key": TENANT_A_KEY, "x-tenant-id": "tenant-b" })
     expect(aTenantHeader.status).toBe(403)
   })
 
   it("wallet.sign_transaction and wallet.sign_message sign only under the wallet's policy", async () => {
-    const wallet = (await call("wallet.create", { autoFund: true, fundLamports: 1_000_000_000 })).body.data
+    const wallet = (await call<WalletWire>("wallet.create", { autoFund: true, fundLamports: 1_000_000_000 })).body.data
     expect((await call("policy.create", { walletId: wallet.id, name: "cap", active: true, rules: [{ type: "spending_limit", maxLamportsPerTx: 2_000_000 }] })).status).toBe(200)
     const { blockhash } = await new Connection(env.ledger.rpcUrl).getLatestBlockhash()
     const transfer = (lamports: number) =>
@@ -188,14 +194,14 @@ describe("POST /mcp/call", () => {
         .add(SystemProgram.transfer({ fromPubkey: new PublicKey(wallet.publicKey), toPubkey: Keypair.generate().publicKey, lamports }))
         .serialize({ requireAllSignatures: false, verifySignatures: false })
         .toString("base64")
-    const refused = await call("wallet.sign_transaction", { walletId: wallet.id, transaction: transfer(5_000_000) })
+    const refused = await call<SignAnswer>("wallet.sign_transaction", { walletId: wallet.id, transaction: transfer(5_000_000) })
     expect(refused.status).toBe(500)
     expect(refused.body.error).toContain("POLICY_VIOLATION at stage policy")
-    const signed = await call("wallet.sign_transaction", { walletId: wallet.id, transaction: transfer(1_000_000) })
+    const signed = await call<SignAnswer>("wallet.sign_transaction", { walletId: wallet.id, transaction: transfer(1_000_000) })
     expect(signed.status, signed.body.error).toBe(200)
     expect(signed.body.data).toMatchObject({ publicKey: wallet.publicKey })
     expect(Buffer.from(signed.body.data.signature, "base64")).toHaveLength(64)
-    const message = await call("wallet.sign_message", { walletId: wallet.id, message: Buffer.from("hello").toString("base64") })
+    const message = await call<SignAnswer>("wallet.sign_message", { walletId: wallet.id, message: Buffer.from("hello").toString("base64") })
     expect(message.status, message.body.error).toBe(200)
     expect(Buffer.from(message.body.data.signature, "base64")).toHaveLength(64)
   })

@@ -6,7 +6,8 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
@@ -85,7 +86,7 @@ describe("OpenTelemetry traces over OTLP", () => {
     expect(children.length).toBeGreaterThan(0)
     for (const child of children) expect(child.traceId).toBe(traceId)
     // The transaction's audit events (stages and the policy decision) carry the same traceId.
-    const events = await api(service.baseUrl, "GET", `/api/v1/audit/events?txId=${txId}`)
+    const events = await makeClient(service.baseUrl).audit.list({ query: { txId } })
     expect(events.body.data.events.map((e: { eventType: string }) => e.eventType)).toContain("transaction.confirmed")
     expect(events.body.data.events.length).toBeGreaterThanOrEqual(6)
     for (const event of events.body.data.events) expect(event.traceId, event.eventType).toBe(created.body.traceId)

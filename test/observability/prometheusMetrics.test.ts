@@ -8,6 +8,7 @@ import { getMetricsFromStream, type PromHistogramData, type PromData, type PromM
 import { Readable } from "node:stream"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
+import { makeClient } from "../support/client.js"
 import { ADMIN_KEY, api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
@@ -105,7 +106,7 @@ describe("GET /metrics (Prometheus text format)", () => {
   })
 
   it("keeps a posted counter's exact name as a label", async () => {
-    await api(env.service.baseUrl, "POST", "/api/v1/metrics/inc", { name: "custom.scraped-jobs", value: 7 })
+    await makeClient(env.service.baseUrl).audit.incrementMetric({ body: { name: "custom.scraped-jobs", value: 7 } })
     const metrics = await parse((await scrape()).text)
     expect(valueOf(metrics, "custody_counter_total", { name: "custom.scraped-jobs" })).toBe(7)
   })

@@ -8,10 +8,11 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { expireApprovals } from "../../actors/approvalExpirer.js"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 
 const awaitingApproval = async (walletId: string) => {
   const created = await submit(env.service.baseUrl, {
@@ -36,13 +37,13 @@ describe("approval expiry", () => {
     const expired = await env.service.runtime.runPromise(expireApprovals)
     expect(expired).toBe(1)
 
-    const staleTx = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${stale}`)
+    const staleTx = await client().transactions.get({ params: { txId: stale } })
     expect(staleTx.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
     expect(staleTx.body.data).toMatchObject({ status: "failed", approval: { status: "expired" } })
     expect(staleTx.body.data.signature).toBeUndefined()
-    const freshTx = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${fresh}`)
+    const freshTx = await client().transactions.get({ params: { txId: fresh } })
     expect(freshTx.body.data.status).toBe("approval_gate")
-    const approveStale = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${stale}/approve`)
+    const approveStale = await client().transactions.approve({ params: { txId: stale } })
     expect(approveStale.status).toBe(400)
   })
 })

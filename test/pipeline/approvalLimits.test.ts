@@ -12,24 +12,26 @@ import { expireApprovals } from "../../actors/approvalExpirer.js"
 import { approvalExpired, approvedInTime } from "../../src/pipeline/approvalExpiry.js"
 import { Outbox } from "../../src/pipeline/outbox.js"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { defined } from "../support/defined.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 
 const SOL = 1_000_000_000
 const transfer = async (walletId: string, lamports: number, extra: Record<string, unknown> = {}) => {
   const destination = Keypair.generate().publicKey.toBase58()
   const created = await submit(env.service.baseUrl, { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports }, ...extra }, undefined, "?waitMs=20000")
-  return { id: created.body.data.id as string, destination, status: created.status, data: created.body.data }
+  return { id: created.body.data.id, destination, status: created.status, data: created.body.data }
 }
-const approve = (txId: string) => api(env.service.baseUrl, "POST", `/api/v1/transactions/${txId}/approve`)
-const settle = async (txId: string) => (await waitSettled(env.service.baseUrl, txId, 60_000)).body.data
+const approve = (txId: string) => client().transactions.approve({ params: { txId } })
+const settle = async (txId: string) => (await waitSettled(env.service.baseUrl, txId, 60_000)).data
 const balance = (address: string) => new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(address))
 const dailyLimitWithApproval = async (walletId: string, maxLamportsPerDay: number) => {
-  const created = await api(env.service.baseUrl, "POST", "/api/v1/policies", {
+  const created = await client().policies.create({ body: {
     walletId, name: "every transfer approved", rules: [{ type: "spending_limit", maxLamportsPerDay, requireApprovalAboveLamports: 0 }]
-  })
+  } })
   expect(created.status).toBe(201)
 }
 const runSql = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
@@ -87,7 +89,7 @@ describe("approval_gate -> failed (the approval expirer)", () => {
     expect((await transfer(wallet.id, 0.1 * SOL)).data.status).toBe("failed")
     await moveExpiryTo(stale.id, new Date(Date.now() - 1000))
     expect(await env.service.runtime.runPromise(expireApprovals)).toBeGreaterThanOrEqual(1)
-    expect((await settle(stale.id)).approval.status).toBe("expired")
+    expect((await settle(stale.id)).approval?.status).toBe("expired")
     expect((await transfer(wallet.id, SOL)).status).toBe(202)
   }, 120_000)
 
@@ -98,7 +100,7 @@ describe("signing -> submitting (the signer's check)", () => {
     const wallet = await createWallet(env.service.baseUrl, 2 * SOL)
     const gated = await transfer(wallet.id, 0.1 * SOL, { requireApproval: true })
     expect(gated.status).toBe(202)
-    const expiresAt = gated.data.approval.expiresAt as string
+    const expiresAt = defined(gated.data.approval, "the approval").expiresAt
     const late = new Date(Date.parse(expiresAt) + 1000).toISOString()
     // A late approval written behind approve's back (it refuses one), then a job for the signer.
     await runSql((sql) => sql`
@@ -127,7 +129,7 @@ describe("policy_eval -> approval_gate (reserving the daily spend)", () => {
     expect(third.data).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION" })
     expect(third.data.error).toContain("maxLamportsPerDay")
 
-    const rejected = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${waiting[1].id}/reject`, { reason: "not this one" })
+    const rejected = await client().transactions.reject({ params: { txId: waiting[1].id }, body: { reason: "not this one" } })
     expect(rejected.status).toBe(200)
     const replacement = await transfer(wallet.id, 0.6 * SOL)
     expect(replacement.status).toBe(202)

@@ -5,7 +5,7 @@
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 // 20 attempts: with a 0.5 failure rate the chance that one of 10 transfers fails 20 times is about 1e-5.
@@ -13,7 +13,7 @@ const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_A
 
 describe("chaos at send", () => {
   it("still confirms every transfer exactly once, with retries counted", async () => {
-    const put = await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: true, failureRates: { send: 0.5 } })
+    const put = await makeClient(env.service.baseUrl).chaos.update({ body: { enabled: true, failureRates: { send: 0.5 } } })
     expect(put.status).toBe(200)
     const wallet = await createWallet(env.service.baseUrl, 5_000_000_000)
     const destinations = Array.from({ length: 10 }, () => Keypair.generate().publicKey.toBase58())
@@ -27,7 +27,7 @@ describe("chaos at send", () => {
     expect(settled.some((s) => s.body.data.attempts > 1)).toBe(true)
 
     // Metric counters are flushed to SQL every 500 ms: wait for the flush rather than a fixed time.
-    const readMetrics = async () => (await api(env.service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
+    const readMetrics = async () => (await makeClient(env.service.baseUrl).audit.metrics({})).body.data as Record<string, number>
     let metrics = await readMetrics()
     for (const deadline = Date.now() + 15_000; metrics["tx.confirmed"] !== 10 && Date.now() < deadline; metrics = await readMetrics()) {
       await new Promise((resolve) => setTimeout(resolve, 100))

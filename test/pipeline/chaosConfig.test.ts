@@ -6,7 +6,11 @@
 import { Effect, Exit } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Chaos, type ChaosStage } from "../../src/pipeline/chaos.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { type RunningService, startService } from "../support/service.js"
+import { api } from "../support/service.js"
+import type { EndpointInput } from "../support/client.js"
+import type { ChaosApi } from "../../schemas/api/operations.js"
 
 const DEAD_RPC = "http://127.0.0.1:9"
 const OFF = { enabled: false, failureRates: { simulation: 0, build: 0, sign: 0, send: 0 }, latencyMs: 0 }
@@ -38,7 +42,7 @@ describe("chaos without CHAOS_ENABLED", () => {
   })
 
   it("reads the default config and refuses every change with 403", async () => {
-    const got = await api(service.baseUrl, "GET", "/api/v1/chaos")
+    const got = await makeClient(service.baseUrl).chaos.get({})
     expect(got.status).toBe(200)
     expect(got.body.data).toEqual(OFF)
     for (const body of [{ enabled: true }, { failureRates: { send: 1 } }, {}, "not json"]) {
@@ -47,15 +51,15 @@ describe("chaos without CHAOS_ENABLED", () => {
       expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
       expect(refused.body.error).toContain("CHAOS_ENABLED")
     }
-    expect((await api(service.baseUrl, "GET", "/api/v1/chaos")).body.data).toEqual(OFF)
+    expect((await makeClient(service.baseUrl).chaos.get({})).body.data).toEqual(OFF)
     expect(await injectMany(service, "send", 50)).toEqual([])
   })
 
   it("needs the risk scope ([n17])", async () => {
     const restricted = await startService({ rpcUrl: DEAD_RPC, env: { API_GATEWAY_API_KEYS: "k-wallets:*:wallets;k-risk:*:risk" } })
     try {
-      expect((await api(restricted.baseUrl, "GET", "/api/v1/chaos", undefined, { "x-api-key": "k-wallets" })).status).toBe(403)
-      expect((await api(restricted.baseUrl, "GET", "/api/v1/chaos", undefined, { "x-api-key": "k-risk" })).status).toBe(200)
+      expect((await makeClient(restricted.baseUrl, { "x-api-key": "k-wallets" }).chaos.get({})).status).toBe(403)
+      expect((await makeClient(restricted.baseUrl, { "x-api-key": "k-risk" }).chaos.get({})).status).toBe(200)
     } finally {
       await restricted.stop()
     }
@@ -71,7 +75,7 @@ describe("chaos with CHAOS_ENABLED=true", () => {
     await service?.stop()
   })
 
-  const put = (body: unknown) => api(service.baseUrl, "PUT", "/api/v1/chaos", body)
+  const put = (body: EndpointInput<typeof ChaosApi.update>["body"]) => makeClient(service.baseUrl).chaos.update({ body })
 
   it("changes only the fields given; failureRates given is the whole map, and an empty map clears it", async () => {
     const first = await put({ enabled: true, failureRates: { send: 0.5, sign: 0.1 } })
@@ -79,7 +83,7 @@ describe("chaos with CHAOS_ENABLED=true", () => {
     expect(first.body.data).toEqual({ enabled: true, failureRates: { simulation: 0, build: 0, sign: 0.1, send: 0.5 }, latencyMs: 0 })
     const second = await put({ failureRates: { build: 0.25 }, latencyMs: 10 })
     expect(second.body.data).toEqual({ enabled: true, failureRates: { simulation: 0, build: 0.25, sign: 0, send: 0 }, latencyMs: 10 })
-    expect((await api(service.baseUrl, "GET", "/api/v1/chaos")).body.data).toEqual(second.body.data)
+    expect((await makeClient(service.baseUrl).chaos.get({})).body.data).toEqual(second.body.data)
     // Without failureRates the rates stay; an empty map resets them all.
     expect((await put({ latencyMs: 0 })).body.data.failureRates).toEqual(second.body.data.failureRates)
     const reset = await put({ failureRates: {} })
@@ -89,18 +93,18 @@ describe("chaos with CHAOS_ENABLED=true", () => {
   })
 
   it("refuses rates outside 0-1 and a negative latency, naming the field, changing nothing", async () => {
-    const before = (await api(service.baseUrl, "GET", "/api/v1/chaos")).body.data
+    const before = (await makeClient(service.baseUrl).chaos.get({})).body.data
     for (const [body, field] of [
       [{ failureRates: { send: 1.5 } }, "failureRates.send"],
       [{ failureRates: { sign: -0.1 } }, "failureRates.sign"],
       [{ latencyMs: -1 }, "latencyMs"],
       [{ enabled: "yes" }, "enabled"]
     ] as const) {
-      const refused = await put(body)
+      const refused = await api(service.baseUrl, "PUT", "/api/v1/chaos", body)
       expect(refused.status).toBe(400)
       expect(refused.body.error).toContain(field)
     }
-    expect((await api(service.baseUrl, "GET", "/api/v1/chaos")).body.data).toEqual(before)
+    expect((await makeClient(service.baseUrl).chaos.get({})).body.data).toEqual(before)
   })
 
   it("rate 0 never fails, rate 1 always fails with a ChaosFault naming the stage", async () => {
@@ -110,7 +114,7 @@ describe("chaos with CHAOS_ENABLED=true", () => {
     const failures = await injectMany(service, "sign", 200)
     expect(failures).toHaveLength(200)
     expect(new Set(failures)).toEqual(new Set(["ChaosFault: chaos: injected failure at the sign stage (chaos testing is enabled; not a real sign failure)"]))
-    const counters = (await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data
+    const counters = (await makeClient(service.baseUrl).audit.metrics({})).body.data
     expect(counters["chaos.injected.sign"]).toBe(200)
   })
 
@@ -128,7 +132,7 @@ describe("chaos with CHAOS_ENABLED=true", () => {
     expect(await injectMany(service, "send", 5)).toHaveLength(5)
     await service.stop({ keepData: true })
     service = await startService({ rpcUrl: DEAD_RPC, reuse: { dataDir: service.dataDir, database: service.database } })
-    const got = await api(service.baseUrl, "GET", "/api/v1/chaos")
+    const got = await makeClient(service.baseUrl).chaos.get({})
     expect(got.body.data).toMatchObject({ enabled: false, failureRates: { send: 1 } })
     expect(await injectMany(service, "send", 50)).toEqual([])
   })

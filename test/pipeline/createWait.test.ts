@@ -10,8 +10,9 @@ import { Keypair } from "@solana/web3.js"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
-import { createWallet, waitSettled } from "../support/transactions.js"
+import { makeClient } from "../support/client.js"
+
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const MAX_WAITING = 3
 const env = useServiceWithLedger({
@@ -34,7 +35,7 @@ const transferBody = (lamports: number, extra: Record<string, unknown> = {}) => 
   walletId: wallet.id, type: "transfer_sol", protocol: "system-program",
   intent: { destination: Keypair.generate().publicKey.toBase58(), lamports }, ...extra
 })
-const create = (body: Record<string, unknown>, query = "") => api(env.service.baseUrl, "POST", `/api/v1/transactions${query}`, body)
+const create = (body: Record<string, unknown>, query = "") => submit(env.service.baseUrl, body, undefined, query)
 
 describe("POST /transactions without a query parameter", () => {
   it("answers 201 confirmed for a transfer that confirms", async () => {
@@ -59,9 +60,9 @@ describe("POST /transactions without a query parameter", () => {
 
   it("answers the POLICY_VIOLATION envelope for a denied transfer", async () => {
     const denied = await createWallet(env.service.baseUrl, 1_000_000_000)
-    const policy = await api(env.service.baseUrl, "POST", "/api/v1/policies", {
+    const policy = await makeClient(env.service.baseUrl).policies.create({ body: {
       walletId: denied.id, name: "tiny", rules: [{ type: "spending_limit", maxLamportsPerTx: 1_000 }]
-    })
+    } })
     expect(policy.status).toBe(201)
     const created = await create({ ...transferBody(1_000_000), walletId: denied.id })
     expect(created.status).toBe(403)
@@ -89,13 +90,13 @@ describe("waiting requests", () => {
   })
   afterAll(async () => {
     pg.Client.prototype.query = original
-    await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: false, latencyMs: 0 })
+    await makeClient(env.service.baseUrl).chaos.update({ body: { enabled: false, latencyMs: 0 } })
   })
 
   it("wait without SQL; at the bound a running transaction answers 201 as it is; a key holds at most its limit", async () => {
     // 12 s of injected latency before the first stage keeps the transfers running (and the pipeline
     // idle) for longer than this test: only the waiting requests could touch the database meanwhile.
-    expect((await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: true, latencyMs: 12_000 })).status).toBe(200)
+    expect((await makeClient(env.service.baseUrl).chaos.update({ body: { enabled: true, latencyMs: 12_000 } })).status).toBe(200)
     const started = Date.now()
     const waiting = Array.from({ length: MAX_WAITING }, () => create(transferBody(1_000_000), "?waitMs=8000"))
     await new Promise((resolve) => setTimeout(resolve, 1_000))
@@ -107,7 +108,7 @@ describe("waiting requests", () => {
     expect(during).toBe(0)
 
     // The key is at its limit: an explicit wait is refused and creates nothing; the default wait answers at once.
-    const listed = async () => (await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/transactions?limit=100`)).body.data.total as number
+    const listed = async () => (await makeClient(env.service.baseUrl).transactions.listByWallet({ params: { walletId: wallet.id }, query: { limit: "100" } })).body.data.total as number
     const total = await listed()
     const refused = await create(transferBody(1_000_000), "?waitMs=1000")
     expect(refused.status).toBe(429)

@@ -9,7 +9,7 @@ import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit } from "../support/transactions.js"
 
 // One outbox attempt per run: a chaos fault fails the transaction, and its client retries it.
@@ -31,7 +31,7 @@ interface Outcome {
 /** Polls the transaction every 250 ms (50 clients polling faster would load the service more than the race does). */
 const nextSettled = async (txId: string) => {
   for (;;) {
-    const response = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${txId}`)
+    const response = await makeClient(env.service.baseUrl).transactions.get({ params: { txId } })
     expect(response.status).toBe(200)
     if (["confirmed", "failed", "approval_gate"].includes(response.body.data.status)) return response.body.data
     await new Promise((resolve) => setTimeout(resolve, 250))
@@ -49,11 +49,11 @@ const race = async (walletId: string, lamports: number): Promise<Outcome> => {
   for (let round = 0; round < 30; round++) {
     const tx = await nextSettled(txId)
     if (tx.status === "approval_gate") {
-      expect((await api(env.service.baseUrl, "POST", `/api/v1/transactions/${txId}/approve`)).status).toBe(200)
+      expect((await makeClient(env.service.baseUrl).transactions.approve({ params: { txId } })).status).toBe(200)
       approvals++
     } else if (tx.status === "failed" && (tx.errorCode === "PIPELINE_ERROR" || tx.errorCode === "CONFIRMATION_FAILED")) {
       expect(tx.failedAt === "sign" || tx.failedAt === "send").toBe(true)
-      expect((await api(env.service.baseUrl, "POST", `/api/v1/transactions/${txId}/retry`)).status).toBe(202)
+      expect((await makeClient(env.service.baseUrl).transactions.retry({ params: { txId } })).status).toBe(202)
       retries++
     } else {
       return { status: tx.status, errorCode: tx.errorCode, lamports, destination, retries, approvals }
@@ -65,11 +65,11 @@ const race = async (walletId: string, lamports: number): Promise<Outcome> => {
 describe("daily limit under 50 racers with retries and approvals", () => {
   it("never lets more than the limit confirm; the day's counter equals what reached the chain", async () => {
     const wallet = await createWallet(env.service.baseUrl, 200_000_000)
-    const policy = await api(env.service.baseUrl, "POST", "/api/v1/policies", {
+    const policy = await makeClient(env.service.baseUrl).policies.create({ body: {
       walletId: wallet.id, name: "daily", rules: [{ type: "spending_limit", maxLamportsPerDay: LIMIT, requireApprovalAboveLamports: APPROVAL_ABOVE }]
-    })
+    } })
     expect(policy.status).toBe(201)
-    expect((await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: true, failureRates: { sign: 0.5, send: 0.3 } })).status).toBe(200)
+    expect((await makeClient(env.service.baseUrl).chaos.update({ body: { enabled: true, failureRates: { sign: 0.5, send: 0.3 } } })).status).toBe(200)
 
     // Every third transfer is above the approval threshold; together they ask for about 6.7 times the limit.
     const outcomes = await Promise.all(Array.from({ length: RACERS }, (_, index) => race(wallet.id, index % 3 === 0 ? 2_000_000 : 1_000_000)))

@@ -9,7 +9,8 @@ import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { createHash } from "node:crypto"
 import { afterEach, describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { defined } from "../support/defined.js"
 import { createWallet, submit, waitSettled, waitTerminal as waitTerminalAt } from "../support/transactions.js"
 
 const MAX_ATTEMPTS = 2
@@ -21,11 +22,11 @@ const balanceOf = (address: string) => connection().getBalance(new PublicKey(add
 
 const NO_CHAOS = { enabled: false, failureRates: { simulation: 0, build: 0, sign: 0, send: 0 }, latencyMs: 0 }
 const setChaos = async (failureRates: Partial<typeof NO_CHAOS.failureRates>) => {
-  const put = await api(base(), "PUT", "/api/v1/chaos", { ...NO_CHAOS, enabled: true, failureRates: { ...NO_CHAOS.failureRates, ...failureRates } })
+  const put = await makeClient(base()).chaos.update({ body: { ...NO_CHAOS, enabled: true, failureRates: { ...NO_CHAOS.failureRates, ...failureRates } } })
   expect(put.status).toBe(200)
 }
 afterEach(async () => {
-  await api(base(), "PUT", "/api/v1/chaos", NO_CHAOS)
+  await makeClient(base()).chaos.update({ body: NO_CHAOS })
 })
 
 const transfer = (walletId: string, destination: string, lamports: number, extra: Record<string, unknown> = {}) =>
@@ -44,20 +45,21 @@ const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex")
 
 /** The failure proof recomputes from /replay: the three hashes and the chained proofHash. */
 const expectProofRecomputes = async (txId: string) => {
-  const replay = (await api(base(), "GET", `/api/v1/transactions/${txId}/replay`)).body.data
-  const proof = replay.proof
+  // The wire form (typed as encoded): the hashes are over what was sent, amounts as JSON numbers.
+  const replay = (await makeClient(base()).transactions.replay({ params: { txId } })).body.data
+  const proof = defined(replay.proof, "the failure proof")
   expect(proof.txId).toBe(txId)
   const intentHash = sha(canon(replay.request.intent))
   const policyHash = sha(canon(replay.policyDecision ?? null))
   const simulationHash = sha(canon(replay.simulation ?? null))
   expect({ intentHash: proof.intentHash, policyHash: proof.policyHash, simulationHash: proof.simulationHash }).toEqual({ intentHash, policyHash, simulationHash })
   expect(proof.proofHash).toBe(sha([intentHash, policyHash, simulationHash, proof.signature ?? ""].join("|")))
-  return replay
+  return { ...replay, proof }
 }
 
 /** GET answers HTTP 200 with the failure envelope naming errorCode and failedAt. */
 const expectFailedEnvelope = async (txId: string, errorCode: string, failedAt: string) => {
-  const got = await api(base(), "GET", `/api/v1/transactions/${txId}`)
+  const got = await makeClient(base()).transactions.get({ params: { txId } })
   expect(got.status).toBe(200)
   expect(got.body).toMatchObject({ status: "failure", errorCode, failedAt })
   expect(got.body.data).toMatchObject({ status: "failed", failedAt, errorCode })
@@ -80,7 +82,7 @@ describe("pending -> failed at build", () => {
     expect(statuses(record)).toEqual(["pending", "simulating", "failed"])
     const replay = await expectProofRecomputes(record.id)
     expect(replay.policyDecision ?? null).toBeNull()
-    expect(replay.simulation.logs.length).toBeGreaterThan(0)
+    expect(replay.simulation?.logs.length).toBeGreaterThan(0)
     expect(replay.proof.signature).toBeUndefined()
     expect(await balanceOf(destination)).toBe(0)
   })
@@ -89,17 +91,17 @@ describe("pending -> failed at build", () => {
 describe("policy_eval -> failed at policy", () => {
   it("a transfer over maxLamportsPerTx: POLICY_VIOLATION at policy with the decision in the proof", async () => {
     const wallet = await createWallet(base(), 1_000_000_000)
-    const policy = await api(base(), "POST", "/api/v1/policies", { walletId: wallet.id, name: "cap", rules: [{ type: "spending_limit", maxLamportsPerTx: 1_000_000 }] })
+    const policy = await makeClient(base()).policies.create({ body: { walletId: wallet.id, name: "cap", rules: [{ type: "spending_limit", maxLamportsPerTx: 1_000_000 }] } })
     expect(policy.status).toBe(201)
     const destination = Keypair.generate().publicKey.toBase58()
     const created = await transfer(wallet.id, destination, 2_000_000)
     await waitTerminal(created.body.data.id)
     const record = await expectFailedEnvelope(created.body.data.id, "POLICY_VIOLATION", "policy")
     expect(record.policyDecision).toMatchObject({ decision: "deny" })
-    expect(record.policyDecision.reasons.join(" ")).toMatch(/maxLamportsPerTx/)
+    expect(record.policyDecision?.reasons.join(" ")).toMatch(/maxLamportsPerTx/)
     expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "failed"])
     const replay = await expectProofRecomputes(record.id)
-    expect(replay.policyDecision.decision).toBe("deny")
+    expect(replay.policyDecision?.decision).toBe("deny")
     expect(replay.simulation).toMatchObject({ ok: true })
     expect(await balanceOf(destination)).toBe(0)
   })
@@ -108,7 +110,7 @@ describe("policy_eval -> failed at policy", () => {
 describe("signing -> failed at sign (the outbox gives up at TX_OUTBOX_MAX_ATTEMPTS)", () => {
   it("fails at sign with PIPELINE_ERROR after exactly the attempt limit, its outbox job failed, nothing sent", async () => {
     const wallet = await createWallet(base(), 1_000_000_000)
-    const before = (await api(base(), "GET", "/api/v1/outbox/stats")).body.data
+    const before = (await makeClient(base()).outbox.stats({})).body.data
     await setChaos({ sign: 1 })
     const destination = Keypair.generate().publicKey.toBase58()
     const created = await transfer(wallet.id, destination, 1_000_000)
@@ -120,8 +122,8 @@ describe("signing -> failed at sign (the outbox gives up at TX_OUTBOX_MAX_ATTEMP
     expect(record.signature).toBeUndefined()
     expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "signing", "failed"])
     const replay = await expectProofRecomputes(record.id)
-    expect(replay.policyDecision.decision).toBe("allow")
-    const after = (await api(base(), "GET", "/api/v1/outbox/stats")).body.data
+    expect(replay.policyDecision?.decision).toBe("allow")
+    const after = (await makeClient(base()).outbox.stats({})).body.data
     expect(after.failed).toBe(before.failed + 1)
     expect(await balanceOf(destination)).toBe(0)
   })
@@ -142,7 +144,7 @@ describe("submitting -> failed at send", () => {
     expect(typeof record.signature).toBe("string")
     const replay = await expectProofRecomputes(record.id)
     expect(replay.proof.signature).toBe(record.signature)
-    expect(await connection().getTransaction(record.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })).toBeNull()
+    expect(await connection().getTransaction(defined(record.signature, "the signature"), { commitment: "confirmed", maxSupportedTransactionVersion: 0 })).toBeNull()
     expect(await balanceOf(destination)).toBe(0)
   })
 })
@@ -159,14 +161,14 @@ describe("submitting -> failed at confirm", () => {
     const drain = await transfer(wallet.id, Keypair.generate().publicKey.toBase58(), 80_000_000)
     expect((await waitTerminal(drain.body.data.id)).body.data.status).toBe("confirmed")
 
-    const approved = await api(base(), "POST", `/api/v1/transactions/${held.body.data.id}/approve`)
+    const approved = await makeClient(base()).transactions.approve({ params: { txId: held.body.data.id } })
     expect(approved.status).toBe(200)
     await waitTerminal(held.body.data.id)
     const record = await expectFailedEnvelope(held.body.data.id, "CONFIRMATION_FAILED", "confirm")
     expect(record.error).toMatch(/failed on chain/)
     expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "failed"])
     // It is on the ledger, failed, and the fee was charged: the proof names that signature.
-    const landed = await connection().getTransaction(record.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+    const landed = await connection().getTransaction(defined(record.signature, "the signature"), { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
     expect(landed?.meta?.err).not.toBeNull()
     expect(await balanceOf(first)).toBe(0)
     const replay = await expectProofRecomputes(record.id)

@@ -15,6 +15,7 @@ import { flashBorrowInstruction } from "../../src/protocols/lending/instructions
 import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../../src/protocols/lending/lendingIds.js"
 import { decodeReserve, flashFee, reserveAddress } from "../../src/protocols/lending/layout.js"
 import { useServiceWithLedger } from "../support/harness.js"
+import { defined } from "../support/defined.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
@@ -57,7 +58,7 @@ describe("flash_loan_bundle", () => {
     const settled = (await waitSettled(env.service.baseUrl, gated.data.id, 60_000)).body.data
     expect(settled.status).toBe("confirmed")
 
-    const landed = await connection().getTransaction(settled.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+    const landed = await connection().getTransaction(defined(settled.signature, "the landed signature"), { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
     const logs = landed?.meta?.logMessages?.join("\n") ?? ""
     expect(logs).toContain("flash loan in hand")
     // borrow, the caller's two, repay: all in this one transaction, the reserve's program invoked twice
@@ -119,7 +120,7 @@ describe("flash_loan_bundle", () => {
     const settled = (await waitSettled(env.service.baseUrl, gated.data.id, 60_000)).body
     expect(settled).toMatchObject({ status: "failure", failedAt: "confirm" })
     expect(settled.error).toContain("transaction failed on chain")
-    const landed = await connection().getTransaction(settled.data.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+    const landed = await connection().getTransaction(defined(settled.data.signature, "the landed signature"), { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
     // the repayment (the last instruction) failed, so the loan before it was undone with it
     const failedAt = (landed?.meta?.err as { InstructionError: [number, unknown] }).InstructionError[0]
     expect(failedAt).toBe(landed!.transaction.message.compiledInstructions.length - 1)

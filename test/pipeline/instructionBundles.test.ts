@@ -6,10 +6,12 @@
 import { Connection, Keypair, PublicKey, SystemProgram } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { defined } from "../support/defined.js"
 
 const env = useServiceWithLedger()
+const client = () => makeClient(env.service.baseUrl)
 const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
 const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
 const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111"
@@ -41,7 +43,7 @@ describe("cpi_call and custom_instruction_bundle", () => {
     expect(gated).toMatchObject({ status: "approval_gate", policyDecision: { decision: "require_approval", riskTier: "critical" } })
     expect(await connection().getBalance(new PublicKey(destination))).toBe(0)
 
-    expect((await api(env.service.baseUrl, "POST", `/api/v1/transactions/${created.body.data.id}/approve`)).status).toBe(200)
+    expect((await client().transactions.approve({ params: { txId: created.body.data.id } })).status).toBe(200)
     const settled = (await waitSettled(env.service.baseUrl, created.body.data.id)).body.data
     expect(settled.status).toBe("confirmed")
     expect(await connection().getBalance(new PublicKey(destination))).toBe(5_000_000)
@@ -55,19 +57,19 @@ describe("cpi_call and custom_instruction_bundle", () => {
       intent: { instructions: [rawTransfer(wallet.publicKey, destination, 3_000_000), memo(wallet.publicKey, "bundle ok")] }
     })
     expect((await waitSettled(env.service.baseUrl, created.body.data.id)).body.data.status).toBe("approval_gate")
-    await api(env.service.baseUrl, "POST", `/api/v1/transactions/${created.body.data.id}/approve`)
+    await client().transactions.approve({ params: { txId: created.body.data.id } })
     const settled = (await waitSettled(env.service.baseUrl, created.body.data.id)).body.data
     expect(settled.status).toBe("confirmed")
     expect(await connection().getBalance(new PublicKey(destination))).toBe(3_000_000)
-    const onChain = await connection().getTransaction(settled.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+    const onChain = await connection().getTransaction(defined(settled.signature, "the signature"), { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
     expect(onChain?.meta?.logMessages?.join("\n")).toContain("bundle ok")
   })
 
   it("is denied at policy when a program it names is not on the program_allowlist", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
-    const policy = await api(env.service.baseUrl, "POST", "/api/v1/policies", {
+    const policy = await client().policies.create({ body: {
       walletId: wallet.id, name: "system only", rules: [{ type: "program_allowlist", programIds: ["11111111111111111111111111111111", COMPUTE_BUDGET_PROGRAM] }]
-    })
+    } })
     expect(policy.status).toBe(201)
     const created = await submit(env.service.baseUrl, {
       walletId: wallet.id, type: "custom_instruction_bundle", protocol: "system-program",
@@ -95,7 +97,7 @@ describe("cpi_call and custom_instruction_bundle", () => {
   it("shows policy the SOL its System instructions send: an address_blocklist denies a raw transfer", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
     const blocked = Keypair.generate().publicKey.toBase58()
-    await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: wallet.id, name: "blocked", rules: [{ type: "address_blocklist", addresses: [blocked] }] })
+    await client().policies.create({ body: { walletId: wallet.id, name: "blocked", rules: [{ type: "address_blocklist", addresses: [blocked] }] } })
     const created = await submit(env.service.baseUrl, { walletId: wallet.id, type: "cpi_call", protocol: "system-program", intent: rawTransfer(wallet.publicKey, blocked, 1_000_000) })
     const settled = (await waitSettled(env.service.baseUrl, created.body.data.id)).body
     expect(settled).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })

@@ -13,7 +13,10 @@ import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../../src/protocols/lending/lendingIds.js"
 import { obligationAddress, reserveAddress } from "../../src/protocols/lending/layout.js"
 import { useServiceWithLedger } from "../support/harness.js"
+import { type WireDataOf, dataOf, makeClient } from "../support/client.js"
+import { defined } from "../support/defined.js"
 import { api } from "../support/service.js"
+import type { LendingApi } from "../../schemas/api/lending.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger({ ledger: { lending: true }, env: { LENDING_MARKET_PROGRAM_ID: LOCAL_LENDING_MARKET_PROGRAM_ID } })
@@ -36,9 +39,9 @@ const tokenBalance = async (owner: string, mint: PublicKey) => {
   return info === null ? 0n : info.data.readBigUInt64LE(64)
 }
 const lendingPositions = async (walletId: string) => {
-  const response = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${walletId}/positions`)
+  const response = await makeClient(env.service.baseUrl).positions.list({ params: { walletId } })
   expect(response.status).toBe(200)
-  return (response.body.data.positions as Array<Record<string, any>>).filter((p) => p.protocol === "lending-market")
+  return dataOf(response).positions.filter((p) => p.protocol === "lending-market")
 }
 /** The wallet's indexed lending rows (migration 0014), as portfolio risk reads them. */
 const indexedRows = async (walletId: string) => {
@@ -75,11 +78,12 @@ describe("lending through the pipeline", () => {
     expect(supplyPosition).toMatchObject({ token: NATIVE_MINT.toBase58(), address: reserveAddress(PROGRAM_ID, NATIVE_MINT).toBase58(), value: "750.000000" })
     // the seeded SOL reserve has no borrower yet, so the shares are worth exactly what was supplied
     expect(supplyPosition?.amount).toBe((5n * SOL).toString())
-    expect(BigInt(supplyPosition?.valueLamports)).toBe(5n * SOL)
+    expect(BigInt(defined(supplyPosition?.valueLamports, "the supply's valueLamports"))).toBe(5n * SOL)
     // interest accrues by the second: the debt is the 500 USDC plus at most a few base units
     expect(borrowPosition).toMatchObject({ token: USDC.toBase58(), address: reserveAddress(PROGRAM_ID, USDC).toBase58() })
-    expect(BigInt(borrowPosition?.amount)).toBeGreaterThanOrEqual(500_000_000n)
-    expect(BigInt(borrowPosition?.amount)).toBeLessThan(500_001_000n)
+    const debt = BigInt(defined(borrowPosition?.amount, "the borrow's amount"))
+    expect(debt).toBeGreaterThanOrEqual(500_000_000n)
+    expect(debt).toBeLessThan(500_001_000n)
     // $500 at $150 per SOL
     expect(Number(borrowPosition?.valueLamports)).toBeCloseTo(3_333_333_333, -4)
     // collateral $750 x 75% over the debt's value (500 USDC and its interest so far), floored to 4 places
@@ -96,7 +100,8 @@ describe("lending through the pipeline", () => {
     expect(BigInt(rows[0]!.amount)).toBeGreaterThanOrEqual(500_000_000n)
     expect(Number(rows[0]!.value_lamports)).toBeCloseTo(3_333_333_333, -4)
     const query = await run({ walletId: wallet.id, type: "query_positions", protocol: "system-program", intent: {} })
-    expect((query.data.result.positions as Array<Record<string, any>>).filter((p) => p.protocol === "lending-market").map((p) => p.type).sort()).toEqual(["borrow", "supply"])
+    const queried = defined(query.data.result, "query_positions' result").positions as ReadonlyArray<{ readonly protocol: string; readonly type: string }>
+    expect(queried.filter((p) => p.protocol === "lending-market").map((p) => p.type).sort()).toEqual(["borrow", "supply"])
 
     // $500 + $70 > $562.50: the program's health check refuses it; nothing is signed
     const refused = await borrow(wallet.id, USDC, 70_000_000n)
@@ -104,9 +109,9 @@ describe("lending through the pipeline", () => {
     expect(refused.error).toContain(`lending-market program ${LOCAL_LENDING_MARKET_PROGRAM_ID} refused: error 7221 unhealthy`)
     expect(refused.data.signature).toBeUndefined()
     // the replay keeps the simulation: the program ran on the ledger and logged its refusal
-    const replay = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${refused.data.id}/replay`)
-    expect(replay.body.data.simulation).toMatchObject({ ok: false })
-    expect((replay.body.data.simulation.logs as string[]).join("\n")).toContain("borrow refused, borrowed value would exceed collateral value x factor")
+    const replay = dataOf(await makeClient(env.service.baseUrl).transactions.replay({ params: { txId: refused.data.id } }))
+    expect(replay.simulation).toMatchObject({ ok: false })
+    expect((replay.simulation?.logs ?? []).join("\n")).toContain("borrow refused, borrowed value would exceed collateral value x factor")
     expect(await tokenBalance(wallet.publicKey, USDC)).toBe(500_000_000n)
   })
 
@@ -130,7 +135,7 @@ describe("lending through the pipeline", () => {
       expect(settled.error).toContain(`lending-market program ${LOCAL_LENDING_MARKET_PROGRAM_ID} refused: error 7221 unhealthy`)
       // it landed (a signature, a fee paid) and moved nothing
       expect(settled.data.signature).toEqual(expect.any(String))
-      const landed = await new Connection(env.ledger.rpcUrl, "confirmed").getTransaction(settled.data.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+      const landed = await new Connection(env.ledger.rpcUrl, "confirmed").getTransaction(defined(settled.data.signature, "the landed signature"), { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
       expect(landed?.meta?.err).toEqual({ InstructionError: [expect.any(Number), { Custom: 7221 }] })
       expect(await tokenBalance(wallet.publicKey, USDC)).toBe(0n)
       expect((await lendingPositions(wallet.id)).map((p) => p.type)).toEqual(["supply"])
@@ -141,14 +146,14 @@ describe("lending through the pipeline", () => {
   })
 
   it("reports lending-market healthy where its program is configured and deployed", async () => {
-    const health = await api(env.service.baseUrl, "GET", "/api/v1/protocols/lending-market/health")
+    const health = await makeClient(env.service.baseUrl).protocols.protocolHealth({ params: { protocol: "lending-market" } })
     expect(health.body.data).toEqual({ protocol: "lending-market", ok: true, configured: true, deployed: true, programId: LOCAL_LENDING_MARKET_PROGRAM_ID })
   })
 
   it("previews a supply and a borrow at /defi/lend/*, and the execute request it answers runs through the pipeline", async () => {
     const wallet = await createWallet(env.service.baseUrl, 4_000_000_000)
     const supplyBody = { protocol: "lending-market", wallet: wallet.publicKey, mint: NATIVE_MINT.toBase58(), amount: "2000000000" }
-    const preview = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/supply", supplyBody)
+    const preview = await api<WireDataOf<typeof LendingApi.supply>>(env.service.baseUrl, "POST", "/api/v1/defi/lend/supply", supplyBody)
     expect(preview.status).toBe(200)
     expect(preview.body.data.quote).toMatchObject({
       operation: "lend_supply", amount: "2000000000", account: { positions: [], healthFactor: null },
@@ -159,7 +164,7 @@ describe("lending through the pipeline", () => {
     expect((await run(preview.body.data.execute.body)).data.status).toBe("confirmed")
 
     // a borrow preview shows the account as it stands; it does not judge the borrow (the chain does)
-    const borrowPreview = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/borrow", { ...supplyBody, mint: USDC.toBase58(), amount: "900000000" })
+    const borrowPreview = await api<WireDataOf<typeof LendingApi.borrow>>(env.service.baseUrl, "POST", "/api/v1/defi/lend/borrow", { ...supplyBody, mint: USDC.toBase58(), amount: "900000000" })
     expect(borrowPreview.status).toBe(200)
     expect(borrowPreview.body.data.quote.account).toEqual({ positions: [{ type: "supply", mint: NATIVE_MINT.toBase58(), amount: "2000000000", valueLamports: 2_000_000_000 }], healthFactor: null })
     expect(borrowPreview.body.data.quote.note).toContain("7221")

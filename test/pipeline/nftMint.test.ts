@@ -6,7 +6,7 @@ import { getAccount, getAssociatedTokenAddressSync, getMint, getTokenMetadata, T
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
@@ -30,7 +30,7 @@ describe("nft_mint", () => {
     expect(created.status).toBe(201)
     const settled = (await waitSettled(env.service.baseUrl, created.body.data.id)).body
     expect(settled.data.status).toBe("confirmed")
-    const mint = new PublicKey(settled.data.result.mint as string)
+    const mint = new PublicKey(String(settled.data.result?.mint))
 
     const mintAccount = await getMint(connection(), mint, "confirmed", TOKEN_2022_PROGRAM_ID)
     expect(mintAccount.supply).toBe(1n)
@@ -40,7 +40,7 @@ describe("nft_mint", () => {
     expect(holding.amount).toBe(1n)
 
     // the wallet's token list shows it like any other token
-    const tokens = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/tokens`)
+    const tokens = await makeClient(env.service.baseUrl).wallets.tokens({ params: { walletId: wallet.id } })
     expect(tokens.body.data.tokens).toContainEqual(expect.objectContaining({ mint: mint.toBase58(), amount: "1", decimals: 0 }))
 
     const metadata = await getTokenMetadata(connection(), mint, "confirmed", TOKEN_2022_PROGRAM_ID)
@@ -68,7 +68,7 @@ describe("nft_mint", () => {
       expect(refused.body.error).toContain(field)
       expect(refused.body.error).toContain(message)
     }
-    const listed = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/transactions`)
+    const listed = await makeClient(env.service.baseUrl).transactions.listByWallet({ params: { walletId: wallet.id } })
     expect(listed.body.data.total).toBe(0)
   })
 

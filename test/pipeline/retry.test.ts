@@ -2,7 +2,8 @@
  * [n7] failed -> pending (POST /transactions/<id>/retry) through the real service, ledger and
  * database, with chaos causing the failures: the retry takes a fresh policy decision (a policy added
  * after the failure applies), counts its daily spend and agent budget again (two 0.9 SOL transfers
- * never both confirm under a 1 SOL daily limit), succeeds from a `sign` or a `send` failure, and
+ * never both confirm under a 1 SOL daily limit), succeeds from each retryable failure (`build`, `sign`,
+ * `send`, `confirm`), and
  * keeps the earlier attempt readable in the history and in /replay.
  */
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
@@ -10,19 +11,21 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { reconcileBudgets } from "../../actors/budgetReconciler.js"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
-import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { makeClient } from "../support/client.js"
+import { createWallet, submit, waitSettled, waitTerminal } from "../support/transactions.js"
+import type { PolicyRuleEncoded } from "../../schemas/policy.js"
 
 // One outbox attempt: a chaos fault fails the transaction at once, so the test decides when to retry.
 const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: "1" } })
+const client = () => makeClient(env.service.baseUrl)
 
 const SOL = 1_000_000_000
 const chaos = async (failureRates: { sign?: number; send?: number }) => {
-  const put = await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: true, failureRates: { sign: 0, send: 0, ...failureRates } })
+  const put = await client().chaos.update({ body: { enabled: true, failureRates: { sign: 0, send: 0, ...failureRates } } })
   expect(put.status).toBe(200)
 }
-const addPolicy = async (walletId: string, rules: ReadonlyArray<Record<string, unknown>>) => {
-  const created = await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId, name: "limit", rules })
+const addPolicy = async (walletId: string, rules: ReadonlyArray<PolicyRuleEncoded>) => {
+  const created = await client().policies.create({ body: { walletId, name: "limit", rules } })
   expect(created.status).toBe(201)
 }
 const transfer = async (walletId: string, lamports: number, destination = Keypair.generate().publicKey.toBase58()) => {
@@ -31,7 +34,8 @@ const transfer = async (walletId: string, lamports: number, destination = Keypai
   return { id: created.body.data.id as string, destination }
 }
 const settle = async (txId: string) => (await waitSettled(env.service.baseUrl, txId, 60_000)).body.data
-const retry = (txId: string) => api(env.service.baseUrl, "POST", `/api/v1/transactions/${txId}/retry`)
+const approve = (txId: string) => client().transactions.approve({ params: { txId } })
+const retry = (txId: string) => client().transactions.retry({ params: { txId } })
 const balance = (address: string) => new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(address))
 
 describe("failed -> pending (retry)", () => {
@@ -102,11 +106,11 @@ describe("failed -> pending (retry)", () => {
       status: "pending",
       earlierAttempt: { attempt: 1, failedAt: "sign", errorCode: "PIPELINE_ERROR", policyDecision: { decision: "allow" }, executionProof: failed.executionProof }
     })
-    const replay = (await api(env.service.baseUrl, "GET", `/api/v1/transactions/${first.id}/replay`)).body.data
-    expect(replay.policyDecision.decision).toBe("deny")
-    expect(replay.earlierAttempts).toEqual([retryEntry.earlierAttempt])
-    const evaluated = await api(env.service.baseUrl, "GET", `/api/v1/audit/events?txId=${first.id}&eventType=policy.evaluated`)
-    expect(evaluated.body.data.events.map((event: { metadata: { decision: string } }) => event.metadata.decision).sort()).toEqual(["allow", "deny"])
+    const replay = (await client().transactions.replay({ params: { txId: first.id } })).body.data
+    expect(replay.policyDecision?.decision).toBe("deny")
+    expect(replay.earlierAttempts).toEqual([retryEntry?.earlierAttempt])
+    const evaluated = await client().audit.list({ query: { txId: first.id, eventType: "policy.evaluated" } })
+    expect(evaluated.body.data.events.map((event) => event.metadata.decision).sort()).toEqual(["allow", "deny"])
 
     // A policy refusal is final: the retry of a denied transaction is refused.
     expect((await retry(first.id)).status).toBe(400)
@@ -114,12 +118,12 @@ describe("failed -> pending (retry)", () => {
 
   it("reserves the agent's budget again: a retry within the budget confirms, one beyond it is refused with 403 and changes nothing", async () => {
     const wallet = await createWallet(env.service.baseUrl, 2.5 * SOL)
-    const agent = (await api(env.service.baseUrl, "POST", "/api/v1/agents", { name: "retrier", walletId: wallet.id, budgetLamports: SOL })).body.data
+    const agent = (await client().agents.create({ body: { name: "retrier", walletId: wallet.id, budgetLamports: SOL } })).body.data
     const execute = (lamports: number) =>
-      api(env.service.baseUrl, "POST", `/api/v1/agents/${agent.id}/execute?waitMs=0`, {
+      client().agents.execute({ params: { agentId: agent.id }, query: { waitMs: "0" }, body: {
         type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports }
-      })
-    const spent = async () => (await api(env.service.baseUrl, "GET", `/api/v1/agents/${agent.id}/budget`)).body.data.spentLamportsToday
+      } })
+    const spent = async () => (await client().agents.budget({ params: { agentId: agent.id } })).body.data.spentLamportsToday
 
     await chaos({ sign: 1 })
     const first = await execute(0.6 * SOL)
@@ -143,9 +147,54 @@ describe("failed -> pending (retry)", () => {
     const refused = await retry(second.body.data.id)
     expect(refused.status).toBe(403)
     expect(refused.body).toMatchObject({ errorCode: "POLICY_VIOLATION", error: "agent budget exceeded: remaining 100000000 lamports, required 300000000 lamports" })
-    const after = (await api(env.service.baseUrl, "GET", `/api/v1/transactions/${second.body.data.id}`)).body.data
+    const after = (await client().transactions.get({ params: { txId: second.body.data.id } })).body.data
     expect(after).toMatchObject({ status: "failed", failedAt: "sign" })
     expect(after.history.some((entry: { message?: string }) => entry.message === "retry requested")).toBe(false)
     expect(await spent()).toBe(0.9 * SOL)
+  }, 120_000)
+
+  it("succeeds from a build failure once the wallet can pay (failed at build -> pending -> confirmed)", async () => {
+    await chaos({})
+    const wallet = await createWallet(env.service.baseUrl, 0.01 * SOL)
+    const first = await transfer(wallet.id, 0.05 * SOL)
+    expect(await settle(first.id)).toMatchObject({ status: "failed", failedAt: "build", errorCode: "PIPELINE_ERROR" })
+
+    const funder = await createWallet(env.service.baseUrl, SOL)
+    expect((await settle((await transfer(funder.id, 0.5 * SOL, wallet.publicKey)).id)).status).toBe("confirmed")
+    expect((await retry(first.id)).status).toBe(202)
+    const confirmed = await settle(first.id)
+    expect(confirmed).toMatchObject({ status: "confirmed", failedAt: null, errorCode: null })
+    expect(await balance(first.destination)).toBe(0.05 * SOL)
+    expect(confirmed.history.map((entry) => entry.status)).toEqual([
+      "pending", "simulating", "failed",
+      "pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"
+    ])
+  }, 120_000)
+
+  it("succeeds from a confirm failure once the wallet can pay again (failed at confirm -> pending -> approval_gate -> confirmed)", async () => {
+    await chaos({})
+    const wallet = await createWallet(env.service.baseUrl, 0.1 * SOL)
+    const destination = Keypair.generate().publicKey.toBase58()
+    // Simulated while the wallet can pay, held at the gate, then the wallet is drained: it fails on chain.
+    const held = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 0.06 * SOL } })
+    const heldId = held.body.data.id
+    expect((await settle(heldId)).status).toBe("approval_gate")
+    expect((await settle((await transfer(wallet.id, 0.08 * SOL)).id)).status).toBe("confirmed")
+    expect((await approve(heldId)).status).toBe(200)
+    expect((await waitTerminal(env.service.baseUrl, heldId)).data).toMatchObject({ status: "failed", failedAt: "confirm", errorCode: "CONFIRMATION_FAILED" })
+
+    const funder = await createWallet(env.service.baseUrl, SOL)
+    expect((await settle((await transfer(funder.id, 0.5 * SOL, wallet.publicKey)).id)).status).toBe("confirmed")
+    expect((await retry(heldId)).status).toBe(202)
+    // The retry decides afresh: the request still asks for approval, so it waits at the gate again.
+    expect((await settle(heldId)).status).toBe("approval_gate")
+    expect((await approve(heldId)).status).toBe(200)
+    const confirmed = (await waitTerminal(env.service.baseUrl, heldId)).data
+    expect(confirmed.status).toBe("confirmed")
+    expect(await balance(destination)).toBe(0.06 * SOL)
+    expect(confirmed.history.map((entry) => entry.status)).toEqual([
+      "pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "failed",
+      "pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "confirmed"
+    ])
   }, 120_000)
 })

@@ -6,7 +6,7 @@ import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { Connection, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
@@ -25,7 +25,7 @@ describe("SPL token intents", () => {
 
     const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 6 } })
     expect(mintTx.data.status).toBe("confirmed")
-    const mint = mintTx.data.result.mint as string
+    const mint = String(mintTx.data.result?.mint)
     expect(mint).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
 
     const minted = await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "1000000000" } })
@@ -40,19 +40,19 @@ describe("SPL token intents", () => {
     expect((await getAccount(connection(), receiverAta)).amount).toBe(250_000_000n)
     expect((await getAccount(connection(), issuerAta)).amount).toBe(750_000_000n)
 
-    const tokens = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${receiver.id}/tokens`)
+    const tokens = await makeClient(env.service.baseUrl).wallets.tokens({ params: { walletId: receiver.id } })
     expect(tokens.body.data.tokens).toEqual([
       { mint, amount: "250000000", decimals: 6, uiAmount: 250, tokenAccount: receiverAta.toBase58() }
     ])
 
     const query = await run({ walletId: receiver.id, type: "query_balance", protocol: "spl-token", intent: { mint } })
-    expect(query.data.result.tokens).toEqual([{ mint, amount: "250000000", decimals: 6, tokenAccount: receiverAta.toBase58() }])
+    expect(query.data.result?.tokens).toEqual([{ mint, amount: "250000000", decimals: 6, tokenAccount: receiverAta.toBase58() }])
   })
 
   it("fails at build when the wallet holds too few tokens, and for a protocol not deployed for this cluster", async () => {
     const issuer = await createWallet(env.service.baseUrl, 1_000_000_000)
     const mintTx = await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: {} })
-    const mint = mintTx.data.result.mint as string
+    const mint = String(mintTx.data.result?.mint)
     const tooMany = await run({ walletId: issuer.id, type: "transfer_spl", protocol: "spl-token", intent: { destination: issuer.publicKey, mint, amount: "5" } })
     expect(tooMany).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
 

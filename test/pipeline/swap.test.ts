@@ -13,7 +13,7 @@ import { swapOutput } from "../../src/protocols/amm/math.js"
 import { bestRoute } from "../../src/protocols/amm/quote.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { readPool, tokenBalance } from "../support/pools.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger({
@@ -54,7 +54,7 @@ describe("swap intents on the local AMM pools", () => {
     // the lamport delta guard: SOL sold plus the new USDC account's rent, fees within the tolerance
     const rent = await new Connection(env.ledger.rpcUrl, "confirmed").getMinimumBalanceForRentExemption(165)
     expect(solForUsdc.data.deltaGuard).toMatchObject({ ok: true, expectedLamportsDelta: -(1_000_000_000 + rent) })
-    expect(solForUsdc.data.deltaGuard.observedLamportsDelta).toBeLessThan(-(1_000_000_000 + rent))
+    expect(solForUsdc.data.deltaGuard?.observedLamportsDelta).toBeLessThan(-(1_000_000_000 + rent))
     // the wrapped-SOL account was closed: no wrapped SOL is left behind
     expect(await tokenBalance(env.ledger.rpcUrl, wallet.publicKey, SOL)).toBe(0n)
 
@@ -112,7 +112,7 @@ describe("swap intents on the local AMM pools", () => {
       intent: { inputMint: SOL.toBase58(), outputMint: USDC.toBase58(), amount: "9000000000", slippageBps: 100 }
     })
     expect(moved.data.status).toBe("confirmed")
-    expect((await api(env.service.baseUrl, "POST", `/api/v1/transactions/${created.body.data.id}/approve`)).status).toBe(200)
+    expect((await makeClient(env.service.baseUrl).transactions.approve({ params: { txId: created.body.data.id } })).status).toBe(200)
     const failed = await waitSettled(env.service.baseUrl, created.body.data.id, 60_000)
     expect(failed.body).toMatchObject({ status: "failure", errorCode: "CONFIRMATION_FAILED", failedAt: "confirm" })
     expect(failed.body.error).toContain("7012")

@@ -7,11 +7,13 @@ import { Connection, PublicKey, Keypair } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
 import { canonicalJson, sha256Hex } from "../../src/pipeline/proof.js"
-import { api } from "../support/service.js"
+import { dataOf, makeClient } from "../support/client.js"
+import { defined } from "../support/defined.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
 const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
+const client = () => makeClient(env.service.baseUrl)
 
 describe("transfer_sol through the pipeline", () => {
   it("confirms on the ledger with exact balances, ordered history and a proof that recomputes", async () => {
@@ -26,27 +28,28 @@ describe("transfer_sol through the pipeline", () => {
     expect(created.status).toBe(201)
     expect(created.body.status).toBe("success")
     const settled = await waitSettled(env.service.baseUrl, created.body.data.id)
-    const tx = settled.body.data
+    const tx = settled.data
     expect(settled.body.status).toBe("success")
     expect(tx.status).toBe("confirmed")
     expect(tx.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/)
+    const signature = defined(tx.signature, "the signature")
 
-    const { value: [status] } = await connection().getSignatureStatuses([tx.signature], { searchTransactionHistory: true })
+    const { value: [status] } = await connection().getSignatureStatuses([signature], { searchTransactionHistory: true })
     expect(status?.err).toBeNull()
 
     const after = await connection().getBalance(new PublicKey(destination.publicKey))
     expect(after - before).toBe(250_000_000)
-    const onChain = await connection().getTransaction(tx.signature, { maxSupportedTransactionVersion: 0 })
+    const onChain = await connection().getTransaction(signature, { maxSupportedTransactionVersion: 0 })
     const fee = onChain!.meta!.fee
-    expect(tx.preBalanceLamports - tx.postBalanceLamports).toBe(250_000_000 + fee)
-    expect(tx.deltaGuard.ok).toBe(true)
+    expect(defined(tx.preBalanceLamports, "preBalanceLamports") - defined(tx.postBalanceLamports, "postBalanceLamports")).toBe(250_000_000n + BigInt(fee))
+    expect(tx.deltaGuard?.ok).toBe(true)
 
-    expect(tx.history.map((h: { status: string }) => h.status)).toEqual([
+    expect(tx.history.map((h) => h.status)).toEqual([
       "pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"
     ])
 
-    const replay = (await api(env.service.baseUrl, "GET", `/api/v1/transactions/${tx.id}/replay`)).body.data
-    const proof = (await api(env.service.baseUrl, "GET", `/api/v1/transactions/${tx.id}/proof`)).body.data
+    const replay = dataOf(await client().transactions.replay({ params: { txId: tx.id } }))
+    const proof = dataOf(await client().transactions.proof({ params: { txId: tx.id } }))
     expect(replay.proof).toEqual(proof)
     const intentHash = sha256Hex(canonicalJson(replay.request.intent))
     const policyHash = sha256Hex(canonicalJson(replay.policyDecision))
@@ -70,13 +73,13 @@ describe("transfer_sol through the pipeline", () => {
     expect(tooMuch.body.data.status).toBe("failed")
     expect(tooMuch.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
     expect(tooMuch.body.error).toMatch(/insufficient/i)
-    const proof = await api(env.service.baseUrl, "GET", `/api/v1/transactions/${tooMuch.body.data.id}/proof`)
-    expect(proof.body.data.simulationHash).toMatch(/^[0-9a-f]{64}$/)
+    const proof = dataOf(await client().transactions.proof({ params: { txId: tooMuch.body.data.id } }))
+    expect(proof.simulationHash).toMatch(/^[0-9a-f]{64}$/)
   })
 
   it("refuses an invalid request with a 400 naming the field and records nothing", async () => {
     const source = await createWallet(env.service.baseUrl)
-    const list = async () => (await api(env.service.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions`)).body.data.total
+    const list = async () => dataOf(await client().transactions.listByWallet({ params: { walletId: source.id } })).total
     for (const [intent, field] of [[{ destination: "nope", lamports: 1 }, "intent.destination"], [{ destination: source.publicKey, lamports: -1 }, "intent.lamports"], [{ destination: source.publicKey }, "intent.lamports"]] as const) {
       const refused = await submit(env.service.baseUrl, { walletId: source.id, type: "transfer_sol", protocol: "system-program", intent })
       expect(refused.status).toBe(400)
@@ -101,8 +104,8 @@ describe("transfer_sol through the pipeline", () => {
     const other = await submit(env.service.baseUrl, { ...body, intent: { destination, lamports: 2_000_000 } })
     expect(other.status).toBe(400)
     expect(other.body.error).toContain("idempotencyKey")
-    const listed = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${source.id}/transactions`)
-    expect(listed.body.data.total).toBe(1)
+    const listed = dataOf(await client().transactions.listByWallet({ params: { walletId: source.id } }))
+    expect(listed.total).toBe(1)
   })
 
   it("confirms two identical transfers sent at once as two transfers", async () => {
@@ -148,7 +151,7 @@ describe("transfer_sol through the pipeline", () => {
     const source = await createWallet(env.service.baseUrl, 1_000_000_000)
     const created = await submit(env.service.baseUrl, { walletId: source.id, type: "query_balance", protocol: "system-program", intent: {} }, undefined, "?waitMs=10000")
     expect(created.body.data.status).toBe("confirmed")
-    expect(created.body.data.result.lamports).toBe(1_000_000_000)
+    expect(created.data?.result?.lamports).toBe(1_000_000_000)
     expect(created.body.data.signature).toBeUndefined()
     expect(created.body.data.policyDecision).toBeUndefined()
   })

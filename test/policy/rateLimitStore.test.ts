@@ -7,7 +7,7 @@
 import { Keypair } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
@@ -15,7 +15,7 @@ const base = () => env.service.baseUrl
 
 const withRateLimit = async (maxTx: number, windowSeconds: number) => {
   const wallet = await createWallet(base(), 1_000_000_000)
-  const policy = await api(base(), "POST", "/api/v1/policies", { walletId: wallet.id, name: "rate", rules: [{ type: "rate_limit", maxTx, windowSeconds }] })
+  const policy = await makeClient(base()).policies.create({ body: { walletId: wallet.id, name: "rate", rules: [{ type: "rate_limit", maxTx, windowSeconds }] } })
   expect(policy.status).toBe(201)
   return wallet
 }

@@ -5,6 +5,7 @@
  * routing 404. A bad body is still a 400 naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
 let service: RunningService
@@ -38,10 +39,10 @@ describe("DeFi helpers where our programs are not configured", () => {
   })
 
   it("reports lending-market unhealthy where LENDING_MARKET_PROGRAM_ID is not set", async () => {
-    const health = await api(service.baseUrl, "GET", "/api/v1/protocols/lending-market/health")
+    const health = await makeClient(service.baseUrl).protocols.protocolHealth({ params: { protocol: "lending-market" } })
     expect(health.status).toBe(200)
     expect(health.body.data).toMatchObject({ protocol: "lending-market", ok: false, configured: false, deployed: false })
-    expect(health.body.data.message).toContain("LENDING_MARKET_PROGRAM_ID is not set")
+    expect(health.data?.message).toContain("LENDING_MARKET_PROGRAM_ID is not set")
   })
 
   it("refuses a lend body without its mint with a 400 naming the field", async () => {
@@ -59,7 +60,7 @@ describe("DeFi helpers where our programs are not configured", () => {
   })
 
   it("reports liquid-staking unhealthy where LIQUID_STAKING_PROGRAM_ID is not set", async () => {
-    const health = await api(service.baseUrl, "GET", "/api/v1/protocols/liquid-staking/health")
+    const health = await makeClient(service.baseUrl).protocols.protocolHealth({ params: { protocol: "liquid-staking" } })
     expect(health.status).toBe(200)
     expect(health.body.data).toMatchObject({ protocol: "liquid-staking", ok: false, configured: false, deployed: false })
     expect(health.body.data.message).toContain("LIQUID_STAKING_PROGRAM_ID is not set")

@@ -10,8 +10,10 @@ import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
 import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { decodePriceUpdate, PYTH_RECEIVER_PROGRAM_ID } from "../../src/protocols/oracle/priceUpdate.js"
 import { useServiceWithLedger } from "../support/harness.js"
+import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import type { OraclePrices, SwapQuote } from "../support/undeclaredAnswers.js"
 
 const env = useServiceWithLedger({
   ledger: { amm: true },
@@ -24,9 +26,9 @@ const intent = { inputMint: SOL, outputMint: USDC, amount: "100000000", slippage
 
 describe("oracle prices", () => {
   it("lists the seeded PriceUpdateV2 accounts, owned by the Pyth receiver program", async () => {
-    const listed = await api(env.service.baseUrl, "GET", "/api/v1/defi/oracle/prices")
+    const listed = await api<OraclePrices>(env.service.baseUrl, "GET", "/api/v1/defi/oracle/prices")
     expect(listed.status).toBe(200)
-    const sol = (listed.body.data.prices as Array<Record<string, any>>).find((p) => p.symbol === "SOL")!
+    const sol = listed.body.data.prices.find((p) => p.symbol === "SOL")!
     expect(sol).toMatchObject({ mint: SOL, price: "15000000000", exponent: -8 })
     const account = await new Connection(env.ledger.rpcUrl, "confirmed").getAccountInfo(new PublicKey(sol.account))
     expect(account?.owner.toBase58()).toBe(PYTH_RECEIVER_PROGRAM_ID.toBase58())
@@ -35,13 +37,13 @@ describe("oracle prices", () => {
 
   it("puts the oracle price and its deviation in a quote, and asks for approval when the deviation is beyond the bound", async () => {
     const wallet = await createWallet(env.service.baseUrl, 3_000_000_000)
-    const quote = await api(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "amm-one", ...intent, wallet: wallet.publicKey })
+    const quote = await api<SwapQuote>(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "amm-one", ...intent, wallet: wallet.publicKey })
     expect(quote.body.data.oracle).toMatchObject({ oraclePrice: "0.150000000000" })
     // fee 30 bps plus a little price impact
-    expect(quote.body.data.oracle.deviationBps).toBeGreaterThanOrEqual(30)
-    expect(quote.body.data.oracle.deviationBps).toBeLessThan(60)
+    expect(quote.body.data.oracle?.deviationBps).toBeGreaterThanOrEqual(30)
+    expect(quote.body.data.oracle?.deviationBps).toBeLessThan(60)
 
-    await api(env.service.baseUrl, "PUT", "/api/v1/risk/protocols/amm-one", { oracleDeviationBps: 500, requireOracleForSwap: true })
+    await makeClient(env.service.baseUrl).risk.putProtocol({ params: { protocol: "amm-one" }, body: { oracleDeviationBps: 500, requireOracleForSwap: true } })
     const within = await submit(env.service.baseUrl, { walletId: wallet.id, type: "swap", protocol: "amm-one", intent })
     expect((await waitSettled(env.service.baseUrl, within.body.data.id, 60_000)).body.data.status).toBe("confirmed")
 
@@ -50,8 +52,8 @@ describe("oracle prices", () => {
     const beyond = await submit(env.service.baseUrl, { walletId: wallet.id, type: "swap", protocol: "amm-one", intent })
     const waiting = (await waitSettled(env.service.baseUrl, beyond.body.data.id, 60_000)).body.data
     expect(waiting.status).toBe("approval_gate")
-    expect(JSON.stringify(waiting.policyDecision.reasons)).toContain("oracle deviation")
-    await api(env.service.baseUrl, "PUT", "/api/v1/risk/protocols/amm-one", { oracleDeviationBps: null, requireOracleForSwap: false })
+    expect(JSON.stringify(waiting.policyDecision?.reasons)).toContain("oracle deviation")
+    await makeClient(env.service.baseUrl).risk.putProtocol({ params: { protocol: "amm-one" }, body: { oracleDeviationBps: null, requireOracleForSwap: false } })
   })
 
   it("refuses a bad price with a 400 naming the field, and an unknown feed with a 404", async () => {

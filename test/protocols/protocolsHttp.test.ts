@@ -7,6 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { startTestLedger } from "../support/ledger.js"
+import type { WireDataOf } from "../support/client.js"
+import type { ProtocolsApi } from "../../schemas/api/protocols.js"
+import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
 type Ledger = Awaited<ReturnType<typeof startTestLedger>>
@@ -29,13 +32,15 @@ afterAll(async () => {
   await withoutEscrow?.close()
 })
 
-const get = (path: string, svc = service) => api(svc.baseUrl, "GET", path)
+/** `D` names the data a call reads (the route's encoded success schema, see Wire). */
+const get = <D = unknown>(path: string, svc = service) => api<D>(svc.baseUrl, "GET", path)
+type Wire<K extends keyof typeof ProtocolsApi> = WireDataOf<(typeof ProtocolsApi)[K]>
 
 describe("protocol adapters", () => {
   it("lists the nine adapters with version, capabilities and program ids", async () => {
-    const listed = await get("/api/v1/protocols")
+    const listed = await get<Wire<"list">>("/api/v1/protocols")
     expect(listed.status).toBe(200)
-    const protocols = listed.body.data.protocols as Array<{ protocol: string; version: string; capabilities: string[]; programIds: string[] }>
+    const protocols = listed.body.data.protocols
     expect(protocols.map((p) => p.protocol).sort()).toEqual(
       ["system-program", "spl-token", "escrow", "dex-aggregator", "amm-one", "amm-two", "liquid-staking", "lending-market", "nft-program"].sort()
     )
@@ -71,13 +76,13 @@ describe("protocol health", () => {
   })
 
   it("reports escrow configured and deployed when the program is loaded", async () => {
-    const health = await get("/api/v1/protocols/escrow/health")
+    const health = await get<Wire<"protocolHealth">>("/api/v1/protocols/escrow/health")
     expect(health.body.data).toEqual({ protocol: "escrow", ok: true, configured: true, deployed: true, programId: LOCAL_ESCROW_PROGRAM_ID })
   })
 
   it("never reports a protocol whose program is not configured as ok", async () => {
-    const all = await get("/api/v1/protocols/health")
-    const byProtocol = new Map((all.body.data.protocols as Array<{ protocol: string; ok: boolean; message?: string }>).map((p) => [p.protocol, p]))
+    const all = await get<Wire<"health">>("/api/v1/protocols/health")
+    const byProtocol = new Map<string, (typeof all.body.data.protocols)[number]>(all.body.data.protocols.map((p) => [p.protocol, p]))
     expect(byProtocol.size).toBe(9)
     for (const protocol of NOT_CONFIGURED) {
       expect(byProtocol.get(protocol)).toMatchObject({ ok: false, configured: false, deployed: false })
@@ -97,10 +102,10 @@ describe("protocol health", () => {
     const missing = await startService({ rpcUrl: withoutEscrow.rpcUrl, env: { ESCROW_PROGRAM_ID: LOCAL_ESCROW_PROGRAM_ID } })
     const unset = await startService({ rpcUrl: withEscrow.rpcUrl })
     try {
-      const notDeployed = await get("/api/v1/protocols/escrow/health", missing)
+      const notDeployed = await get<Wire<"protocolHealth">>("/api/v1/protocols/escrow/health", missing)
       expect(notDeployed.body.data).toMatchObject({ protocol: "escrow", ok: false, configured: true, deployed: false })
       expect(notDeployed.body.data.message).toContain("not deployed")
-      const notConfigured = await get("/api/v1/protocols/escrow/health", unset)
+      const notConfigured = await get<Wire<"protocolHealth">>("/api/v1/protocols/escrow/health", unset)
       expect(notConfigured.body.data).toMatchObject({ protocol: "escrow", ok: false, configured: false })
       expect(notConfigured.body.data.message).toContain("ESCROW_PROGRAM_ID")
     } finally {
@@ -112,13 +117,13 @@ describe("protocol health", () => {
   it("fails closed when the ledger does not answer", async () => {
     const offline = await startService({ rpcUrl: "http://127.0.0.1:9", env: { ESCROW_PROGRAM_ID: LOCAL_ESCROW_PROGRAM_ID, CHAIN_RPC_MAX_RETRIES: "0" } })
     try {
-      const all = await get("/api/v1/protocols/health", offline)
+      const all = await get<Wire<"health">>("/api/v1/protocols/health", offline)
       expect(all.status).toBe(200)
-      for (const entry of all.body.data.protocols as Array<{ ok: boolean }>) expect(entry.ok).toBe(false)
-      const system = await get("/api/v1/protocols/system-program/health", offline)
+      for (const entry of all.body.data.protocols) expect(entry.ok).toBe(false)
+      const system = await get<Wire<"protocolHealth">>("/api/v1/protocols/system-program/health", offline)
       expect(system.body.data.ok).toBe(false)
       expect(system.body.data.message).toContain("RPC unavailable")
-      const escrow = await get("/api/v1/protocols/escrow/health", offline)
+      const escrow = await get<Wire<"protocolHealth">>("/api/v1/protocols/escrow/health", offline)
       expect(escrow.body.data).toMatchObject({ ok: false, configured: true, deployed: false })
     } finally {
       await offline.stop()
@@ -127,7 +132,7 @@ describe("protocol health", () => {
 })
 
 describe("compatibility check and intent migration", () => {
-  const post = (path: string, body: unknown) => api(service.baseUrl, "POST", path, body)
+  const post = <D = unknown>(path: string, body: unknown) => api<D>(service.baseUrl, "POST", path, body)
 
   it("checks an intent against the adapter's capabilities and fields", async () => {
     const good = await post("/api/v1/protocols/system-program/compatibility-check", {
@@ -136,10 +141,10 @@ describe("compatibility check and intent migration", () => {
     })
     expect(good.status).toBe(200)
     expect(good.body.data).toMatchObject({ protocol: "system-program", version: "1.0.0", type: "transfer_sol", compatible: true, errors: [] })
-    const wrongType = await post("/api/v1/protocols/system-program/compatibility-check", { type: "swap", intent: {} })
+    const wrongType = await post<Wire<"compatibilityCheck">>("/api/v1/protocols/system-program/compatibility-check", { type: "swap", intent: {} })
     expect(wrongType.body.data.compatible).toBe(false)
     expect(wrongType.body.data.errors[0]).toContain("not a capability")
-    const legacy = await post("/api/v1/protocols/amm-one/compatibility-check", {
+    const legacy = await post<Wire<"compatibilityCheck">>("/api/v1/protocols/amm-one/compatibility-check", {
       type: "swap",
       intent: { inputMint: "So11111111111111111111111111111111111111112", outputMint: "So11111111111111111111111111111111111111112", amount: "10", slippageBps: 50 }
     })

@@ -12,7 +12,10 @@ import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
 import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { swapOutput } from "../../src/protocols/amm/math.js"
 import { useServiceWithLedger } from "../support/harness.js"
+import { defined } from "../support/defined.js"
+import type { DefiPools, DefiPreview, SwapQuote } from "../support/undeclaredAnswers.js"
 import { readPool, tokenBalance } from "../support/pools.js"
+import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
@@ -26,13 +29,13 @@ const USDC = mintBySymbol("USDC").address.toBase58()
 
 describe("DeFi swap helpers", () => {
   it("lists every seeded pool with both mints, reserves and fee", async () => {
-    const response = await api(env.service.baseUrl, "GET", "/api/v1/defi/pools")
+    const response = await api<DefiPools>(env.service.baseUrl, "GET", "/api/v1/defi/pools")
     expect(response.status).toBe(200)
-    const pools = response.body.data.pools as Array<Record<string, any>>
+    const pools = response.body.data.pools
     expect(pools).toHaveLength(4)
     const symbols = pools.map((p) => `${p.protocol} ${[p.mintA.symbol, p.mintB.symbol].sort().join("/")} ${p.feeBps}`).sort()
     expect(symbols).toEqual(["amm-one BONK/USDC 30", "amm-one SOL/USDC 30", "amm-two BONK/USDC 10", "amm-two SOL/USDC 10"])
-    const solUsdc = pools.find((p) => p.protocol === "amm-one" && [p.mintA.symbol, p.mintB.symbol].includes("SOL"))!
+    const solUsdc = defined(pools.find((p) => p.protocol === "amm-one" && [p.mintA.symbol, p.mintB.symbol].includes("SOL")), "the amm-one SOL/USDC pool")
     const onChain = await readPool(env.ledger.rpcUrl, "amm-one", NATIVE_MINT, mintBySymbol("USDC").address)
     expect(solUsdc).toMatchObject({ address: onChain.address, reserveA: onChain.reserveA.toString(), reserveB: onChain.reserveB.toString() })
     expect([solUsdc.mintA.decimals, solUsdc.mintB.decimals].sort()).toEqual([6, 9])
@@ -43,7 +46,7 @@ describe("DeFi swap helpers", () => {
     const wallet = await createWallet(env.service.baseUrl)
     const pool = await readPool(env.ledger.rpcUrl, "amm-two", NATIVE_MINT, mintBySymbol("USDC").address)
     const [reserveIn, reserveOut] = pool.mintA.address === SOL ? [pool.reserveA, pool.reserveB] : [pool.reserveB, pool.reserveA]
-    const single = await api(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "amm-two", inputMint: SOL, outputMint: USDC, amount: "100000000", wallet: wallet.publicKey })
+    const single = await api<SwapQuote>(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "amm-two", inputMint: SOL, outputMint: USDC, amount: "100000000", wallet: wallet.publicKey })
     expect(single.status).toBe(200)
     const expected = swapOutput(100_000_000n, reserveIn, reserveOut, 10)
     expect(single.body.data).toMatchObject({
@@ -53,9 +56,9 @@ describe("DeFi swap helpers", () => {
     })
     expect(Date.parse(single.body.data.quotedAt)).not.toBeNaN()
 
-    const split = await api(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "dex-aggregator", inputMint: SOL, outputMint: USDC, amount: "9000000000", wallet: wallet.publicKey, slippageBps: 100 })
+    const split = await api<SwapQuote>(env.service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "dex-aggregator", inputMint: SOL, outputMint: USDC, amount: "9000000000", wallet: wallet.publicKey, slippageBps: 100 })
     expect(split.status).toBe(200)
-    const legs = split.body.data.route as Array<{ protocol: string; inAmount: string; outAmount: string }>
+    const legs = split.body.data.route
     expect(legs.map((leg) => leg.protocol).sort()).toEqual(["amm-one", "amm-two"])
     expect(legs.reduce((sum, leg) => sum + BigInt(leg.inAmount), 0n)).toBe(9_000_000_000n)
     expect(legs.reduce((sum, leg) => sum + BigInt(leg.outAmount), 0n).toString()).toBe(split.body.data.outAmount)
@@ -63,7 +66,7 @@ describe("DeFi swap helpers", () => {
 
   it("previews a swap, and its execute request confirms through the pipeline with a proof that recomputes", async () => {
     const wallet = await createWallet(env.service.baseUrl, 3_000_000_000)
-    const preview = await api(env.service.baseUrl, "POST", "/api/v1/defi/swap", { protocol: "amm-one", inputMint: SOL, outputMint: USDC, amount: "500000000", wallet: wallet.publicKey, slippageBps: 100 })
+    const preview = await api<DefiPreview<SwapQuote>>(env.service.baseUrl, "POST", "/api/v1/defi/swap", { protocol: "amm-one", inputMint: SOL, outputMint: USDC, amount: "500000000", wallet: wallet.publicKey, slippageBps: 100 })
     expect(preview.status).toBe(200)
     const { quote, transaction, execute } = preview.body.data
     const unsigned = Transaction.from(Buffer.from(transaction.unsignedTransaction, "base64"))
@@ -80,8 +83,8 @@ describe("DeFi swap helpers", () => {
     // nothing else traded in between: exactly the quote
     expect(received.toString()).toBe(quote.outAmount)
 
-    const replay = (await api(env.service.baseUrl, "GET", `/api/v1/transactions/${tx.id}/replay`)).body.data
-    const proof = (await api(env.service.baseUrl, "GET", `/api/v1/transactions/${tx.id}/proof`)).body.data
+    const replay = (await makeClient(env.service.baseUrl).transactions.replay({ params: { txId: tx.id } })).body.data
+    const proof = (await makeClient(env.service.baseUrl).transactions.proof({ params: { txId: tx.id } })).body.data
     const hashes = {
       intentHash: sha256Hex(canonicalJson(replay.request.intent)),
       policyHash: sha256Hex(canonicalJson(replay.policyDecision)),

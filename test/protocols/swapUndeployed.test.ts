@@ -8,21 +8,24 @@ import { Keypair } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { useServiceWithLedger } from "../support/harness.js"
+import type { DefiPools } from "../support/undeclaredAnswers.js"
+import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const MISSING = Keypair.generate().publicKey.toBase58()
 const env = useServiceWithLedger({ ledger: { amm: true }, env: { AMM_ONE_PROGRAM_ID: MISSING, AMM_TWO_PROGRAM_ID: "Ammtwo1111111111111111111111111111111111111" } })
+const client = () => makeClient(env.service.baseUrl)
 
 const intent = { inputMint: NATIVE_MINT.toBase58(), outputMint: mintBySymbol("USDC").address.toBase58(), amount: "1000000", slippageBps: 50 }
 
 describe("an AMM program that is not deployed", () => {
   it("reports health ok: false for it and for the aggregator, ok: true for the deployed one", async () => {
-    const one = (await api(env.service.baseUrl, "GET", "/api/v1/protocols/amm-one/health")).body.data
+    const one = (await client().protocols.protocolHealth({ params: { protocol: "amm-one" } })).body.data
     expect(one).toMatchObject({ protocol: "amm-one", ok: false, configured: true, deployed: false, programId: MISSING })
     expect(one.message).toContain("not deployed")
-    expect((await api(env.service.baseUrl, "GET", "/api/v1/protocols/dex-aggregator/health")).body.data).toMatchObject({ ok: false, deployed: false })
-    expect((await api(env.service.baseUrl, "GET", "/api/v1/protocols/amm-two/health")).body.data).toMatchObject({ ok: true, deployed: true })
+    expect((await client().protocols.protocolHealth({ params: { protocol: "dex-aggregator" } })).body.data).toMatchObject({ ok: false, deployed: false })
+    expect((await client().protocols.protocolHealth({ params: { protocol: "amm-two" } })).body.data).toMatchObject({ ok: true, deployed: true })
   })
 
   it("fails a swap at build with a clear message and signs nothing; the aggregator fails closed too", async () => {
@@ -38,12 +41,12 @@ describe("an AMM program that is not deployed", () => {
     expect(quote.status).toBe(500)
     expect(quote.body.error).toContain("not deployed")
     // the pool list says which source is missing and still lists the deployed one's pools
-    const pools = (await api(env.service.baseUrl, "GET", "/api/v1/defi/pools")).body.data
+    const pools = (await api<DefiPools>(env.service.baseUrl, "GET", "/api/v1/defi/pools")).body.data
     expect(pools.sources).toEqual([
       { protocol: "amm-one", ok: false, message: `program ${MISSING} is not deployed on this ledger` },
       { protocol: "amm-two", ok: true }
     ])
-    expect(pools.pools.every((pool: { protocol: string }) => pool.protocol === "amm-two")).toBe(true)
+    expect(pools.pools.every((pool) => pool.protocol === "amm-two")).toBe(true)
     expect(pools.pools).toHaveLength(2)
   })
 })

@@ -21,8 +21,9 @@ import express from "express"
 import type { Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { defined } from "../support/defined.js"
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
 const PRICE = 10_000n
@@ -64,7 +65,7 @@ let issuerId: string
 beforeAll(async () => {
   const issuer = await createWallet(env.service.baseUrl, 3_000_000_000)
   issuerId = issuer.id
-  mint = (await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 6 } })).data.result.mint as string
+  mint = (await run({ walletId: issuer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 6 } })).data.result?.mint as string
   payee = await createWallet(env.service.baseUrl)
   // The payee's token account exists (the exact scheme pays into it).
   await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "1", destination: payee.publicKey } })
@@ -139,13 +140,13 @@ describe("x402_pay", () => {
     expect(await tokenBalance(payer.publicKey)).toBe(50_000n - PRICE)
     expect(await connection().getBalance(new PublicKey(payer.publicKey))).toBe(0)
 
-    const result = paid.data.result
+    const result = defined(paid.data.result, "the x402 result")
     expect(result.status).toBe(200)
     expect(JSON.parse(result.bodyExcerpt as string)).toEqual(REPORT)
     expect(result.bodyDigest).toMatch(/^sha256:[0-9a-f]{64}$/)
     expect(result.payment).toMatchObject({ scheme: "exact", network: DEVNET, payTo: payee.publicKey, asset: mint, amount: PRICE.toString(), x402Version: 2 })
     // The settlement signature is the transaction's, confirmed on the ledger, and it moved the tokens.
-    expect(result.settlement.signature).toBe(paid.data.signature)
+    expect(result.settlement).toMatchObject({ signature: paid.data.signature })
     const landed = await connection().getTransaction(paid.data.signature as string, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
     expect(landed?.meta?.err).toBeNull()
     expect(landed?.transaction.message.staticAccountKeys.map((key) => key.toBase58())).toContain(payer.publicKey)
@@ -158,16 +159,17 @@ describe("x402_pay", () => {
     expect(paid.data.status).toBe("confirmed")
     expect(await tokenBalance(payee.publicKey)).toBe(payeeBefore + LEGACY_PRICE)
     expect(await tokenBalance(payer.publicKey)).toBe(50_000n - LEGACY_PRICE)
-    expect(JSON.parse(paid.data.result.bodyExcerpt as string)).toEqual({ legacy: true, ...REPORT })
-    expect(paid.data.result.payment).toMatchObject({ x402Version: 1, network: "solana-devnet", amount: LEGACY_PRICE.toString() })
-    expect(paid.data.result.settlement.signature).toBe(paid.data.signature)
+    const result = defined(paid.data.result, "the x402 result")
+    expect(JSON.parse(result.bodyExcerpt as string)).toEqual({ legacy: true, ...REPORT })
+    expect(result.payment).toMatchObject({ x402Version: 1, network: "solana-devnet", amount: LEGACY_PRICE.toString() })
+    expect(result.settlement).toMatchObject({ signature: paid.data.signature })
   })
 
   it("denies a blocklisted payee and an amount over the per-transaction limit: nothing signed, no payment reaches the server", async () => {
     const blocked = await payerWallet(issuerId, "50000")
-    await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: blocked.id, name: "no payee", rules: [{ type: "address_blocklist", addresses: [payee.publicKey] }] })
+    await makeClient(env.service.baseUrl).policies.create({ body: { walletId: blocked.id, name: "no payee", rules: [{ type: "address_blocklist", addresses: [payee.publicKey] }] } })
     const limited = await payerWallet(issuerId, "50000")
-    await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: limited.id, name: "cap", rules: [{ type: "spending_limit", maxLamportsPerTx: 5_000 }] })
+    await makeClient(env.service.baseUrl).policies.create({ body: { walletId: limited.id, name: "cap", rules: [{ type: "spending_limit", maxLamportsPerTx: 5_000 }] } })
     const before = { ...seen }
     const payeeBefore = await tokenBalance(payee.publicKey)
 
@@ -189,17 +191,17 @@ describe("x402_pay", () => {
 
   it("an agent's x402_pay reserves maxAmount from its budget: over budget it is refused before anything is requested", async () => {
     const wallet = await payerWallet(issuerId, "50000")
-    const created = await api(env.service.baseUrl, "POST", "/api/v1/agents", {
+    const created = await makeClient(env.service.baseUrl).agents.create({ body: {
       name: "reader", walletId: wallet.id, executionMode: "autonomous", allowedIntents: ["x402_pay"], allowedProtocols: ["spl-token"], budgetLamports: 15_000
-    })
+    } })
     expect(created.status).toBe(201)
     const agentId = created.body.data.id as string
     const before = { ...seen }
-    const overBudget = await api(env.service.baseUrl, "POST", `/api/v1/agents/${agentId}/execute`, { type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "20000" } })
+    const overBudget = await makeClient(env.service.baseUrl).agents.execute({ params: { agentId }, body: { type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "20000" } } })
     expect(overBudget.status).toBe(403)
     expect(overBudget.body.errorCode).toBe("POLICY_VIOLATION")
     expect(seen).toEqual(before)
-    const within = await api(env.service.baseUrl, "POST", `/api/v1/agents/${agentId}/execute?waitMs=30000`, { type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "12000" } })
+    const within = await makeClient(env.service.baseUrl).agents.execute({ params: { agentId }, query: { waitMs: "30000" }, body: { type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "12000" } } })
     expect(within.status).toBe(201)
     expect((await waitSettled(env.service.baseUrl, within.body.data.id as string, 60_000)).body.data.status).toBe("confirmed")
     expect(await tokenBalance(wallet.publicKey)).toBe(50_000n - PRICE)
@@ -214,7 +216,7 @@ describe("x402_pay", () => {
     expect(seen.paymentHeaders).toBe(before.paymentHeaders + 1)
     expect(seen.settlements).toBe(before.settlements + 1)
 
-    const retried = await api(env.service.baseUrl, "POST", `/api/v1/transactions/${failed.data.id}/retry`)
+    const retried = await makeClient(env.service.baseUrl).transactions.retry({ params: { txId: failed.data.id } })
     expect(retried.status).toBe(202)
     const again = (await waitSettled(env.service.baseUrl, failed.data.id, 60_000)).body
     expect(again).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })

@@ -12,15 +12,14 @@ import { describe, expect, it } from "vitest"
 import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
 import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../../src/protocols/lending/lendingIds.js"
+import { dataOf, makeClient } from "../support/client.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { tokenBalance } from "../support/pools.js"
-import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { agentRecord, createAgent, TENANT_KEYS, tenant, waitUntil } from "../agents/runtime/harness.js"
 
 const SOL = 1_000_000_000
 const USDC = mintBySymbol("USDC").address
-const OPERATOR = { "x-api-key": "test-admin-key" }
 
 // `lending` loads the AMM programs and their seeded pools too (the market needs their mints and price feeds)
 const env = useServiceWithLedger({
@@ -31,19 +30,25 @@ const env = useServiceWithLedger({
   }
 })
 const base = () => env.service.baseUrl
+const operator = () => makeClient(base())
 
-const settle = async (created: Awaited<ReturnType<typeof submit>>, headers: Record<string, string>) => {
-  expect(created.body.data?.id).toEqual(expect.any(String))
-  return (await waitSettled(base(), created.body.data.id, 60_000, headers)).body.data
-}
+/** Waits for the transaction a create (or an agent's execute) answered, and returns its decoded record. */
+const settle = async (created: { readonly status: number; readonly body: unknown; readonly data: { readonly id: string } | undefined }, headers: Record<string, string>) =>
+  (await waitSettled(base(), dataOf(created).id, 60_000, headers)).data
 
 const usdcPrice = async () => {
-  const listed = await api(base(), "GET", "/api/v1/defi/oracle/prices", undefined, OPERATOR)
-  return BigInt((listed.body.data.prices as Array<{ symbol: string; price: string }>).find((p) => p.symbol === "USDC")!.price)
+  const listed = dataOf(await operator().defi.oraclePrices({}))
+  const usdc = listed.prices.find((p) => p.symbol === "USDC")?.price
+  if (usdc === undefined || usdc === null) throw new Error("the ledger has no USDC price")
+  return BigInt(usdc)
 }
 const setUsdcPrice = async (price: bigint) => {
-  const put = await api(base(), "PUT", "/api/v1/defi/oracle/prices/USDC", { price: price.toString(), exponent: -8 }, OPERATOR)
+  const put = await operator().defi.setOraclePrice({ params: { symbol: "USDC" }, body: { price: price.toString(), exponent: -8 } })
   expect(put.status).toBe(200)
+}
+const supplyPosition = async (walletId: string, headers: Record<string, string>) => {
+  const listed = dataOf(await makeClient(base(), headers).positions.list({ params: { walletId } }))
+  return listed.positions.find((p) => p.protocol === "lending-market" && p.type === "supply")
 }
 
 describe("portfolio risk on a lending position", () => {
@@ -64,20 +69,21 @@ describe("portfolio risk on a lending position", () => {
     }, headers), headers)
     expect(supplied.status).toBe("confirmed")
     expect(await tokenBalance(env.ledger.rpcUrl, wallet.publicKey, USDC)).toBe(0n)
-    const positions = await api(base(), "GET", `/api/v1/wallets/${wallet.id}/positions`, undefined, headers)
-    const supply = (positions.body.data.positions as Array<Record<string, string>>).find((p) => p.protocol === "lending-market" && p.type === "supply")
+    const supply = await supplyPosition(wallet.id, headers)
     expect(supply).toMatchObject({ token: USDC.toBase58(), amount: usdc.toString() })
     // the supply is worth about the 2 SOL that bought it
-    expect(Number(supply!.valueLamports)).toBeGreaterThan(1.9 * SOL)
-    expect(Number(supply!.valueLamports)).toBeLessThan(2.1 * SOL)
+    expect(Number(supply?.valueLamports)).toBeGreaterThan(1.9 * SOL)
+    expect(Number(supply?.valueLamports)).toBeLessThan(2.1 * SOL)
 
-    const put = await api(base(), "PUT", `/api/v1/risk/portfolio/${wallet.id}`, { maxDailyLossLamports: 0.5 * SOL, autoPauseOnBreach: true }, headers)
+    const client = makeClient(base(), headers)
+    const put = await client.risk.putPortfolio({ params: { walletId: wallet.id }, body: { maxDailyLossLamports: 0.5 * SOL, autoPauseOnBreach: true } })
     expect(put.status).toBe(200)
     const agent = await createAgent(env.service, headers, { walletId: wallet.id, autonomy: { enabled: false } })
     const execute = async () =>
-      settle(await api(base(), "POST", `/api/v1/agents/${agent.id}/execute`, {
-        type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 0.01 * SOL }
-      }, headers), headers)
+      settle(await client.agents.execute({
+        params: { agentId: agent.id },
+        body: { type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 0.01 * SOL } }
+      }), headers)
 
     // the day's first valuation (about 5 SOL, 2 of them in the supply): a small transfer is within the limit
     expect((await execute()).status).toBe("confirmed")
@@ -88,7 +94,7 @@ describe("portfolio risk on a lending position", () => {
     try {
       const denied = await execute()
       expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
-      const reason = (denied.policyDecision.reasons as string[]).join(" ")
+      const reason = denied.policyDecision?.reasons.join(" ") ?? ""
       const loss = Number(/portfolio risk controls: daily loss (\d+) exceeds maxDailyLossLamports 500000000/.exec(reason)?.[1])
       // half of the supply's value (about 1 SOL) plus the first transfer and this one
       expect(loss).toBeGreaterThan(0.9 * SOL)
@@ -96,10 +102,9 @@ describe("portfolio risk on a lending position", () => {
       await waitUntil("the automatic pause", async () => (await agentRecord(env.service, agent.id, headers)).status === "paused")
       expect((await agentRecord(env.service, agent.id, headers)).pausedReason).toMatch(/^portfolio breach: transaction [0-9a-f-]{36}: .*daily loss \d+ exceeds maxDailyLossLamports/)
       // the supply position itself is untouched on chain: the loss is the price
-      const after = await api(base(), "GET", `/api/v1/wallets/${wallet.id}/positions`, undefined, headers)
-      const shown = (after.body.data.positions as Array<Record<string, string>>).find((p) => p.protocol === "lending-market" && p.type === "supply")
+      const shown = await supplyPosition(wallet.id, headers)
       expect(shown?.amount).toBe(usdc.toString())
-      expect(Number(shown!.valueLamports)).toBeLessThan(1.1 * SOL)
+      expect(Number(shown?.valueLamports)).toBeLessThan(1.1 * SOL)
     } finally {
       await setUsdcPrice(before)
     }

@@ -13,6 +13,7 @@ import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
 import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { tokenBalance } from "../support/pools.js"
+import { dataOf, makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { agentRecord, createAgent, TENANT_KEYS, tenant, waitUntil } from "../agents/runtime/harness.js"
@@ -32,10 +33,9 @@ const env = useServiceWithLedger({
 const base = () => env.service.baseUrl
 const destination = () => Keypair.generate().publicKey.toBase58()
 
-const settle = async (created: Awaited<ReturnType<typeof submit>>, headers: Record<string, string>) => {
-  expect(created.body.data?.id).toEqual(expect.any(String))
-  return (await waitSettled(base(), created.body.data.id, 60_000, headers)).body.data
-}
+/** Waits for the transaction a create (or an agent's execute) answered, and returns its decoded record. */
+const settle = async (created: { readonly status: number; readonly body: unknown; readonly data: { readonly id: string } | undefined }, headers: Record<string, string>) =>
+  (await waitSettled(base(), dataOf(created).id, 60_000, headers)).data
 
 /** A wallet holding USDC worth about `solIn` lamports, bought on amm-one through the pipeline. */
 const walletWithUsdc = async (headers: Record<string, string>, lamports: number, solIn: number) => {
@@ -67,8 +67,10 @@ const setOraclePrice = async (symbol: string, price: bigint) => {
 }
 
 const currentPrice = async (symbol: string) => {
-  const listed = await api(base(), "GET", "/api/v1/defi/oracle/prices", undefined, OPERATOR)
-  return BigInt((listed.body.data.prices as Array<{ symbol: string; price: string }>).find((p) => p.symbol === symbol)!.price)
+  const listed = dataOf(await makeClient(base(), OPERATOR).defi.oraclePrices({}))
+  const price = listed.prices.find((p) => p.symbol === symbol)?.price
+  if (price === undefined || price === null) throw new Error(`the ledger has no ${symbol} price`)
+  return BigInt(price)
 }
 
 describe("portfolio risk on oracle values", () => {
@@ -79,9 +81,10 @@ describe("portfolio risk on oracle values", () => {
     expect(put.status).toBe(200)
     const agent = await createAgent(env.service, headers, { walletId: wallet.id, autonomy: { enabled: false } })
     const execute = async (lamports: number) =>
-      settle(await api(base(), "POST", `/api/v1/agents/${agent.id}/execute`, {
-        type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports }
-      }, headers), headers)
+      settle(await makeClient(base(), headers).agents.execute({
+        params: { agentId: agent.id },
+        body: { type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports } }
+      }), headers)
 
     // the first valuation of the day (about 5 SOL, 2 of them in USDC): a small transfer is well within the limit
     expect((await execute(0.01 * SOL)).status).toBe("confirmed")
@@ -90,7 +93,7 @@ describe("portfolio risk on oracle values", () => {
     await withOraclePrice("USDC", (price) => price / 2n, async () => {
       const denied = await execute(0.01 * SOL)
       expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
-      const reason = denied.policyDecision.reasons.join(" ")
+      const reason = (denied.policyDecision?.reasons.join(" ") ?? "")
       const loss = Number(/portfolio risk controls: daily loss (\d+) exceeds maxDailyLossLamports 500000000/.exec(reason)?.[1])
       // about 1 SOL of USDC value lost, plus the transfer
       expect(loss).toBeGreaterThan(0.9 * SOL)
@@ -114,12 +117,12 @@ describe("portfolio risk on oracle values", () => {
     await withOraclePrice("SOL", (price) => price * 2n, async () => {
       const denied = await transfer(0.01 * SOL)
       expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
-      expect(denied.policyDecision.reasons.join(" ")).toMatch(/portfolio_risk: drawdown \d+ exceeds maxDrawdownLamports 500000000/)
+      expect((denied.policyDecision?.reasons.join(" ") ?? "")).toMatch(/portfolio_risk: drawdown \d+ exceeds maxDrawdownLamports 500000000/)
 
       // POST /evaluate judges the same value (a what-if: it records nothing)
-      const whatIf = await api(base(), "POST", "/api/v1/evaluate", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", amountLamports: 1 }, headers)
-      expect(whatIf.body.data.decision).toBe("deny")
-      expect(whatIf.body.data.reasons.join(" ")).toMatch(/portfolio_risk: drawdown \d+ exceeds maxDrawdownLamports 500000000/)
+      const whatIf = dataOf(await makeClient(base(), headers).policies.evaluate({ body: { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", amountLamports: 1 } }))
+      expect(whatIf.decision).toBe("deny")
+      expect(whatIf.reasons.join(" ")).toMatch(/portfolio_risk: drawdown \d+ exceeds maxDrawdownLamports 500000000/)
     })
     // the price back where it was, the value is back near its peak: a transfer confirms
     expect((await transfer(0.01 * SOL)).status).toBe("confirmed")
@@ -140,7 +143,7 @@ describe("portfolio risk on oracle values", () => {
     // about 2.2 held, 1 more: about 6400 bps
     const held = await swap(1 * SOL)
     expect(held).toMatchObject({ status: "approval_gate", awaitingApproval: true })
-    const bps = Number(new RegExp(`exposure to token ${USDC} would be (\\d+) bps, above maxExposureBpsPerToken 5000`).exec(held.policyDecision.reasons.join(" "))?.[1])
+    const bps = Number(new RegExp(`exposure to token ${USDC} would be (\\d+) bps, above maxExposureBpsPerToken 5000`).exec(held.policyDecision?.reasons.join(" ") ?? "")?.[1])
     expect(bps).toBeGreaterThan(6_000)
     expect(bps).toBeLessThan(6_800)
   })
@@ -160,6 +163,6 @@ describe("portfolio risk on oracle values", () => {
     // half of it, about 1 SOL more: past the day's 0.5 SOL
     const denied = await send(usdc / 2n)
     expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
-    expect(denied.policyDecision.reasons.join(" ")).toMatch(/portfolio risk controls: daily loss \d+ exceeds maxDailyLossLamports 500000000/)
+    expect((denied.policyDecision?.reasons.join(" ") ?? "")).toMatch(/portfolio risk controls: daily loss \d+ exceeds maxDailyLossLamports 500000000/)
   })
 })

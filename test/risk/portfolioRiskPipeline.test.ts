@@ -9,7 +9,7 @@ import { Keypair } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { agentRecord, createAgent, TENANT_KEYS, tenant, waitUntil } from "../agents/runtime/harness.js"
 
@@ -30,7 +30,7 @@ const transfer = async (walletId: string, lamports: number, headers: Record<stri
   settle(await submit(base(), { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports } }, headers), headers)
 
 const setControls = async (walletId: string, controls: Record<string, unknown>, headers: Record<string, string>) => {
-  const put = await api(base(), "PUT", `/api/v1/risk/portfolio/${walletId}`, controls, headers)
+  const put = await makeClient(base(), headers).risk.putPortfolio({ params: { walletId }, body: controls })
   expect(put.status).toBe(200)
 }
 
@@ -44,7 +44,7 @@ describe("portfolio risk controls through the pipeline", () => {
     // Projected about 1.0: a drawdown of about 1 SOL, over 0.8.
     const denied = await transfer(wallet.id, 0.5 * SOL, headers)
     expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
-    expect(denied.policyDecision.reasons.join(" ")).toMatch(/drawdown \d+ exceeds maxDrawdownLamports 800000000/)
+    expect(denied.policyDecision?.reasons.join(" ")).toMatch(/drawdown \d+ exceeds maxDrawdownLamports 800000000/)
     // A smaller spend stays within the limit.
     expect((await transfer(wallet.id, 0.1 * SOL, headers)).status).toBe("confirmed")
   })
@@ -56,7 +56,7 @@ describe("portfolio risk controls through the pipeline", () => {
     expect((await transfer(wallet.id, 0.2 * SOL, headers)).status).toBe("confirmed")
     const denied = await transfer(wallet.id, 0.2 * SOL, headers)
     expect(denied).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION" })
-    expect(denied.policyDecision.reasons.join(" ")).toMatch(/daily loss \d+ exceeds maxDailyLossLamports 300000000/)
+    expect(denied.policyDecision?.reasons.join(" ")).toMatch(/daily loss \d+ exceeds maxDailyLossLamports 300000000/)
   })
 
   it("exposure: an escrow that would put more than maxExposureBpsPerProtocol into escrow waits for approval", async () => {
@@ -76,12 +76,12 @@ describe("portfolio risk controls through the pipeline", () => {
     // 0.5 SOL more: (0.1 + 0.5) / about 2 SOL, about 3000 bps: approval.
     const held = await settle(await escrow(0.5 * SOL, `${Date.now()}2`), headers)
     expect(held).toMatchObject({ status: "approval_gate", awaitingApproval: true })
-    expect(held.policyDecision.decision).toBe("require_approval")
-    const bps = Number(/exposure to protocol escrow would be (\d+) bps, above maxExposureBpsPerProtocol 1000/.exec(held.policyDecision.reasons.join(" "))?.[1])
+    expect(held.policyDecision?.decision).toBe("require_approval")
+    const bps = Number(/exposure to protocol escrow would be (\d+) bps, above maxExposureBpsPerProtocol 1000/.exec(held.policyDecision?.reasons.join(" ") ?? "")?.[1])
     // the escrow still locking 0.1 SOL counts (0.5 alone would be about 2500)
     expect(bps).toBeGreaterThan(2_800)
     expect(bps).toBeLessThan(3_300)
-    const approved = await api(base(), "POST", `/api/v1/transactions/${held.id}/approve`, undefined, headers)
+    const approved = await makeClient(base(), headers).transactions.approve({ params: { txId: held.id } })
     expect(approved.status).toBe(200)
     expect((await waitSettled(base(), held.id, 30_000, headers)).body.data.status).toBe("confirmed")
   })
@@ -92,9 +92,9 @@ describe("portfolio risk controls through the pipeline", () => {
     await setControls(wallet.id, { maxDailyLossLamports: 0.3 * SOL, autoPauseOnBreach: true }, headers)
     const agent = await createAgent(env.service, headers, { walletId: wallet.id, autonomy: { enabled: false } })
     const execute = async (lamports: number) => {
-      const executed = await api(base(), "POST", `/api/v1/agents/${agent.id}/execute`, {
+      const executed = await makeClient(base(), headers).agents.execute({ params: { agentId: agent.id }, body: {
         type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports }
-      }, headers)
+      } })
       expect(executed.body.data?.id).toEqual(expect.any(String))
       return (await waitSettled(base(), executed.body.data.id, 30_000, headers)).body.data
     }

@@ -3,6 +3,7 @@
  * bps 0-10000, unknown fields refused) and portfolio risk controls per wallet, tenant-filtered.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
 let service: RunningService
@@ -25,14 +26,14 @@ const call = (method: string, path: string, body?: unknown, headers?: Record<str
 describe("protocol risk configs over HTTP", () => {
   it("creates on first PUT with defaults, then changes only the provided fields", async () => {
     // Never configured: the defaults the engine applies, not a 404.
-    const defaults = await call("GET", "/api/v1/risk/protocols/amm-one", undefined, A)
+    const defaults = await makeClient(service.baseUrl, A).risk.getProtocol({ params: { protocol: "amm-one" } })
     expect(defaults.status).toBe(200)
     expect(defaults.body).toMatchObject({ status: "success", errorCode: null })
     expect(defaults.body.data).toEqual({
       protocol: "amm-one", version: "1", allowedPools: [], allowedPrograms: [], requireOracleForSwap: false, gaslessEligible: false,
       updatedAt: new Date(0).toISOString()
     })
-    const created = await call("PUT", "/api/v1/risk/protocols/amm-one", { maxSlippageBps: 150, allowedPools: [POOL] }, A)
+    const created = await makeClient(service.baseUrl, A).risk.putProtocol({ params: { protocol: "amm-one" }, body: { maxSlippageBps: 150, allowedPools: [POOL] } })
     expect(created.status).toBe(200)
     expect(created.body.data).toMatchObject({
       protocol: "amm-one",
@@ -43,27 +44,27 @@ describe("protocol risk configs over HTTP", () => {
       requireOracleForSwap: false,
       gaslessEligible: false
     })
-    const updated = await call("PUT", "/api/v1/risk/protocols/amm-one", { oracleDeviationBps: 200, maxSlippageBps: null, version: "2" }, A)
+    const updated = await makeClient(service.baseUrl, A).risk.putProtocol({ params: { protocol: "amm-one" }, body: { oracleDeviationBps: 200, maxSlippageBps: null, version: "2" } })
     expect(updated.body.data).toMatchObject({ version: "2", oracleDeviationBps: 200, allowedPools: [POOL] })
     expect(updated.body.data.maxSlippageBps).toBeUndefined()
-    expect((await call("GET", "/api/v1/risk/protocols/amm-one", undefined, A)).body.data).toEqual(updated.body.data)
-    const listed = await call("GET", "/api/v1/risk/protocols", undefined, A)
+    expect((await makeClient(service.baseUrl, A).risk.getProtocol({ params: { protocol: "amm-one" } })).body.data).toEqual(updated.body.data)
+    const listed = await makeClient(service.baseUrl, A).risk.listProtocols({})
     expect(listed.body.data.protocols.map((p: { protocol: string }) => p.protocol)).toEqual(["amm-one"])
   })
 
   it("refuses out-of-range bps and unknown fields with a 400 naming the field, changing nothing", async () => {
-    await call("PUT", "/api/v1/risk/protocols/amm-two", { maxSlippageBps: 100 }, A)
+    await makeClient(service.baseUrl, A).risk.putProtocol({ params: { protocol: "amm-two" }, body: { maxSlippageBps: 100 } })
     for (const [body, field] of [
       [{ maxSlippageBps: 10_001 }, "maxSlippageBps"],
       [{ deltaVarianceBpsThreshold: -1 }, "deltaVarianceBpsThreshold"],
       [{ maxSlipageBps: 1 }, "maxSlipageBps"],
       [{ allowedPools: ["not base58!"] }, "allowedPools[0]"]
     ] as const) {
-      const refused = await call("PUT", "/api/v1/risk/protocols/amm-two", body, A)
+      const refused = await api(service.baseUrl, "PUT", "/api/v1/risk/protocols/amm-two", body, A)
       expect(refused.status).toBe(400)
       expect(refused.body.error).toContain(field)
     }
-    expect((await call("GET", "/api/v1/risk/protocols/amm-two", undefined, A)).body.data.maxSlippageBps).toBe(100)
+    expect((await makeClient(service.baseUrl, A).risk.getProtocol({ params: { protocol: "amm-two" } })).body.data.maxSlippageBps).toBe(100)
   })
 
   it("refuses a name that is not one of the nine protocol identifiers with a 400 naming protocol, storing nothing", async () => {
@@ -76,37 +77,37 @@ describe("protocol risk configs over HTTP", () => {
         expect(refused.body.error).toContain(name === "%00" ? "protocol: must not contain a NUL character" : "protocol: must be one of: system-program, spl-token, escrow")
       }
     }
-    const listed = await call("GET", "/api/v1/risk/protocols", undefined, A)
+    const listed = await makeClient(service.baseUrl, A).risk.listProtocols({})
     expect(listed.body.data.protocols.map((p: { protocol: string }) => p.protocol)).not.toContain("not-a-protocol")
   })
 
   it("keeps each tenant's configs apart", async () => {
-    await call("PUT", "/api/v1/risk/protocols/lending-market", { maxPoolConcentrationBps: 500 }, A)
-    const seenByB = await call("GET", "/api/v1/risk/protocols/lending-market", undefined, B)
+    await makeClient(service.baseUrl, A).risk.putProtocol({ params: { protocol: "lending-market" }, body: { maxPoolConcentrationBps: 500 } })
+    const seenByB = await makeClient(service.baseUrl, B).risk.getProtocol({ params: { protocol: "lending-market" } })
     expect(seenByB.status).toBe(200)
     expect(seenByB.body.data.maxPoolConcentrationBps).toBeUndefined()
-    const listedB = await call("GET", "/api/v1/risk/protocols", undefined, B)
+    const listedB = await makeClient(service.baseUrl, B).risk.listProtocols({})
     expect(listedB.body.data.protocols).toEqual([])
   })
 })
 
 describe("portfolio risk controls over HTTP", () => {
   it("reads defaults for a wallet, updates partially, lists, and hides other tenants' wallets", async () => {
-    const walletId = (await call("POST", "/api/v1/wallets", {}, A)).body.data.id as string
-    const defaults = await call("GET", `/api/v1/risk/portfolio/${walletId}`, undefined, A)
+    const walletId = (await makeClient(service.baseUrl, A).wallets.create({ body: {} })).body.data.id as string
+    const defaults = await makeClient(service.baseUrl, A).risk.getPortfolio({ params: { walletId } })
     expect(defaults.body.data).toMatchObject({ walletId, autoPauseOnBreach: true })
-    const put = await call("PUT", `/api/v1/risk/portfolio/${walletId}`, { maxDrawdownLamports: "5000000000", maxExposureBpsPerToken: 2500 }, A)
+    const put = await makeClient(service.baseUrl, A).risk.putPortfolio({ params: { walletId }, body: { maxDrawdownLamports: "5000000000", maxExposureBpsPerToken: 2500 } })
     expect(put.body.data).toMatchObject({ walletId, maxDrawdownLamports: 5_000_000_000, maxExposureBpsPerToken: 2500, autoPauseOnBreach: true })
-    const second = await call("PUT", `/api/v1/risk/portfolio/${walletId}`, { autoPauseOnBreach: false, maxExposureBpsPerToken: null }, A)
+    const second = await makeClient(service.baseUrl, A).risk.putPortfolio({ params: { walletId }, body: { autoPauseOnBreach: false, maxExposureBpsPerToken: null } })
     expect(second.body.data).toMatchObject({ maxDrawdownLamports: 5_000_000_000, autoPauseOnBreach: false })
     expect(second.body.data.maxExposureBpsPerToken).toBeUndefined()
-    const listed = await call("GET", "/api/v1/risk/portfolio", undefined, A)
+    const listed = await makeClient(service.baseUrl, A).risk.listPortfolio({})
     expect(listed.body.data.controls.map((c: { walletId: string }) => c.walletId)).toContain(walletId)
-    expect((await call("PUT", `/api/v1/risk/portfolio/${walletId}`, { maxExposureBpsPerProtocol: 10_001 }, A)).body.error).toContain(
+    expect((await makeClient(service.baseUrl, A).risk.putPortfolio({ params: { walletId }, body: { maxExposureBpsPerProtocol: 10_001 } })).body.error).toContain(
       "maxExposureBpsPerProtocol"
     )
-    expect((await call("GET", `/api/v1/risk/portfolio/${walletId}`, undefined, B)).status).toBe(404)
-    expect((await call("PUT", `/api/v1/risk/portfolio/${walletId}`, { autoPauseOnBreach: true }, B)).status).toBe(404)
-    expect((await call("GET", "/api/v1/risk/portfolio", undefined, B)).body.data.controls).toEqual([])
+    expect((await makeClient(service.baseUrl, B).risk.getPortfolio({ params: { walletId } })).status).toBe(404)
+    expect((await makeClient(service.baseUrl, B).risk.putPortfolio({ params: { walletId }, body: { autoPauseOnBreach: true } })).status).toBe(404)
+    expect((await makeClient(service.baseUrl, B).risk.listPortfolio({})).body.data.controls).toEqual([])
   })
 })

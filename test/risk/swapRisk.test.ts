@@ -8,8 +8,11 @@ import { describe, expect, it } from "vitest"
 import { LOCAL_AMM_PROGRAM_IDS } from "../../src/protocols/amm/ammIds.js"
 import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { useServiceWithLedger } from "../support/harness.js"
+import type { EndpointInput } from "../support/client.js"
+import type { RiskApi } from "../../schemas/api/risk.js"
+import type { PolicyRuleEncoded } from "../../schemas/policy.js"
 import { readPool } from "../support/pools.js"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger({
@@ -33,7 +36,7 @@ const expectDenied = (settled: any, reason: string) => {
   expect(settled.data.signature ?? null).toBeNull()
 }
 
-const putRisk = (protocol: string, config: Record<string, unknown>) => api(env.service.baseUrl, "PUT", `/api/v1/risk/protocols/${protocol}`, config)
+const putRisk = (protocol: EndpointInput<typeof RiskApi.putProtocol>["params"]["protocol"], config: EndpointInput<typeof RiskApi.putProtocol>["body"]) => makeClient(env.service.baseUrl).risk.putProtocol({ params: { protocol }, body: config })
 const CLEAR = { maxSlippageBps: null, allowedPools: [], allowedPrograms: [], maxPoolConcentrationBps: null, maxQuoteAgeSeconds: null, requireOracleForSwap: false }
 
 describe("protocol risk on swaps", () => {
@@ -67,39 +70,39 @@ describe("protocol risk on swaps", () => {
     const wallet = await createWallet(env.service.baseUrl, 2_000_000_000)
     await putRisk("amm-one", { ...CLEAR, maxQuoteAgeSeconds: 1 })
     // Chaos latency before the simulation (after the build took its quote) keeps the decision 2.5 s away.
-    expect((await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: true, latencyMs: 2_500, failureRates: {} })).status).toBe(200)
+    expect((await makeClient(env.service.baseUrl).chaos.update({ body: { enabled: true, latencyMs: 2_500, failureRates: {} } })).status).toBe(200)
     try {
       expectDenied(await swap(wallet.id, "amm-one", intent("100000000")), "above maxQuoteAgeSeconds 1")
     } finally {
-      await api(env.service.baseUrl, "PUT", "/api/v1/chaos", { enabled: false, latencyMs: 0 })
+      await makeClient(env.service.baseUrl).chaos.update({ body: { enabled: false, latencyMs: 0 } })
       await putRisk("amm-one", CLEAR)
     }
   })
 
   it("applies the policy rules max_slippage, token_allowlist (input and output mints), program_allowlist and protocol_allowlist", async () => {
     const wallet = await createWallet(env.service.baseUrl, 5_000_000_000)
-    const policy = (rules: unknown[]) => api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: wallet.id, name: `swap rules ${Math.random()}`, rules })
+    const policy = (rules: ReadonlyArray<PolicyRuleEncoded>) => makeClient(env.service.baseUrl).policies.create({ body: { walletId: wallet.id, name: `swap rules ${Math.random()}`, rules } })
     expect((await policy([{ type: "max_slippage", maxBps: 75 }])).status).toBe(201)
     expectDenied(await swap(wallet.id, "amm-two", intent("100000000", 80)), "slippage")
 
     const other = await createWallet(env.service.baseUrl, 5_000_000_000)
-    const otherPolicy = (rules: unknown[]) => api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: other.id, name: `rules ${Math.random()}`, rules })
+    const otherPolicy = (rules: ReadonlyArray<PolicyRuleEncoded>) => makeClient(env.service.baseUrl).policies.create({ body: { walletId: other.id, name: `rules ${Math.random()}`, rules } })
     expect((await otherPolicy([{ type: "protocol_allowlist", protocols: ["amm-two"] }])).status).toBe(201)
     expectDenied(await swap(other.id, "amm-one", intent("100000000")), "amm-one")
     expect((await swap(other.id, "amm-two", intent("100000000"))).data.status).toBe("confirmed")
 
     const third = await createWallet(env.service.baseUrl, 5_000_000_000)
-    await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: third.id, name: "tokens", rules: [{ type: "token_allowlist", mints: [USDC] }] })
+    await makeClient(env.service.baseUrl).policies.create({ body: { walletId: third.id, name: "tokens", rules: [{ type: "token_allowlist", mints: [USDC] }] } })
     expectDenied(await swap(third.id, "amm-two", intent("100000000")), SOL)
     // the output mint is checked too: SOL listed, USDC not
     const fifth = await createWallet(env.service.baseUrl, 5_000_000_000)
-    await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: fifth.id, name: "sol only", rules: [{ type: "token_allowlist", mints: [SOL] }] })
+    await makeClient(env.service.baseUrl).policies.create({ body: { walletId: fifth.id, name: "sol only", rules: [{ type: "token_allowlist", mints: [SOL] }] } })
     expectDenied(await swap(fifth.id, "amm-two", intent("100000000")), `token mint ${USDC} is not allowlisted`)
 
     const fourth = await createWallet(env.service.baseUrl, 5_000_000_000)
-    await api(env.service.baseUrl, "POST", "/api/v1/policies", {
+    await makeClient(env.service.baseUrl).policies.create({ body: {
       walletId: fourth.id, name: "programs", rules: [{ type: "program_allowlist", programIds: ["11111111111111111111111111111111", LOCAL_AMM_PROGRAM_IDS["amm-two"]] }]
-    })
+    } })
     expectDenied(await swap(fourth.id, "amm-two", intent("100000000")), "Tokenkeg")
   })
 })

@@ -6,7 +6,8 @@
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { superviseActor } from "../../actors/supervise.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { type RunningService, startService } from "../support/service.js"
 import { waitFor } from "../support/wait.js"
 
 const CRASHY = "test-crashy"
@@ -46,10 +47,10 @@ const OPS = { "x-api-key": "k-ops" }
 describe("GET /api/v1/runtime/actors", () => {
   it("shows the crashing actor restarted twice with its last error, then running", async () => {
     await waitFor("the crashing actor's second restart", async () => {
-      const actor = await api(service.baseUrl, "GET", `/api/v1/runtime/actors/${CRASHY}`, undefined, OPS)
+      const actor = await makeClient(service.baseUrl, OPS).runtime.actor({ params: { name: CRASHY } })
       return actor.body.data?.restarts === 2 && actor.body.data?.status === "running"
     })
-    const actor = await api(service.baseUrl, "GET", `/api/v1/runtime/actors/${CRASHY}`, undefined, OPS)
+    const actor = await makeClient(service.baseUrl, OPS).runtime.actor({ params: { name: CRASHY } })
     expect(actor.status).toBe(200)
     expect(actor.body.data).toMatchObject({ name: CRASHY, kind: "test", status: "running", restarts: 2, lastError: "crash number 2", queueDepth: 0 })
     expect(actor.body.data.fiberId).toEqual(expect.any(String))
@@ -57,9 +58,9 @@ describe("GET /api/v1/runtime/actors", () => {
   })
 
   it("lists every actor of the process, the service's own included", async () => {
-    const listed = await api(service.baseUrl, "GET", "/api/v1/runtime/actors", undefined, { "x-api-key": "k-agents" })
+    const listed = await makeClient(service.baseUrl, { "x-api-key": "k-agents" }).runtime.actors({})
     expect(listed.status).toBe(200)
-    const names = (listed.body.data.actors as Array<{ name: string }>).map((a) => a.name)
+    const names = listed.body.data.actors.map((a) => a.name)
     expect(names).toContain(CRASHY)
     expect(names).toContain("rpc-prober")
     expect(listed.body.data.total).toBe(names.length)
@@ -71,19 +72,19 @@ describe("GET /api/v1/runtime/actors", () => {
   })
 
   it("answers 404 for an unknown actor", async () => {
-    const missing = await api(service.baseUrl, "GET", "/api/v1/runtime/actors/no-such-actor", undefined, OPS)
+    const missing = await makeClient(service.baseUrl, OPS).runtime.actor({ params: { name: "no-such-actor" } })
     expect(missing.status).toBe(404)
     expect(missing.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
     expect(missing.body.error).toContain("no-such-actor")
   })
 
   it("needs the agents scope and a key not bound to a tenant", async () => {
-    const noScope = await api(service.baseUrl, "GET", "/api/v1/runtime/actors", undefined, { "x-api-key": "k-wallets" })
+    const noScope = await makeClient(service.baseUrl, { "x-api-key": "k-wallets" }).runtime.actors({})
     expect(noScope.status).toBe(403)
     expect(noScope.body.error).toContain("agents")
-    const bound = await api(service.baseUrl, "GET", "/api/v1/runtime/actors", undefined, { "x-api-key": "k-tenant" })
+    const bound = await makeClient(service.baseUrl, { "x-api-key": "k-tenant" }).runtime.actors({})
     expect(bound.status).toBe(403)
-    const narrowed = await api(service.baseUrl, "GET", "/api/v1/runtime/actors", undefined, { ...OPS, "x-tenant-id": "tenant-a" })
+    const narrowed = await makeClient(service.baseUrl, { ...OPS, "x-tenant-id": "tenant-a" }).runtime.actors({})
     expect(narrowed.status).toBe(403)
   })
 })

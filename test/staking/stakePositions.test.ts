@@ -18,6 +18,7 @@ import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../../src/protocols/staking/sta
 import { useServiceWithLedger } from "../support/harness.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import type { Position } from "../../src/positions/walletPositions.js"
 
 const env = useServiceWithLedger({
   ledger: { amm: true, staking: true, escrow: true },
@@ -46,9 +47,9 @@ const run = async (body: Record<string, unknown>) => {
 }
 
 const stakePositionsOf = async (walletId: string) => {
-  const response = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${walletId}/positions`)
+  const response = await api<{ readonly positions: ReadonlyArray<Position> }>(env.service.baseUrl, "GET", `/api/v1/wallets/${walletId}/positions`)
   expect(response.status).toBe(200)
-  return (response.body.data.positions as Array<Record<string, any>>).filter((p) => p.type === "stake")
+  return response.body.data.positions.filter((p) => p.type === "stake")
 }
 
 /** lamports at the seeded SOL price (150 USD at exponent -8), as the 6-place USD string positions answer. */
@@ -74,14 +75,14 @@ describe("stake positions", () => {
       valueLamports: Number(worth), value: usdOf(worth), address: stakePoolAddress(new PublicKey(LOCAL_LIQUID_STAKING_PROGRAM_ID)).toBase58()
     })
     // the LST is shown once, as the stake, not again as a plain token
-    const all = (await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/positions`)).body.data.positions as Array<Record<string, any>>
+    const all = (await api<{ readonly positions: ReadonlyArray<Position> }>(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/positions`)).body.data.positions
     expect(all.filter((p) => p.token === pool.lstMint.toBase58())).toHaveLength(1)
     expect(all.find((p) => p.type === "native")).toMatchObject({ protocol: "system-program", token: "SOL" })
 
     // a query_positions intent answers the same stake position
     const query = await run({ walletId: wallet.id, type: "query_positions", protocol: "system-program", intent: {} })
     expect(query.status).toBe("confirmed")
-    expect((query.result.positions as Array<Record<string, any>>).filter((p) => p.type === "stake")).toEqual([position])
+    expect((query.result?.positions as ReadonlyArray<Position>).filter((p) => p.type === "stake")).toEqual([position])
 
     const half = lst / 2n
     expect((await run({ walletId: wallet.id, type: "unstake", protocol: "liquid-staking", intent: { amount: half.toString() } })).status).toBe("confirmed")
@@ -108,7 +109,7 @@ describe("stake positions", () => {
     })
     expect(escrowed.status).toBe("confirmed")
 
-    const positions = (await api(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/positions`)).body.data.positions as Array<Record<string, any>>
+    const positions = (await api<{ readonly positions: ReadonlyArray<Position> }>(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/positions`)).body.data.positions
     const token = positions.find((p) => p.type === "token" && p.token === usdc)!
     // USDC at the seeded 1.00 USD: the value is the amount in whole USDC
     const amount = BigInt(token.amount)
@@ -117,7 +118,7 @@ describe("stake positions", () => {
     const escrow = positions.find((p) => p.type === "escrow")
     expect(escrow).toMatchObject({ protocol: "escrow", amount: "200000000", token: "SOL", valueLamports: 200_000_000, value: usdOf(200_000_000n) })
     // the counterparty has no escrow position: it locked nothing
-    const theirs = (await api(env.service.baseUrl, "GET", `/api/v1/wallets/${counterparty.id}/positions`)).body.data.positions as Array<Record<string, any>>
+    const theirs = (await api<{ readonly positions: ReadonlyArray<Position> }>(env.service.baseUrl, "GET", `/api/v1/wallets/${counterparty.id}/positions`)).body.data.positions
     expect(theirs.filter((p) => p.type === "escrow")).toEqual([])
   })
 

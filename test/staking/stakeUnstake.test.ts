@@ -11,8 +11,11 @@ import { SEED_STAKE_POOL } from "../../src/ledger/seedStakePool.js"
 import { decodeStakePool, stakePoolAddress } from "../../src/protocols/staking/layout.js"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../../src/protocols/staking/stakingIds.js"
 import { useServiceWithLedger } from "../support/harness.js"
+import { makeClient } from "../support/client.js"
 import { api } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { defined } from "../support/defined.js"
+import type { DefiPreview, RewardsCrank, StakeQuote } from "../support/undeclaredAnswers.js"
 
 const env = useServiceWithLedger({ ledger: { staking: true }, env: { LIQUID_STAKING_PROGRAM_ID: LOCAL_LIQUID_STAKING_PROGRAM_ID } })
 const programId = new PublicKey(LOCAL_LIQUID_STAKING_PROGRAM_ID)
@@ -37,7 +40,7 @@ const networkFee = async (signature: string) => {
 
 describe("liquid staking", () => {
   it("reports the deployed program as healthy", async () => {
-    const health = await api(env.service.baseUrl, "GET", "/api/v1/protocols/liquid-staking/health")
+    const health = await makeClient(env.service.baseUrl).protocols.protocolHealth({ params: { protocol: "liquid-staking" } })
     expect(health.body.data).toEqual({ protocol: "liquid-staking", ok: true, configured: true, deployed: true, programId: LOCAL_LIQUID_STAKING_PROGRAM_ID })
   })
 
@@ -51,7 +54,7 @@ describe("liquid staking", () => {
     const expectedLst = (amount * before.supply) / before.totalLamports
     expect(expectedLst).toBeLessThan(amount)
 
-    const preview = await api(env.service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "liquid-staking", wallet: wallet.publicKey, amount: amount.toString() })
+    const preview = await api<DefiPreview<StakeQuote>>(env.service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "liquid-staking", wallet: wallet.publicKey, amount: amount.toString() })
     expect(preview.status).toBe(200)
     const { quote, transaction, execute } = preview.body.data
     expect(quote).toMatchObject({ amountLamports: Number(amount), lstAmount: expectedLst.toString(), pool: { lstMint: before.lstMint.toBase58(), unstakeFeeBps: 30 } })
@@ -60,9 +63,9 @@ describe("liquid staking", () => {
     expect(transaction.programIds).toContain(LOCAL_LIQUID_STAKING_PROGRAM_ID)
     expect(execute).toMatchObject({ method: "POST", path: "/api/v1/transactions", body: { walletId: wallet.id, type: "stake", protocol: "liquid-staking", intent: { amount: amount.toString() } } })
 
-    const staked = (await waitSettled(env.service.baseUrl, (await submit(env.service.baseUrl, execute.body)).body.data.id, 60_000)).body.data
+    const staked = (await waitSettled(env.service.baseUrl, (await submit(env.service.baseUrl, execute.body)).body.data.id, 60_000)).data
     expect(staked.status).toBe("confirmed")
-    expect(staked.deltaGuard.ok).toBe(true)
+    expect(staked.deltaGuard?.ok).toBe(true)
     expect(await lstBalance(wallet.publicKey, before.lstMint)).toBe(expectedLst)
     const afterStake = await readPool()
     expect(afterStake.totalLamports).toBe(before.totalLamports + amount)
@@ -71,14 +74,14 @@ describe("liquid staking", () => {
     // unstake everything: gross at the rate, minus 0.3% kept by the pool
     const gross = (expectedLst * afterStake.totalLamports) / afterStake.supply
     const fee = (gross * 30n) / 10_000n
-    const unstakePreview = await api(env.service.baseUrl, "POST", "/api/v1/defi/unstake", { protocol: "liquid-staking", wallet: wallet.publicKey, amount: expectedLst.toString() })
+    const unstakePreview = await api<DefiPreview>(env.service.baseUrl, "POST", "/api/v1/defi/unstake", { protocol: "liquid-staking", wallet: wallet.publicKey, amount: expectedLst.toString() })
     expect(unstakePreview.status).toBe(200)
     expect(unstakePreview.body.data.quote).toMatchObject({ grossLamports: Number(gross), feeLamports: Number(fee), lamports: Number(gross - fee) })
-    const unstaked = (await waitSettled(env.service.baseUrl, (await submit(env.service.baseUrl, unstakePreview.body.data.execute.body)).body.data.id, 60_000)).body.data
+    const unstaked = (await waitSettled(env.service.baseUrl, (await submit(env.service.baseUrl, unstakePreview.body.data.execute.body)).body.data.id, 60_000)).data
     expect(unstaked.status).toBe("confirmed")
     expect(unstaked.deltaGuard).toMatchObject({ ok: true, expectedLamportsDelta: Number(gross - fee) })
-    const observed = BigInt(unstaked.postBalanceLamports) - BigInt(unstaked.preBalanceLamports)
-    expect(observed + (await networkFee(unstaked.signature))).toBe(gross - fee)
+    const observed = defined(unstaked.postBalanceLamports, "postBalanceLamports") - defined(unstaked.preBalanceLamports, "preBalanceLamports")
+    expect(observed + (await networkFee(defined(unstaked.signature, "the signature")))).toBe(gross - fee)
     expect(await lstBalance(wallet.publicKey, before.lstMint)).toBe(0n)
     // the fee stayed in the pool: the rate rose for the remaining holders
     const after = await readPool()
@@ -100,14 +103,14 @@ describe("liquid staking", () => {
   it("the operator's reward crank raises the exchange rate: the same stake then gets fewer LST", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
     const before = await readPool()
-    const crank = await api(env.service.baseUrl, "POST", "/api/v1/defi/stake/rewards", { lamports: "2000000000" })
+    const crank = await api<RewardsCrank>(env.service.baseUrl, "POST", "/api/v1/defi/stake/rewards", { lamports: "2000000000" })
     expect(crank.status).toBe(200)
     const after = await readPool()
     expect(after.totalLamports).toBe(before.totalLamports + 2_000_000_000n)
     expect(after.totalRewards).toBe(before.totalRewards + 2_000_000_000n)
     expect(after.supply).toBe(before.supply)
     expect(crank.body.data.pool.lamportsPerLst).toBe(((1_000_000_000n * after.totalLamports) / after.supply).toString())
-    const quote = (await api(env.service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "liquid-staking", wallet: wallet.publicKey, amount: "500000000" })).body.data.quote
+    const quote = (await api<DefiPreview<StakeQuote>>(env.service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "liquid-staking", wallet: wallet.publicKey, amount: "500000000" })).body.data.quote
     expect(BigInt(quote.lstAmount)).toBe((500_000_000n * after.supply) / after.totalLamports)
     expect(BigInt(quote.lstAmount)).toBeLessThan((500_000_000n * before.supply) / before.totalLamports)
 

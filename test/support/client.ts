@@ -8,16 +8,22 @@ import { Schema } from "effect"
 import { AgentsApi } from "../../schemas/api/agents.js"
 import { AuditApi } from "../../schemas/api/audit.js"
 import type { AnySchema, Endpoint } from "../../schemas/api/endpoint.js"
+import { EscrowApi } from "../../schemas/api/escrow.js"
 import { HealthApi } from "../../schemas/api/health.js"
+import { ChaosApi, OutboxApi } from "../../schemas/api/operations.js"
 import { PoliciesApi } from "../../schemas/api/policies.js"
+import { ProtocolsApi } from "../../schemas/api/protocols.js"
+import { RiskApi } from "../../schemas/api/risk.js"
+import { RuntimeApi } from "../../schemas/api/runtime.js"
 import { TransactionsApi } from "../../schemas/api/transactions.js"
+import { StrategyApi, TreasuryApi } from "../../schemas/api/treasury.js"
 import { WalletsApi } from "../../schemas/api/wallets.js"
 import { DefiApi } from "../../schemas/api/defi.js"
-import { EscrowApi } from "../../schemas/api/escrow.js"
 import { LendingApi } from "../../schemas/api/lending.js"
 import { McpApi } from "../../schemas/api/mcp.js"
 import { RpcPoolApi } from "../../schemas/api/operations.js"
 import { PositionsApi } from "../../schemas/api/positions.js"
+import { WebhooksApi } from "../../schemas/api/webhooks.js"
 import { ADMIN_KEY, api, type ApiAnswer } from "./service.js"
 
 type Encoded<S> = S extends Schema.Schema<any, infer I, never> ? I : never
@@ -30,6 +36,12 @@ export type EndpointInput<E> =
         (Q extends AnySchema ? { readonly query?: Partial<Record<keyof Encoded<Q>, string | number>> } : {}) &
         (B extends AnySchema ? { readonly body: Encoded<B> } : { readonly body?: unknown })
     : never
+
+/**
+ * The wire form of an endpoint's `data` (its success schema's encoded side): for a raw `api<...>()` call
+ * that sends what the declaration does not allow (a refused body, a raw query string) but still reads the data.
+ */
+export type WireDataOf<E> = E extends Endpoint<any, any, any, infer S> ? Encoded<S> : never
 
 /** The answer: HTTP status, the envelope as sent, and `data` decoded when the envelope carries the declared data. */
 export interface EndpointAnswer<E> extends ApiAnswer<E extends Endpoint<any, any, any, infer S> ? Encoded<S> : unknown> {
@@ -81,7 +93,24 @@ export const makeClient = (baseUrl: string, headers: Record<string, string> = { 
   escrow: bind(EscrowApi, baseUrl, headers),
   positions: bind(PositionsApi, baseUrl, headers),
   rpcPool: bind(RpcPoolApi, baseUrl, headers),
-  mcp: bind(McpApi, baseUrl, headers)
+  mcp: bind(McpApi, baseUrl, headers),
+  chaos: bind(ChaosApi, baseUrl, headers),
+  outbox: bind(OutboxApi, baseUrl, headers),
+  protocols: bind(ProtocolsApi, baseUrl, headers),
+  risk: bind(RiskApi, baseUrl, headers),
+  runtime: bind(RuntimeApi, baseUrl, headers),
+  strategy: bind(StrategyApi, baseUrl, headers),
+  treasury: bind(TreasuryApi, baseUrl, headers),
+  webhooks: bind(WebhooksApi, baseUrl, headers)
 })
 
 export type Client = ReturnType<typeof makeClient>
+
+/**
+ * The decoded `data` of an answer the test needs in order to go on: throws, showing the envelope, when
+ * the answer carries none (a refusal, an undeclared failure), so a read never goes on with `undefined`.
+ */
+export const dataOf = <A extends { readonly status: number; readonly body: unknown; readonly data: unknown }>(answer: A): NonNullable<A["data"]> => {
+  if (answer.data === undefined || answer.data === null) throw new Error(`expected data, got ${answer.status}: ${JSON.stringify(answer.body)}`)
+  return answer.data as NonNullable<A["data"]>
+}

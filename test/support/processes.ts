@@ -18,6 +18,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import pg from "pg"
+import type { CreatedWallet } from "../../schemas/api/wallets.js"
 import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
 import { freePort, freePortPair } from "./freePort.js"
 import { assertMatchesContract } from "./contract.js"
@@ -237,14 +238,17 @@ export const startServiceProcess = async (options: ServiceProcessOptions): Promi
   return { baseUrl: `http://127.0.0.1:${port}`, port, pid, output: () => text, kill, exited, stop }
 }
 
-/** fetch + JSON with the process tests' admin key. */
-export const call = async (baseUrl: string, method: string, urlPath: string, body?: unknown) => {
+/**
+ * fetch + JSON with the process tests' admin key. As `api()`, `D` names the data a test reads (it defaults
+ * to `unknown`): `call<WireDataOf<typeof TransactionsApi.get>>(...)`.
+ */
+export const call = async <D = unknown>(baseUrl: string, method: string, urlPath: string, body?: unknown) => {
   const response = await fetch(baseUrl + urlPath, {
     method,
     headers: { "x-api-key": SERVICE_API_KEY, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
-  const json = (await response.json()) as { status: "success" | "failure"; errorCode: string | null; data: any; error?: string }
+  const json = (await response.json()) as { status: "success" | "failure"; errorCode: string | null; data: D; error?: string }
   assertLamportsAreNumbers(json, `${method} ${urlPath}`)
   await assertMatchesContract(baseUrl, method, urlPath, response.status, json)
   return { status: response.status, body: json }
@@ -252,11 +256,12 @@ export const call = async (baseUrl: string, method: string, urlPath: string, bod
 
 /** A funded wallet created over HTTP. */
 export const createFundedWallet = async (baseUrl: string, lamports: number) => {
-  const response = await call(baseUrl, "POST", "/api/v1/wallets", { autoFund: true, fundLamports: lamports })
-  if (response.status !== 201 || response.body.data?.funding?.ok !== true) {
+  const response = await call<typeof CreatedWallet.Encoded | null>(baseUrl, "POST", "/api/v1/wallets", { autoFund: true, fundLamports: lamports })
+  const wallet = response.body.data
+  if (response.status !== 201 || wallet?.funding?.ok !== true) {
     throw new Error(`funded wallet create failed: ${response.status} ${JSON.stringify(response.body)}`)
   }
-  return response.body.data as { id: string; publicKey: string }
+  return wallet
 }
 
 /** Runs `task` over `items` with at most `concurrency` in flight; results in input order. */

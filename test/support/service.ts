@@ -87,10 +87,11 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
 }
 
 /**
- * The answer envelope every route gives (SPEC "Errors"). `D` types `data` for tests that name it;
- * left out it stays `any`, so the suite's older call sites keep reading fields freely.
+ * The answer envelope every route gives (SPEC "Errors"). `D` types `data`; left out it is `unknown`, so a
+ * test reads data only through the typed client (test/support/client.ts) or by naming the answer
+ * (docs/decisions/testing.md; test/support/typedCalls.test.ts keeps it so).
  */
-export interface Envelope<D = any> {
+export interface Envelope<D = unknown> {
   readonly status: "success" | "failure"
   readonly errorCode: string | null
   readonly failedAt: string | null
@@ -101,7 +102,7 @@ export interface Envelope<D = any> {
   readonly errorMessage?: string
 }
 
-export interface ApiAnswer<D = any> {
+export interface ApiAnswer<D = unknown> {
   /** The HTTP status. */
   readonly status: number
   readonly headers: Headers
@@ -109,10 +110,13 @@ export interface ApiAnswer<D = any> {
 }
 
 /**
- * The suite's one way to call the service: fetch + JSON with the admin key unless headers say
- * otherwise. Type the data when a test reads it: `api<{ id: string }>(base, "GET", path)`.
+ * The raw call under the typed client: fetch + JSON with the admin key unless headers say otherwise,
+ * every answer checked against the OpenAPI document. Tests call declared routes through `makeClient()`;
+ * they use `api()` directly for what the declarations refuse to send (a refused body, a raw query, a
+ * method the route lacks) or for routes not declared yet, naming the data they read:
+ * `api<WireDataOf<typeof AuditApi.list>>(...)`, `api<DefiPools>(...)` (test/support/undeclaredAnswers.ts).
  */
-export const api = async <D = any>(
+export const api = async <D = unknown>(
   baseUrl: string,
   method: string,
   urlPath: string,

@@ -6,7 +6,7 @@ import { Connection, PublicKey, VersionedTransaction } from "@solana/web3.js"
 import bs58 from "bs58"
 import { createPublicKey, verify } from "node:crypto"
 import { expect } from "vitest"
-import { api } from "../support/service.js"
+import { makeClient } from "../support/client.js"
 
 const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex")
 
@@ -14,19 +14,19 @@ export const verifiesUnder = (publicKey: string, message: Uint8Array, signature:
   verify(null, message, createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, bs58.decode(publicKey)]), format: "der", type: "spki" }), signature)
 
 export const createFundedWallet = async (baseUrl: string, label: string, lamports = 1_000_000_000) => {
-  const created = await api(baseUrl, "POST", "/api/v1/wallets", { label, autoFund: true, fundLamports: lamports })
+  const created = await makeClient(baseUrl).wallets.create({ body: { label, autoFund: true, fundLamports: lamports } })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   expect(created.body.data.funding).toMatchObject({ ok: true })
   return created.body.data as { id: string; publicKey: string; provider: string; keyProvenance: { backend: string; custody: string } }
 }
 
 export const transferSol = (baseUrl: string, walletId: string, destination: string, lamports: number) =>
-  api(baseUrl, "POST", "/api/v1/transactions?waitMs=30000", {
+  makeClient(baseUrl).transactions.create({ query: { waitMs: "30000" }, body: {
     walletId,
     type: "transfer_sol",
     protocol: "system-program",
     intent: { destination, lamports }
-  })
+  } })
 
 /** Sends a transfer and checks it confirmed, landed, and carries a signature valid under the wallet's key. */
 export const expectTransferSignedBy = async (baseUrl: string, rpcUrl: string, wallet: { id: string; publicKey: string }) => {

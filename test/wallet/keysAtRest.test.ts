@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { keyFromSeed } from "../../src/wallet/ed25519.js"
 import { deriveKeyEncryptionKey, openSeed, type SealedSeed } from "../../src/wallet/keyCipher.js"
 import { startTestLedger } from "../support/ledger.js"
+import type { TransactionEncoded } from "../../schemas/transaction.js"
+import type { Wallet } from "../../schemas/wallet.js"
 import { api, type RunningService, startService } from "../support/service.js"
 
 const SECRET = "test-key-encryption-secret" // what startService configures
@@ -22,8 +24,8 @@ let service: RunningService
 const responses: Array<string> = []
 const wallets: Array<{ id: string; publicKey: string }> = []
 
-const call = async (method: string, urlPath: string, body?: unknown) => {
-  const reply = await api(service.baseUrl, method, urlPath, body)
+const call = async <D = unknown>(method: string, urlPath: string, body?: unknown) => {
+  const reply = await api<D>(service.baseUrl, method, urlPath, body)
   responses.push(JSON.stringify(reply.body))
   return reply
 }
@@ -32,7 +34,7 @@ beforeAll(async () => {
   ledger = await startTestLedger()
   service = await startService({ rpcUrl: ledger.rpcUrl })
   for (const body of [{ label: "plain" }, { label: "funded", autoFund: true, fundLamports: 1_000_000_000 }, {}]) {
-    const created = await call("POST", "/api/v1/wallets", body)
+    const created = await call<typeof Wallet.Encoded>("POST", "/api/v1/wallets", body)
     expect(created.status).toBe(201)
     wallets.push({ id: created.body.data.id, publicKey: created.body.data.publicKey })
   }
@@ -42,7 +44,7 @@ beforeAll(async () => {
   }
   await call("GET", "/api/v1/wallets?limit=100")
   // Signing opens a key: its record, proof and audit trail are scanned too.
-  const sent = await call("POST", "/api/v1/transactions?waitMs=30000", {
+  const sent = await call<TransactionEncoded>("POST", "/api/v1/transactions?waitMs=30000", {
     walletId: wallets[1]!.id,
     type: "transfer_sol",
     protocol: "system-program",

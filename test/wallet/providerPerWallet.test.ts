@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestLedger } from "../support/ledger.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { type RunningService, startService } from "../support/service.js"
 import { createFundedWallet, expectTransferSignedBy, transferSol } from "./custodyChecks.js"
 
 let ledger: Awaited<ReturnType<typeof startTestLedger>>
@@ -30,7 +31,7 @@ describe("provider recorded per wallet", () => {
     service = await startService({ rpcUrl: ledger.rpcUrl, reuse: { dataDir, database }, env: { WALLET_SIGNER_BACKEND: "memory" } })
     const fresh = await createFundedWallet(service.baseUrl, "memory wallet")
     expect(fresh).toMatchObject({ provider: "local-memory", keyProvenance: { backend: "memory", custody: "local" } })
-    const reread = await api(service.baseUrl, "GET", `/api/v1/wallets/${old.id}`)
+    const reread = await makeClient(service.baseUrl).wallets.get({ params: { walletId: old.id } })
     expect(reread.body.data).toMatchObject({ provider: "local-dev", keyProvenance: { backend: "encrypted-file" } })
     await expectTransferSignedBy(service.baseUrl, ledger.rpcUrl, old)
     await expectTransferSignedBy(service.baseUrl, ledger.rpcUrl, fresh)

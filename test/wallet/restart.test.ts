@@ -11,7 +11,8 @@ import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
 import { freePortPair } from "../support/freePort.js"
-import { api, type RunningService, startService } from "../support/service.js"
+import { makeClient } from "../support/client.js"
+import { type RunningService, startService } from "../support/service.js"
 
 const ledgerDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-restart-ledger-"))
 let ledger: SpawnedLedger | undefined
@@ -29,11 +30,11 @@ describe("restart", () => {
     ledger = await spawnLedger({ port, dataDir: ledgerDir })
     service = await startService({ rpcUrl: ledger.rpcUrl })
 
-    const created = await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "durable", autoFund: true, fundLamports: 1_250_000_000 })
+    const created = await makeClient(service.baseUrl).wallets.create({ body: { label: "durable", autoFund: true, fundLamports: 1_250_000_000 } })
     expect(created.status).toBe(201)
     const wallet = created.body.data
-    const unfunded = (await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "empty" })).body.data
-    const listBefore = (await api(service.baseUrl, "GET", "/api/v1/wallets?limit=100")).body.data
+    const unfunded = (await makeClient(service.baseUrl).wallets.create({ body: { label: "empty" } })).body.data
+    const listBefore = (await makeClient(service.baseUrl).wallets.list({ query: { limit: "100" } })).body.data
 
     const { dataDir, database } = service
     await service.stop({ keepData: true })
@@ -45,28 +46,28 @@ describe("restart", () => {
     expect(await new Connection(ledger.rpcUrl, "confirmed").getBalance(new PublicKey(wallet.publicKey))).toBe(1_250_000_000)
     service = await startService({ rpcUrl: ledger.rpcUrl, reuse: { dataDir, database } })
 
-    const got = await api(service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}`)
+    const got = await makeClient(service.baseUrl).wallets.get({ params: { walletId: wallet.id } })
     expect(got.status).toBe(200)
     const { funding: _funding, ...stored } = wallet
     expect(got.body.data).toEqual(stored)
-    const balance = await api(service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/balance`)
+    const balance = await makeClient(service.baseUrl).wallets.balance({ params: { walletId: wallet.id } })
     expect(balance.body.data).toEqual({ lamports: 1_250_000_000, sol: 1.25 })
-    expect((await api(service.baseUrl, "GET", `/api/v1/wallets/${unfunded.id}/balance`)).body.data).toEqual({ lamports: 0, sol: 0 })
-    const listAfter = (await api(service.baseUrl, "GET", "/api/v1/wallets?limit=100")).body.data
+    expect((await makeClient(service.baseUrl).wallets.balance({ params: { walletId: unfunded.id } })).body.data).toEqual({ lamports: 0, sol: 0 })
+    const listAfter = (await makeClient(service.baseUrl).wallets.list({ query: { limit: "100" } })).body.data
     expect(listAfter).toEqual(listBefore)
 
     // The restarted service keeps creating wallets beside the old ones (same KDF salt, same database).
-    const another = await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "after restart" })
+    const another = await makeClient(service.baseUrl).wallets.create({ body: { label: "after restart" } })
     expect(another.status).toBe(201)
     expect(another.body.data.publicKey).not.toBe(wallet.publicKey)
 
     // The key opened from its file after the restart signs: a transfer from the old wallet confirms.
-    const sent = await api(service.baseUrl, "POST", "/api/v1/transactions?waitMs=30000", {
+    const sent = await makeClient(service.baseUrl).transactions.create({ query: { waitMs: "30000" }, body: {
       walletId: wallet.id,
       type: "transfer_sol",
       protocol: "system-program",
       intent: { destination: another.body.data.publicKey, lamports: 1_000_000 }
-    })
+    } })
     expect(sent.body.data.status).toBe("confirmed")
     const connection = new Connection(ledger.rpcUrl, "confirmed")
     expect(await connection.getBalance(new PublicKey(another.body.data.publicKey))).toBe(1_000_000)

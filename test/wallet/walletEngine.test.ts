@@ -17,8 +17,11 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppConfig } from "../../src/config.js"
 import { freePort } from "../support/freePort.js"
+import { defined } from "../support/defined.js"
+import type { SignAnswer } from "../support/undeclaredAnswers.js"
 import { startTestLedger } from "../support/ledger.js"
 import { createPostgresDatabase, type FreshDatabase, PROJECT_ROOT } from "../support/processes.js"
+import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { createFundedWallet, expectTransferSignedBy } from "./custodyChecks.js"
 
@@ -103,8 +106,8 @@ describe("split deployment", () => {
     const wallet = await createFundedWallet(gateway!.baseUrl, "split wallet")
     expect(wallet).toMatchObject({ provider: "local-dev", keyProvenance: { backend: "encrypted-file" } })
     const signature = await expectTransferSignedBy(gateway!.baseUrl, ledger.rpcUrl, wallet)
-    const listed = await api(gateway!.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/transactions`)
-    confirmed = { id: listed.body.data.transactions.find((t: { signature: string }) => t.signature === signature).id, walletId: wallet.id }
+    const listed = await makeClient(gateway!.baseUrl).transactions.listByWallet({ params: { walletId: wallet.id } })
+    confirmed = { id: defined(listed.body.data.transactions.find((t) => t.signature === signature), "the confirmed transfer").id, walletId: wallet.id }
     // The key lives in the engine's DATA_DIR, and nowhere in the gateway's.
     expect(fs.existsSync(path.join(engineDir, "keys", `${wallet.id}.json`))).toBe(true)
     expect(fs.existsSync(path.join(gatewayDir, "keys"))).toBe(false)
@@ -112,11 +115,11 @@ describe("split deployment", () => {
 
   it("signs an off-chain message through the engine, verifiable with the wallet's public key", async () => {
     const text = Buffer.from("split deployment sign-in, nonce 7")
-    const signed = await api(gateway!.baseUrl, "POST", `/api/v1/wallets/${confirmed.walletId}/sign`, { message: text.toString("base64") })
+    const signed = await api<SignAnswer>(gateway!.baseUrl, "POST", `/api/v1/wallets/${confirmed.walletId}/sign`, { message: text.toString("base64") })
     expect(signed.status).toBe(200)
-    const signedMessage = Buffer.from(signed.body.data.signedMessage, "base64")
+    const signedMessage = Buffer.from(defined(signed.body.data.signedMessage, "the signed message"), "base64")
     expect(signedMessage.subarray(0, 16).equals(Buffer.concat([Buffer.from([0xff]), Buffer.from("solana offchain")]))).toBe(true)
-    const wallet = (await api(gateway!.baseUrl, "GET", `/api/v1/wallets/${confirmed.walletId}`)).body.data
+    const wallet = (await makeClient(gateway!.baseUrl).wallets.get({ params: { walletId: confirmed.walletId } })).body.data
     const spki = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), new PublicKey(wallet.publicKey).toBuffer()])
     expect(verify(null, signedMessage, createPublicKey({ key: spki, format: "der", type: "spki" }), Buffer.from(signed.body.data.signature, "base64"))).toBe(true)
   })

@@ -1,7 +1,7 @@
 /**
  * Wallet lifecycle over HTTP against the real ledger and database: create with and without autoFund,
  * list with pagination, get, balance as web3.js reads it, tokens, invalid bodies changing nothing.
- * The first tests call through the typed client (test/support/client.ts), the rest through `api()`.
+ * Calls go through the typed client (test/support/client.ts); refused bodies through raw `api()`.
  */
 import { Connection, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
@@ -12,7 +12,7 @@ import { api } from "../support/service.js"
 const env = useServiceWithLedger()
 const client = () => makeClient(env.service.baseUrl)
 
-const walletCount = async () => (await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=1")).body.data.total as number
+const walletCount = async () => (await client().wallets.list({ query: { limit: "1" } })).body.data.total as number
 
 describe("wallets over HTTP", () => {
   it("creates a wallet without funding: success envelope, 201, a real address with zero balance", async () => {
@@ -62,28 +62,28 @@ describe("wallets over HTTP", () => {
   })
 
   it("gets a wallet by id and answers 404 for an unknown one", async () => {
-    const created = await api(env.service.baseUrl, "POST", "/api/v1/wallets", {})
-    const got = await api(env.service.baseUrl, "GET", `/api/v1/wallets/${created.body.data.id}`)
+    const created = await client().wallets.create({ body: {} })
+    const got = await client().wallets.get({ params: { walletId: created.body.data.id } })
     expect(got.body.data).toEqual(created.body.data)
-    const missing = await api(env.service.baseUrl, "GET", "/api/v1/wallets/00000000-0000-4000-8000-000000000000")
+    const missing = await client().wallets.get({ params: { walletId: "00000000-0000-4000-8000-000000000000" } })
     expect(missing.status).toBe(404)
     expect(missing.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
-    const badId = await api(env.service.baseUrl, "GET", "/api/v1/wallets/not-a-uuid")
+    const badId = await client().wallets.get({ params: { walletId: "not-a-uuid" } })
     expect(badId.status).toBe(400)
     expect(badId.body.error).toContain("walletId")
   })
 
   it("lists wallets with limit and offset", async () => {
-    for (let i = 0; i < 3; i++) await api(env.service.baseUrl, "POST", "/api/v1/wallets", { label: `page-${i}` })
-    const all = await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=100")
+    for (let i = 0; i < 3; i++) await client().wallets.create({ body: { label: `page-${i}` } })
+    const all = await client().wallets.list({ query: { limit: "100" } })
     const total = all.body.data.total as number
     expect(all.body.data.wallets).toHaveLength(total)
-    const page = await api(env.service.baseUrl, "GET", "/api/v1/wallets?limit=2&offset=1")
+    const page = await client().wallets.list({ query: { limit: "2", offset: "1" } })
     expect(page.body.data).toMatchObject({ total, limit: 2, offset: 1 })
     expect(page.body.data.wallets.map((w: { id: string }) => w.id)).toEqual(
       all.body.data.wallets.slice(1, 3).map((w: { id: string }) => w.id)
     )
-    const defaults = await api(env.service.baseUrl, "GET", "/api/v1/wallets")
+    const defaults = await client().wallets.list({})
     expect(defaults.body.data).toMatchObject({ limit: 50, offset: 0 })
     for (const bad of ["limit=0", "limit=101", "offset=-1", "limit=abc"]) {
       const refused = await api(env.service.baseUrl, "GET", `/api/v1/wallets?${bad}`)

@@ -5,6 +5,9 @@
  * each of them once the receiver accepts, signed as the `standardwebhooks` library verifies. The secret
  * appears in neither process's output nor in any read answer.
  */
+import type { TransactionsApi } from "../../schemas/api/transactions.js"
+import type { WebhooksApi } from "../../schemas/api/webhooks.js"
+import type { WireDataOf } from "../support/client.js"
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, createFundedWallet, type SharedDeployment, startSharedDeployment } from "../support/processes.js"
@@ -44,7 +47,7 @@ describe("webhook deliveries across a restart", () => {
     hooks.setSecrets([subscription.secret])
 
     const wallet = await createFundedWallet(first.baseUrl, 1_000_000_000)
-    const transfer = await call(first.baseUrl, "POST", "/api/v1/transactions?waitMs=20000", {
+    const transfer = await call<WireDataOf<typeof TransactionsApi.create>>(first.baseUrl, "POST", "/api/v1/transactions?waitMs=20000", {
       walletId: wallet.id, type: "transfer_sol", protocol: "system-program",
       intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 1_000_000 }
     })
@@ -65,7 +68,7 @@ describe("webhook deliveries across a restart", () => {
     expect(acceptedTypes().sort()).toEqual(["transaction.confirmed", "transaction.created"])
     expect(hooks.attempts.every((a) => a.verified)).toBe(true)
 
-    const deliveries = (await call(second.baseUrl, "GET", `/api/v1/webhooks/${subscription.id}/deliveries`)).body.data.deliveries as Array<{ status: string; attempts: number }>
+    const deliveries = (await call<WireDataOf<typeof WebhooksApi.deliveries>>(second.baseUrl, "GET", `/api/v1/webhooks/${subscription.id}/deliveries`)).body.data.deliveries
     expect(deliveries).toHaveLength(2)
     for (const delivery of deliveries) {
       expect(delivery.status).toBe("delivered")

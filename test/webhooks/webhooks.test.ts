@@ -10,6 +10,9 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestLedger } from "../support/ledger.js"
+import type { WireDataOf } from "../support/client.js"
+import type { WebhooksApi } from "../../schemas/api/webhooks.js"
+import { makeClient } from "../support/client.js"
 import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
@@ -47,21 +50,22 @@ afterAll(async () => {
 })
 
 const as = (key: string) => ({ "x-api-key": key })
-const hooks = (method: string, path: string, body?: unknown, key = ADMIN_KEY) => api(service.baseUrl, method, `/api/v1/webhooks${path}`, body, as(key))
+/** The webhook routes under one prefix; `D` names the data a call reads (the route's encoded success schema). */
+const hooks = <D = unknown>(method: string, path: string, body?: unknown, key = ADMIN_KEY) => api<D>(service.baseUrl, method, `/api/v1/webhooks${path}`, body, as(key))
+
+type Wire<K extends keyof typeof WebhooksApi> = WireDataOf<(typeof WebhooksApi)[K]>
 
 const subscribe = async (eventTypes: Array<string>, key = ADMIN_KEY, url = receiver.url) => {
-  const created = await hooks("POST", "", { url, eventTypes }, key)
+  const created = await hooks<Wire<"create">>("POST", "", { url, eventTypes }, key)
   expect(created.status).toBe(201)
-  return created.body.data as { id: string; secret: string; eventTypes: Array<string> }
+  return created.body.data
 }
 
 const transfer = (walletId: string, lamports: number, extra: Record<string, unknown> = {}) =>
   submit(service.baseUrl, { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports }, ...extra })
 
 const deliveriesOf = async (webhookId: string, status?: string) =>
-  (await hooks("GET", `/${webhookId}/deliveries${status === undefined ? "" : `?status=${status}`}`)).body.data.deliveries as Array<{
-    id: string; eventType: string; status: string; attempts: number; lastStatusCode: number | null; payload: { data: { txId?: string } }
-  }>
+  (await hooks<Wire<"deliveries">>("GET", `/${webhookId}/deliveries${status === undefined ? "" : `?status=${status}`}`)).body.data.deliveries
 
 describe("webhook subscriptions", () => {
   it("shows the secret at create and rotate only, lists, gets and deletes", async () => {
@@ -69,14 +73,14 @@ describe("webhook subscriptions", () => {
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/)
     expect(created.eventTypes).toEqual(["transaction.confirmed", "policy.denied"])
 
-    const listed = await hooks("GET", "")
+    const listed = await hooks<Wire<"list">>("GET", "")
     expect(listed.status).toBe(200)
-    expect(listed.body.data.webhooks.map((w: { id: string }) => w.id)).toContain(created.id)
+    expect(listed.body.data.webhooks.map((w) => w.id)).toContain(created.id)
     const got = await hooks("GET", `/${created.id}`)
     expect(got.body.data).toMatchObject({ id: created.id, url: receiver.url, secretRotatedAt: null })
     expect(JSON.stringify([listed.body, got.body])).not.toContain(created.secret.slice(6))
 
-    const rotated = await hooks("POST", `/${created.id}/rotate-secret`)
+    const rotated = await hooks<Wire<"rotateSecret">>("POST", `/${created.id}/rotate-secret`)
     expect(rotated.status).toBe(200)
     expect(rotated.body.data.secret).toMatch(/^whsec_/)
     expect(rotated.body.data.secret).not.toBe(created.secret)
@@ -94,7 +98,7 @@ describe("webhook subscriptions", () => {
   })
 
   it("refuses bad input with a 400 naming the field, and creates nothing", async () => {
-    const before = (await hooks("GET", "")).body.data.total
+    const before = (await hooks<Wire<"list">>("GET", "")).body.data.total
     for (const [body, field] of [
       [{ url: "ftp://example.com/x", eventTypes: ["transaction.confirmed"] }, "url"],
       [{ url: "not a url", eventTypes: ["transaction.confirmed"] }, "url"],
@@ -109,7 +113,7 @@ describe("webhook subscriptions", () => {
       expect(refused.body.errorCode).toBe("VALIDATION_ERROR")
       expect(refused.body.error?.startsWith(`${field}:`), refused.body.error).toBe(true)
     }
-    expect((await hooks("GET", "")).body.data.total).toBe(before)
+    expect((await hooks<Wire<"list">>("GET", "")).body.data.total).toBe(before)
     expect((await hooks("GET", "/not-a-uuid")).status).toBe(400)
     const some = await subscribe(["transaction.failed"])
     const badStatus = await hooks("GET", `/${some.id}/deliveries?status=lost`)
@@ -119,14 +123,14 @@ describe("webhook subscriptions", () => {
   })
 
   it("needs the webhooks scope, and keeps each tenant's subscriptions to itself", async () => {
-    expect((await hooks("GET", "", undefined, NO_WEBHOOKS)).status).toBe(403)
+    expect((await hooks<Wire<"list">>("GET", "", undefined, NO_WEBHOOKS)).status).toBe(403)
     const mine = await subscribe(["agent.paused"], TENANT_A)
     expect((await hooks("GET", `/${mine.id}`, undefined, TENANT_B)).status).toBe(404)
     expect((await hooks("POST", `/${mine.id}/rotate-secret`, undefined, TENANT_B)).status).toBe(404)
     expect((await hooks("DELETE", `/${mine.id}`, undefined, TENANT_B)).status).toBe(404)
-    const theirs = (await hooks("GET", "", undefined, TENANT_B)).body.data.webhooks as Array<{ id: string }>
+    const theirs = (await hooks<Wire<"list">>("GET", "", undefined, TENANT_B)).body.data.webhooks
     expect(theirs.map((w) => w.id)).not.toContain(mine.id)
-    expect((await hooks("GET", `/${mine.id}`, undefined, TENANT_A)).body.data.tenantId).toBe("a")
+    expect((await hooks<Wire<"get">>("GET", `/${mine.id}`, undefined, TENANT_A)).body.data.tenantId).toBe("a")
     await hooks("DELETE", `/${mine.id}`, undefined, TENANT_A)
   })
 })
@@ -144,13 +148,13 @@ describe("webhook deliveries", () => {
     expect((await waitSettled(service.baseUrl, confirmed.body.data.id)).body.data.status).toBe("confirmed")
     const gated = await transfer(wallet.id, 1_000_000, { requireApproval: true })
     expect((await waitSettled(service.baseUrl, gated.body.data.id)).body.data.status).toBe("approval_gate")
-    await api(service.baseUrl, "POST", "/api/v1/policies", { walletId: wallet.id, name: "tiny", rules: [{ type: "spending_limit", maxLamportsPerDay: 1_000 }] })
+    await makeClient(service.baseUrl).policies.create({ body: { walletId: wallet.id, name: "tiny", rules: [{ type: "spending_limit", maxLamportsPerDay: 1_000 }] } })
     const denied = await transfer(wallet.id, 1_000_000)
     expect((await waitSettled(service.baseUrl, denied.body.data.id)).body.data).toMatchObject({ status: "failed", errorCode: "POLICY_VIOLATION" })
 
-    const agent = (await api(service.baseUrl, "POST", "/api/v1/agents", { name: "paused-by-operator" })).body.data
-    expect((await api(service.baseUrl, "POST", `/api/v1/agents/${agent.id}/start`)).status).toBe(200)
-    expect((await api(service.baseUrl, "POST", `/api/v1/agents/${agent.id}/pause`, { reason: "maintenance" })).status).toBe(200)
+    const agent = (await makeClient(service.baseUrl).agents.create({ body: { name: "paused-by-operator" } })).body.data
+    expect((await makeClient(service.baseUrl).agents.start({ params: { agentId: agent.id }, body: {} })).status).toBe(200)
+    expect((await makeClient(service.baseUrl).agents.pause({ params: { agentId: agent.id }, body: { reason: "maintenance" } })).status).toBe(200)
 
     const typesOf = (txId: string) => receiver.accepted().filter((a) => a.payload?.data.txId === txId).map((a) => a.payload?.type)
     await waitFor("the confirmed transfer's stage deliveries", () => typesOf(confirmed.body.data.id).includes("transaction.confirmed"), 20_000)
@@ -187,7 +191,7 @@ describe("webhook deliveries", () => {
     const attempts = receiver.attempts.filter(isFirst)
     expect(attempts.map((a) => a.answered)).toEqual([500, 500, 500, 204])
     expect(new Set(attempts.map((a) => a.webhookId)).size).toBe(1)
-    const [delivery] = (await deliveriesOf(subscription.id)).filter((d) => d.payload.data.txId === first.body.data.id)
+    const [delivery] = (await deliveriesOf(subscription.id)).filter((d) => expect.objectContaining({ data: expect.objectContaining({ txId: first.body.data.id }) }).asymmetricMatch(d.payload))
     expect(delivery).toMatchObject({ status: "delivered", attempts: 4, lastStatusCode: 204 })
     await hooks("DELETE", `/${subscription.id}`)
   })
@@ -209,7 +213,7 @@ describe("webhook deliveries", () => {
     await waitFor("the redelivery accepted", () => receiver.accepted().some((a) => a.webhookId === dead[0].id), 20_000)
     expect((await deliveriesOf(subscription.id, "delivered")).map((d) => d.id)).toEqual([dead[0].id])
     expect((await hooks("POST", `/${subscription.id}/deliveries/${dead[0].id}/redeliver`)).status).toBe(400)
-    const counters = (await api(service.baseUrl, "GET", "/api/v1/metrics")).body.data as Record<string, number>
+    const counters = (await makeClient(service.baseUrl).audit.metrics({})).body.data as Record<string, number>
     expect(counters["webhook.deliveries.dead"]).toBeGreaterThanOrEqual(1)
     expect(counters["webhook.deliveries.failed_attempt"]).toBeGreaterThanOrEqual(5)
     expect(counters["webhook.deliveries.delivered"]).toBeGreaterThanOrEqual(1)

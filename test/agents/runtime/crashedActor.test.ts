@@ -4,7 +4,8 @@
  * restarts and last error; the autonomy state names the failing tick.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { api, type RunningService, startService } from "../../support/service.js"
+import { makeClient } from "../../support/client.js"
+import { type RunningService, startService } from "../../support/service.js"
 import { autonomyState, createAgent, TENANT_KEYS, tenant, waitUntil } from "./harness.js"
 
 let service: RunningService
@@ -29,14 +30,14 @@ describe("a crashing agent actor", () => {
       autonomy: { enabled: true, cadenceSeconds: 1, steps: [{ id: "look", type: "query_balance", protocol: "system-program" }] }
     })
     const name = `agent:${agent.id}`
-    const actor = () => api(service.baseUrl, "GET", `/api/v1/runtime/actors/${name}`, undefined, ADMIN)
+    const actor = () => makeClient(service.baseUrl, ADMIN).runtime.actor({ params: { name } })
     await waitUntil("two restarts", async () => (await actor()).body.data?.restarts >= 2)
 
     const shown = (await actor()).body.data
     expect(shown).toMatchObject({ name, kind: "agent" })
     expect(shown.lastError).toContain("getBalance")
     expect(shown.lastErrorAt).toEqual(expect.any(String))
-    const listed = (await api(service.baseUrl, "GET", "/api/v1/runtime/actors", undefined, ADMIN)).body.data.actors
+    const listed = (await makeClient(service.baseUrl, ADMIN).runtime.actors({})).body.data.actors
     expect(listed.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining([name, "agent-scheduler", "agent-supervisor"]))
     const state = await autonomyState(service, agent.id, headers)
     expect(state.lastError).toMatch(/^tick \d+: /)

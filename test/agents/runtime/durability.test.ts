@@ -11,7 +11,8 @@ import { actionIdempotencyKey } from "../../../src/agents/runtime/planning.js"
 import { ActorRegistry } from "../../../actors/registry.js"
 import { startTestLedger } from "../../support/ledger.js"
 import { createPostgresDatabase } from "../../support/processes.js"
-import { api, type RunningService, startService } from "../../support/service.js"
+import { makeClient } from "../../support/client.js"
+import { type RunningService, startService } from "../../support/service.js"
 import {
   agentActions,
   agentTransactions,
@@ -89,9 +90,9 @@ describe("durable runs", () => {
       const agent = await createAgent(service, headers, { walletId: wallet.id, autonomy: transferStep(2) }, false)
       const intent = (lamports: number) => ({ destination: sink.publicKey, lamports: String(lamports) })
       // Run 1: the crash came after execute (the transaction exists). Run 2: before execute.
-      const executed = await api(service.baseUrl, "POST", `/api/v1/agents/${agent.id}/execute`, {
+      const executed = await makeClient(service.baseUrl, headers).agents.execute({ params: { agentId: agent.id }, body: {
         type: "transfer_sol", protocol: "system-program", intent: intent(1_100_000), idempotencyKey: actionIdempotencyKey(agent.id, "step", "pay", 1)
-      }, headers)
+      } })
       expect(executed.status).toBe(201)
       await inService(
         service,
@@ -107,7 +108,7 @@ describe("durable runs", () => {
           }
         }).pipe(Effect.orDie)
       )
-      await api(service.baseUrl, "POST", `/api/v1/agents/${agent.id}/start`, undefined, headers)
+      await makeClient(service.baseUrl, headers).agents.start({ params: { agentId: agent.id }, body: {} })
       await waitUntil("the claimed runs to be sent", async () => (await agentActions(service, agent.id)).every((a) => a.status !== "claimed"))
       await waitUntil("a tick after", async () => (await autonomyState(service, agent.id, headers)).tick >= 2)
       await waitAgentSettled(service, agent.id)

@@ -8,7 +8,8 @@ import { Connection, PublicKey } from "@solana/web3.js"
 import { Effect, type Layer } from "effect"
 import type { AppLive } from "../../../src/app.js"
 import type { AppConfig } from "../../../src/config.js"
-import { api, type RunningService } from "../../support/service.js"
+import { makeClient } from "../../support/client.js"
+import { type RunningService } from "../../support/service.js"
 import { createWallet } from "../../support/transactions.js"
 import { sleep, waitFor } from "../../support/wait.js"
 
@@ -30,10 +31,10 @@ export const serviceContext = (service: RunningService) =>
   Effect.promise(() => service.runtime.runtime()).pipe(Effect.map((runtime) => runtime.context))
 
 export const createAgent = async (service: RunningService, headers: Record<string, string>, body: Record<string, unknown>, start = true) => {
-  const created = await api(service.baseUrl, "POST", "/api/v1/agents", { name: "runtime-test", allowedIntents: ["transfer_sol", "query_balance"], ...body }, headers)
+  const created = await makeClient(service.baseUrl, headers).agents.create({ body: { name: "runtime-test", allowedIntents: ["transfer_sol", "query_balance"], ...body } })
   if (created.status !== 201) throw new Error(`agent create failed: ${JSON.stringify(created.body)}`)
   if (start) {
-    const started = await api(service.baseUrl, "POST", `/api/v1/agents/${created.body.data.id}/start`, undefined, headers)
+    const started = await makeClient(service.baseUrl, headers).agents.start({ params: { agentId: created.body.data.id }, body: {} })
     if (started.status !== 200) throw new Error(`agent start failed: ${JSON.stringify(started.body)}`)
   }
   return created.body.data as { id: string; walletId: string }
@@ -77,10 +78,10 @@ export const waitAgentSettled = (service: RunningService, agentId: string) =>
 export const ledgerBalance = (rpcUrl: string, publicKey: string) => new Connection(rpcUrl, "confirmed").getBalance(new PublicKey(publicKey))
 
 export const autonomyState = async (service: RunningService, agentId: string, headers: Record<string, string>) =>
-  (await api(service.baseUrl, "GET", `/api/v1/agents/${agentId}/autonomy/state`, undefined, headers)).body.data
+  (await makeClient(service.baseUrl, headers).agents.autonomyState({ params: { agentId } })).body.data
 
 export const agentRecord = async (service: RunningService, agentId: string, headers: Record<string, string>) =>
-  (await api(service.baseUrl, "GET", `/api/v1/agents/${agentId}`, undefined, headers)).body.data as {
+  (await makeClient(service.baseUrl, headers).agents.get({ params: { agentId } })).body.data as {
     status: string
     pausedReason?: string
   }

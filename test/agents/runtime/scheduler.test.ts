@@ -8,7 +8,9 @@ import { Chunk, type Duration, Effect, TestClock } from "effect"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { startAgentScheduler } from "../../../actors/agentScheduler.js"
 import { startTestLedger } from "../../support/ledger.js"
-import { api, type RunningService, startService } from "../../support/service.js"
+import { makeClient } from "../../support/client.js"
+import { type RunningService, startService } from "../../support/service.js"
+import { defined } from "../../support/defined.js"
 import {
   agentActions,
   agentTransactions,
@@ -51,7 +53,7 @@ const scheduler = Effect.gen(function* () {
 /** Real-time polling until the actor sleeps towards its next tick (adjusting before that would skip it). */
 const actorAsleep = (agentId: string, headers: Record<string, string>) =>
   Effect.gen(function* () {
-    const next = Date.parse((yield* promise(() => autonomyState(service, agentId, headers))).nextTickAt)
+    const next = Date.parse(defined((yield* promise(() => autonomyState(service, agentId, headers))).nextTickAt, "nextTickAt"))
     for (let attempt = 0; attempt < 600; attempt++) {
       const sleeps = yield* TestClock.sleeps()
       if (Chunk.some(sleeps, (deadline) => deadline === next)) return
@@ -72,7 +74,7 @@ const tickTo = (agentId: string, headers: Record<string, string>, tick: number, 
     yield* promise(() => waitAgentSettled(service, agentId))
   })
 
-const stop = (agentId: string, headers: Record<string, string>) => promise(() => api(service.baseUrl, "POST", `/api/v1/agents/${agentId}/stop`, undefined, headers))
+const stop = (agentId: string, headers: Record<string, string>) => promise(() => makeClient(service.baseUrl, headers).agents.stop({ params: { agentId }, body: {} }))
 
 describe("agent scheduler under a TestClock", () => {
   it.scoped("a transfer step every 10 s with maxRuns 3 makes exactly 3 confirmed transfers", () =>
@@ -153,8 +155,8 @@ describe("agent scheduler under a TestClock", () => {
       yield* scheduler
       for (let tick = 1; tick <= 3; tick++) yield* tickTo(agent.id, headers, tick, "10 seconds")
 
-      const trades = (yield* promise(() => api(service.baseUrl, "GET", `/api/v1/strategy/paper/${agent.id}`, undefined, headers))).body.data
-      expect(trades.map((trade: { type: string; intent: { lamports: unknown; destination: string } }) => [trade.type, String(trade.intent.lamports), trade.intent.destination])).toEqual([
+      const trades = (yield* promise(() => makeClient(service.baseUrl, headers).strategy.paperTrades({ params: { agentId: agent.id } }))).body.data
+      expect(trades.map((trade) => [trade.type, String(trade.intent.lamports), trade.intent.destination])).toEqual([
         ["transfer_sol", "1000000", sink.publicKey],
         ["transfer_sol", "2000000", sink.publicKey]
       ])

@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { openSeed, type SealedSeed } from "../../../src/wallet/keyCipher.js"
 import { MpcCluster } from "../../../src/wallet/mpc/mpcCluster.js"
 import { startTestLedger } from "../../support/ledger.js"
-import { api, type RunningService, startService } from "../../support/service.js"
+import { makeClient } from "../../support/client.js"
+import { type RunningService, startService } from "../../support/service.js"
 import { createFundedWallet, expectTransferSignedBy, transferSol } from "../custodyChecks.js"
 
 const NODE_SECRETS = ["mpc-node-one-secret", "mpc-node-two-secret", "mpc-node-three-secret"]
@@ -57,9 +58,9 @@ describe("mpc backend", () => {
       wallets.push(wallet)
       await expectTransferSignedBy(service.baseUrl, ledger.rpcUrl, wallet)
     }
-    const actors = await api(service.baseUrl, "GET", "/api/v1/runtime/actors")
+    const actors = await makeClient(service.baseUrl).runtime.actors({})
     responses.push(JSON.stringify(actors.body))
-    const nodes = (actors.body.data.actors as Array<{ name: string; kind: string; status: string }>).filter((a) => a.kind === "mpc-node")
+    const nodes = actors.body.data.actors.filter((a) => a.kind === "mpc-node")
     expect(nodes.map((a) => [a.name, a.status]).sort()).toEqual([["mpc-node-1", "running"], ["mpc-node-2", "running"], ["mpc-node-3", "running"]])
   }, 120_000)
 
@@ -80,7 +81,7 @@ describe("mpc backend", () => {
     expect(await balance(other!.publicKey)).toBe(destinationBefore)
 
     // Wallet creation needs all three nodes for the DKG: refused, and no wallet is created.
-    const created = await api(service.baseUrl, "POST", "/api/v1/wallets", { label: "during outage" })
+    const created = await makeClient(service.baseUrl).wallets.create({ body: { label: "during outage" } })
     expect(created.status).toBe(503)
     expect(created.body.error).toContain("mpc key generation needs all 3 nodes; stopped: node 2, node 3")
     responses.push(JSON.stringify(created.body))
