@@ -4,7 +4,7 @@
  * the job runs, and completing it or giving it back with a backoff. A job whose lease is lost (this
  * process stalled and another took over) is interrupted, never finished twice.
  */
-import { Duration, Effect, Fiber, Layer, Ref, Schedule } from "effect"
+import { Duration, Effect, Fiber, Layer, Ref } from "effect"
 import { OUTBOX_RETRY_ATTEMPTS } from "../src/audit/metricNames.js"
 import { MetricCounters } from "../src/audit/metricCounters.js"
 import { AppConfig } from "../src/config.js"
