@@ -150,7 +150,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const fail = (job: OutboxJob, error: string) =>
       sql`
         UPDATE outbox_jobs SET status = 'failed', lease_id = NULL, lease_expires_at = NULL, last_error = ${error}, updated_at = now()
-        WHERE id = ${job.id}
+        WHERE id = ${job.id} AND lease_id = ${job.lease_id}
       `.pipe(Effect.asVoid, Effect.orDie)
 
     const stats = sql<{ status: string; n: string }>`SELECT status, count(*)::text AS n FROM outbox_jobs GROUP BY status`.pipe(
