@@ -10,12 +10,9 @@
  * since leaving out a borrow would hide a loss. Exposure maps count assets only (what the wallet holds there).
  */
 import { NATIVE_MINT } from "@solana/spl-token"
+import { type PriceQuote, tokenLamports } from "../protocols/oracle/tokenLamports.js"
 
-export interface PriceQuote {
-  /** price x 10^exponent USD */
-  readonly price: bigint
-  readonly exponent: number
-}
+export { type PriceQuote, tokenLamports }
 
 export interface HeldToken {
   readonly mint: string
@@ -77,13 +74,6 @@ export const SUPPLY_POSITION = "supply"
 export const BORROW_POSITION = "borrow"
 
 const SOL_MINT = NATIVE_MINT.toBase58()
-
-/** amount (base units, `decimals`) of a token at `token` USD, in lamports at `sol` USD; floor. */
-export const tokenLamports = (amount: bigint, decimals: number, token: PriceQuote, sol: PriceQuote): bigint => {
-  const shift = token.exponent - sol.exponent + 9 - decimals
-  const scaled = amount * token.price
-  return shift >= 0 ? (scaled * 10n ** BigInt(shift)) / sol.price : scaled / (sol.price * 10n ** BigInt(-shift))
-}
 
 class Unvaluable {
   constructor(readonly reason: string) {}

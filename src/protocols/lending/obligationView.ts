@@ -9,6 +9,7 @@ import type { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
 import { decodePriceUpdate, PYTH_RECEIVER_PROGRAM_ID, type PriceUpdate } from "../oracle/priceUpdate.js"
 import { readMintPrices } from "../oracle/oracleReads.js"
+import { tokenLamports } from "../oracle/tokenLamports.js"
 import { healthOf, slotAmounts, usdValue } from "./layout.js"
 import { type ReadAccounts, readObligation } from "./marketReads.js"
 
@@ -52,8 +53,6 @@ export const readLendingView = (accounts: ReadAccounts, programId: PublicKey, ow
     // lamports are valued at the SOL oracle the wallet's other positions use
     const [solFeed] = yield* readMintPrices(accounts, [NATIVE_MINT.toBase58()])
     const solPrice = solFeed?.update ?? null
-    // micro-USD of one SOL
-    const solMicroUsd = solPrice === null ? null : usdValue(1_000_000_000n, 9, solPrice.price, solPrice.exponent)
 
     const positions: LendingPosition[] = []
     const health: Array<{ suppliedValue: bigint; borrowedValue: bigint; collateralFactorBps: number }> = []
@@ -64,16 +63,19 @@ export const readLendingView = (accounts: ReadAccounts, programId: PublicKey, ow
       const price = priceOf(priceAccounts[i])
       const { supplied, borrowed } = slotAmounts(reserve, slot, nowSeconds)
       const value = (amount: bigint) => (price === null ? null : usdValue(amount, reserve.decimals, price.price, price.exponent))
-      const lamports = (amount: bigint, micro: bigint | null) =>
-        reserve.mint.equals(NATIVE_MINT) ? amount : micro === null || solMicroUsd === null || solMicroUsd === 0n ? null : (micro * 1_000_000_000n) / solMicroUsd
+      // the same conversion portfolio risk values tokens with (no price, or a price <= 0: unknown)
+      const lamports = (amount: bigint) =>
+        reserve.mint.equals(NATIVE_MINT) ? amount
+        : price === null || price.price <= 0n || solPrice === null || solPrice.price <= 0n ? null
+        : tokenLamports(amount, reserve.decimals, price, solPrice)
       const suppliedValue = value(supplied)
       const borrowedValue = value(borrowed)
       if (suppliedValue === null || borrowedValue === null) priced = false
       health.push({ suppliedValue: suppliedValue ?? 0n, borrowedValue: borrowedValue ?? 0n, collateralFactorBps: reserve.collateralFactorBps })
       const mint = reserve.mint.toBase58()
       const address = slot.reserve.toBase58()
-      if (supplied > 0n) positions.push({ type: "supply", mint, reserve: address, amount: supplied, microUsd: suppliedValue, valueLamports: lamports(supplied, suppliedValue) })
-      if (borrowed > 0n) positions.push({ type: "borrow", mint, reserve: address, amount: borrowed, microUsd: borrowedValue, valueLamports: lamports(borrowed, borrowedValue) })
+      if (supplied > 0n) positions.push({ type: "supply", mint, reserve: address, amount: supplied, microUsd: suppliedValue, valueLamports: lamports(supplied) })
+      if (borrowed > 0n) positions.push({ type: "borrow", mint, reserve: address, amount: borrowed, microUsd: borrowedValue, valueLamports: lamports(borrowed) })
     }
     const sums = healthOf(health)
     const healthFactor = !priced || sums.debtValue === 0n ? null : ratioString(sums.collateralValue, sums.debtValue)
