@@ -11,6 +11,7 @@ import { Ledger } from "./ledger.js"
 import { foreignRequestReason, refusalBody } from "./localRequest.js"
 import { LedgerStore } from "./persistence.js"
 import { PubSub } from "./pubsub.js"
+import type { WebSocketServer } from "ws"
 import { createRpcMethods } from "./rpcMethods.js"
 
 export interface LedgerServerOptions {
@@ -84,6 +85,18 @@ function listen(server: Server, port: number): Promise<void> {
 }
 
 // Lets requests in flight finish (a reset would surface as an error in the client), then forces.
+/** Resolves once every WebSocket client has finished its close handshake, or after `ms`. */
+function waitForClients(wss: WebSocketServer, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const started = Date.now()
+    const check = (): void => {
+      if (wss.clients.size === 0 || Date.now() - started >= ms) resolve()
+      else setTimeout(check, 10)
+    }
+    check()
+  })
+}
+
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), 2000)
@@ -150,6 +163,10 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
       closed ??= (async () => {
         clearInterval(slotTimer)
         clearInterval(saveTimer)
+        // A normal closure (1000): web3.js clients then stop reconnecting to a ledger that is gone (after
+        // an abnormal one they retry every second for as long as their process lives).
+        for (const client of wss.clients) client.close(1000, "the ledger stopped")
+        await waitForClients(wss, 500)
         for (const client of wss.clients) client.terminate()
         wss.close()
         await Promise.all([closeServer(rpcServer), closeServer(wsServer)])
