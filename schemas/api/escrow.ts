@@ -1,13 +1,13 @@
 /**
  * Escrow helper endpoints (spec: Escrow helpers): each assembles an escrow intent and answers like
- * POST /transactions (the transaction record; 202 at the approval gate). Their bodies are not declared
- * here yet (src/protocols/escrow/helperBodies.ts decodes them).
+ * POST /transactions (the transaction record; 202 at the approval gate). Their bodies: ./escrowBodies.ts.
  */
 import * as Schema from "effect/Schema"
 import { Amount, Base58Address, BasisPoints, Timestamp, Uuid } from "../common.js"
 import { EscrowPathParams } from "../escrow.js"
 import { ProtocolId } from "../protocol.js"
-import { endpoint } from "./endpoint.js"
+import { type AnySchema, endpoint } from "./endpoint.js"
+import { EscrowByCreatorHelperBody, EscrowCreateHelperBody, EscrowReleaseHelperBody, EscrowResolveHelperBody } from "./escrowBodies.js"
 import { CreateWaitQuery, TransactionRecord } from "./transactions.js"
 import { WalletIdParams } from "./wallets.js"
 
@@ -40,10 +40,11 @@ export const EscrowRecord = Schema.Struct({
   updatedAt: Timestamp
 }).annotations({ identifier: "EscrowRecord" })
 
-const helper = (path: string, summary: string, withId: boolean) =>
+const helper = <B extends AnySchema>(path: string, summary: string, withId: boolean, body: B) =>
   endpoint("escrow", "POST", path, {
     summary,
     ...(withId ? { params: EscrowPathParams } : {}),
+    body,
     query: CreateWaitQuery,
     success: TransactionRecord,
     successStatuses: [201, 202, 200],
@@ -51,12 +52,12 @@ const helper = (path: string, summary: string, withId: boolean) =>
   })
 
 export const EscrowApi = {
-  create: helper("/api/v1/escrow/create", "Create an escrow (a create_escrow transaction)", false),
-  accept: helper("/api/v1/escrow/:id/accept", "Accept an escrow as its counterparty", true),
-  refund: helper("/api/v1/escrow/:id/refund", "Refund an escrow to its creator", true),
-  dispute: helper("/api/v1/escrow/:id/dispute", "Dispute an escrow", true),
-  release: helper("/api/v1/escrow/:id/release", "Release an escrow (or a milestone) to the counterparty", true),
-  resolve: helper("/api/v1/escrow/:id/resolve", "Resolve a disputed escrow as its arbiter", true),
+  create: helper("/api/v1/escrow/create", "Create an escrow (a create_escrow transaction)", false, EscrowCreateHelperBody),
+  accept: helper("/api/v1/escrow/:id/accept", "Accept an escrow as its counterparty", true, EscrowByCreatorHelperBody),
+  refund: helper("/api/v1/escrow/:id/refund", "Refund an escrow to its creator", true, EscrowByCreatorHelperBody),
+  dispute: helper("/api/v1/escrow/:id/dispute", "Dispute an escrow", true, EscrowByCreatorHelperBody),
+  release: helper("/api/v1/escrow/:id/release", "Release an escrow (or a milestone) to the counterparty", true, EscrowReleaseHelperBody),
+  resolve: helper("/api/v1/escrow/:id/resolve", "Resolve a disputed escrow as its arbiter", true, EscrowResolveHelperBody),
   listByWallet: endpoint("escrow", "GET", "/api/v1/wallets/:walletId/escrows", {
     summary: "The escrows a wallet is a party to or acted on",
     params: WalletIdParams,

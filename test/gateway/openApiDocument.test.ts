@@ -127,6 +127,22 @@ describe("the OpenAPI document", () => {
     }
   })
 
+  it("declares the body of every route that takes one: only the bodiless actions have none", () => {
+    const bodiless = routes
+      .filter((r) => r.method !== "GET" && r.method !== "DELETE" && r.endpoint?.raw === undefined && r.endpoint?.body === undefined)
+      .map((r) => `${r.method} ${r.path}`)
+    expect(bodiless.sort()).toEqual([
+      "POST /api/v1/agents/:agentId/manifest/revoke", "POST /api/v1/agents/:agentId/resume", "POST /api/v1/agents/:agentId/start",
+      "POST /api/v1/agents/:agentId/stop", "POST /api/v1/transactions/:txId/approve", "POST /api/v1/transactions/:txId/retry",
+      "POST /api/v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver", "POST /api/v1/webhooks/:webhookId/rotate-secret"
+    ])
+    // The escrow helpers' bodies: the intent's fields and the signing wallet.
+    const create = resolved(operation("post", "/api/v1/escrow/create").requestBody.content["application/json"].schema)
+    expect(create.required).toEqual(expect.arrayContaining(["walletId", "counterparty", "amount"]))
+    const resolve = resolved(operation("post", "/api/v1/escrow/{id}/resolve").requestBody.content["application/json"].schema)
+    expect(resolve.required).toEqual(expect.arrayContaining(["walletId", "creator", "winnerIsCreator"]))
+  })
+
   it("describes the answers outside the envelope by their media type: Prometheus text, MCP's JSON-RPC, the console's files", () => {
     const metrics = operation("get", "/metrics")
     expect(Object.keys(metrics.responses["200"].content)).toEqual(["text/plain; version=0.0.4; charset=utf-8"])

@@ -26,7 +26,7 @@ import {
   EscrowReleaseHelperBody,
   EscrowResolveHelperBody,
   HELPER_KEYS
-} from "./helperBodies.js"
+} from "../../../schemas/api/escrowBodies.js"
 import { findEscrowAddress } from "./pda.js"
 import { EscrowProgram } from "./program.js"
 

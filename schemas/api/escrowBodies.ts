@@ -4,9 +4,9 @@
  * numeric id comes from the path for `/escrow/<id>/...`; a body `escrowNumericId` must agree with it.
  */
 import { Schema } from "effect"
-import { Base58Address, Uuid } from "../../../schemas/common.js"
-import { CreateEscrowIntent, EscrowNumericId } from "../../../schemas/intent.js"
-import { IdempotencyKey } from "../../../schemas/transaction.js"
+import { Base58Address, Uuid } from "../common.js"
+import { CreateEscrowIntent, EscrowNumericId } from "../intent.js"
+import { IdempotencyKey } from "../transaction.js"
 
 /** Fields every helper takes besides the intent's. */
 export const HelperFields = {
