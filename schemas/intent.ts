@@ -41,9 +41,10 @@ export const TRANSACTION_TYPES = [
 
 /**
  * Intent types beyond the spec's 26: `nft_mint` (the spec shows its payload for nft-program but leaves
- * it out of the type list; docs/decisions/nft.md). Accepted wherever a transaction type is.
+ * it out of the type list; docs/decisions/nft.md), and `lend_withdraw` / `lend_repay` (the way out of
+ * lend_supply / lend_borrow; docs/decisions/lending.md). Accepted wherever a transaction type is.
  */
-export const EXTENSION_TYPES = ["nft_mint"] as const
+export const EXTENSION_TYPES = ["nft_mint", "lend_withdraw", "lend_repay"] as const
 export const INTENT_TYPES = [...TRANSACTION_TYPES, ...EXTENSION_TYPES] as const
 
 /** A Literal union's own message only shows with `override` (else each member reports "Expected x"). */
@@ -366,7 +367,9 @@ const DirectPayloads = {
   custom_instruction_bundle: CustomInstructionBundleIntent,
   treasury_allocate: TreasuryAllocateIntent,
   treasury_rebalance: TreasuryRebalanceIntent,
-  nft_mint: NftMintIntent
+  nft_mint: NftMintIntent,
+  lend_withdraw: LendIntent,
+  lend_repay: LendIntent
 } as const satisfies { readonly [K in Exclude<TransactionType, "paper_trade">]: Schema.Schema.AnyNoContext }
 
 const variant = <K extends keyof typeof DirectPayloads>(type: K) =>
@@ -399,7 +402,9 @@ const directVariants = [
   variant("custom_instruction_bundle"),
   variant("treasury_allocate"),
   variant("treasury_rebalance"),
-  variant("nft_mint")
+  variant("nft_mint"),
+  variant("lend_withdraw"),
+  variant("lend_repay")
 ] as const
 
 const IntentObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({

@@ -1,7 +1,7 @@
 /* Lending-market program entry: parses the input and dispatches on the instruction tag. */
 #include "lending.h"
 
-/* borrow: 6 fixed accounts plus a reserve and an oracle per obligation slot */
+/* borrow and withdraw: 6 fixed accounts plus a reserve and an oracle per obligation slot */
 #define MAX_ACCOUNTS (6 + 2 * MAX_OBLIGATION_SLOTS + 4)
 
 uint64_t entrypoint(const uint8_t *input) {
@@ -21,6 +21,10 @@ uint64_t entrypoint(const uint8_t *input) {
       return flash_borrow(&params);
     case IX_FLASH_REPAY:
       return flash_repay(&params);
+    case IX_WITHDRAW:
+      return market_withdraw(&params);
+    case IX_REPAY:
+      return market_repay(&params);
     default:
       return ERR_INVALID_INSTRUCTION;
   }

@@ -5,7 +5,7 @@
 #include <solana_sdk.h>
 
 /* ---- instruction tags (first byte of instruction data) ----------------- */
-enum { IX_INIT_RESERVE = 0, IX_SUPPLY = 1, IX_BORROW = 2, IX_FLASH_BORROW = 3, IX_FLASH_REPAY = 4 };
+enum { IX_INIT_RESERVE = 0, IX_SUPPLY = 1, IX_BORROW = 2, IX_FLASH_BORROW = 3, IX_FLASH_REPAY = 4, IX_WITHDRAW = 5, IX_REPAY = 6 };
 
 #define RESERVE_ACCOUNT_TAG 5
 #define OBLIGATION_ACCOUNT_TAG 6
@@ -50,7 +50,10 @@ enum {
   ERR_FLASH_LOAN_ACTIVE = 7224,
   ERR_NO_FLASH_LOAN = 7225,
   ERR_REPAY_TOO_SMALL = 7226,
-  ERR_WRONG_INSTRUCTIONS_SYSVAR = 7227
+  ERR_WRONG_INSTRUCTIONS_SYSVAR = 7227,
+  ERR_WITHDRAW_UNHEALTHY = 7228,
+  ERR_NOTHING_SUPPLIED = 7229,
+  ERR_NOTHING_BORROWED = 7230
 };
 
 /* ---- reserve account data (192 bytes) ---------------------------------- */
@@ -148,11 +151,27 @@ uint64_t obligation_load_or_create(SolParameters *params, uint64_t owner_index, 
                                    uint64_t system_index, ObligationState **state);
 uint64_t obligation_load(const SolParameters *params, uint64_t owner_index, uint64_t obligation_index, ObligationState **state);
 uint64_t obligation_slot(ObligationState *obligation, const SolPubkey *reserve, ObligationSlot **slot);
-uint64_t obligation_check_health(const SolParameters *params, const ObligationState *obligation, uint64_t first_pair, int64_t now);
+/* The owner's existing slot of `reserve`, NULL when it has none. */
+ObligationSlot *obligation_find_slot(ObligationState *obligation, const SolPubkey *reserve);
+/* Drops the slots that hold neither shares nor debt (the later ones move up, keeping their order). */
+void obligation_drop_empty_slots(ObligationState *obligation);
+/* SUCCESS, or `refusal` (ERR_UNHEALTHY for a borrow, ERR_WITHDRAW_UNHEALTHY for a withdrawal) when the debt value
+ * exceeds the collateral value x factor. */
+uint64_t obligation_check_health(const SolParameters *params, const ObligationState *obligation, uint64_t first_pair, int64_t now,
+                                 uint64_t refusal);
 
 /* ---- market.c ------------------------------------------------------------- */
+/* Account order of supply, borrow, withdraw and repay (README: Instructions). */
+enum { ACCOUNT_OWNER = 0, ACCOUNT_OBLIGATION = 1, ACCOUNT_RESERVE = 2, ACCOUNT_VAULT = 3, ACCOUNT_USER_TOKEN = 4, ACCOUNT_TOKEN_PROGRAM = 5 };
+/* Checks shared by the four: at least `accounts`, an amount, the owner's signature, the reserve and its vault,
+ * no flash loan in flight; accrues the reserve's interest to now. */
+uint64_t market_load(SolParameters *params, uint64_t accounts, ReserveState **reserve, int64_t *now);
 uint64_t market_supply(SolParameters *params);
 uint64_t market_borrow(SolParameters *params);
+
+/* ---- withdraw_repay.c ----------------------------------------------------- */
+uint64_t market_withdraw(SolParameters *params);
+uint64_t market_repay(SolParameters *params);
 
 /* ---- flash.c -------------------------------------------------------------- */
 uint64_t flash_borrow(SolParameters *params);

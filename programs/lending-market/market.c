@@ -5,11 +5,9 @@
 
 #define AMOUNT_DATA_LEN 9
 
-enum { ACCOUNT_OWNER = 0, ACCOUNT_OBLIGATION = 1, ACCOUNT_RESERVE = 2, ACCOUNT_VAULT = 3, ACCOUNT_USER_TOKEN = 4, ACCOUNT_TOKEN_PROGRAM = 5 };
 enum { SUPPLY_SYSTEM_PROGRAM = 6, BORROW_FIRST_PAIR = 6 };
 
-/* Checks shared by supply and borrow; accrues the reserve's interest to now. */
-static uint64_t load_for_market(SolParameters *params, uint64_t accounts, ReserveState **reserve, int64_t *now) {
+uint64_t market_load(SolParameters *params, uint64_t accounts, ReserveState **reserve, int64_t *now) {
   if (params->ka_num < accounts) return ERR_NOT_ENOUGH_ACCOUNTS;
   if (params->data_len != AMOUNT_DATA_LEN) return ERR_INVALID_INSTRUCTION;
   if (!params->ka[ACCOUNT_OWNER].is_signer) return ERR_MISSING_SIGNATURE;
@@ -28,7 +26,7 @@ static uint64_t load_for_market(SolParameters *params, uint64_t accounts, Reserv
 uint64_t market_supply(SolParameters *params) {
   ReserveState *reserve;
   int64_t now;
-  uint64_t result = load_for_market(params, 7, &reserve, &now);
+  uint64_t result = market_load(params, 7, &reserve, &now);
   if (result != SUCCESS) return result;
   uint64_t amount = sol_read_u64(params->data + 1);
   if (amount == 0) return ERR_ZERO_AMOUNT;
@@ -57,7 +55,7 @@ uint64_t market_supply(SolParameters *params) {
 uint64_t market_borrow(SolParameters *params) {
   ReserveState *reserve;
   int64_t now;
-  uint64_t result = load_for_market(params, 6, &reserve, &now);
+  uint64_t result = market_load(params, 6, &reserve, &now);
   if (result != SUCCESS) return result;
   uint64_t amount = sol_read_u64(params->data + 1);
   if (amount == 0) return ERR_ZERO_AMOUNT;
@@ -74,7 +72,7 @@ uint64_t market_borrow(SolParameters *params) {
   reserve->available -= amount;
   slot->borrowed_scaled += scaled;
   /* the new debt counts in the check: a borrow that would leave the account unsafe is refused as a whole */
-  if ((result = obligation_check_health(params, obligation, BORROW_FIRST_PAIR, now)) != SUCCESS) return result;
+  if ((result = obligation_check_health(params, obligation, BORROW_FIRST_PAIR, now, ERR_UNHEALTHY)) != SUCCESS) return result;
 
   SolAccountInfo *ka = params->ka;
   TransferCpi cpi = {&ka[ACCOUNT_VAULT], &ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_RESERVE], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};

@@ -63,6 +63,25 @@ uint64_t obligation_slot(ObligationState *obligation, const SolPubkey *reserve, 
   return SUCCESS;
 }
 
+ObligationSlot *obligation_find_slot(ObligationState *obligation, const SolPubkey *reserve) {
+  for (uint64_t i = 0; i < obligation->slot_count; i++) {
+    if (SolPubkey_same(&obligation->slots[i].reserve, reserve)) return &obligation->slots[i];
+  }
+  return NULL;
+}
+
+void obligation_drop_empty_slots(ObligationState *obligation) {
+  uint64_t kept = 0;
+  for (uint64_t i = 0; i < obligation->slot_count; i++) {
+    const ObligationSlot *slot = &obligation->slots[i];
+    if (slot->supply_shares == 0 && slot->borrowed_scaled == 0) continue;
+    if (kept != i) sol_memcpy(&obligation->slots[kept], slot, sizeof(ObligationSlot));
+    kept++;
+  }
+  for (uint64_t i = kept; i < obligation->slot_count; i++) sol_memset(&obligation->slots[i], 0, sizeof(ObligationSlot));
+  obligation->slot_count = (uint8_t)kept;
+}
+
 /* One position's contribution: supplied value x collateral factor, and the debt's value. */
 static uint64_t position_values(const SolParameters *params, const ObligationSlot *slot, uint64_t pair, int64_t now,
                                 uint64_t *collateral, uint64_t *debt) {
@@ -91,7 +110,8 @@ static uint64_t position_values(const SolParameters *params, const ObligationSlo
   return SUCCESS;
 }
 
-uint64_t obligation_check_health(const SolParameters *params, const ObligationState *obligation, uint64_t first_pair, int64_t now) {
+uint64_t obligation_check_health(const SolParameters *params, const ObligationState *obligation, uint64_t first_pair, int64_t now,
+                                 uint64_t refusal) {
   if (params->ka_num < first_pair + 2 * (uint64_t)obligation->slot_count) return ERR_MISSING_POSITION_ACCOUNTS;
   uint64_t collateral_total = 0, debt_total = 0;
   for (uint64_t i = 0; i < obligation->slot_count; i++) {
@@ -103,9 +123,13 @@ uint64_t obligation_check_health(const SolParameters *params, const ObligationSt
     debt_total += debt;
   }
   if (debt_total > collateral_total) {
-    sol_log("lending-market: borrow refused, borrowed value would exceed collateral value x factor");
+    if (refusal == ERR_WITHDRAW_UNHEALTHY) {
+      sol_log("lending-market: withdrawal refused, borrowed value would exceed the remaining collateral value x factor");
+    } else {
+      sol_log("lending-market: borrow refused, borrowed value would exceed collateral value x factor");
+    }
     sol_log_64(collateral_total, debt_total, 0, 0, 0);
-    return ERR_UNHEALTHY;
+    return refusal;
   }
   return SUCCESS;
 }

@@ -1,12 +1,15 @@
 /**
- * Lending helpers (spec: Protocols and DeFi helpers; bodies in docs/decisions/lending.md): POST /defi/lend/supply
- * and /defi/lend/borrow answer the reserve, the wallet's lending account now, the unsigned transaction the
+ * Lending helpers (spec: Protocols and DeFi helpers; bodies in docs/decisions/lending.md): POST /defi/lend/supply,
+ * /defi/lend/borrow, and beyond the spec /defi/lend/withdraw and /defi/lend/repay answer the reserve, the wallet's lending account now, the unsigned transaction the
  * adapter builds and the POST /transactions request that executes it (the only path that signs).
  */
 import { Schema } from "effect"
 import { Base58Address, LamportsText } from "../common.js"
 import { LendBody } from "../protocol.js"
 import { endpoint } from "./endpoint.js"
+
+/** The lending operations a helper previews: the spec's supply and borrow, and the way out of them. */
+export const LendOperation = Schema.Literal("lend_supply", "lend_borrow", "lend_withdraw", "lend_repay")
 
 const Digits = Schema.String.pipe(Schema.pattern(/^[0-9]+$/))
 
@@ -43,7 +46,7 @@ export const LendingAccount = Schema.Struct({
 export const LendPreview = Schema.Struct({
   quote: Schema.Struct({
     protocol: Schema.Literal("lending-market"),
-    operation: Schema.Literal("lend_supply", "lend_borrow"),
+    operation: LendOperation,
     wallet: Base58Address,
     mint: Base58Address,
     amount: Digits,
@@ -63,7 +66,7 @@ export const LendPreview = Schema.Struct({
     path: Schema.Literal("/api/v1/transactions"),
     body: Schema.Struct({
       walletId: Schema.NullOr(Schema.String),
-      type: Schema.Literal("lend_supply", "lend_borrow"),
+      type: LendOperation,
       protocol: Schema.Literal("lending-market"),
       intent: Schema.Struct({ mint: Base58Address, amount: Digits })
     })
@@ -74,5 +77,7 @@ const helper = (path: string, summary: string) => endpoint("defi", "POST", path,
 
 export const LendingApi = {
   supply: helper("/api/v1/defi/lend/supply", "Preview a lending supply (lend_supply) and the request that executes it"),
-  borrow: helper("/api/v1/defi/lend/borrow", "Preview a lending borrow (lend_borrow) and the request that executes it")
+  borrow: helper("/api/v1/defi/lend/borrow", "Preview a lending borrow (lend_borrow) and the request that executes it"),
+  withdraw: helper("/api/v1/defi/lend/withdraw", "Preview a withdrawal of supplied tokens (lend_withdraw; at most amount, all at or above the supply's worth) and the request that executes it"),
+  repay: helper("/api/v1/defi/lend/repay", "Preview a repayment of a borrow (lend_repay; at most the debt with interest) and the request that executes it")
 }

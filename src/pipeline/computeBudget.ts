@@ -37,6 +37,8 @@ export const COMPUTE_UNIT_BASE: Readonly<Record<AdapterOperation, number>> = {
   treasury_allocate: 120_000,
   treasury_rebalance: 200_000,
   nft_mint: 400_000,
+  lend_withdraw: 350_000, // like lend_borrow: the health check over every position, a transfer out
+  lend_repay: 320_000, // like lend_supply: a transfer in
   create_account: 120_000,
   // never submitted (read-only or simulated); the floor keeps the table total
   query_balance: COMPUTE_UNIT_LIMIT_MIN,

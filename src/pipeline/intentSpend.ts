@@ -14,11 +14,14 @@ const positive = (raw: unknown): bigint => {
   return 0n
 }
 
-/** Wrapped SOL: a lending supply of it spends lamports; of any other mint, tokens (docs/decisions/lending.md). */
+/**
+ * Wrapped SOL: a lending supply or repay of it spends lamports (a repay at most its amount: the program caps it
+ * at the debt); of any other mint, tokens (docs/decisions/lending.md).
+ */
 const WRAPPED_SOL_MINT = "So11111111111111111111111111111111111111112"
 
 export const intentSpendLamports = (type: TransactionType, intent: Readonly<Record<string, unknown>>): bigint => {
-  if (type === "lend_supply") return intent.mint === WRAPPED_SOL_MINT ? positive(intent.amount) : 0n
+  if (type === "lend_supply" || type === "lend_repay") return intent.mint === WRAPPED_SOL_MINT ? positive(intent.amount) : 0n
   if (DELTA_DIRECTION[type] === "outflow") return expectedAmountLamports(intent) ?? 0n
   // x402: the most the payment may cost, in the asset's base units (docs/decisions/x402.md).
   if (type === "x402_pay") return positive(intent.maxAmount)

@@ -1,9 +1,9 @@
 /**
  * Confirmed position indexing for the lending market (spec: Execution tuning; docs/decisions/lending.md): after a
- * lend_supply or lend_borrow confirms, the wallet's lending positions become what its obligation shows right
+ * lend_supply, lend_borrow, lend_withdraw or lend_repay confirms, the wallet's lending positions become what its obligation shows right
  * after confirmation: protocol 'lending-market', position_type 'supply' or 'borrow', token = the mint (wrapped
  * SOL's for SOL), amount in base units, value_lamports = worth at the oracle prices (positive for a borrow too:
- * it is a liability). A position the obligation no longer holds is removed. Indexing never fails the transaction.
+ * it is a liability). A position the obligation no longer holds (a full withdraw or repay) is removed. Indexing never fails the transaction.
  */
 import { PublicKey } from "@solana/web3.js"
 import { Cause, Effect } from "effect"
@@ -12,6 +12,9 @@ import type { ConfirmedTransaction } from "../protocols/confirmedTransaction.js"
 import { LENDING_PROTOCOL, readLendingView } from "../protocols/lending/obligationView.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { PositionRepo } from "./positionRepo.js"
+
+/** The lending operations that change a wallet's obligation. */
+const LENDING_TYPES: ReadonlySet<string> = new Set(["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay"])
 
 export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexer>()("LendingPositionIndexer", {
   dependencies: [PositionRepo.Default, ChainFacts.Default, LendingMarketProgram.Default],
@@ -36,7 +39,7 @@ export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexe
       })
 
     const onConfirmed = (row: ConfirmedTransaction, walletPublicKey: string): Effect.Effect<void> => {
-      if (row.protocol !== LENDING_PROTOCOL || (row.type !== "lend_supply" && row.type !== "lend_borrow")) return Effect.void
+      if (row.protocol !== LENDING_PROTOCOL || !LENDING_TYPES.has(row.type)) return Effect.void
       return index(row, walletPublicKey).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("lending position indexing failed", { txId: row.id }, Cause.pretty(cause)))
       )

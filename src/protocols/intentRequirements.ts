@@ -59,6 +59,8 @@ export const INTENT_FIELDS: Readonly<Partial<Record<AdapterOperation, IntentFiel
   unstake: { amount: req("amount") },
   lend_supply: { mint: req("address"), amount: req("amount") },
   lend_borrow: { mint: req("address"), amount: req("amount") },
+  lend_withdraw: { mint: req("address"), amount: req("amount") },
+  lend_repay: { mint: req("address"), amount: req("amount") },
   create_escrow: { ...escrowParties, amount: req("amount"), deadlineUnixSec: req("integer"), terms: opt("string"), feeBps: opt("bps") },
   accept_escrow: byCreator,
   refund_escrow: byCreator,

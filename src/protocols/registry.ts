@@ -112,7 +112,7 @@ const ADAPTERS: ReadonlyArray<AdapterEntry> = [
   { protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders },
   { protocol: "liquid-staking", capabilities: ["stake", "unstake"], programIds: (ids) => [ids.liquidStaking], builders: stakingBuilders },
   // flash_loan_bundle borrows from this market's reserves (docs/decisions/lending.md), so it is listed with the spec's two
-  { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow", "flash_loan_bundle"], programIds: (ids) => [ids.lendingMarket], builders: lendingBuilders },
+  { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay", "flash_loan_bundle"], programIds: (ids) => [ids.lendingMarket], builders: lendingBuilders },
   // nft_mint is a Token-2022 mint with its metadata extension (docs/decisions/nft.md)
   { protocol: "nft-program", capabilities: ["nft_mint"], programIds: () => NFT_PROGRAM_IDS, builders: nftBuilders }
 ]

@@ -57,6 +57,8 @@ describe("GET /mcp/tools", () => {
     const names = tools.map((t) => t.name)
     expect(names.filter((name) => !SPEC_TOOLS.includes(name)).length + SPEC_TOOLS.length).toBe(names.length)
     for (const name of SPEC_TOOLS) expect(names).toContain(name)
+    // beyond the spec: the way out of a lending supply and borrow (docs/decisions/lending.md)
+    expect(names).toEqual(expect.arrayContaining(["protocol.lend_withdraw", "protocol.lend_repay"]))
     for (const t of tools) {
       expect(t.description.length).toBeGreaterThan(5)
       expect(t.inputSchema.type).toBe("object")

@@ -18,6 +18,8 @@ describe("computeUnitLimit", () => {
     expect(computeUnitLimit("unstake", 1)).toBe(240_000)
     expect(computeUnitLimit("lend_supply", 1)).toBe(320_000)
     expect(computeUnitLimit("lend_borrow", 1)).toBe(350_000)
+    expect(computeUnitLimit("lend_withdraw", 1)).toBe(350_000)
+    expect(computeUnitLimit("lend_repay", 1)).toBe(320_000)
     expect(computeUnitLimit("create_escrow", 1)).toBe(320_000)
     expect(computeUnitLimit("accept_escrow", 1)).toBe(280_000)
     expect(computeUnitLimit("release_escrow", 1)).toBe(260_000)

@@ -4,6 +4,9 @@
  * both with the account's health factor; a borrow beyond it is refused by the program's health check (7221):
  * by the simulation the pipeline runs before signing (the program executing on the ledger), and, when the price
  * drops while the borrow waits at the approval gate, by the program on chain once the signed transaction lands.
+ * And the way out: lend_withdraw returns supplied tokens (refused by the program, 7228, when the remaining
+ * collateral would not cover the borrows) and lend_repay pays a borrow down (capped at the debt with interest);
+ * a full withdraw or repay removes the position.
  */
 import { getAssociatedTokenAddressSync, NATIVE_MINT } from "@solana/spl-token"
 import { Connection, PublicKey } from "@solana/web3.js"
@@ -11,7 +14,7 @@ import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { mintBySymbol } from "../../src/protocols/amm/localPools.js"
 import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../../src/protocols/lending/lendingIds.js"
-import { obligationAddress, reserveAddress } from "../../src/protocols/lending/layout.js"
+import { decodeObligation, obligationAddress, reserveAddress } from "../../src/protocols/lending/layout.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { type WireDataOf, dataOf, makeClient } from "../support/client.js"
 import { defined } from "../support/defined.js"
@@ -33,6 +36,14 @@ const supply = (walletId: string, mint: PublicKey, amount: bigint) =>
   run({ walletId, type: "lend_supply", protocol: "lending-market", intent: { mint: mint.toBase58(), amount: amount.toString() } })
 const borrow = (walletId: string, mint: PublicKey, amount: bigint) =>
   run({ walletId, type: "lend_borrow", protocol: "lending-market", intent: { mint: mint.toBase58(), amount: amount.toString() } })
+
+const withdraw = (walletId: string, mint: PublicKey, amount: bigint) =>
+  run({ walletId, type: "lend_withdraw", protocol: "lending-market", intent: { mint: mint.toBase58(), amount: amount.toString() } })
+const repay = (walletId: string, mint: PublicKey, amount: bigint) =>
+  run({ walletId, type: "lend_repay", protocol: "lending-market", intent: { mint: mint.toBase58(), amount: amount.toString() } })
+const lamports = (owner: string) => new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(owner)).then(BigInt)
+/** The health factor as a number of ten-thousandths ("1.8750" -> 18750n). */
+const healthOf = async (walletId: string) => BigInt(defined((await lendingPositions(walletId))[0]?.healthFactor, "a health factor").replace(".", ""))
 
 const tokenBalance = async (owner: string, mint: PublicKey) => {
   const info = await new Connection(env.ledger.rpcUrl, "confirmed").getAccountInfo(getAssociatedTokenAddressSync(mint, new PublicKey(owner)))
@@ -173,5 +184,130 @@ describe("lending through the pipeline", () => {
     const unknown = await api(env.service.baseUrl, "POST", "/api/v1/defi/lend/supply", { ...supplyBody, mint: mintBySymbol("BONK").address.toBase58() })
     expect(unknown).toMatchObject({ status: 500, body: { errorCode: "PIPELINE_ERROR", failedAt: "build" } })
     expect(unknown.body.error).toContain(`no lending-market reserve for mint ${mintBySymbol("BONK").address.toBase58()}`)
+  })
+
+  it("repays part of a borrow (health rises), withdraws supply back to the wallet, and the simulation refuses a withdrawal beyond the collateral factor (7228)", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 8_000_000_000)
+    expect((await supply(wallet.id, NATIVE_MINT, 5n * SOL)).data.status).toBe("confirmed")
+    expect((await borrow(wallet.id, USDC, 300_000_000n)).data.status).toBe("confirmed")
+    // $562.50 of collateral over $300 of debt (and its interest so far)
+    const before = await healthOf(wallet.id)
+    expect(before).toBeLessThanOrEqual(18_750n)
+    expect(before).toBeGreaterThanOrEqual(18_740n)
+
+    const repaid = await repay(wallet.id, USDC, 100_000_000n)
+    expect(repaid.data.status).toBe("confirmed")
+    expect(await tokenBalance(wallet.publicKey, USDC)).toBe(200_000_000n)
+    const debt = BigInt(defined((await lendingPositions(wallet.id)).find((p) => p.type === "borrow")?.amount, "the borrow's amount"))
+    expect(debt).toBeGreaterThanOrEqual(200_000_000n)
+    expect(debt).toBeLessThan(200_001_000n)
+    // $562.50 / $200: the health factor rose from about 1.875 to about 2.8125
+    const after = await healthOf(wallet.id)
+    expect(after).toBeGreaterThan(before)
+    expect(after).toBeGreaterThanOrEqual(28_100n)
+    expect(after).toBeLessThanOrEqual(28_125n)
+
+    // 1 SOL left would be $112.50 < $200 borrowed: the program's health check refuses it in simulation, nothing is signed
+    const lamportsBefore = await lamports(wallet.publicKey)
+    const refused = await withdraw(wallet.id, NATIVE_MINT, 4n * SOL)
+    expect(refused).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+    expect(refused.error).toContain(`lending-market program ${LOCAL_LENDING_MARKET_PROGRAM_ID} refused: error 7228 withdrawal refused`)
+    expect(refused.data.signature).toBeUndefined()
+    const replay = dataOf(await makeClient(env.service.baseUrl).transactions.replay({ params: { txId: refused.data.id } }))
+    expect((replay.simulation?.logs ?? []).join("\n")).toContain("withdrawal refused, borrowed value would exceed the remaining collateral value x factor")
+    expect(await lamports(wallet.publicKey)).toBe(lamportsBefore)
+
+    // 4 SOL left ($450 x 75%... $337.50 > $200): the SOL comes back to the wallet, less the network fee
+    const withdrawn = await withdraw(wallet.id, NATIVE_MINT, 1n * SOL)
+    expect(withdrawn.data.status).toBe("confirmed")
+    const delta = (await lamports(wallet.publicKey)) - lamportsBefore
+    expect(delta).toBeLessThanOrEqual(1n * SOL)
+    expect(delta).toBeGreaterThan(1n * SOL - 100_000n)
+    expect(await new Connection(env.ledger.rpcUrl, "confirmed").getAccountInfo(getAssociatedTokenAddressSync(NATIVE_MINT, new PublicKey(wallet.publicKey)))).toBeNull()
+    const supplied = BigInt(defined((await lendingPositions(wallet.id)).find((p) => p.type === "supply")?.amount, "the supply's amount"))
+    expect(supplied).toBeGreaterThanOrEqual(4n * SOL - 1n)
+    expect(supplied).toBeLessThanOrEqual(4n * SOL + 1_000n)
+    expect((await indexedRows(wallet.id)).find((r) => r.position_type === "supply")?.amount).toBe(supplied.toString())
+  })
+
+  it("a repay above the debt pays exactly the debt, a withdraw above the supply takes it all, and both positions are gone", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 8_000_000_000)
+    expect((await supply(wallet.id, NATIVE_MINT, 3n * SOL)).data.status).toBe("confirmed")
+    expect((await borrow(wallet.id, NATIVE_MINT, 1n * SOL)).data.status).toBe("confirmed")
+    expect((await lendingPositions(wallet.id)).map((p) => p.type).sort()).toEqual(["borrow", "supply"])
+
+    // 2 SOL offered, the debt (1 SOL and a few lamports of interest) taken: the rest stays in the wallet
+    const beforeRepay = await lamports(wallet.publicKey)
+    expect((await repay(wallet.id, NATIVE_MINT, 2n * SOL)).data.status).toBe("confirmed")
+    const paid = beforeRepay - (await lamports(wallet.publicKey))
+    expect(paid).toBeGreaterThanOrEqual(1n * SOL)
+    expect(paid).toBeLessThan(1n * SOL + 100_000n)
+    const left = await lendingPositions(wallet.id)
+    expect(left.map((p) => p.type)).toEqual(["supply"])
+    expect(left[0]?.healthFactor).toBeUndefined()
+    expect((await indexedRows(wallet.id)).map((r) => r.position_type)).toEqual(["supply"])
+
+    // far more than supplied: every share is burnt and their whole worth (3 SOL and its share of interest) comes back
+    const beforeWithdraw = await lamports(wallet.publicKey)
+    expect((await withdraw(wallet.id, NATIVE_MINT, 1_000n * SOL)).data.status).toBe("confirmed")
+    const received = (await lamports(wallet.publicKey)) - beforeWithdraw
+    expect(received).toBeGreaterThan(3n * SOL - 100_000n)
+    expect(received).toBeLessThanOrEqual(3n * SOL + 1_000n)
+    expect(await lendingPositions(wallet.id)).toEqual([])
+    expect(await indexedRows(wallet.id)).toEqual([])
+    const obligation = await new Connection(env.ledger.rpcUrl, "confirmed").getAccountInfo(obligationAddress(PROGRAM_ID, new PublicKey(wallet.publicKey)))
+    expect(decodeObligation(defined(obligation, "the obligation").data)?.slots).toEqual([])
+
+    // nothing left to withdraw or repay: refused at build, naming the mint
+    const nothing = await withdraw(wallet.id, NATIVE_MINT, 1n)
+    expect(nothing).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+    expect(nothing.error).toContain("has nothing supplied to the lending-market reserve")
+    expect((await repay(wallet.id, USDC, 1n)).error).toContain("has nothing borrowed from the lending-market reserve")
+  })
+
+  it("previews a withdrawal and a repayment at /defi/lend/*, and refuses bad input with a 400 naming the field", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 4_000_000_000)
+    expect((await supply(wallet.id, NATIVE_MINT, 2n * SOL)).data.status).toBe("confirmed")
+    expect((await borrow(wallet.id, USDC, 50_000_000n)).data.status).toBe("confirmed")
+    const client = makeClient(env.service.baseUrl)
+    const body = { protocol: "lending-market" as const, wallet: wallet.publicKey, mint: USDC.toBase58(), amount: "20000000" }
+    const repayPreview = dataOf(await client.lending.repay({ body }))
+    expect(repayPreview.quote).toMatchObject({ operation: "lend_repay", amount: "20000000" })
+    expect(repayPreview.quote.note).toContain("debt")
+    expect(repayPreview.execute.body).toEqual({ walletId: wallet.id, type: "lend_repay", protocol: "lending-market", intent: { mint: USDC.toBase58(), amount: "20000000" } })
+    expect((await run(repayPreview.execute.body)).data.status).toBe("confirmed")
+    expect(await tokenBalance(wallet.publicKey, USDC)).toBe(30_000_000n)
+
+    const withdrawPreview = dataOf(await client.lending.withdraw({ body: { ...body, mint: NATIVE_MINT.toBase58(), amount: "500000000" } }))
+    expect(withdrawPreview.quote).toMatchObject({ operation: "lend_withdraw", reserve: { address: reserveAddress(PROGRAM_ID, NATIVE_MINT).toBase58() } })
+    expect(withdrawPreview.quote.note).toContain("7228")
+    expect(withdrawPreview.transaction.programIds).toContain(LOCAL_LENDING_MARKET_PROGRAM_ID)
+    const lamportsBefore = await lamports(wallet.publicKey)
+    expect((await run(withdrawPreview.execute.body)).data.status).toBe("confirmed")
+    expect((await lamports(wallet.publicKey)) - lamportsBefore).toBeGreaterThan(500_000_000n - 100_000n)
+
+    // bad input: 400, naming the field, and nothing created
+    for (const [path, bad, field] of [
+      ["withdraw", { ...body, amount: "0" }, "amount"],
+      ["repay", { ...body, amount: "12.5" }, "amount"],
+      ["withdraw", { ...body, mint: "not-a-key" }, "mint"],
+      ["repay", { ...body, wallet: undefined }, "wallet"]
+    ] as const) {
+      const refused = await api(env.service.baseUrl, "POST", `/api/v1/defi/lend/${path}`, bad)
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
+      expect(refused.body.error).toContain(field)
+    }
+    for (const [intent, field] of [
+      [{ mint: USDC.toBase58(), amount: "-5" }, "intent.amount"],
+      [{ amount: "5" }, "intent.mint"]
+    ] as const) {
+      for (const type of ["lend_withdraw", "lend_repay"]) {
+        const refused = await submit(env.service.baseUrl, { walletId: wallet.id, type, protocol: "lending-market", intent })
+        expect(refused.status).toBe(400)
+        expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
+        expect(JSON.stringify(refused.body)).toContain(field)
+      }
+    }
   })
 })

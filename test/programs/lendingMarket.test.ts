@@ -2,7 +2,8 @@
  * The lending-market program on litesvm directly (transactions that land or fail on chain): supply for shares,
  * a borrow within the collateral factor, a borrow beyond it refused by the health check (7221), interest
  * accrual by the borrow index, a price drop that makes the next borrow unsafe, and flash loans: repaid with
- * the fee in the same transaction, refused without a later repayment (7223) or with too small a one.
+ * the fee in the same transaction, refused without a later repayment (7223) or with too small a one; withdraw
+ * (refused with 7228 when it would leave the borrows uncovered) and repay (capped at the debt with interest).
  */
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -13,9 +14,12 @@ import {
 import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { writePriceUpdate } from "../../src/ledger/oracleMethods.js"
-import { borrowInstruction, flashBorrowInstruction, flashRepayInstruction, initReserveInstruction, supplyInstruction } from "../../src/protocols/lending/instructions.js"
 import {
-  currentIndex, decodeObligation, decodeReserve, flashFee, healthOf, INDEX_ONE, obligationAddress, reserveAddress, slotAmounts, usdValue
+  borrowInstruction, flashBorrowInstruction, flashRepayInstruction, initReserveInstruction, repayInstruction, supplyInstruction, withdrawInstruction
+} from "../../src/protocols/lending/instructions.js"
+import {
+  currentIndex, decodeObligation, decodeReserve, flashFee, healthOf, INDEX_ONE, obligationAddress, repaymentFor, reserveAddress, slotAmounts, usdValue,
+  withdrawalFor
 } from "../../src/protocols/lending/layout.js"
 import { describeLendingFailure } from "../../src/protocols/lending/errors.js"
 import { feedBySymbol } from "../../src/protocols/oracle/feeds.js"
@@ -78,7 +82,10 @@ const setup = () => {
       const withBorrowed = known.some((p) => p.reserve.equals(reserve)) ? known : [...known, { reserve, oracle: oracleOf(mint) }]
       return ledger.send([borrowInstruction(keys(mint), amount, withBorrowed)], [keypair], keypair)
     }
-    return { keypair, token: (mint: PublicKey) => balanceOf(accounts.get(mint.toBase58())!), supply, borrow, keys }
+    const withdraw = (mint: PublicKey, amount: bigint) => ledger.send([withdrawInstruction(keys(mint), amount, positions())], [keypair], keypair)
+    const repay = (mint: PublicKey, amount: bigint) => ledger.send([repayInstruction(keys(mint), amount)], [keypair], keypair)
+    const slots = () => decodeObligation(ledger.data(obligationAddress(PROGRAM_ID, keypair.publicKey))!)!.slots
+    return { keypair, token: (mint: PublicKey) => balanceOf(accounts.get(mint.toBase58())!), supply, borrow, withdraw, repay, slots, keys }
   }
   const reserve = (mint: PublicKey) => decodeReserve(ledger.data(reserveAddress(PROGRAM_ID, mint))!)!
   return { ledger, authority, coin, usd, vaultOf, initReserve, user, reserve, balanceOf }
@@ -184,5 +191,63 @@ describe("lending-market program", () => {
     expect(ledger.send([repay(amount + fee)], [trader.keypair], trader.keypair).customError).toBe(7225)
     expect(balanceOf(vaultOf(usd))).toBe(10_000n * USDC + fee)
     expect(authority).toBeDefined()
+  })
+
+  it("withdraws supply (refused with 7228 when the borrows would be uncovered) and repays borrows with interest, capped at the debt", () => {
+    const { ledger, coin, usd, initReserve, user, reserve, balanceOf, vaultOf } = setup()
+    expect(initReserve(coin, 7_500).ok).toBe(true)
+    expect(initReserve(usd, 8_000).ok).toBe(true)
+    const lender = user([[usd, 10_000n * USDC]])
+    expect(lender.supply(usd, 10_000n * USDC).ok).toBe(true)
+    const borrower = user([[coin, 10n * COIN], [usd, 100n * USDC]])
+    expect(borrower.supply(coin, 10n * COIN).ok).toBe(true)
+    expect(borrower.borrow(usd, 1_000n * USDC).ok).toBe(true)
+    expect(borrower.token(usd)).toBe(1_100n * USDC)
+    // nothing borrowed of coin, nothing supplied of usd: each refused with its own code
+    expect(borrower.repay(coin, 1n).customError).toBe(7230)
+    expect(borrower.withdraw(usd, 1n).customError).toBe(7229)
+    expect(borrower.withdraw(coin, 0n).customError).toBe(7211)
+
+    // 8 coins left would be 8 x $150 x 75% = $900 < $1,000 borrowed: refused on chain, nothing moves
+    const refused = borrower.withdraw(coin, 2n * COIN)
+    expect(refused.customError).toBe(7228)
+    expect(describeLendingFailure(refused.logs, PROGRAM_ID.toBase58())).toMatch(/7228 withdrawal refused/)
+    expect(borrower.token(coin)).toBe(0n)
+    expect(reserve(coin).supplyShares).toBe(10n * COIN)
+    // 9 coins left: $1,012.5 covers it
+    const coinBefore = reserve(coin)
+    expect(withdrawalFor(coinBefore, 10n * COIN, COIN, coinBefore.lastAccrualTs)).toEqual({ shares: COIN, paid: COIN })
+    expect(borrower.withdraw(coin, COIN).ok).toBe(true)
+    expect(borrower.token(coin)).toBe(COIN)
+    expect(balanceOf(vaultOf(coin))).toBe(9n * COIN)
+    expect(borrower.slots()[0]).toMatchObject({ supplyShares: 9n * COIN })
+
+    // half a year at 8%: 1,000 owed becomes 1,040; a part repays floor(500 x 10^12 / index) of the scaled debt
+    const later = reserve(usd).lastAccrualTs + 31_536_000n / 2n
+    ledger.setUnixTimestamp(later)
+    const usdBefore = reserve(usd)
+    const debtBefore = borrower.slots()[1]!.borrowedScaled
+    expect(slotAmounts(usdBefore, { supplyShares: 0n, borrowedScaled: debtBefore }, later).borrowed).toBe(1_040n * USDC)
+    const part = repaymentFor(usdBefore, debtBefore, 500n * USDC, later)
+    expect(borrower.repay(usd, 500n * USDC).ok).toBe(true)
+    expect(borrower.token(usd)).toBe(600n * USDC)
+    expect(borrower.slots()[1]!.borrowedScaled).toBe(debtBefore - part.cleared)
+    // 540 left, plus the base unit the rounding keeps against the payer
+    expect(slotAmounts(reserve(usd), borrower.slots()[1]!, later).borrowed).toBe(540n * USDC + 1n)
+    // more than owed pays exactly the debt: 540.000001 leaves, the rest stays, and the position is gone
+    expect(borrower.repay(usd, 10_000n * USDC).ok).toBe(true)
+    expect(borrower.token(usd)).toBe(60n * USDC - 1n)
+    expect(borrower.slots().map((slot) => slot.reserve.toBase58())).toEqual([reserveAddress(PROGRAM_ID, coin).toBase58()])
+    expect(reserve(usd)).toMatchObject({ borrowedScaled: 0n, available: 10_040n * USDC + 1n })
+
+    // nothing borrowed now: any amount at or above the supply's worth withdraws it all and frees the slot
+    expect(borrower.withdraw(coin, 1_000n * COIN).ok).toBe(true)
+    expect(borrower.token(coin)).toBe(10n * COIN)
+    expect(borrower.slots()).toEqual([])
+    expect(reserve(coin)).toMatchObject({ supplyShares: 0n, available: 0n })
+    // the lender, the only supplier, takes out its 10,000 plus all the interest paid
+    expect(lender.withdraw(usd, 20_000n * USDC).ok).toBe(true)
+    expect(lender.token(usd)).toBe(10_040n * USDC + 1n)
+    expect(balanceOf(vaultOf(usd))).toBe(0n)
   })
 })

@@ -91,6 +91,10 @@ describe("raw instructions", () => {
     expect(intentSpendLamports("flash_loan_bundle", { mint: "So11111111111111111111111111111111111111112", amount: "5000", instructions: [transfer(wallet, 700), memo] })).toBe(700n)
     expect(intentSpendLamports("lend_supply", { mint: "So11111111111111111111111111111111111111112", amount: "2000000000" })).toBe(2_000_000_000n)
     expect(intentSpendLamports("lend_supply", { mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", amount: "2000000000" })).toBe(0n)
+    // a repay spends at most its amount (SOL only); a withdraw brings funds back and spends nothing
+    expect(intentSpendLamports("lend_repay", { mint: "So11111111111111111111111111111111111111112", amount: "300000000" })).toBe(300_000_000n)
+    expect(intentSpendLamports("lend_repay", { mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", amount: "300000000" })).toBe(0n)
+    expect(intentSpendLamports("lend_withdraw", { mint: "So11111111111111111111111111111111111111112", amount: "300000000" })).toBe(0n)
     expect(intentSpendLamports("cpi_call", memo)).toBe(0n)
   })
 })

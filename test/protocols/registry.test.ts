@@ -17,7 +17,7 @@ describe("protocol registry", () => {
     expect(caps("dex-aggregator")).toEqual(["swap", "quote"])
     expect(caps("liquid-staking")).toEqual(["stake", "unstake"])
     // the spec's two, and flash_loan_bundle, which borrows from this market (docs/decisions/lending.md)
-    expect(caps("lending-market")).toEqual(["lend_supply", "lend_borrow", "flash_loan_bundle"])
+    expect(caps("lending-market")).toEqual(["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay", "flash_loan_bundle"])
     expect(caps("nft-program")).toEqual(["nft_mint"])
     expect(caps("amm-one")).toEqual(["swap"])
     expect(caps("amm-two")).toEqual(["swap"])

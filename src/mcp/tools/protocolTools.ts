@@ -106,6 +106,8 @@ export const protocolTools = [
   stakeTool("protocol.unstake", "unstake", "Build an unstake."),
   lendTool("protocol.lend_supply", "supply", "Build a lending supply."),
   lendTool("protocol.lend_borrow", "borrow", "Build a lending borrow."),
+  lendTool("protocol.lend_withdraw", "withdraw", "Build a withdrawal of supplied tokens (at most amount; at or above the supply's worth withdraws it all)."),
+  lendTool("protocol.lend_repay", "repay", "Build a repayment of a borrow (at most the debt with interest; above it pays exactly the debt)."),
   tool({
     name: "protocol.escrow_create",
     description: "Create an escrow (intent as create_escrow: escrowNumericId, counterparty, creator, arbiter, feeRecipient, amount, deadlineUnixSec) signed by the custodied wallet walletId.",

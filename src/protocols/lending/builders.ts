@@ -19,6 +19,7 @@ import { OBLIGATION_ACCOUNT_SIZE } from "./layout.js"
 import { readObligation, readReserve } from "./marketReads.js"
 import { LendingMarketProgram } from "./program.js"
 import { walletTokenAccount } from "./walletToken.js"
+import { buildLendRepay, buildLendWithdraw } from "./withdrawRepay.js"
 
 const TOKEN_ACCOUNT_SIZE = 165
 
@@ -85,4 +86,6 @@ export const buildLendBorrow = (request: AdapterRequest<"lend_borrow">) =>
     })
   })
 
-export const lendingBuilders: Builders = { lend_supply: buildLendSupply, lend_borrow: buildLendBorrow, flash_loan_bundle: buildFlashLoanBundle }
+export const lendingBuilders: Builders = {
+  lend_supply: buildLendSupply, lend_borrow: buildLendBorrow, lend_withdraw: buildLendWithdraw, lend_repay: buildLendRepay, flash_loan_bundle: buildFlashLoanBundle
+}

@@ -27,7 +27,10 @@ export const LENDING_ERRORS: Readonly<Record<number, string>> = {
   7224: "a flash loan of this reserve is in flight",
   7225: "no flash loan to repay",
   7226: "repayment below the loan plus its fee",
-  7227: "wrong instructions sysvar"
+  7227: "wrong instructions sysvar",
+  7228: "withdrawal refused: the borrowed value would exceed the remaining collateral value x collateral factor",
+  7229: "nothing supplied to this reserve to withdraw",
+  7230: "nothing borrowed from this reserve to repay"
 }
 
 export const describeLendingFailure = (logs: ReadonlyArray<string>, programId: string | undefined): string | undefined => {

@@ -1,8 +1,9 @@
 /**
- * POST /defi/lend/supply and /defi/lend/borrow (bodies in docs/decisions/lending.md): the mint's reserve, the
+ * POST /defi/lend/supply, /borrow, /withdraw and /repay (bodies in docs/decisions/lending.md): the mint's reserve, the
  * wallet's lending account now (positions and health factor), the unsigned transaction the adapter would build,
  * and the POST /transactions request that executes it through the pipeline (the only path that signs). A borrow
- * is not pre-judged here: the program's health check decides on chain. Not configured or deployed: fails closed.
+ * or a withdrawal is not pre-judged here: the program's health check decides on chain. Not configured or
+ * deployed: fails closed.
  */
 import { PublicKey, Transaction } from "@solana/web3.js"
 import { Effect } from "effect"
@@ -18,6 +19,7 @@ import { ChainFacts } from "../../chain/chainFacts.js"
 import { WalletRepo } from "../../wallet/walletRepo.js"
 import type { AdapterInputError } from "../adapterError.js"
 import { buildLendBorrow, buildLendSupply } from "./builders.js"
+import { buildLendRepay, buildLendWithdraw } from "./withdrawRepay.js"
 import { currentIndex, INDEX_ONE } from "./layout.js"
 import { readReserve, type ReserveView } from "./marketReads.js"
 import { readLendingView } from "./obligationView.js"
@@ -48,7 +50,30 @@ const reserveToWire = (programId: PublicKey, reserve: ReserveView, now: bigint) 
   }
 }
 
-const helper = (operation: "lend_supply" | "lend_borrow") =>
+type LendOperation = "lend_supply" | "lend_borrow" | "lend_withdraw" | "lend_repay"
+
+const build = (operation: LendOperation, request: { readonly protocol: string; readonly wallet: PublicKey; readonly intent: { readonly mint: string; readonly amount: bigint } }) => {
+  switch (operation) {
+    case "lend_supply":
+      return buildLendSupply({ ...request, type: operation })
+    case "lend_borrow":
+      return buildLendBorrow({ ...request, type: operation })
+    case "lend_withdraw":
+      return buildLendWithdraw({ ...request, type: operation })
+    case "lend_repay":
+      return buildLendRepay({ ...request, type: operation })
+  }
+}
+
+const NOTES: Readonly<Record<LendOperation, string>> = {
+  lend_supply: "supplied tokens earn the reserve's interest as supply shares; they count as collateral at the reserve's collateral factor",
+  lend_borrow: "the program refuses on chain a borrow that leaves borrowed value above collateral value x collateral factor (error 7221)",
+  lend_withdraw:
+    "at most amount is withdrawn (at or above the supply's worth: all of it); the program refuses on chain a withdrawal that leaves borrowed value above the remaining collateral value x collateral factor (error 7228)",
+  lend_repay: "at most the debt with interest to the second is repaid: an amount above it pays exactly the debt and clears the borrow"
+}
+
+const helper = (operation: LendOperation) =>
   Effect.gen(function* () {
     const body = yield* decodeBody(LendBody)
     const facts = yield* ChainFacts
@@ -58,7 +83,7 @@ const helper = (operation: "lend_supply" | "lend_borrow") =>
     const reserve = yield* readReserve(facts.accounts, program, mint, operation).pipe(Effect.catchTags(mapErrors))
     const intent = { mint: body.mint, amount: body.amount }
     const request = { protocol: body.protocol, wallet, intent }
-    const built = yield* (operation === "lend_supply" ? buildLendSupply({ ...request, type: operation }) : buildLendBorrow({ ...request, type: operation })).pipe(
+    const built = yield* build(operation, request).pipe(
       Effect.provideService(ChainFacts, facts),
       Effect.provideService(LendingMarketProgram, program),
       Effect.catchTags(mapErrors)
@@ -81,9 +106,7 @@ const helper = (operation: "lend_supply" | "lend_borrow") =>
           })),
           healthFactor: account.healthFactor
         },
-        note: operation === "lend_borrow"
-          ? "the program refuses on chain a borrow that leaves borrowed value above collateral value x collateral factor (error 7221)"
-          : "supplied tokens earn the reserve's interest as supply shares; they count as collateral at the reserve's collateral factor"
+        note: NOTES[operation]
       },
       transaction: {
         unsignedTransaction: unsigned.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("base64"),
@@ -99,4 +122,9 @@ const helper = (operation: "lend_supply" | "lend_borrow") =>
     })
   })
 
-export const lendingRoutes = [route(LendingApi.supply, helper("lend_supply")), route(LendingApi.borrow, helper("lend_borrow"))]
+export const lendingRoutes = [
+  route(LendingApi.supply, helper("lend_supply")),
+  route(LendingApi.borrow, helper("lend_borrow")),
+  route(LendingApi.withdraw, helper("lend_withdraw")),
+  route(LendingApi.repay, helper("lend_repay"))
+]

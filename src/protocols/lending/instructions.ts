@@ -8,6 +8,8 @@ export const IX_SUPPLY = 1
 export const IX_BORROW = 2
 export const IX_FLASH_BORROW = 3
 export const IX_FLASH_REPAY = 4
+export const IX_WITHDRAW = 5
+export const IX_REPAY = 6
 
 const amountData = (tag: number, amount: bigint) => {
   const bytes = Buffer.alloc(9)
@@ -46,7 +48,7 @@ export interface MarketKeys {
   readonly owner: PublicKey
   readonly mint: PublicKey
   readonly vault: PublicKey
-  /** the owner's token account the tokens come from (supply) or go to (borrow) */
+  /** the owner's token account the tokens come from (supply, repay) or go to (borrow, withdraw) */
   readonly userToken: PublicKey
 }
 
@@ -71,6 +73,33 @@ export const borrowInstruction = (keys: MarketKeys, amount: bigint, positions: R
       ...positions.flatMap((p) => [meta(p.reserve, false, false), meta(p.oracle, false, false)])
     ],
     data: amountData(IX_BORROW, amount)
+  })
+
+/**
+ * withdraw: at most `amount` of the supplied tokens back to `userToken` (an amount at or above the supply's worth
+ * withdraws it all). `positions` as for borrow: the health check refuses (7228) a withdrawal that leaves the
+ * borrows uncovered.
+ */
+export const withdrawInstruction = (keys: MarketKeys, amount: bigint, positions: ReadonlyArray<{ readonly reserve: PublicKey; readonly oracle: PublicKey }>) =>
+  new TransactionInstruction({
+    programId: keys.programId,
+    keys: [
+      meta(keys.owner, true, false), meta(obligationAddress(keys.programId, keys.owner), false, true), meta(reserveAddress(keys.programId, keys.mint), false, true),
+      meta(keys.vault, false, true), meta(keys.userToken, false, true), meta(TOKEN_PROGRAM_ID, false, false),
+      ...positions.flatMap((p) => [meta(p.reserve, false, false), meta(p.oracle, false, false)])
+    ],
+    data: amountData(IX_WITHDRAW, amount)
+  })
+
+/** repay: at most `amount` from `userToken` against the owner's debt (an amount above the debt pays exactly the debt). */
+export const repayInstruction = (keys: MarketKeys, amount: bigint) =>
+  new TransactionInstruction({
+    programId: keys.programId,
+    keys: [
+      meta(keys.owner, true, false), meta(obligationAddress(keys.programId, keys.owner), false, true), meta(reserveAddress(keys.programId, keys.mint), false, true),
+      meta(keys.vault, false, true), meta(keys.userToken, false, true), meta(TOKEN_PROGRAM_ID, false, false)
+    ],
+    data: amountData(IX_REPAY, amount)
   })
 
 /** flash_borrow: refused on chain unless a later flash_repay of the same reserve pays amount + fee. */

@@ -116,6 +116,26 @@ export const sharesForSupply = (reserve: ReserveState, amount: bigint, now: bigi
 /** Scaled debt added by borrowing `amount` (rounded up), after accrual to `now`. */
 export const scaledForBorrow = (reserve: ReserveState, amount: bigint, now: bigint): bigint => ceilDiv(amount * INDEX_ONE, currentIndex(reserve, now))
 
+/**
+ * What a withdraw of at most `amount` does at `now`, as the program computes it: at or above the slot's worth it
+ * burns every share and pays the worth; below, it burns ceil(amount x shares / assets) and pays the amount.
+ */
+export const withdrawalFor = (reserve: ReserveState, slotShares: bigint, amount: bigint, now: bigint) => {
+  const total = totalAssets(reserve, currentIndex(reserve, now))
+  const worth = reserve.supplyShares === 0n ? 0n : (slotShares * total) / reserve.supplyShares
+  return amount >= worth ? { shares: slotShares, paid: worth } : { shares: ceilDiv(amount * reserve.supplyShares, total), paid: amount }
+}
+
+/**
+ * What a repay of at most `amount` does at `now`: it pays min(amount, debt); the whole debt clears the slot's
+ * scaled debt, a part clears floor(paid x 10^12 / index) of it.
+ */
+export const repaymentFor = (reserve: ReserveState, slotScaled: bigint, amount: bigint, now: bigint) => {
+  const index = currentIndex(reserve, now)
+  const owed = ceilDiv(slotScaled * index, INDEX_ONE)
+  return amount >= owed ? { paid: owed, cleared: slotScaled } : { paid: amount, cleared: (amount * INDEX_ONE) / index }
+}
+
 /** USD with VALUE_DECIMALS of `amount` base units at a Pyth price (price * 10^exponent USD per whole token). */
 export const usdValue = (amount: bigint, decimals: number, price: bigint, exponent: number): bigint | null => {
   const scale = decimals - exponent - VALUE_DECIMALS
