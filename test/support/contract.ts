@@ -82,6 +82,11 @@ const valueAt = (value: unknown, pointer: string): unknown =>
     .reduce<unknown>((at, part) => (at !== null && typeof at === "object" ? (at as Record<string, unknown>)[part] : undefined), value)
 
 const checkers = new Map<string, Promise<ContractChecker>>()
+/**
+ * Checkers by the document's text: services of the same code serve the same document, so the test files
+ * a fork runs one after another (vitest.config.ts, isolate: false) share its compiled validators.
+ */
+const checkersByDocument = new Map<string, ContractChecker>()
 
 /** The checker of the service at `baseUrl`, from its document (fetched once per service). */
 export const contractOf = (baseUrl: string): Promise<ContractChecker> => {
@@ -89,7 +94,13 @@ export const contractOf = (baseUrl: string): Promise<ContractChecker> => {
   if (checker === undefined) {
     checker = fetch(baseUrl + OPENAPI_PATH).then(async (response) => {
       if (response.status !== 200) throw new Error(`${baseUrl}${OPENAPI_PATH} answered ${response.status}`)
-      return contractChecker((await response.json()) as OpenApiDocument)
+      const text = await response.text()
+      let known = checkersByDocument.get(text)
+      if (known === undefined) {
+        known = contractChecker(JSON.parse(text) as OpenApiDocument)
+        checkersByDocument.set(text, known)
+      }
+      return known
     })
     checkers.set(baseUrl, checker)
     // A failed fetch is not kept: the next call asks again.
