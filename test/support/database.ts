@@ -1,6 +1,7 @@
 /**
  * The database of a test: a fresh PostgreSQL database on TEST_DATABASE_URL's server (the machine's,
- * or the embedded one test/support/globalDatabase.ts starts for the run), created here, dropped after.
+ * or the embedded one test/support/globalDatabase.ts starts for the run), created here as a copy of the
+ * run's migrated template, dropped after.
  */
 import pg from "pg"
 import { randomBytes } from "node:crypto"
@@ -19,7 +20,9 @@ export const createTestDatabase = async (): Promise<TestDatabase> => {
   const name = `t_${randomBytes(6).toString("hex")}`
   const client = new pg.Client({ connectionString: admin })
   await client.connect()
-  await client.query(`CREATE DATABASE ${name}`)
+  // A copy of the run's migrated template (globalDatabase.ts), else an empty database.
+  const template = (process.env.TEST_TEMPLATE_DATABASE ?? "").trim()
+  await client.query(template === "" ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`)
   await client.end()
   const url = new URL(admin)
   url.pathname = `/${name}`
