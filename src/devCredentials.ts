@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { localRelayPort } from "./gasless/localRelay.js"
+import { localRelayPort } from "./gasless/localRelayPort.js"
 import { ensureSoftHsmToken } from "./wallet/hsm/softHsm.js"
 
 export interface DevCredentials {

@@ -11,14 +11,6 @@ import { DEFAULT_ALLOWED_PROGRAMS } from "./gaslessRules.js"
 import { loadRelaySeed } from "./relay/relayKey.js"
 import { startRelayServer } from "./relay/relayServer.js"
 
-/** GASLESS_RELAY_PORT, else two above LEDGER_PORT (the ledger takes its port and the next for WebSocket). */
-export const localRelayPort = (env: Readonly<Record<string, string | undefined>>): number => {
-  const configured = Number((env.GASLESS_RELAY_PORT ?? "").trim())
-  if (Number.isInteger(configured) && configured > 0) return configured
-  const ledger = Number((env.LEDGER_PORT ?? "").trim())
-  return (Number.isInteger(ledger) && ledger > 0 ? ledger : 8899) + 2
-}
-
 const RelaySettings = Config.all({
   port: Config.option(Config.integer("GASLESS_RELAY_PORT")),
   ledgerPort: Config.integer("LEDGER_PORT").pipe(Config.withDefault(8899)),

@@ -72,5 +72,7 @@ describe("start-up with bad configuration", () => {
     expect(result.code).not.toBe(0)
     expect(result.output).toMatch(/API_GATEWAY_API_KEYS entry 1/)
     expect(result.output).not.toContain("super-secret-key-value")
+    // Refused before the service loads: nothing was started, no database made under DATA_DIR.
+    expect(fs.readdirSync(dataDir)).toEqual([])
   })
 })
