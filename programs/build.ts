@@ -1,5 +1,6 @@
 // Builds every on-chain program from source: programs/<name>/*.c -> programs/dist/<name>.so,
 // and the linker's test fixtures: test/programs/fixtures/<name>/*.c -> <name>/*.o.
+// The shared helpers (programs/include/*.c) are a library: a program links only the ones it calls.
 //
 //   npm run programs:build              rebuild and write the outputs
 //   npm run programs:build -- --check   rebuild into a temp dir; exit 1 if any byte differs from
@@ -12,7 +13,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { basename, dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { linkObjects } from "./linker/link.js"
+import { readElfObject } from "./linker/elf.js"
+import { SHN_UNDEF, STB_LOCAL } from "./linker/elfConstants.js"
+import { linkObjects, type ObjectInput } from "./linker/link.js"
 
 const programsDir = dirname(fileURLToPath(import.meta.url))
 const repoDir = dirname(programsDir)
@@ -58,6 +61,29 @@ const compile = (flags: string[], sourceDir: string, source: string, output: str
   execFileSync(clang, [...flags, "-c", source, "-o", output], { cwd: sourceDir, stdio: ["ignore", "inherit", "inherit"] })
 }
 
+// Like a static library (ar): a shared object is linked only when it defines a symbol that the objects
+// linked so far call but do not define, so a program carries no helper it never uses.
+const withNeededLibrary = (objects: ObjectInput[], library: ReadonlyArray<ObjectInput>): ObjectInput[] => {
+  const symbolsOf = (input: ObjectInput) => readElfObject(input.name, input.bytes).symbols.filter((s) => s.bind !== STB_LOCAL && s.name !== "")
+  const defines = (input: ObjectInput) => symbolsOf(input).filter((s) => s.sectionIndex !== SHN_UNDEF).map((s) => s.name)
+  const calls = (input: ObjectInput) => symbolsOf(input).filter((s) => s.sectionIndex === SHN_UNDEF).map((s) => s.name)
+  const linked = [...objects]
+  let added = true
+  while (added) {
+    added = false
+    const defined = new Set(linked.flatMap(defines))
+    const missing = new Set(linked.flatMap(calls).filter((name) => !defined.has(name)))
+    for (const member of library) {
+      if (!linked.includes(member) && defines(member).some((name) => missing.has(name))) {
+        linked.push(member)
+        added = true
+      }
+    }
+  }
+  const members = linked.slice(objects.length).sort((a, b) => a.name.localeCompare(b.name))
+  return [...objects, ...members]
+}
+
 interface Output {
   /** Where the committed file lives. */
   readonly path: string
@@ -66,6 +92,11 @@ interface Output {
 
 const buildAll = (flags: string[], scratch: string): Output[] => {
   const outputs: Output[] = []
+  const library = cSources(includeDir).map((source) => {
+    const objectPath = join(scratch, `include-${basename(source, ".c")}.o`)
+    compile(flags, includeDir, source, objectPath)
+    return { name: `include/${source}`, bytes: readFileSync(objectPath) }
+  })
   for (const name of subdirsWithSources(programsDir, NOT_PROGRAMS)) {
     const sourceDir = join(programsDir, name)
     const objects = cSources(sourceDir).map((source) => {
@@ -73,7 +104,7 @@ const buildAll = (flags: string[], scratch: string): Output[] => {
       compile(flags, sourceDir, source, objectPath)
       return { name: `${name}/${source}`, bytes: readFileSync(objectPath) }
     })
-    outputs.push({ path: join(distDir, `${name}.so`), bytes: linkObjects(objects) })
+    outputs.push({ path: join(distDir, `${name}.so`), bytes: linkObjects(withNeededLibrary(objects, library)) })
   }
   for (const name of subdirsWithSources(fixturesDir, new Set())) {
     const sourceDir = join(fixturesDir, name)

@@ -15,7 +15,7 @@ static uint64_t remaining(const EscrowState *state) { return state->amount - sta
 
 /* Pays `gross` of the locked amount to the counterparty, less the fee, which goes to the fee recipient. */
 static void pay_counterparty(SolParameters *params, EscrowState *state, uint64_t counterparty_index, uint64_t gross, Payout *payout) {
-  payout->fee = escrow_fee(gross, state->fee_bps);
+  payout->fee = bps_of(gross, state->fee_bps);
   payout->to_counterparty = gross - payout->fee;
   payout->to_creator = 0;
   SolAccountInfo *escrow = &params->ka[ACCOUNT_ESCROW];

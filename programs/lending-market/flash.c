@@ -74,7 +74,7 @@ uint64_t flash_borrow(SolParameters *params) {
   reserve->flash_outstanding = amount + fee;
   reserve->available -= amount;
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[LOAN_VAULT], &ka[LOAN_DESTINATION], &ka[LOAN_RESERVE], &ka[LOAN_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[LOAN_VAULT], &ka[LOAN_DESTINATION], &ka[LOAN_RESERVE], &ka[LOAN_TOKEN_PROGRAM], NULL};
   return reserve_signer_transfer(reserve, &cpi, amount);
 }
 
@@ -89,7 +89,7 @@ uint64_t flash_repay(SolParameters *params) {
   if (amount < reserve->flash_outstanding) return ERR_REPAY_TOO_SMALL;
   if (reserve->available + amount < amount) return ERR_ARITHMETIC_OVERFLOW;
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[REPAY_SOURCE], &ka[REPAY_VAULT], &ka[REPAY_OWNER], &ka[REPAY_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[REPAY_SOURCE], &ka[REPAY_VAULT], &ka[REPAY_OWNER], &ka[REPAY_TOKEN_PROGRAM], NULL};
   if ((result = token_transfer(&cpi, amount)) != SUCCESS) return result;
   /* the fee (and any excess) stays in the reserve: it raises every supplier's share */
   reserve->available += amount;

@@ -44,7 +44,7 @@ uint64_t market_supply(SolParameters *params) {
   if (shares == 0) return ERR_ZERO_AMOUNT;
   if (reserve->supply_shares + shares < shares || reserve->available + amount < amount) return ERR_ARITHMETIC_OVERFLOW;
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_VAULT], &ka[ACCOUNT_OWNER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_VAULT], &ka[ACCOUNT_OWNER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   if ((result = token_transfer(&cpi, amount)) != SUCCESS) return result;
   reserve->supply_shares += shares;
   reserve->available += amount;
@@ -75,6 +75,6 @@ uint64_t market_borrow(SolParameters *params) {
   if ((result = obligation_check_health(params, obligation, BORROW_FIRST_PAIR, now, ERR_UNHEALTHY)) != SUCCESS) return result;
 
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[ACCOUNT_VAULT], &ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_RESERVE], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[ACCOUNT_VAULT], &ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_RESERVE], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   return reserve_signer_transfer(reserve, &cpi, amount);
 }
