@@ -1,6 +1,6 @@
 #pragma once
-/* SPL Token accounts and mints as the programs read them (spl_token.c, spl_mint.c, spl_token_account.c). Offsets are those of the
- * token program's packed layouts: account = mint [0], owner [32], amount u64 [64], delegate COption [72],
+/* SPL Token accounts and mints as the programs read them (spl_token.c, spl_mint.c, spl_token_account.c).
+ * Offsets are those of the token program's packed layouts: account = mint [0], owner [32], amount u64 [64], delegate COption [72],
  * state u8 [108], close authority COption [129]; mint = authority COption [0], supply u64 [36],
  * decimals u8 [44], initialized u8 [45], freeze authority COption [46]. */
 #include <solana_sdk.h>

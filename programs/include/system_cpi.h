@@ -1,5 +1,5 @@
 #pragma once
-/* The System program instructions the programs invoke (system_cpi.c). */
+/* The System program instructions the programs invoke (system_create_account.c, system_transfer.c). */
 #include <solana_sdk.h>
 
 /* The system program's id is all zeros (11111111111111111111111111111111). */

@@ -109,7 +109,7 @@ _Static_assert(sizeof(ObligationState) == 232, "obligation layout");
 #define OBLIGATION_SEED "obligation"
 #define OBLIGATION_SEED_LEN 10
 
-/* ---- cpi.c ---------------------------------------------------------------- */
+/* ---- create_account.c ------------------------------------------------------ */
 /* System create_account of a PDA of this program, funded by `payer` with the rent-exempt minimum of `size`;
  * `signer` holds the PDA's seeds. */
 typedef struct {
