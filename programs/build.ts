@@ -13,9 +13,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { basename, dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { readElfObject } from "./linker/elf.js"
-import { SHN_UNDEF, STB_LOCAL } from "./linker/elfConstants.js"
-import { linkObjects, type ObjectInput } from "./linker/link.js"
+import { withNeededMembers } from "./linker/library.js"
+import { linkObjects } from "./linker/link.js"
 
 const programsDir = dirname(fileURLToPath(import.meta.url))
 const repoDir = dirname(programsDir)
@@ -61,29 +60,6 @@ const compile = (flags: string[], sourceDir: string, source: string, output: str
   execFileSync(clang, [...flags, "-c", source, "-o", output], { cwd: sourceDir, stdio: ["ignore", "inherit", "inherit"] })
 }
 
-// Like a static library (ar): a shared object is linked only when it defines a symbol that the objects
-// linked so far call but do not define, so a program carries no helper it never uses.
-const withNeededLibrary = (objects: ObjectInput[], library: ReadonlyArray<ObjectInput>): ObjectInput[] => {
-  const symbolsOf = (input: ObjectInput) => readElfObject(input.name, input.bytes).symbols.filter((s) => s.bind !== STB_LOCAL && s.name !== "")
-  const defines = (input: ObjectInput) => symbolsOf(input).filter((s) => s.sectionIndex !== SHN_UNDEF).map((s) => s.name)
-  const calls = (input: ObjectInput) => symbolsOf(input).filter((s) => s.sectionIndex === SHN_UNDEF).map((s) => s.name)
-  const linked = [...objects]
-  let added = true
-  while (added) {
-    added = false
-    const defined = new Set(linked.flatMap(defines))
-    const missing = new Set(linked.flatMap(calls).filter((name) => !defined.has(name)))
-    for (const member of library) {
-      if (!linked.includes(member) && defines(member).some((name) => missing.has(name))) {
-        linked.push(member)
-        added = true
-      }
-    }
-  }
-  const members = linked.slice(objects.length).sort((a, b) => a.name.localeCompare(b.name))
-  return [...objects, ...members]
-}
-
 interface Output {
   /** Where the committed file lives. */
   readonly path: string
@@ -104,7 +80,7 @@ const buildAll = (flags: string[], scratch: string): Output[] => {
       compile(flags, sourceDir, source, objectPath)
       return { name: `${name}/${source}`, bytes: readFileSync(objectPath) }
     })
-    outputs.push({ path: join(distDir, `${name}.so`), bytes: linkObjects(withNeededLibrary(objects, library)) })
+    outputs.push({ path: join(distDir, `${name}.so`), bytes: linkObjects(withNeededMembers(objects, library)) })
   }
   for (const name of subdirsWithSources(fixturesDir, new Set())) {
     const sourceDir = join(fixturesDir, name)
