@@ -3,6 +3,7 @@
  * mirrored by src/protocols/escrow/ (keep the three in step). */
 #include <basis_points.h>
 #include <checked_math.h>
+#include <clock.h>
 #include <program_account.h>
 #include <rent.h>
 #include <solana_sdk.h>
@@ -121,7 +122,6 @@ typedef struct {
 uint64_t escrow_load(const SolParameters *params, uint64_t index, EscrowState **state);
 uint64_t escrow_now(int64_t *unix_timestamp);
 uint64_t escrow_require_account(const SolAccountInfo *account, const SolPubkey *expected, uint64_t wrong_key_error);
-void escrow_move_lamports(SolAccountInfo *from, SolAccountInfo *to, uint64_t amount);
 
 /* ---- create.c ----------------------------------------------------------- */
 uint64_t escrow_create(SolParameters *params, bool with_milestones);

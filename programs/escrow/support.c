@@ -13,10 +13,7 @@ uint64_t escrow_load(const SolParameters *params, uint64_t index, EscrowState **
 }
 
 uint64_t escrow_now(int64_t *unix_timestamp) {
-  SolClock clock;
-  if (sol_get_clock_sysvar(&clock) != SUCCESS) return ERR_CLOCK_UNAVAILABLE;
-  *unix_timestamp = clock.unix_timestamp;
-  return SUCCESS;
+  return clock_unix_timestamp(unix_timestamp) ? SUCCESS : ERR_CLOCK_UNAVAILABLE;
 }
 
 /* A payee account must be the one recorded in the state and writable. */
@@ -24,12 +21,4 @@ uint64_t escrow_require_account(const SolAccountInfo *account, const SolPubkey *
   if (!SolPubkey_same(account->key, expected)) return wrong_key_error;
   if (!account->is_writable) return ERR_ACCOUNT_NOT_WRITABLE;
   return SUCCESS;
-}
-
-/* The escrow account belongs to this program, so it may debit it directly. Callers have checked
- * that `amount` is within what is still locked, so the rent reserve is never touched. */
-void escrow_move_lamports(SolAccountInfo *from, SolAccountInfo *to, uint64_t amount) {
-  if (amount == 0) return;
-  *from->lamports -= amount;
-  *to->lamports += amount;
 }

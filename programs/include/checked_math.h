@@ -17,6 +17,11 @@ bool mul_div(uint64_t a, uint64_t b, uint64_t d, uint64_t *quotient);
 /* ceil(a * b / d); false as mul_div, or when rounding up overflows. */
 bool mul_div_ceil(uint64_t a, uint64_t b, uint64_t d, uint64_t *quotient);
 
+/* Whether a + b wraps (for a check before the additions are made). */
+static inline bool add_overflows(uint64_t a, uint64_t b) {
+  return a + b < a;
+}
+
 /* a + b; false when it wraps. */
 static inline bool checked_add(uint64_t a, uint64_t b, uint64_t *sum) {
   *sum = a + b;

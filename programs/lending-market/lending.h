@@ -4,6 +4,7 @@
  * (seeds ["reserve", mint]) and an obligation PDA per owner (seeds ["obligation", owner]). */
 #include <basis_points.h>
 #include <checked_math.h>
+#include <clock.h>
 #include <program_account.h>
 #include <rent.h>
 #include <solana_sdk.h>

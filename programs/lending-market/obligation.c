@@ -108,7 +108,7 @@ uint64_t obligation_check_health(const SolParameters *params, const ObligationSt
     uint64_t collateral, debt;
     uint64_t result = position_values(params, &obligation->slots[i], first_pair + 2 * i, now, &collateral, &debt);
     if (result != SUCCESS) return result;
-    if (collateral_total + collateral < collateral_total || debt_total + debt < debt_total) return ERR_ARITHMETIC_OVERFLOW;
+    if (add_overflows(collateral_total, collateral) || add_overflows(debt_total, debt)) return ERR_ARITHMETIC_OVERFLOW;
     collateral_total += collateral;
     debt_total += debt;
   }

@@ -33,7 +33,7 @@ uint64_t reserve_current_index(const ReserveState *reserve, int64_t now, uint64_
   uint64_t growth;
   if (elapsed > SECONDS_PER_YEAR * 100) return ERR_ARITHMETIC_OVERFLOW;
   if (!mul_div(reserve->borrow_index, reserve->borrow_rate_bps * elapsed, BPS_DENOMINATOR * SECONDS_PER_YEAR, &growth)) return ERR_ARITHMETIC_OVERFLOW;
-  if (*index + growth < *index) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(*index, growth)) return ERR_ARITHMETIC_OVERFLOW;
   *index += growth;
   return SUCCESS;
 }
@@ -52,7 +52,7 @@ uint64_t reserve_total_assets(const ReserveState *reserve, uint64_t index, uint6
   uint64_t cash = reserve->available;
   uint64_t borrows;
   if (!mul_div(reserve->borrowed_scaled, index, INDEX_ONE, &borrows)) return ERR_ARITHMETIC_OVERFLOW;
-  if (cash + borrows < cash) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(cash, borrows)) return ERR_ARITHMETIC_OVERFLOW;
   *total = cash + borrows;
   return SUCCESS;
 }
@@ -110,8 +110,8 @@ uint64_t reserve_init(SolParameters *params) {
   uint8_t bump;
   uint64_t result = check_init_accounts(params, &bump);
   if (result != SUCCESS) return result;
-  SolClock clock;
-  if (sol_get_clock_sysvar(&clock) != SUCCESS) return ERR_INVALID_INSTRUCTION;
+  int64_t now;
+  if (!clock_unix_timestamp(&now)) return ERR_INVALID_INSTRUCTION;
 
   SolAccountInfo *reserve = &params->ka[INIT_RESERVE];
   const SolAccountInfo *mint = &params->ka[INIT_MINT];
@@ -134,6 +134,6 @@ uint64_t reserve_init(SolParameters *params) {
   sol_memcpy(&state->oracle, params->ka[INIT_ORACLE].key, SIZE_PUBKEY);
   sol_memcpy(&state->authority, params->ka[INIT_AUTHORITY].key, SIZE_PUBKEY);
   state->borrow_index = INDEX_ONE;
-  state->last_accrual_ts = clock.unix_timestamp;
+  state->last_accrual_ts = now;
   return SUCCESS;
 }

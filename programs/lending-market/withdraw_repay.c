@@ -87,7 +87,7 @@ uint64_t market_repay(SolParameters *params) {
     /* a repayment too small to clear one scaled unit would pay for nothing */
     if (cleared == 0) return ERR_ZERO_AMOUNT;
   }
-  if (reserve->available + paid < paid) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(reserve->available, paid)) return ERR_ARITHMETIC_OVERFLOW;
   SolAccountInfo *ka = params->ka;
   TokenCpi cpi = {&ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_VAULT], &ka[ACCOUNT_OWNER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   if ((result = token_transfer(&cpi, paid)) != SUCCESS) return result;

@@ -76,8 +76,7 @@ uint64_t pool_unstake(SolParameters *params) {
   TokenCpi burn = {&ka[ACCOUNT_STAKER_LST], &ka[ACCOUNT_LST_MINT], &ka[ACCOUNT_STAKER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   if ((result = token_burn(&burn, lst)) != SUCCESS) return result;
   /* The pool owns its account, so it pays the staker directly (no CPI needed to debit it). */
-  *ka[ACCOUNT_POOL].lamports -= net;
-  *ka[ACCOUNT_STAKER].lamports += net;
+  move_lamports(&ka[ACCOUNT_POOL], &ka[ACCOUNT_STAKER], net);
   state->total_lamports -= net;
   return SUCCESS;
 }
