@@ -1,5 +1,6 @@
 // Builds every on-chain program from source: programs/<name>/*.c -> programs/dist/<name>.so,
 // and the linker's test fixtures: test/programs/fixtures/<name>/*.c -> <name>/*.o.
+// The shared helpers (programs/include/*.c) are a library: a program links only the ones it calls.
 //
 //   npm run programs:build              rebuild and write the outputs
 //   npm run programs:build -- --check   rebuild into a temp dir; exit 1 if any byte differs from
@@ -12,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { basename, dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { withNeededMembers } from "./linker/library.js"
 import { linkObjects } from "./linker/link.js"
 
 const programsDir = dirname(fileURLToPath(import.meta.url))
@@ -66,6 +68,11 @@ interface Output {
 
 const buildAll = (flags: string[], scratch: string): Output[] => {
   const outputs: Output[] = []
+  const library = cSources(includeDir).map((source) => {
+    const objectPath = join(scratch, `include-${basename(source, ".c")}.o`)
+    compile(flags, includeDir, source, objectPath)
+    return { name: `include/${source}`, bytes: readFileSync(objectPath) }
+  })
   for (const name of subdirsWithSources(programsDir, NOT_PROGRAMS)) {
     const sourceDir = join(programsDir, name)
     const objects = cSources(sourceDir).map((source) => {
@@ -73,7 +80,7 @@ const buildAll = (flags: string[], scratch: string): Output[] => {
       compile(flags, sourceDir, source, objectPath)
       return { name: `${name}/${source}`, bytes: readFileSync(objectPath) }
     })
-    outputs.push({ path: join(distDir, `${name}.so`), bytes: linkObjects(objects) })
+    outputs.push({ path: join(distDir, `${name}.so`), bytes: linkObjects(withNeededMembers(objects, library)) })
   }
   for (const name of subdirsWithSources(fixturesDir, new Set())) {
     const sourceDir = join(fixturesDir, name)

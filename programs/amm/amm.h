@@ -1,16 +1,20 @@
 #pragma once
 /* Constant-product AMM program: shared definitions. Layouts and codes are documented in README.md and
  * mirrored by src/protocols/amm/ (keep the three in step). One .so, deployed twice (amm-one, amm-two). */
+#include <basis_points.h>
+#include <checked_math.h>
+#include <program_account.h>
+#include <rent.h>
 #include <solana_sdk.h>
+#include <spl_token.h>
+#include <system_cpi.h>
+#include <token_cpi.h>
 
 /* ---- instruction tags (first byte of instruction data) ----------------- */
 enum { IX_INIT_POOL = 0, IX_ADD_LIQUIDITY = 1, IX_SWAP = 2, IX_REMOVE_LIQUIDITY = 3 };
 
 #define POOL_ACCOUNT_TAG 2
 #define MAX_FEE_BPS 1000
-#define BPS_DENOMINATOR 10000
-#define TOKEN_ACCOUNT_SIZE 165
-#define MINT_SIZE 82
 
 /* ---- custom error codes (ProgramError::Custom) ------------------------- */
 enum {
@@ -59,38 +63,13 @@ _Static_assert(__builtin_offsetof(PoolState, lp_mint) == 136, "pool state layout
 #define POOL_SEED "pool"
 #define POOL_SEED_LEN 4
 
-/* ---- math.c: 128-bit products without a libcall ------------------------ */
-typedef struct {
-  uint64_t hi;
-  uint64_t lo;
-} U128;
-void mul_64x64(uint64_t a, uint64_t b, U128 *out);
-bool div_128by64(const U128 *n, uint64_t d, uint64_t *quotient);
-bool mul_div(uint64_t a, uint64_t b, uint64_t d, uint64_t *quotient);
+/* ---- math.c: the pool's formulas (shared arithmetic in include/checked_math.h) ---- */
 uint64_t isqrt_product(uint64_t a, uint64_t b);
-uint64_t fee_of(uint64_t amount, uint16_t fee_bps);
 bool swap_output(uint64_t amount_in, uint64_t reserve_in, uint64_t reserve_out, uint16_t fee_bps, uint64_t *out);
-
-/* ---- token.c: SPL Token accounts and CPIs ------------------------------ */
-bool is_token_program(const SolPubkey *key);
-uint64_t token_amount(const SolAccountInfo *account);
-uint64_t mint_supply(const SolAccountInfo *mint);
-/* Accounts of one token instruction: first, second (both writable), the signing authority. */
-typedef struct {
-  SolAccountInfo *first;
-  SolAccountInfo *second;
-  SolAccountInfo *authority;
-  const SolAccountInfo *token_program;
-  const SolSignerSeeds *signer; /* the pool's seeds when the pool signs, else NULL */
-} TokenCpi;
-uint64_t token_transfer(const TokenCpi *cpi, uint64_t amount); /* from first to second */
-uint64_t token_mint_to(const TokenCpi *cpi, uint64_t amount);  /* mint = first, to second */
-uint64_t token_burn(const TokenCpi *cpi, uint64_t amount);     /* account = first, mint = second */
 
 /* ---- pool.c ------------------------------------------------------------- */
 uint64_t pool_load(const SolParameters *params, uint64_t index, PoolState **state);
 uint64_t pool_init(SolParameters *params);
-uint64_t pool_rent_exempt_minimum(uint64_t data_len, uint64_t *lamports);
 
 /* ---- liquidity.c -------------------------------------------------------- */
 uint64_t pool_add_liquidity(SolParameters *params);

@@ -49,8 +49,8 @@ uint64_t pool_add_liquidity(SolParameters *params) {
   if (supply == 0) {
     shares = isqrt_product(amount_a, amount_b);
   } else {
-    uint64_t reserve_a = token_amount(&ka[ACCOUNT_VAULT_A]);
-    uint64_t reserve_b = token_amount(&ka[ACCOUNT_VAULT_B]);
+    uint64_t reserve_a = token_account_amount(&ka[ACCOUNT_VAULT_A]);
+    uint64_t reserve_b = token_account_amount(&ka[ACCOUNT_VAULT_B]);
     if (reserve_a == 0 || reserve_b == 0) return ERR_EMPTY_POOL;
     uint64_t by_a, by_b;
     if (!mul_div(amount_a, supply, reserve_a, &by_a) || !mul_div(amount_b, supply, reserve_b, &by_b)) return ERR_ARITHMETIC_OVERFLOW;
@@ -81,8 +81,8 @@ uint64_t pool_remove_liquidity(SolParameters *params) {
   uint64_t supply = mint_supply(&ka[ACCOUNT_LP_MINT]);
   if (supply == 0 || shares > supply) return ERR_INSUFFICIENT_FUNDS;
   uint64_t out_a, out_b;
-  if (!mul_div(shares, token_amount(&ka[ACCOUNT_VAULT_A]), supply, &out_a) ||
-      !mul_div(shares, token_amount(&ka[ACCOUNT_VAULT_B]), supply, &out_b)) {
+  if (!mul_div(shares, token_account_amount(&ka[ACCOUNT_VAULT_A]), supply, &out_a) ||
+      !mul_div(shares, token_account_amount(&ka[ACCOUNT_VAULT_B]), supply, &out_b)) {
     return ERR_ARITHMETIC_OVERFLOW;
   }
   if (out_a < minimum_a || out_b < minimum_b) return ERR_OUTPUT_BELOW_MINIMUM;

@@ -34,8 +34,8 @@ uint64_t pool_swap(SolParameters *params) {
   uint64_t amount_in = sol_read_u64(params->data + AT_AMOUNT_IN);
   uint64_t minimum_out = sol_read_u64(params->data + AT_MINIMUM_OUT);
   if (amount_in == 0) return ERR_ZERO_AMOUNT;
-  uint64_t reserve_in = token_amount(&ka[ACCOUNT_VAULT_IN]);
-  uint64_t reserve_out = token_amount(&ka[ACCOUNT_VAULT_OUT]);
+  uint64_t reserve_in = token_account_amount(&ka[ACCOUNT_VAULT_IN]);
+  uint64_t reserve_out = token_account_amount(&ka[ACCOUNT_VAULT_OUT]);
   if (reserve_in == 0 || reserve_out == 0) return ERR_EMPTY_POOL;
   uint64_t amount_out;
   if (!swap_output(amount_in, reserve_in, reserve_out, state->fee_bps, &amount_out)) return ERR_ARITHMETIC_OVERFLOW;

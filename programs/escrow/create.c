@@ -27,8 +27,7 @@ static uint64_t read_milestones(const SolParameters *params, EscrowState *state)
   for (uint8_t i = 0; i < count; i++) {
     uint64_t part = sol_read_u64(params->data + AT_MILESTONES + 8 * (uint64_t)i);
     if (part == 0) return ERR_ZERO_MILESTONE;
-    if (sum + part < sum) return ERR_ARITHMETIC_OVERFLOW;
-    sum += part;
+    if (!checked_add(sum, part, &sum)) return ERR_ARITHMETIC_OVERFLOW;
     state->milestones[i] = part;
   }
   if (sum != state->amount) return ERR_MILESTONE_SUM_MISMATCH;
@@ -59,35 +58,20 @@ static uint64_t read_terms(const SolParameters *params, bool with_milestones, Es
 
 /* system_program::CreateAccount signed by the creator and by the escrow PDA. */
 static uint64_t create_escrow_account(SolParameters *params, uint64_t lamports, uint8_t *bump) {
-  SolAccountInfo *creator = &params->ka[ACCOUNT_CREATOR];
-  SolAccountInfo *escrow = &params->ka[ACCOUNT_ESCROW];
-  uint8_t data[52];
-  sol_memset(data, 0, sizeof(data));
-  data[0] = 0; /* SystemInstruction::CreateAccount = 0 */
-  sol_write_u64(data + 4, lamports);
-  sol_write_u64(data + 12, sizeof(EscrowState));
-  sol_memcpy(data + 20, params->program_id, SIZE_PUBKEY);
-  SolAccountMeta metas[2] = {{creator->key, true, true}, {escrow->key, true, true}};
-  SolInstruction instruction = {params->ka[ACCOUNT_SYSTEM_PROGRAM].key, metas, 2, data, sizeof(data)};
   SolSignerSeed seeds[4] = {
       {(const uint8_t *)ESCROW_SEED, ESCROW_SEED_LEN},
-      {creator->key->x, SIZE_PUBKEY},
+      {params->ka[ACCOUNT_CREATOR].key->x, SIZE_PUBKEY},
       {params->data + AT_ESCROW_ID, 8},
       {bump, 1}};
   SolSignerSeeds signer = {seeds, 4};
-  return sol_invoke_signed_c(&instruction, params->ka, 2, &signer, 1);
+  CreateAccountCpi create = {&params->ka[ACCOUNT_CREATOR], &params->ka[ACCOUNT_ESCROW], &params->ka[ACCOUNT_SYSTEM_PROGRAM],
+                             &signer, params->program_id, lamports, sizeof(EscrowState)};
+  return system_create_account(&create);
 }
 
 static bool parties_distinct(const SolPubkey *creator, const EscrowState *state) {
   return !SolPubkey_same(creator, &state->counterparty) && !SolPubkey_same(creator, &state->arbiter) &&
          !SolPubkey_same(&state->counterparty, &state->arbiter);
-}
-
-static bool is_zero_key(const SolPubkey *key) {
-  for (int i = 0; i < SIZE_PUBKEY; i++) {
-    if (key->x[i] != 0) return false;
-  }
-  return true;
 }
 
 uint64_t escrow_create(SolParameters *params, bool with_milestones) {
@@ -96,7 +80,7 @@ uint64_t escrow_create(SolParameters *params, bool with_milestones) {
   SolAccountInfo *escrow = &params->ka[ACCOUNT_ESCROW];
   if (!creator->is_signer) return ERR_MISSING_SIGNATURE;
   if (!creator->is_writable || !escrow->is_writable) return ERR_ACCOUNT_NOT_WRITABLE;
-  if (!is_zero_key(params->ka[ACCOUNT_SYSTEM_PROGRAM].key)) return ERR_WRONG_SYSTEM_PROGRAM;
+  if (!is_system_program(params->ka[ACCOUNT_SYSTEM_PROGRAM].key)) return ERR_WRONG_SYSTEM_PROGRAM;
 
   /* Build the state in the heap, after the account table, and copy it in once the account exists. */
   EscrowState *state = (EscrowState *)(SOL_HEAP_START + 16 * sizeof(SolAccountInfo));
@@ -113,19 +97,13 @@ uint64_t escrow_create(SolParameters *params, bool with_milestones) {
       {(const uint8_t *)ESCROW_SEED, ESCROW_SEED_LEN},
       {creator->key->x, SIZE_PUBKEY},
       {params->data + AT_ESCROW_ID, 8}};
-  SolPubkey expected;
-  if (sol_try_find_program_address(seeds, 3, params->program_id, &expected, &state->bump) != SUCCESS) {
-    return ERR_WRONG_ESCROW_ADDRESS;
-  }
-  if (!SolPubkey_same(&expected, escrow->key)) return ERR_WRONG_ESCROW_ADDRESS;
-  if (*escrow->lamports != 0 || escrow->data_len != 0 || SolPubkey_same(escrow->owner, params->program_id)) {
-    return ERR_ESCROW_EXISTS;
-  }
+  if (!pda_matches(seeds, 3, params->program_id, escrow->key, &state->bump)) return ERR_WRONG_ESCROW_ADDRESS;
+  if (!is_unused_account(escrow, params->program_id)) return ERR_ESCROW_EXISTS;
 
   uint64_t rent;
-  if ((result = escrow_rent_exempt_minimum(sizeof(EscrowState), &rent)) != SUCCESS) return result;
-  uint64_t total = rent + state->amount;
-  if (total < rent) return ERR_ARITHMETIC_OVERFLOW;
+  if (!rent_exempt_minimum(sizeof(EscrowState), &rent)) return ERR_UNSUPPORTED_RENT;
+  uint64_t total;
+  if (!checked_add(rent, state->amount, &total)) return ERR_ARITHMETIC_OVERFLOW;
   if (*creator->lamports < total) return ERR_INSUFFICIENT_FUNDS;
   if ((result = create_escrow_account(params, total, &state->bump)) != SUCCESS) return result;
 

@@ -1,7 +1,13 @@
 #pragma once
 /* Escrow program: shared definitions. Layouts and codes are documented in README.md and
  * mirrored by src/protocols/escrow/ (keep the three in step). */
+#include <basis_points.h>
+#include <checked_math.h>
+#include <clock.h>
+#include <program_account.h>
+#include <rent.h>
 #include <solana_sdk.h>
+#include <system_cpi.h>
 
 /* ---- instruction tags (first byte of instruction data) ----------------- */
 enum {
@@ -29,7 +35,6 @@ enum { DECISION_NONE = 0, DECISION_RELEASE = 1, DECISION_REFUND = 2 };
 #define ESCROW_ACCOUNT_TAG 1
 #define MAX_MILESTONES 8
 #define MAX_FEE_BPS 1000
-#define BPS_DENOMINATOR 10000
 #define WHOLE_REMAINDER 0xff /* milestone index reported for a release of everything left */
 
 /* ---- custom error codes (ProgramError::Custom) ------------------------- */
@@ -116,10 +121,7 @@ typedef struct {
 /* ---- support.c ---------------------------------------------------------- */
 uint64_t escrow_load(const SolParameters *params, uint64_t index, EscrowState **state);
 uint64_t escrow_now(int64_t *unix_timestamp);
-uint64_t escrow_fee(uint64_t gross, uint16_t fee_bps);
 uint64_t escrow_require_account(const SolAccountInfo *account, const SolPubkey *expected, uint64_t wrong_key_error);
-void escrow_move_lamports(SolAccountInfo *from, SolAccountInfo *to, uint64_t amount);
-uint64_t escrow_rent_exempt_minimum(uint64_t data_len, uint64_t *lamports);
 
 /* ---- create.c ----------------------------------------------------------- */
 uint64_t escrow_create(SolParameters *params, bool with_milestones);

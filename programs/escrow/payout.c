@@ -1,6 +1,7 @@
 /* Escrow program: the instructions that move locked lamports out of the escrow account.
  * The escrow keeps its rent-exempt reserve and its state (with a final status) forever, so the
- * history stays readable and a second release or refund is refused by status. */
+ * history stays readable and a second release or refund is refused by status. Every payout is within what is
+ * still locked (amount - paid_out), so move_lamports never reaches the rent reserve. */
 #include "escrow.h"
 
 enum { ACCOUNT_AUTHORITY = 0, ACCOUNT_ESCROW = 1 };
@@ -15,12 +16,12 @@ static uint64_t remaining(const EscrowState *state) { return state->amount - sta
 
 /* Pays `gross` of the locked amount to the counterparty, less the fee, which goes to the fee recipient. */
 static void pay_counterparty(SolParameters *params, EscrowState *state, uint64_t counterparty_index, uint64_t gross, Payout *payout) {
-  payout->fee = escrow_fee(gross, state->fee_bps);
+  payout->fee = bps_of(gross, state->fee_bps);
   payout->to_counterparty = gross - payout->fee;
   payout->to_creator = 0;
   SolAccountInfo *escrow = &params->ka[ACCOUNT_ESCROW];
-  escrow_move_lamports(escrow, &params->ka[counterparty_index], payout->to_counterparty);
-  escrow_move_lamports(escrow, &params->ka[counterparty_index + 1], payout->fee);
+  move_lamports(escrow, &params->ka[counterparty_index], payout->to_counterparty);
+  move_lamports(escrow, &params->ka[counterparty_index + 1], payout->fee);
   state->paid_out += gross;
 }
 
@@ -95,7 +96,7 @@ uint64_t escrow_refund(SolParameters *params) {
   }
   if ((result = escrow_require_account(&params->ka[2], &state->creator, ERR_WRONG_CREATOR_ACCOUNT)) != SUCCESS) return result;
   uint64_t refunded = remaining(state);
-  escrow_move_lamports(&params->ka[ACCOUNT_ESCROW], &params->ka[2], refunded);
+  move_lamports(&params->ka[ACCOUNT_ESCROW], &params->ka[2], refunded);
   state->paid_out += refunded;
   state->status = STATUS_REFUNDED;
   emit_refunded(params->ka[ACCOUNT_ESCROW].key, state, authority->key, refunded);
@@ -126,7 +127,7 @@ uint64_t escrow_resolve(SolParameters *params) {
     payout.to_counterparty = 0;
     payout.fee = 0;
     payout.to_creator = remaining(state);
-    escrow_move_lamports(&params->ka[ACCOUNT_ESCROW], &params->ka[2], payout.to_creator);
+    move_lamports(&params->ka[ACCOUNT_ESCROW], &params->ka[2], payout.to_creator);
     state->paid_out += payout.to_creator;
   }
   state->status = STATUS_RESOLVED;

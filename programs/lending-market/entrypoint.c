@@ -1,4 +1,5 @@
 /* Lending-market program entry: parses the input and dispatches on the instruction tag. */
+#include <instruction_input.h>
 #include "lending.h"
 
 /* borrow and withdraw: 6 fixed accounts plus a reserve and an oracle per obligation slot */
@@ -6,10 +7,7 @@
 
 uint64_t entrypoint(const uint8_t *input) {
   SolParameters params;
-  /* The parsed account table lives on the heap (clang's 512-byte frame). */
-  params.ka = (SolAccountInfo *)SOL_HEAP_START;
-  if (!sol_deserialize(input, &params, MAX_ACCOUNTS)) return ERR_INVALID_INSTRUCTION;
-  if (params.data_len == 0) return ERR_INVALID_INSTRUCTION;
+  if (!parse_instruction(input, &params, MAX_ACCOUNTS)) return ERR_INVALID_INSTRUCTION;
   switch (params.data[0]) {
     case IX_INIT_RESERVE:
       return reserve_init(&params);

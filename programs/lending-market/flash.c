@@ -66,7 +66,7 @@ uint64_t flash_borrow(SolParameters *params) {
   if (amount == 0) return ERR_ZERO_AMOUNT;
   if (amount > reserve->available) return ERR_INSUFFICIENT_LIQUIDITY;
   uint64_t fee;
-  if (!flash_fee(amount, reserve->flash_fee_bps, &fee) || amount + fee < amount) return ERR_ARITHMETIC_OVERFLOW;
+  if (!flash_fee(amount, reserve->flash_fee_bps, &fee) || add_overflows(amount, fee)) return ERR_ARITHMETIC_OVERFLOW;
   if (!repays_later(&params->ka[LOAN_INSTRUCTIONS], params->program_id, params->ka[LOAN_RESERVE].key, amount + fee)) {
     sol_log("lending-market: flash loan refused, no later flash_repay of this reserve for amount + fee");
     return ERR_FLASH_NOT_REPAID;
@@ -74,7 +74,7 @@ uint64_t flash_borrow(SolParameters *params) {
   reserve->flash_outstanding = amount + fee;
   reserve->available -= amount;
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[LOAN_VAULT], &ka[LOAN_DESTINATION], &ka[LOAN_RESERVE], &ka[LOAN_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[LOAN_VAULT], &ka[LOAN_DESTINATION], &ka[LOAN_RESERVE], &ka[LOAN_TOKEN_PROGRAM], NULL};
   return reserve_signer_transfer(reserve, &cpi, amount);
 }
 
@@ -87,9 +87,9 @@ uint64_t flash_repay(SolParameters *params) {
   if (reserve->flash_outstanding == 0) return ERR_NO_FLASH_LOAN;
   uint64_t amount = sol_read_u64(params->data + 1);
   if (amount < reserve->flash_outstanding) return ERR_REPAY_TOO_SMALL;
-  if (reserve->available + amount < amount) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(reserve->available, amount)) return ERR_ARITHMETIC_OVERFLOW;
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[REPAY_SOURCE], &ka[REPAY_VAULT], &ka[REPAY_OWNER], &ka[REPAY_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[REPAY_SOURCE], &ka[REPAY_VAULT], &ka[REPAY_OWNER], &ka[REPAY_TOKEN_PROGRAM], NULL};
   if ((result = token_transfer(&cpi, amount)) != SUCCESS) return result;
   /* the fee (and any excess) stays in the reserve: it raises every supplier's share */
   reserve->available += amount;

@@ -2,7 +2,15 @@
 /* Lending-market program: shared definitions. Layouts and codes are documented in README.md and mirrored by
  * src/protocols/lending/ (keep the three in step). One market per deployment: a reserve PDA per mint
  * (seeds ["reserve", mint]) and an obligation PDA per owner (seeds ["obligation", owner]). */
+#include <basis_points.h>
+#include <checked_math.h>
+#include <clock.h>
+#include <program_account.h>
+#include <rent.h>
 #include <solana_sdk.h>
+#include <spl_token.h>
+#include <system_cpi.h>
+#include <token_cpi.h>
 
 /* ---- instruction tags (first byte of instruction data) ----------------- */
 enum { IX_INIT_RESERVE = 0, IX_SUPPLY = 1, IX_BORROW = 2, IX_FLASH_BORROW = 3, IX_FLASH_REPAY = 4, IX_WITHDRAW = 5, IX_REPAY = 6 };
@@ -10,13 +18,10 @@ enum { IX_INIT_RESERVE = 0, IX_SUPPLY = 1, IX_BORROW = 2, IX_FLASH_BORROW = 3, I
 #define RESERVE_ACCOUNT_TAG 5
 #define OBLIGATION_ACCOUNT_TAG 6
 #define MAX_OBLIGATION_SLOTS 4
-#define BPS_DENOMINATOR 10000
 #define MAX_COLLATERAL_FACTOR_BPS 9500
 #define MAX_FLASH_FEE_BPS 1000
 #define INDEX_ONE 1000000000000UL /* the borrow index's 1.0 (10^12) */
 #define SECONDS_PER_YEAR 31536000UL
-#define TOKEN_ACCOUNT_SIZE 165
-#define MINT_SIZE 82
 #define VALUE_DECIMALS 6 /* values compared by the health check: USD with 6 decimals */
 /* flash_repay's reserve is its account 1: flash_borrow looks for it there in later instructions */
 #define REPAY_RESERVE_ACCOUNT 1
@@ -105,26 +110,9 @@ _Static_assert(sizeof(ObligationState) == 232, "obligation layout");
 #define OBLIGATION_SEED "obligation"
 #define OBLIGATION_SEED_LEN 10
 
-/* ---- math.c -------------------------------------------------------------- */
-bool mul_div(uint64_t a, uint64_t b, uint64_t d, uint64_t *quotient);
-bool mul_div_ceil(uint64_t a, uint64_t b, uint64_t d, uint64_t *quotient);
-uint64_t rent_exempt_minimum(uint64_t data_len, uint64_t *lamports);
-
-/* ---- cpi.c: SPL Token and System program ------------------------------- */
-bool is_token_program(const SolPubkey *key);
-bool is_system_program(const SolPubkey *key);
-uint64_t token_account_amount(const SolAccountInfo *account);
-/* SPL Token transfer from `source` to `destination` signed by `authority` (with the reserve's seeds when the
- * reserve signs, else NULL). */
-typedef struct {
-  SolAccountInfo *source;
-  SolAccountInfo *destination;
-  SolAccountInfo *authority;
-  const SolAccountInfo *token_program;
-  const SolSignerSeeds *signer;
-} TransferCpi;
-uint64_t token_transfer(const TransferCpi *cpi, uint64_t amount);
-/* System create_account of a PDA of this program: `payer` signed the transaction, `signer` holds the PDA's seeds. */
+/* ---- create_account.c ------------------------------------------------------ */
+/* System create_account of a PDA of this program, funded by `payer` with the rent-exempt minimum of `size`;
+ * `signer` holds the PDA's seeds. */
 typedef struct {
   SolAccountInfo *payer;
   SolAccountInfo *account;
@@ -142,7 +130,7 @@ uint64_t reserve_current_index(const ReserveState *reserve, int64_t now, uint64_
 uint64_t reserve_accrue(ReserveState *reserve, int64_t now);
 uint64_t reserve_total_assets(const ReserveState *reserve, uint64_t index, uint64_t *total);
 /* A transfer out of the reserve's vault, the reserve PDA signing (cpi->signer is ignored). */
-uint64_t reserve_signer_transfer(ReserveState *reserve, const TransferCpi *cpi, uint64_t amount);
+uint64_t reserve_signer_transfer(ReserveState *reserve, const TokenCpi *cpi, uint64_t amount);
 /* USD value (VALUE_DECIMALS) of `amount` base units at the reserve's oracle price. */
 uint64_t oracle_value(const SolAccountInfo *oracle, const ReserveState *reserve, uint64_t amount, uint64_t *value);
 

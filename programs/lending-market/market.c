@@ -17,9 +17,7 @@ uint64_t market_load(SolParameters *params, uint64_t accounts, ReserveState **re
   if (!SolPubkey_same(params->ka[ACCOUNT_VAULT].key, &(*reserve)->vault)) return ERR_BAD_VAULT;
   if (!is_token_program(params->ka[ACCOUNT_TOKEN_PROGRAM].key)) return ERR_WRONG_TOKEN_PROGRAM;
   if ((*reserve)->flash_outstanding != 0) return ERR_FLASH_LOAN_ACTIVE;
-  SolClock clock;
-  if (sol_get_clock_sysvar(&clock) != SUCCESS) return ERR_INVALID_INSTRUCTION;
-  *now = clock.unix_timestamp;
+  if (!clock_unix_timestamp(now)) return ERR_INVALID_INSTRUCTION;
   return reserve_accrue(*reserve, *now);
 }
 
@@ -42,9 +40,9 @@ uint64_t market_supply(SolParameters *params) {
     if (!mul_div(amount, reserve->supply_shares, total, &shares)) return ERR_ARITHMETIC_OVERFLOW;
   }
   if (shares == 0) return ERR_ZERO_AMOUNT;
-  if (reserve->supply_shares + shares < shares || reserve->available + amount < amount) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(reserve->supply_shares, shares) || add_overflows(reserve->available, amount)) return ERR_ARITHMETIC_OVERFLOW;
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_VAULT], &ka[ACCOUNT_OWNER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_VAULT], &ka[ACCOUNT_OWNER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   if ((result = token_transfer(&cpi, amount)) != SUCCESS) return result;
   reserve->supply_shares += shares;
   reserve->available += amount;
@@ -67,7 +65,7 @@ uint64_t market_borrow(SolParameters *params) {
 
   uint64_t scaled;
   if (!mul_div_ceil(amount, INDEX_ONE, reserve->borrow_index, &scaled)) return ERR_ARITHMETIC_OVERFLOW;
-  if (reserve->borrowed_scaled + scaled < scaled || slot->borrowed_scaled + scaled < scaled) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(reserve->borrowed_scaled, scaled) || add_overflows(slot->borrowed_scaled, scaled)) return ERR_ARITHMETIC_OVERFLOW;
   reserve->borrowed_scaled += scaled;
   reserve->available -= amount;
   slot->borrowed_scaled += scaled;
@@ -75,6 +73,6 @@ uint64_t market_borrow(SolParameters *params) {
   if ((result = obligation_check_health(params, obligation, BORROW_FIRST_PAIR, now, ERR_UNHEALTHY)) != SUCCESS) return result;
 
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[ACCOUNT_VAULT], &ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_RESERVE], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[ACCOUNT_VAULT], &ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_RESERVE], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   return reserve_signer_transfer(reserve, &cpi, amount);
 }

@@ -3,19 +3,12 @@
  * reserve's oracle price: the borrowed value must not exceed the sum of supplied value x collateral factor. */
 #include "lending.h"
 
-static uint64_t obligation_address(const SolParameters *params, const SolPubkey *owner, SolPubkey *expected, uint8_t *bump) {
-  SolSignerSeed seeds[2] = {{(const uint8_t *)OBLIGATION_SEED, OBLIGATION_SEED_LEN}, {owner->x, SIZE_PUBKEY}};
-  if (sol_try_find_program_address(seeds, 2, params->program_id, expected, bump) != SUCCESS) return ERR_WRONG_OBLIGATION_ADDRESS;
-  return SUCCESS;
-}
-
 uint64_t obligation_load(const SolParameters *params, uint64_t owner_index, uint64_t obligation_index, ObligationState **state) {
   const SolAccountInfo *owner = &params->ka[owner_index];
   const SolAccountInfo *account = &params->ka[obligation_index];
   if (!account->is_writable) return ERR_ACCOUNT_NOT_WRITABLE;
-  if (!SolPubkey_same(account->owner, params->program_id) || account->data_len != sizeof(ObligationState)) return ERR_NOT_AN_OBLIGATION;
-  ObligationState *loaded = (ObligationState *)account->data;
-  if (loaded->account_tag != OBLIGATION_ACCOUNT_TAG || !SolPubkey_same(&loaded->owner, owner->key)) return ERR_NOT_AN_OBLIGATION;
+  ObligationState *loaded = program_account_state(account, params->program_id, sizeof(ObligationState), OBLIGATION_ACCOUNT_TAG);
+  if (loaded == NULL || !SolPubkey_same(&loaded->owner, owner->key)) return ERR_NOT_AN_OBLIGATION;
   *state = loaded;
   return SUCCESS;
 }
@@ -27,15 +20,12 @@ uint64_t obligation_load_or_create(SolParameters *params, uint64_t owner_index, 
   if (*account->lamports != 0 || account->data_len != 0) return obligation_load(params, owner_index, obligation_index, state);
   if (!account->is_writable || !owner->is_writable) return ERR_ACCOUNT_NOT_WRITABLE;
   if (!is_system_program(params->ka[system_index].key)) return ERR_WRONG_SYSTEM_PROGRAM;
-  SolPubkey expected;
   uint8_t bump;
-  uint64_t result = obligation_address(params, owner->key, &expected, &bump);
-  if (result != SUCCESS) return result;
-  if (!SolPubkey_same(&expected, account->key)) return ERR_WRONG_OBLIGATION_ADDRESS;
   SolSignerSeed seeds[3] = {{(const uint8_t *)OBLIGATION_SEED, OBLIGATION_SEED_LEN}, {owner->key->x, SIZE_PUBKEY}, {&bump, 1}};
+  if (!pda_matches(seeds, 2, params->program_id, account->key, &bump)) return ERR_WRONG_OBLIGATION_ADDRESS;
   SolSignerSeeds signer = {seeds, 3};
   CreateCpi create = {owner, account, &params->ka[system_index], &signer, sizeof(ObligationState)};
-  result = create_program_account(params, &create);
+  uint64_t result = create_program_account(params, &create);
   if (result != SUCCESS) return result;
   ObligationState *created = (ObligationState *)account->data;
   sol_memset(created, 0, sizeof(ObligationState));
@@ -118,7 +108,7 @@ uint64_t obligation_check_health(const SolParameters *params, const ObligationSt
     uint64_t collateral, debt;
     uint64_t result = position_values(params, &obligation->slots[i], first_pair + 2 * i, now, &collateral, &debt);
     if (result != SUCCESS) return result;
-    if (collateral_total + collateral < collateral_total || debt_total + debt < debt_total) return ERR_ARITHMETIC_OVERFLOW;
+    if (add_overflows(collateral_total, collateral) || add_overflows(debt_total, debt)) return ERR_ARITHMETIC_OVERFLOW;
     collateral_total += collateral;
     debt_total += debt;
   }

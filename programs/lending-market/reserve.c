@@ -20,11 +20,8 @@ static const uint8_t PRICE_UPDATE_V2_DISCRIMINATOR[8] = {34, 241, 35, 99, 157, 1
 
 uint64_t reserve_load(const SolParameters *params, uint64_t index, ReserveState **state) {
   if (params->ka_num <= index) return ERR_NOT_ENOUGH_ACCOUNTS;
-  const SolAccountInfo *account = &params->ka[index];
-  if (!SolPubkey_same(account->owner, params->program_id)) return ERR_NOT_A_RESERVE;
-  if (account->data_len != sizeof(ReserveState)) return ERR_NOT_A_RESERVE;
-  ReserveState *loaded = (ReserveState *)account->data;
-  if (loaded->account_tag != RESERVE_ACCOUNT_TAG) return ERR_NOT_A_RESERVE;
+  ReserveState *loaded = program_account_state(&params->ka[index], params->program_id, sizeof(ReserveState), RESERVE_ACCOUNT_TAG);
+  if (loaded == NULL) return ERR_NOT_A_RESERVE;
   *state = loaded;
   return SUCCESS;
 }
@@ -36,7 +33,7 @@ uint64_t reserve_current_index(const ReserveState *reserve, int64_t now, uint64_
   uint64_t growth;
   if (elapsed > SECONDS_PER_YEAR * 100) return ERR_ARITHMETIC_OVERFLOW;
   if (!mul_div(reserve->borrow_index, reserve->borrow_rate_bps * elapsed, BPS_DENOMINATOR * SECONDS_PER_YEAR, &growth)) return ERR_ARITHMETIC_OVERFLOW;
-  if (*index + growth < *index) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(*index, growth)) return ERR_ARITHMETIC_OVERFLOW;
   *index += growth;
   return SUCCESS;
 }
@@ -55,16 +52,16 @@ uint64_t reserve_total_assets(const ReserveState *reserve, uint64_t index, uint6
   uint64_t cash = reserve->available;
   uint64_t borrows;
   if (!mul_div(reserve->borrowed_scaled, index, INDEX_ONE, &borrows)) return ERR_ARITHMETIC_OVERFLOW;
-  if (cash + borrows < cash) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(cash, borrows)) return ERR_ARITHMETIC_OVERFLOW;
   *total = cash + borrows;
   return SUCCESS;
 }
 
 /* A transfer out of the reserve's vault, the reserve PDA signing. */
-uint64_t reserve_signer_transfer(ReserveState *reserve, const TransferCpi *cpi, uint64_t amount) {
+uint64_t reserve_signer_transfer(ReserveState *reserve, const TokenCpi *cpi, uint64_t amount) {
   SolSignerSeed seeds[3] = {{(const uint8_t *)RESERVE_SEED, RESERVE_SEED_LEN}, {reserve->mint.x, SIZE_PUBKEY}, {&reserve->bump, 1}};
   SolSignerSeeds signer = {seeds, 3};
-  TransferCpi signed_cpi = {cpi->source, cpi->destination, cpi->authority, cpi->token_program, &signer};
+  TokenCpi signed_cpi = {cpi->first, cpi->second, cpi->authority, cpi->token_program, &signer};
   return token_transfer(&signed_cpi, amount);
 }
 
@@ -87,18 +84,6 @@ uint64_t oracle_value(const SolAccountInfo *oracle, const ReserveState *reserve,
   return SUCCESS;
 }
 
-static bool option_none(const uint8_t *tag) {
-  return tag[0] == 0 && tag[1] == 0 && tag[2] == 0 && tag[3] == 0;
-}
-
-/* The vault: an initialized token account of the mint, owned by the reserve, no delegate, no close authority. */
-static bool is_vault(const SolAccountInfo *vault, const SolPubkey *mint, const SolPubkey *reserve) {
-  if (!is_token_program(vault->owner) || vault->data_len != TOKEN_ACCOUNT_SIZE) return false;
-  const uint8_t *d = vault->data;
-  return sol_memeq(d, mint->x, SIZE_PUBKEY) && sol_memeq(d + 32, reserve->x, SIZE_PUBKEY) && option_none(d + 72) &&
-         d[108] == 1 && option_none(d + 129);
-}
-
 static uint64_t check_init_accounts(SolParameters *params, uint8_t *bump) {
   SolAccountInfo *authority = &params->ka[INIT_AUTHORITY];
   SolAccountInfo *reserve = &params->ka[INIT_RESERVE];
@@ -107,12 +92,10 @@ static uint64_t check_init_accounts(SolParameters *params, uint8_t *bump) {
   if (!authority->is_writable || !reserve->is_writable) return ERR_ACCOUNT_NOT_WRITABLE;
   if (!is_system_program(params->ka[INIT_SYSTEM_PROGRAM].key)) return ERR_WRONG_SYSTEM_PROGRAM;
   SolSignerSeed seeds[2] = {{(const uint8_t *)RESERVE_SEED, RESERVE_SEED_LEN}, {mint->key->x, SIZE_PUBKEY}};
-  SolPubkey expected;
-  if (sol_try_find_program_address(seeds, 2, params->program_id, &expected, bump) != SUCCESS) return ERR_WRONG_RESERVE_ADDRESS;
-  if (!SolPubkey_same(&expected, reserve->key)) return ERR_WRONG_RESERVE_ADDRESS;
-  if (*reserve->lamports != 0 || reserve->data_len != 0 || SolPubkey_same(reserve->owner, params->program_id)) return ERR_RESERVE_EXISTS;
-  if (!is_token_program(mint->owner) || mint->data_len != MINT_SIZE || mint->data[45] != 1) return ERR_BAD_MINT;
-  if (!is_vault(&params->ka[INIT_VAULT], mint->key, reserve->key)) return ERR_BAD_VAULT;
+  if (!pda_matches(seeds, 2, params->program_id, reserve->key, bump)) return ERR_WRONG_RESERVE_ADDRESS;
+  if (!is_unused_account(reserve, params->program_id)) return ERR_RESERVE_EXISTS;
+  if (!is_initialized_mint(mint)) return ERR_BAD_MINT;
+  if (!is_vault_account(&params->ka[INIT_VAULT], mint->key, reserve->key)) return ERR_BAD_VAULT;
   if (!is_price_update(&params->ka[INIT_ORACLE])) return ERR_BAD_ORACLE;
   return SUCCESS;
 }
@@ -127,8 +110,8 @@ uint64_t reserve_init(SolParameters *params) {
   uint8_t bump;
   uint64_t result = check_init_accounts(params, &bump);
   if (result != SUCCESS) return result;
-  SolClock clock;
-  if (sol_get_clock_sysvar(&clock) != SUCCESS) return ERR_INVALID_INSTRUCTION;
+  int64_t now;
+  if (!clock_unix_timestamp(&now)) return ERR_INVALID_INSTRUCTION;
 
   SolAccountInfo *reserve = &params->ka[INIT_RESERVE];
   const SolAccountInfo *mint = &params->ka[INIT_MINT];
@@ -142,7 +125,7 @@ uint64_t reserve_init(SolParameters *params) {
   sol_memset(state, 0, sizeof(ReserveState));
   state->account_tag = RESERVE_ACCOUNT_TAG;
   state->bump = bump;
-  state->decimals = mint->data[44];
+  state->decimals = mint_decimals(mint);
   state->collateral_factor_bps = collateral_factor_bps;
   state->borrow_rate_bps = borrow_rate_bps;
   state->flash_fee_bps = flash_fee_bps;
@@ -151,6 +134,6 @@ uint64_t reserve_init(SolParameters *params) {
   sol_memcpy(&state->oracle, params->ka[INIT_ORACLE].key, SIZE_PUBKEY);
   sol_memcpy(&state->authority, params->ka[INIT_AUTHORITY].key, SIZE_PUBKEY);
   state->borrow_index = INDEX_ONE;
-  state->last_accrual_ts = clock.unix_timestamp;
+  state->last_accrual_ts = now;
   return SUCCESS;
 }

@@ -62,7 +62,7 @@ uint64_t market_withdraw(SolParameters *params) {
   if (paid == 0) return SUCCESS;
 
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[ACCOUNT_VAULT], &ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_RESERVE], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[ACCOUNT_VAULT], &ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_RESERVE], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   return reserve_signer_transfer(reserve, &cpi, paid);
 }
 
@@ -87,9 +87,9 @@ uint64_t market_repay(SolParameters *params) {
     /* a repayment too small to clear one scaled unit would pay for nothing */
     if (cleared == 0) return ERR_ZERO_AMOUNT;
   }
-  if (reserve->available + paid < paid) return ERR_ARITHMETIC_OVERFLOW;
+  if (add_overflows(reserve->available, paid)) return ERR_ARITHMETIC_OVERFLOW;
   SolAccountInfo *ka = params->ka;
-  TransferCpi cpi = {&ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_VAULT], &ka[ACCOUNT_OWNER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
+  TokenCpi cpi = {&ka[ACCOUNT_USER_TOKEN], &ka[ACCOUNT_VAULT], &ka[ACCOUNT_OWNER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   if ((result = token_transfer(&cpi, paid)) != SUCCESS) return result;
   reserve->borrowed_scaled -= cleared;
   reserve->available += paid;

@@ -1,14 +1,12 @@
 /* Liquid-staking program entry: parses the input and dispatches on the instruction tag. */
+#include <instruction_input.h>
 #include "staking.h"
 
 #define MAX_ACCOUNTS 16
 
 uint64_t entrypoint(const uint8_t *input) {
   SolParameters params;
-  /* The parsed account table lives on the heap (clang's 512-byte frame). */
-  params.ka = (SolAccountInfo *)SOL_HEAP_START;
-  if (!sol_deserialize(input, &params, MAX_ACCOUNTS)) return ERR_INVALID_INSTRUCTION;
-  if (params.data_len == 0) return ERR_INVALID_INSTRUCTION;
+  if (!parse_instruction(input, &params, MAX_ACCOUNTS)) return ERR_INVALID_INSTRUCTION;
   switch (params.data[0]) {
     case IX_INIT_POOL:
       return pool_init(&params);

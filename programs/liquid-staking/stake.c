@@ -46,8 +46,8 @@ uint64_t pool_stake(SolParameters *params) {
   }
   if (lst == 0) return ERR_ZERO_OUTPUT;
   if (lst < minimum_lst) return ERR_OUTPUT_BELOW_MINIMUM;
-  uint64_t total = state->total_lamports + lamports;
-  if (total < lamports) return ERR_ARITHMETIC_OVERFLOW;
+  uint64_t total;
+  if (!checked_add(state->total_lamports, lamports, &total)) return ERR_ARITHMETIC_OVERFLOW;
   if ((result = system_transfer(&ka[ACCOUNT_STAKER], &ka[ACCOUNT_POOL], &ka[ACCOUNT_SYSTEM_PROGRAM], lamports)) != SUCCESS) return result;
   SolSignerSeed seeds[2] = {{(const uint8_t *)POOL_SEED, POOL_SEED_LEN}, {&state->bump, 1}};
   SolSignerSeeds signer = {seeds, 2};
@@ -69,15 +69,14 @@ uint64_t pool_unstake(SolParameters *params) {
   if (supply == 0 || lst > supply) return ERR_INSUFFICIENT_FUNDS;
   uint64_t gross;
   if (!mul_div(lst, state->total_lamports, supply, &gross)) return ERR_ARITHMETIC_OVERFLOW;
-  uint64_t net = gross - fee_of(gross, state->fee_bps);
+  uint64_t net = gross - bps_of(gross, state->fee_bps);
   if (net == 0) return ERR_ZERO_OUTPUT;
   if (net < minimum_lamports) return ERR_OUTPUT_BELOW_MINIMUM;
   if (net > state->total_lamports || *ka[ACCOUNT_POOL].lamports < net) return ERR_INSUFFICIENT_FUNDS;
   TokenCpi burn = {&ka[ACCOUNT_STAKER_LST], &ka[ACCOUNT_LST_MINT], &ka[ACCOUNT_STAKER], &ka[ACCOUNT_TOKEN_PROGRAM], NULL};
   if ((result = token_burn(&burn, lst)) != SUCCESS) return result;
   /* The pool owns its account, so it pays the staker directly (no CPI needed to debit it). */
-  *ka[ACCOUNT_POOL].lamports -= net;
-  *ka[ACCOUNT_STAKER].lamports += net;
+  move_lamports(&ka[ACCOUNT_POOL], &ka[ACCOUNT_STAKER], net);
   state->total_lamports -= net;
   return SUCCESS;
 }

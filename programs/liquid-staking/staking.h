@@ -1,16 +1,20 @@
 #pragma once
 /* Liquid-staking program: shared definitions. Layouts and codes are documented in README.md and mirrored by
  * src/protocols/staking/ (keep the three in step). One pool per deployment: the PDA of seeds ["stake_pool"]. */
+#include <basis_points.h>
+#include <checked_math.h>
+#include <program_account.h>
+#include <rent.h>
 #include <solana_sdk.h>
+#include <spl_token.h>
+#include <system_cpi.h>
+#include <token_cpi.h>
 
 /* ---- instruction tags (first byte of instruction data) ----------------- */
 enum { IX_INIT_POOL = 0, IX_STAKE = 1, IX_UNSTAKE = 2, IX_ADD_REWARDS = 3 };
 
 #define STAKE_POOL_ACCOUNT_TAG 3
 #define MAX_FEE_BPS 1000
-#define BPS_DENOMINATOR 10000
-#define TOKEN_ACCOUNT_SIZE 165
-#define MINT_SIZE 82
 #define LST_DECIMALS 9
 
 /* ---- custom error codes (ProgramError::Custom) ------------------------- */
@@ -53,26 +57,6 @@ _Static_assert(__builtin_offsetof(StakePoolState, total_lamports) == 72, "stake 
 
 #define POOL_SEED "stake_pool"
 #define POOL_SEED_LEN 10
-
-/* ---- math.c -------------------------------------------------------------- */
-bool mul_div(uint64_t a, uint64_t b, uint64_t d, uint64_t *quotient);
-uint64_t fee_of(uint64_t amount, uint16_t fee_bps);
-
-/* ---- token.c: SPL Token and System program CPIs ------------------------- */
-bool is_token_program(const SolPubkey *key);
-bool is_system_program(const SolPubkey *key);
-uint64_t mint_supply(const SolAccountInfo *mint);
-/* Accounts of one token instruction: first, second (both writable), the signing authority (at most 5 arguments). */
-typedef struct {
-  SolAccountInfo *first;
-  SolAccountInfo *second;
-  SolAccountInfo *authority;
-  const SolAccountInfo *token_program;
-  const SolSignerSeeds *signer; /* the pool's seeds when the pool signs, else NULL */
-} TokenCpi;
-uint64_t token_mint_to(const TokenCpi *cpi, uint64_t amount); /* mint = first, to second */
-uint64_t token_burn(const TokenCpi *cpi, uint64_t amount);    /* account = first, mint = second */
-uint64_t system_transfer(SolAccountInfo *from, SolAccountInfo *to, const SolAccountInfo *system_program, uint64_t lamports);
 
 /* ---- pool.c --------------------------------------------------------------- */
 uint64_t pool_load(const SolParameters *params, uint64_t index, StakePoolState **state);
