@@ -16,6 +16,7 @@ import { PolicyEngine } from "../policy/policyEngine.js"
 import { AmmPrograms } from "../protocols/amm/programs.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
+import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
 import { describeLendingFailure } from "../protocols/lending/errors.js"
 import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { describeStakingFailure } from "../protocols/staking/errors.js"
@@ -64,6 +65,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const ammPrograms = yield* AmmPrograms
     const liquidStaking = yield* LiquidStakingProgram
     const lendingMarket = yield* LendingMarketProgram
+    const oracleFreshness = yield* OracleFreshness
     const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
@@ -113,8 +115,11 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           Effect.provideService(AmmPrograms, ammPrograms),
           Effect.provideService(LiquidStakingProgram, liquidStaking),
           Effect.provideService(LendingMarketProgram, lendingMarket),
+          Effect.provideService(OracleFreshness, oracleFreshness),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
+            // fail closed (spec rule 4): no build on a price older than ORACLE_MAX_PRICE_AGE_SECONDS
+            StalePriceError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             RpcUnavailableError: chainRetryable("build"),
             RpcApplicationError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" }))
           })
