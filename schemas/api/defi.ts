@@ -91,6 +91,8 @@ export const SwapQuote = Schema.Struct({
   route: Schema.Array(RouteLeg),
   pools: Schema.Array(AmmPool),
   oracle: Schema.NullOr(OracleComparison),
+  /** why `oracle` is null although both mints have a feed: a price older than ORACLE_MAX_PRICE_AGE_SECONDS is never compared */
+  oracleUnavailable: Schema.optional(Schema.String),
   quotedAt: Timestamp
 }).annotations({ identifier: "SwapQuote" })
 

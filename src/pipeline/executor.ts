@@ -149,6 +149,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt }),
             ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() }),
             ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps }),
+            ...(built.facts.oracleUnavailable === undefined ? {} : { oracleUnavailable: built.facts.oracleUnavailable }),
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
@@ -251,6 +252,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built?.pools === undefined ? {} : { pools: built.pools, pool: built.pools[0] }),
             ...(built?.outputMint === undefined ? {} : { outputMint: built.outputMint }),
             ...(built?.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.oracleDeviationBps }),
+            ...(built?.oracleUnavailable === undefined ? {} : { oracleUnavailable: built.oracleUnavailable }),
             ...(built?.quotedAt === undefined ? {} : { quoteAgeSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(built.quotedAt)) / 1000)) })
           },
           preBalanceLamports: preBalance,

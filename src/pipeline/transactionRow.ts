@@ -29,6 +29,7 @@ export interface BuildFactsRow {
   readonly quotedAt?: string
   readonly minimumOut?: string
   readonly oracleDeviationBps?: number
+  readonly oracleUnavailable?: string
   /** unstake: the lamports the build quoted to the wallet */
   readonly expectedInflowLamports?: string
 }

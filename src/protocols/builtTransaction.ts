@@ -19,6 +19,8 @@ export interface BuildFacts {
   readonly minimumOut?: bigint
   /** a swap: its quote's deviation from the oracle price, when both mints have one */
   readonly oracleDeviationBps?: number
+  /** a swap whose oracle price was too old to compare: why (the feed and its age) */
+  readonly oracleUnavailable?: string
   /** lamports the transaction pays the wallet (an unstake), for the delta guard's inflow */
   readonly expectedInflowLamports?: bigint
 }
@@ -62,6 +64,7 @@ export const builtTransaction = (
     ...(facts.quotedAt === undefined ? {} : { quotedAt: facts.quotedAt }),
     ...(facts.minimumOut === undefined ? {} : { minimumOut: facts.minimumOut }),
     ...(facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: facts.oracleDeviationBps }),
+    ...(facts.oracleUnavailable === undefined ? {} : { oracleUnavailable: facts.oracleUnavailable }),
     ...(facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: facts.expectedInflowLamports })
   }
 })
