@@ -117,6 +117,11 @@ describe("oracle price-age bound", () => {
       expect(Number(STALE("SOL").exec(refused.error ?? "")?.[1])).toBeGreaterThanOrEqual(3_590)
       // never signed: nothing was borrowed
       expect(refused.signature ?? null).toBeNull()
+      // the borrow preview refuses the same way, in the spec's envelope
+      const preview = await api(base(), "POST", "/api/v1/defi/lend/borrow", { protocol: "lending-market", wallet: wallet.publicKey, mint: USDC, amount: "100000000" })
+      expect(preview.status).toBe(500)
+      expect(preview.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", stage: "build" })
+      expect(preview.body.error).toMatch(STALE("SOL"))
       // the supply is shown without a value (a stale number is never shown), with the reason
       const position = await supplyPosition()
       expect(position?.value).toBeUndefined()
