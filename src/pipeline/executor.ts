@@ -17,6 +17,7 @@ import { AmmPrograms } from "../protocols/amm/programs.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
+import { requireFreshOracles } from "../protocols/oracle/requireFreshOracles.js"
 import { describeLendingFailure } from "../protocols/lending/errors.js"
 import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { describeStakingFailure } from "../protocols/staking/errors.js"
@@ -150,6 +151,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() }),
             ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps }),
             ...(built.facts.oracleUnavailable === undefined ? {} : { oracleUnavailable: built.facts.oracleUnavailable }),
+            ...(built.facts.oracleAccounts === undefined ? {} : { oracleAccounts: built.facts.oracleAccounts }),
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
@@ -287,6 +289,17 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const signing = (row: TransactionRow) =>
       Effect.gen(function* () {
         yield* chaosAt("sign", "sign")
+        // a borrow approved long after its build: the program would judge it on whatever price is there now
+        const oracles = row.build_facts?.oracleAccounts ?? []
+        if (oracles.length > 0) {
+          yield* requireFreshOracles(facts.accounts, oracles.map((oracle) => new PublicKey(oracle)), oracleFreshness.maxAgeSeconds).pipe(
+            Effect.catchTags({
+              StalePriceError: (error) => Effect.fail(new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `not signed: ${error.message}`, stage: "sign" })),
+              RpcUnavailableError: chainRetryable("sign"),
+              RpcApplicationError: chainRetryable("sign")
+            })
+          )
+        }
         const signed = yield* signer.sign(row.id).pipe(
           Effect.mapError((refused) => new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `signing refused: ${refused.message}`, stage: "sign" }))
         )

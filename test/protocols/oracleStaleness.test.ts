@@ -131,6 +131,26 @@ describe("oracle price-age bound", () => {
     expect(await supplyPosition()).toMatchObject({ value: "750.000000" })
   })
 
+  it("a borrow built on a fresh price but approved once it is stale is not signed: the price is aged again before signing", async () => {
+    const wallet = await createWallet(base(), 8 * SOL)
+    expect((await settle({ walletId: wallet.id, type: "lend_supply", protocol: "lending-market", intent: { mint: NATIVE_MINT.toBase58(), amount: String(5 * SOL) } })).status).toBe("confirmed")
+    // the borrow opens the wallet's USDC account (its rent leaves the wallet): above 1,000,000 lamports asks for approval
+    const policy = await api(base(), "POST", "/api/v1/policies", {
+      walletId: wallet.id, name: "approve lending", rules: [{ type: "spending_limit", requireApprovalAboveLamports: 1_000_000 }]
+    })
+    expect(policy.status).toBe(201)
+    const gated = await settle({ walletId: wallet.id, type: "lend_borrow", protocol: "lending-market", intent: { mint: USDC, amount: "100000000" } })
+    expect(gated.status).toBe("approval_gate")
+    await whileStale("SOL", async () => {
+      expect((await api(base(), "POST", `/api/v1/transactions/${gated.id}/approve`)).status).toBe(200)
+      const settled = (await waitSettled(base(), gated.id, 60_000)).data
+      expect(settled).toMatchObject({ status: "failed", errorCode: "PIPELINE_ERROR", failedAt: "sign" })
+      expect(settled.error).toMatch(/^not signed: /)
+      expect(Number(STALE("SOL").exec(settled.error ?? "")?.[1])).toBeGreaterThanOrEqual(3_590)
+      expect(settled.signature ?? null).toBeNull()
+    })
+  })
+
   it("a swap's quote is not compared with a stale oracle price: the quote says why, and requireOracleForSwap denies naming the feed", async () => {
     const wallet = await createWallet(base(), 3 * SOL)
     const intent = { inputMint: NATIVE_MINT.toBase58(), outputMint: USDC, amount: String(0.1 * SOL), slippageBps: 100 }

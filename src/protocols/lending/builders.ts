@@ -21,7 +21,7 @@ import { OBLIGATION_ACCOUNT_SIZE } from "./layout.js"
 import { readObligation, readReserve } from "./marketReads.js"
 import { LendingMarketProgram } from "./program.js"
 import { OracleFreshness } from "../oracle/oracleFreshness.js"
-import { requireFreshOracles } from "./oracleFreshnessCheck.js"
+import { requireFreshOracles } from "../oracle/requireFreshOracles.js"
 import { walletTokenAccount } from "./walletToken.js"
 
 const TOKEN_ACCOUNT_SIZE = 165
@@ -73,7 +73,8 @@ export const buildLendBorrow = (request: AdapterRequest<"lend_borrow">) =>
     const positions = obligation.state.slots.map((slot, i) => ({ reserve: slot.reserve, oracle: obligation.reserves[i]?.oracle ?? slot.reserve }))
     const withBorrowed = positions.some((p) => p.reserve.equals(reserve.address)) ? positions : [...positions, { reserve: reserve.address, oracle: reserve.state.oracle }]
     const { maxAgeSeconds } = yield* OracleFreshness
-    yield* requireFreshOracles(facts.accounts, withBorrowed.map((p) => p.oracle), maxAgeSeconds)
+    const oracles = withBorrowed.map((p) => p.oracle)
+    yield* requireFreshOracles(facts.accounts, oracles, maxAgeSeconds)
     const token = yield* walletTokenAccount(wallet, mint)
     const isSol = mint.equals(NATIVE_MINT)
     const keys = { programId: program.programId, owner: wallet, mint, vault: reserve.state.vault, userToken: token.address }
@@ -87,6 +88,8 @@ export const buildLendBorrow = (request: AdapterRequest<"lend_borrow">) =>
     return builtTransaction(instructions, {
       tokenMint: intent.mint,
       tokenAmount: intent.amount,
+      // a borrow may wait at the approval gate: the pipeline ages these prices again before it signs
+      oracleAccounts: oracles.map((oracle) => oracle.toBase58()),
       ...(rent > 0n ? { amountLamports: rent } : {})
     })
   })

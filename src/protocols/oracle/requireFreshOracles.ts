@@ -1,18 +1,19 @@
 /**
- * Before a borrow: every oracle the program's health check will read must hold a price no older than the bound,
- * by the chain's clock (read in the same call). The first stale one fails the build, named with its age.
+ * Price accounts a program will judge a transaction on (a borrow's health check) must each hold a price no older
+ * than the bound, by the chain's clock (read in the same call): checked at build and again before signing. The
+ * first stale one fails, named with its age.
  */
 import type { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
-import { CLOCK_SYSVAR_ADDRESS, decodeClockUnixTimestamp } from "../oracle/chainClock.js"
-import { FEEDS } from "../oracle/feeds.js"
-import { priceUpdateOf } from "../oracle/oracleReads.js"
-import { stalenessOf } from "../oracle/priceFreshness.js"
-import type { ReadAccounts } from "./marketReads.js"
+import type { AccountsReader } from "../amm/poolReads.js"
+import { CLOCK_SYSVAR_ADDRESS, decodeClockUnixTimestamp } from "./chainClock.js"
+import { FEEDS } from "./feeds.js"
+import { priceUpdateOf } from "./oracleReads.js"
+import { stalenessOf } from "./priceFreshness.js"
 
 const symbolOf = (feedId: string, account: string) => FEEDS.find((feed) => feed.feedId === feedId)?.symbol ?? `feed at ${account}`
 
-export const requireFreshOracles = (accounts: ReadAccounts, oracles: ReadonlyArray<PublicKey>, maxAgeSeconds: number) =>
+export const requireFreshOracles = (accounts: AccountsReader, oracles: ReadonlyArray<PublicKey>, maxAgeSeconds: number) =>
   Effect.gen(function* () {
     const addresses = oracles.map((oracle) => oracle.toBase58())
     const [clock, ...priceAccounts] = yield* accounts([CLOCK_SYSVAR_ADDRESS, ...addresses])
