@@ -286,9 +286,21 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         }))
       })
 
-    const signing = (row: TransactionRow) =>
+    /** A swap approved long after its quote: the quote-age bound of policy holds at signing too (docs/decisions/oracle.md). */
+    const quoteStillFresh = (row: TransactionRow, context: RunContext) => {
+      const quotedAt = row.build_facts?.quotedAt
+      if (quotedAt === undefined || context.maxQuoteAgeSeconds === undefined) return Effect.void
+      const age = Math.max(0, Math.floor((Date.now() - Date.parse(quotedAt)) / 1000))
+      return age <= context.maxQuoteAgeSeconds ? Effect.void : Effect.fail(new Terminal({
+        failedAt: "sign", errorCode: "PIPELINE_ERROR", stage: "sign",
+        message: `not signed: the swap's quote is ${age}s old (taken ${quotedAt}), above maxQuoteAgeSeconds ${context.maxQuoteAgeSeconds}`
+      }))
+    }
+
+    const signing = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         yield* chaosAt("sign", "sign")
+        yield* quoteStillFresh(row, context)
         // a borrow approved long after its build: the program would judge it on whatever price is there now
         const oracles = row.build_facts?.oracleAccounts ?? []
         if (oracles.length > 0) {
@@ -375,7 +387,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         case "policy_eval":
           return policyEval(row)
         case "signing":
-          return signing(row)
+          return signing(row, context)
         case "submitting":
           return submitting(row, context)
         default:

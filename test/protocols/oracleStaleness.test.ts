@@ -170,4 +170,29 @@ describe("oracle price-age bound", () => {
       }
     })
   })
+
+  it("a swap approved after its quote outlived maxQuoteAgeSeconds is not signed: the quote's age is bounded at signing too", async () => {
+    const wallet = await createWallet(base(), 3 * SOL)
+    const policy = await api(base(), "POST", "/api/v1/policies", {
+      walletId: wallet.id, name: "approve swaps", rules: [{ type: "spending_limit", requireApprovalAboveLamports: 1_000_000 }]
+    })
+    expect(policy.status).toBe(201)
+    expect((await client().risk.putProtocol({ params: { protocol: "amm-one" }, body: { maxQuoteAgeSeconds: 3 } })).status).toBe(200)
+    try {
+      const gated = await settle({
+        walletId: wallet.id, type: "swap", protocol: "amm-one",
+        intent: { inputMint: NATIVE_MINT.toBase58(), outputMint: USDC, amount: String(0.1 * SOL), slippageBps: 100 }
+      })
+      expect(gated.status).toBe("approval_gate")
+      // the quote was judged fresh at policy; the approval comes after it is more than 3 s old
+      await new Promise((resolve) => setTimeout(resolve, 4_500))
+      expect((await api(base(), "POST", `/api/v1/transactions/${gated.id}/approve`)).status).toBe(200)
+      const settled = (await waitSettled(base(), gated.id, 60_000)).data
+      expect(settled).toMatchObject({ status: "failed", errorCode: "PIPELINE_ERROR", failedAt: "sign" })
+      expect(settled.error).toMatch(/^not signed: the swap's quote is (\d+)s old \(taken .*\), above maxQuoteAgeSeconds 3$/)
+      expect(settled.signature ?? null).toBeNull()
+    } finally {
+      await client().risk.putProtocol({ params: { protocol: "amm-one" }, body: { maxQuoteAgeSeconds: null } })
+    }
+  })
 })
