@@ -89,6 +89,7 @@ import { EscrowProgram } from "./protocols/escrow/program.js"
 import { AmmPrograms } from "./protocols/amm/programs.js"
 import { LiquidStakingProgram } from "./protocols/staking/program.js"
 import { LendingMarketProgram } from "./protocols/lending/program.js"
+import { OracleFreshness } from "./protocols/oracle/oracleFreshness.js"
 import { StakePositionIndexer } from "./positions/stakePositionIndexer.js"
 import { LendingPositionIndexer } from "./positions/lendingPositionIndexer.js"
 import { WalletPositions } from "./positions/walletPositions.js"
@@ -183,6 +184,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
       AmmPrograms.Default,
       LiquidStakingProgram.Default,
       LendingMarketProgram.Default,
+      OracleFreshness.Default,
       EscrowRepo.Default,
       EscrowIndexer.Default,
       StakePositionIndexer.Default,

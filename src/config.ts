@@ -191,6 +191,10 @@ export const appConfig = Config.all({
   }),
   liquidStakingProgramId: programIdSetting("LIQUID_STAKING_PROGRAM_ID"),
   lendingMarketProgramId: programIdSetting("LENDING_MARKET_PROGRAM_ID"),
+  oracle: Config.all({
+    // The oldest oracle price (by the chain's clock) the service uses; 60 s as Pyth's examples (docs/decisions/oracle.md).
+    maxPriceAgeSeconds: positiveInt("ORACLE_MAX_PRICE_AGE_SECONDS", 60)
+  }),
   mcp: Config.all({
     apiBaseUrl: optionalUrl("API_BASE_URL"),
     apiKey: optionalSecret("API_KEY"),

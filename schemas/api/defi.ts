@@ -17,7 +17,13 @@ export const StakeRewardsBody = Schema.Struct({
 /** Body of `PUT /defi/oracle/prices/<symbol>`: price = price * 10^exponent USD. */
 export const SetOraclePriceBody = Schema.Struct({
   price: Schema.String.pipe(Schema.pattern(/^[1-9][0-9]{0,17}$/, { message: () => "must be a positive integer string (price = price * 10^exponent USD)" })),
-  exponent: Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }), Schema.between(-18, 0, { message: () => "must be between -18 and 0" }))
+  exponent: Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }), Schema.between(-18, 0, { message: () => "must be between -18 and 0" })),
+  /** Post as published at this time and stall the feed there (the local ledger stops refreshing it): how to try a stale price. */
+  publishTime: Schema.optional(
+    Schema.String.pipe(Schema.filter((text) => /^\d{4}-\d{2}-\d{2}T/.test(text) && Number.isFinite(Date.parse(text)) && Date.parse(text) >= 0, {
+      message: () => "must be an ISO 8601 timestamp (UTC, not before 1970)"
+    }))
+  )
 })
 
 export const OracleSymbolParams = Schema.Struct({ symbol: Schema.String })
@@ -85,6 +91,8 @@ export const SwapQuote = Schema.Struct({
   route: Schema.Array(RouteLeg),
   pools: Schema.Array(AmmPool),
   oracle: Schema.NullOr(OracleComparison),
+  /** why `oracle` is null although both mints have a feed: a price older than ORACLE_MAX_PRICE_AGE_SECONDS is never compared */
+  oracleUnavailable: Schema.optional(Schema.String),
   quotedAt: Timestamp
 }).annotations({ identifier: "SwapQuote" })
 
@@ -163,7 +171,11 @@ export const OraclePrice = Schema.Struct({
   price: Schema.NullOr(PriceText),
   exponent: Schema.optional(Schema.Int),
   conf: Schema.optional(PriceText),
-  publishTime: Schema.optional(Timestamp)
+  publishTime: Schema.optional(Timestamp),
+  /** seconds since publishTime by the chain's clock (Clock sysvar); absent when that clock could not be read */
+  ageSeconds: Schema.optional(Schema.Int),
+  /** older than ORACLE_MAX_PRICE_AGE_SECONDS (or not ageable): the service uses no such price */
+  stale: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "OraclePrice" })
 
 export const DefiApi = {
@@ -176,13 +188,15 @@ export const DefiApi = {
   }),
   oraclePrices: endpoint("defi", "GET", "/api/v1/defi/oracle/prices", {
     summary: "Every known feed's price, read from its PriceUpdateV2 account",
-    success: Schema.Struct({ prices: Schema.Array(OraclePrice) })
+    success: Schema.Struct({ prices: Schema.Array(OraclePrice), maxPriceAgeSeconds: Schema.optional(Schema.Int) })
   }),
   setOraclePrice: endpoint("defi", "PUT", "/api/v1/defi/oracle/prices/:symbol", {
     summary: "Post a price on the local ledger (a real cluster's prices come from Pyth; there this fails)",
     params: OracleSymbolParams,
     body: SetOraclePriceBody,
-    success: Schema.Struct({ symbol: Schema.String, feedId: Schema.String, account: Base58Address, price: PriceText, exponent: Schema.Int })
+    success: Schema.Struct({
+      symbol: Schema.String, feedId: Schema.String, account: Base58Address, price: PriceText, exponent: Schema.Int, publishTime: Schema.optional(Timestamp)
+    })
   }),
   stake: endpoint("defi", "POST", "/api/v1/defi/stake", {
     summary: "Stake preview: the pool's rate, what the amount gets, the unsigned transaction and the execute request",

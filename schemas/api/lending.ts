@@ -36,7 +36,9 @@ export const LendingAccount = Schema.Struct({
       mint: Base58Address,
       amount: Digits,
       /** its worth in lamports at the oracle prices (an exact JSON integer on the wire) */
-      valueLamports: Schema.optional(LamportsText)
+      valueLamports: Schema.optional(LamportsText),
+      /** why a worth is absent: the oracle price is older than ORACLE_MAX_PRICE_AGE_SECONDS, or missing */
+      valueUnavailable: Schema.optional(Schema.String)
     })
   ),
   /** collateral value x factor / borrowed value; null when nothing is borrowed */

@@ -18,7 +18,9 @@ export const WalletPosition = Schema.Struct({
   /** The token account, stake pool, lending reserve or escrow account. */
   address: Schema.optional(Base58Address),
   /** A lending account's health: collateral value x factor over borrowed value, 4 places (absent with no borrow). */
-  healthFactor: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9]+\.[0-9]{4}$/)))
+  healthFactor: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9]+\.[0-9]{4}$/))),
+  /** Why `value` (or a lending position's `valueLamports`) is absent: the oracle price is older than the bound, or missing. */
+  valueUnavailable: Schema.optional(Schema.String)
 }).annotations({ identifier: "WalletPosition" })
 
 export const PositionsApi = {

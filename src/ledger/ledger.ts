@@ -56,6 +56,8 @@ export class Ledger {
   readonly priorityFees = new PriorityFeeTracker()
   readonly tokenOwners = new TokenOwnerIndex()
   readonly listeners = new Set<LedgerListener>()
+  /** Oracle feeds an operator posted with an explicit publish time: the price refresher leaves them alone (oracleMethods.ts). */
+  readonly stalledFeeds = new Set<string>()
   /** Set on every state change; the persistence loop clears it when it saves. */
   dirty = false
   private readonly reads: ReturnType<typeof makeAccountReads>

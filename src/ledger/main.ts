@@ -1,5 +1,6 @@
 // Child entry of the local ledger (`npm run ledger`, or spawned by the service when CHAIN_RPC_URL is unset).
 // Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, AMM_ONE_PROGRAM_ID, AMM_TWO_PROGRAM_ID, LIQUID_STAKING_PROGRAM_ID, LENDING_MARKET_PROGRAM_ID, LEDGER_SEED_POOLS, LEDGER_SLOT_MS (400),
+// LEDGER_PRICE_REFRESH_MS (10000: how often the seeded oracle feeds are posted again; 0 never),
 // LEDGER_PARENT_PID (exit when that process is gone; an IPC channel to the parent works the same way).
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -35,6 +36,10 @@ async function main(): Promise<void> {
   const dataDir = process.env.DATA_DIR ?? ".data"
   const escrowProgramId = process.env.ESCROW_PROGRAM_ID ?? DEFAULT_ESCROW_PROGRAM_ID
   const slotMs = process.env.LEDGER_SLOT_MS === undefined ? undefined : Number(process.env.LEDGER_SLOT_MS)
+  const priceRefreshMs = process.env.LEDGER_PRICE_REFRESH_MS === undefined ? undefined : Number(process.env.LEDGER_PRICE_REFRESH_MS)
+  if (priceRefreshMs !== undefined && !(Number.isInteger(priceRefreshMs) && priceRefreshMs >= 0)) {
+    throw new Error(`LEDGER_PRICE_REFRESH_MS must be a non-negative integer (milliseconds), got ${process.env.LEDGER_PRICE_REFRESH_MS}`)
+  }
   const escrowPath = fileURLToPath(new URL("../../programs/dist/escrow.so", import.meta.url))
   const programs: Array<{ programId: string; path: string }> = []
   if (existsSync(escrowPath)) programs.push({ programId: escrowProgramId, path: escrowPath })
@@ -62,7 +67,7 @@ async function main(): Promise<void> {
   const seedLendingMarket = existsSync(lendingPath) && seedPools !== undefined ? lendingId : undefined
 
   const server = await startLedgerServer({
-    port, dataDir, programs, slotMs, ...(seedPools === undefined ? {} : { seedPools }), ...(seedStakePool === undefined ? {} : { seedStakePool }),
+    port, dataDir, programs, slotMs, ...(priceRefreshMs === undefined ? {} : { priceRefreshMs }), ...(seedPools === undefined ? {} : { seedPools }), ...(seedStakePool === undefined ? {} : { seedStakePool }),
     ...(seedLendingMarket === undefined ? {} : { seedLendingMarket })
   })
 

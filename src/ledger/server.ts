@@ -4,6 +4,7 @@ import type { AmmProtocol } from "../protocols/amm/ammIds.js"
 import { seedPools } from "./seedPools.js"
 import { seedStakePool } from "./seedStakePool.js"
 import { seedLendingMarket } from "./seedLendingMarket.js"
+import { refreshPriceFeeds } from "./oracleMethods.js"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { address } from "@solana/kit"
 import { handleRpcBody, type RpcMethodTable } from "./jsonRpc.js"
@@ -25,6 +26,8 @@ export interface LedgerServerOptions {
   readonly seedStakePool?: string
   /** Seed the lending market's reserves on this deployment (loaded above) when missing; needs seedPools' mints and feeds. */
   readonly seedLendingMarket?: string
+  /** How often the seeded oracle feeds are posted again at the chain's clock (oracleMethods.ts); 0: never. */
+  readonly priceRefreshMs?: number
 }
 
 export interface LedgerServer {
@@ -34,6 +37,8 @@ export interface LedgerServer {
 }
 
 const DEFAULT_SLOT_MS = 400
+/** well inside the service's default 60 s price-age bound (ORACLE_MAX_PRICE_AGE_SECONDS), even with a slow request in between */
+const DEFAULT_PRICE_REFRESH_MS = 10_000
 const SAVE_INTERVAL_MS = 1000
 const MAX_BODY_BYTES = 16 * 1024 * 1024
 const HOST = "127.0.0.1"
@@ -127,6 +132,10 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
   const slotTimer = setInterval(() => {
     ledger.advanceTo(anchorSlot + Math.floor((Date.now() - anchorTime) / slotMs))
   }, Math.max(10, Math.floor(slotMs / 4)))
+  // Prices persisted by an earlier run are as old as the downtime: posted again at start, then kept live.
+  const priceRefreshMs = opts.priceRefreshMs ?? DEFAULT_PRICE_REFRESH_MS
+  if (priceRefreshMs > 0) refreshPriceFeeds(ledger)
+  const priceTimer = priceRefreshMs > 0 ? setInterval(() => refreshPriceFeeds(ledger), priceRefreshMs) : undefined
 
   const save = (): void => {
     try {
@@ -151,6 +160,7 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
   } catch (error) {
     clearInterval(slotTimer)
     clearInterval(saveTimer)
+    clearInterval(priceTimer)
     await closeServer(rpcServer)
     throw error
   }
@@ -163,6 +173,7 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
       closed ??= (async () => {
         clearInterval(slotTimer)
         clearInterval(saveTimer)
+        clearInterval(priceTimer)
         // A normal closure (1000): web3.js clients then stop reconnecting to a ledger that is gone (after
         // an abnormal one they retry every second for as long as their process lives).
         for (const client of wss.clients) client.close(1000, "the ledger stopped")

@@ -16,6 +16,8 @@ import { PolicyEngine } from "../policy/policyEngine.js"
 import { AmmPrograms } from "../protocols/amm/programs.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
+import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
+import { requireFreshOracles } from "../protocols/oracle/requireFreshOracles.js"
 import { describeLendingFailure } from "../protocols/lending/errors.js"
 import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { describeStakingFailure } from "../protocols/staking/errors.js"
@@ -64,6 +66,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const ammPrograms = yield* AmmPrograms
     const liquidStaking = yield* LiquidStakingProgram
     const lendingMarket = yield* LendingMarketProgram
+    const oracleFreshness = yield* OracleFreshness
     const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
@@ -113,8 +116,11 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           Effect.provideService(AmmPrograms, ammPrograms),
           Effect.provideService(LiquidStakingProgram, liquidStaking),
           Effect.provideService(LendingMarketProgram, lendingMarket),
+          Effect.provideService(OracleFreshness, oracleFreshness),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
+            // fail closed (spec rule 4): no build on a price older than ORACLE_MAX_PRICE_AGE_SECONDS
+            StalePriceError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             RpcUnavailableError: chainRetryable("build"),
             RpcApplicationError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" }))
           })
@@ -144,6 +150,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.quotedAt === undefined ? {} : { quotedAt: built.facts.quotedAt }),
             ...(built.facts.minimumOut === undefined ? {} : { minimumOut: built.facts.minimumOut.toString() }),
             ...(built.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.facts.oracleDeviationBps }),
+            ...(built.facts.oracleUnavailable === undefined ? {} : { oracleUnavailable: built.facts.oracleUnavailable }),
+            ...(built.facts.oracleAccounts === undefined ? {} : { oracleAccounts: built.facts.oracleAccounts }),
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
@@ -246,6 +254,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built?.pools === undefined ? {} : { pools: built.pools, pool: built.pools[0] }),
             ...(built?.outputMint === undefined ? {} : { outputMint: built.outputMint }),
             ...(built?.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.oracleDeviationBps }),
+            ...(built?.oracleUnavailable === undefined ? {} : { oracleUnavailable: built.oracleUnavailable }),
             ...(built?.quotedAt === undefined ? {} : { quoteAgeSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(built.quotedAt)) / 1000)) })
           },
           preBalanceLamports: preBalance,
@@ -277,9 +286,32 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         }))
       })
 
-    const signing = (row: TransactionRow) =>
+    /** A swap approved long after its quote: the quote-age bound of policy holds at signing too (docs/decisions/oracle.md). */
+    const quoteStillFresh = (row: TransactionRow, context: RunContext) => {
+      const quotedAt = row.build_facts?.quotedAt
+      if (quotedAt === undefined || context.maxQuoteAgeSeconds === undefined) return Effect.void
+      const age = Math.max(0, Math.floor((Date.now() - Date.parse(quotedAt)) / 1000))
+      return age <= context.maxQuoteAgeSeconds ? Effect.void : Effect.fail(new Terminal({
+        failedAt: "sign", errorCode: "PIPELINE_ERROR", stage: "sign",
+        message: `not signed: the swap's quote is ${age}s old (taken ${quotedAt}), above maxQuoteAgeSeconds ${context.maxQuoteAgeSeconds}`
+      }))
+    }
+
+    const signing = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         yield* chaosAt("sign", "sign")
+        yield* quoteStillFresh(row, context)
+        // a borrow approved long after its build: the program would judge it on whatever price is there now
+        const oracles = row.build_facts?.oracleAccounts ?? []
+        if (oracles.length > 0) {
+          yield* requireFreshOracles(facts.accounts, oracles.map((oracle) => new PublicKey(oracle)), oracleFreshness.maxAgeSeconds).pipe(
+            Effect.catchTags({
+              StalePriceError: (error) => Effect.fail(new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `not signed: ${error.message}`, stage: "sign" })),
+              RpcUnavailableError: chainRetryable("sign"),
+              RpcApplicationError: chainRetryable("sign")
+            })
+          )
+        }
         const signed = yield* signer.sign(row.id).pipe(
           Effect.mapError((refused) => new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `signing refused: ${refused.message}`, stage: "sign" }))
         )
@@ -355,7 +387,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         case "policy_eval":
           return policyEval(row)
         case "signing":
-          return signing(row)
+          return signing(row, context)
         case "submitting":
           return submitting(row, context)
         default:

@@ -105,7 +105,8 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         )
         SELECT c.id AS job_id, c.tx_id AS job_tx_id, c.action AS job_action, c.status AS job_status, c.attempts AS job_attempts,
           c.lease_id AS job_lease_id, c.lease_expires_at AS job_lease_expires_at, c.created_at AS job_created_at,
-          t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps
+          t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps,
+          r.config->'maxQuoteAgeSeconds' AS max_quote_age_seconds
         FROM claimed c
         LEFT JOIN counted t ON t.id = c.tx_id
         LEFT JOIN wallets w ON w.id = t.wallet_id

@@ -1,6 +1,7 @@
 /**
- * What a pipeline run needs when it takes a job: the transaction row, its wallet's public key, and the
- * delta guard's variance threshold from the protocol's risk config (none: 0). Read by the claim
+ * What a pipeline run needs when it takes a job: the transaction row, its wallet's public key, and from the
+ * protocol's risk config the delta guard's variance threshold (none: 0) and the quote-age bound the signing stage
+ * applies again (a swap approved long after its quote; none: unbounded). Read by the claim
  * statement itself (outbox.ts), so taking a job and reading its transaction is one round trip.
  */
 import type { TransactionRow } from "./transactionRow.js"
@@ -9,13 +10,19 @@ export interface RunContext {
   readonly row: TransactionRow
   readonly publicKey: string
   readonly deltaVarianceBpsThreshold: number
+  readonly maxQuoteAgeSeconds: number | undefined
 }
 
 /** A transaction row with the columns the claim joins to it. */
-export type RunContextColumns = TransactionRow & { readonly wallet_public_key: string; readonly delta_variance_bps: unknown }
+export type RunContextColumns = TransactionRow & {
+  readonly wallet_public_key: string
+  readonly delta_variance_bps: unknown
+  readonly max_quote_age_seconds: unknown
+}
 
-export const runContextOf = ({ wallet_public_key, delta_variance_bps, ...row }: RunContextColumns): RunContext => ({
+export const runContextOf = ({ wallet_public_key, delta_variance_bps, max_quote_age_seconds, ...row }: RunContextColumns): RunContext => ({
   row,
   publicKey: wallet_public_key,
-  deltaVarianceBpsThreshold: typeof delta_variance_bps === "number" ? delta_variance_bps : 0
+  deltaVarianceBpsThreshold: typeof delta_variance_bps === "number" ? delta_variance_bps : 0,
+  maxQuoteAgeSeconds: typeof max_quote_age_seconds === "number" ? max_quote_age_seconds : undefined
 })

@@ -29,6 +29,9 @@ export interface BuildFactsRow {
   readonly quotedAt?: string
   readonly minimumOut?: string
   readonly oracleDeviationBps?: number
+  readonly oracleUnavailable?: string
+  /** price accounts the program reads (lend_borrow): aged again before signing */
+  readonly oracleAccounts?: ReadonlyArray<string>
   /** unstake: the lamports the build quoted to the wallet */
   readonly expectedInflowLamports?: string
 }

@@ -32,6 +32,8 @@ export interface IntentRiskFacts {
   readonly preBalanceLamports?: bigint | undefined
   readonly quoteAgeSeconds?: number | undefined
   readonly oracleDeviationBps?: number | undefined
+  /** why there is no deviation although the mints have feeds (a stale oracle price, never compared) */
+  readonly oracleUnavailable?: string | undefined
 }
 
 const isConfigured = (list: ReadonlyArray<string> | undefined): list is ReadonlyArray<string> =>
@@ -100,7 +102,9 @@ export const protocolRiskChecks = (
   }
 
   if (facts.oracleDeviationBps === undefined) {
-    if (limits.requireOracleForSwap === true && swap) outcomes.push(deny(`${label}: an oracle price is required for a swap`))
+    if (limits.requireOracleForSwap === true && swap) {
+      outcomes.push(deny(`${label}: an oracle price is required for a swap${facts.oracleUnavailable === undefined ? "" : `: ${facts.oracleUnavailable}`}`))
+    }
   } else if (limits.oracleDeviationBps !== undefined && facts.oracleDeviationBps > limits.oracleDeviationBps) {
     outcomes.push(
       requireApproval(`${label}: oracle deviation ${facts.oracleDeviationBps} bps is above oracleDeviationBps ${limits.oracleDeviationBps}`)

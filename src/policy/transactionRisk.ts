@@ -32,6 +32,8 @@ export interface TransactionRiskInput {
     readonly outputMint?: string | undefined
     readonly quoteAgeSeconds?: number | undefined
     readonly oracleDeviationBps?: number | undefined
+    /** a swap's oracle price was too old to compare: why */
+    readonly oracleUnavailable?: string | undefined
   }
   readonly preBalanceLamports: bigint
   readonly gasless: boolean
@@ -65,7 +67,8 @@ export const protocolConfigCheck = (input: TransactionRiskInput, config: Protoco
           amountLamports: input.facts.amountLamports,
           preBalanceLamports: input.preBalanceLamports,
           quoteAgeSeconds: input.facts.quoteAgeSeconds,
-          oracleDeviationBps: input.facts.oracleDeviationBps
+          oracleDeviationBps: input.facts.oracleDeviationBps,
+          oracleUnavailable: input.facts.oracleUnavailable
         },
         `protocol risk (${input.protocol} config v${config.version})`
       )

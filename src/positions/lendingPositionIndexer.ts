@@ -3,7 +3,9 @@
  * lend_supply, lend_borrow, lend_withdraw or lend_repay confirms, the wallet's lending positions become what its obligation shows right
  * after confirmation: protocol 'lending-market', position_type 'supply' or 'borrow', token = the mint (wrapped
  * SOL's for SOL), amount in base units, value_lamports = worth at the oracle prices (positive for a borrow too:
- * it is a liability). A position the obligation no longer holds (a full withdraw or repay) is removed. Indexing never fails the transaction.
+ * it is a liability; 0 when a price is missing or stale: portfolio risk values lending positions at live prices, never
+ * from this column). A position the obligation no longer holds (a full withdraw or repay) is removed. Indexing
+ * never fails the transaction.
  */
 import { PublicKey } from "@solana/web3.js"
 import { Cause, Effect } from "effect"
@@ -11,22 +13,24 @@ import { ChainFacts } from "../chain/chainFacts.js"
 import type { ConfirmedTransaction } from "../protocols/confirmedTransaction.js"
 import { LENDING_PROTOCOL, readLendingView } from "../protocols/lending/obligationView.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
+import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
 import { PositionRepo } from "./positionRepo.js"
 
 /** The lending operations that change a wallet's obligation. */
 const LENDING_TYPES: ReadonlySet<string> = new Set(["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay"])
 
 export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexer>()("LendingPositionIndexer", {
-  dependencies: [PositionRepo.Default, ChainFacts.Default, LendingMarketProgram.Default],
+  dependencies: [PositionRepo.Default, ChainFacts.Default, LendingMarketProgram.Default, OracleFreshness.Default],
   effect: Effect.gen(function* () {
     const repo = yield* PositionRepo
     const facts = yield* ChainFacts
     const program = yield* LendingMarketProgram
+    const { maxAgeSeconds } = yield* OracleFreshness
 
     const index = (row: ConfirmedTransaction, walletPublicKey: string) =>
       Effect.gen(function* () {
         const now = BigInt(Math.floor(Date.now() / 1000))
-        const view = yield* readLendingView(facts.accounts, program.programId, new PublicKey(walletPublicKey), now)
+        const view = yield* readLendingView(facts.accounts, program.programId, new PublicKey(walletPublicKey), now, maxAgeSeconds)
         const base = { tenantId: row.tenant_id, walletId: row.wallet_id, protocol: LENDING_PROTOCOL, txId: row.id }
         for (const position of view.positions) {
           yield* repo.set({ ...base, positionType: position.type, token: position.mint, amount: position.amount, valueLamports: position.valueLamports ?? 0n })

@@ -2,14 +2,17 @@
  * A wallet's positions (spec: Position = protocol, type, amount, token, and value or apy; docs/decisions/staking.md):
  * native SOL and token accounts read from the chain, stake positions from confirmed position indexing valued at the
  * pool's live exchange rate, and the escrows it funded that still lock lamports. `valueLamports` is the SOL worth
- * where it has one; `value` is USD from the Pyth oracle accounts (absent when the oracle has no price).
+ * where it has one; `value` is USD from the Pyth oracle accounts (absent when the oracle has no price, or one older
+ * than ORACLE_MAX_PRICE_AGE_SECONDS: then `valueUnavailable` says why; a stale number is never shown).
  */
 import { NATIVE_MINT } from "@solana/spl-token"
 import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
 import { ChainFacts } from "../chain/chainFacts.js"
 import { EscrowRepo } from "../protocols/escrow/escrowRepo.js"
-import { readMintPrices } from "../protocols/oracle/oracleReads.js"
+import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
+import { type MintPrice, readMintPrices } from "../protocols/oracle/oracleReads.js"
+import { stalenessOf } from "../protocols/oracle/priceFreshness.js"
 import { readStakePool } from "../protocols/staking/poolReads.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
@@ -29,6 +32,8 @@ export interface Position {
   readonly address?: string
   /** lending-market positions: the account's collateral value x factor / borrowed value (4 places; absent with no borrow) */
   readonly healthFactor?: string
+  /** why `value` (or a lending position's valueLamports) is absent: the oracle price is stale or missing */
+  readonly valueUnavailable?: string
 }
 
 /** amount (base units, `decimals`) at price * 10^exponent USD, in micro-USD. */
@@ -43,7 +48,7 @@ const usdString = (micro: bigint) => `${micro / 1_000_000n}.${(micro % 1_000_000
 const OPEN_ESCROW = new Set(["created", "accepted", "disputed"])
 
 export class WalletPositions extends Effect.Service<WalletPositions>()("WalletPositions", {
-  dependencies: [PositionRepo.Default, EscrowRepo.Default, ChainFacts.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default],
+  dependencies: [PositionRepo.Default, EscrowRepo.Default, ChainFacts.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default, OracleFreshness.Default],
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
     const facts = yield* ChainFacts
@@ -51,6 +56,7 @@ export class WalletPositions extends Effect.Service<WalletPositions>()("WalletPo
     const escrows = yield* EscrowRepo
     const staking = yield* LiquidStakingProgram
     const lending = yield* LendingMarketProgram
+    const { maxAgeSeconds } = yield* OracleFreshness
 
     const positionsOf = (tenantId: string, walletId: string, publicKey: string) =>
       Effect.gen(function* () {
@@ -62,18 +68,27 @@ export class WalletPositions extends Effect.Service<WalletPositions>()("WalletPo
         const pool = stakes.length === 0 ? null : yield* readStakePool(facts.accounts, staking, "query_positions").pipe(Effect.orElseSucceed(() => null))
         const mints = [NATIVE_MINT.toBase58(), ...held.map((t) => t.mint)]
         const prices = yield* readMintPrices(facts.accounts, mints)
-        const priceOf = (mint: string) => prices[mints.indexOf(mint)] ?? null
+        /** a fresh price, or why there is none to show (a stale one is never shown as a value) */
+        const priceOf = (mint: string): { price: MintPrice } | { valueUnavailable: string } | null => {
+          const price = prices[mints.indexOf(mint)] ?? null
+          if (price === null) return null
+          const stale = stalenessOf(price, maxAgeSeconds)
+          return stale === null ? { price } : { valueUnavailable: stale.message }
+        }
         const sol = priceOf(NATIVE_MINT.toBase58())
-        const solValue = (valueLamports: bigint) => (sol === null ? {} : { value: usdString(microUsd(valueLamports, 9, sol.update.price, sol.update.exponent)) })
+        const valueAt = (amount: bigint, decimals: number, priced: ReturnType<typeof priceOf>) =>
+          priced === null ? {}
+          : "valueUnavailable" in priced ? { valueUnavailable: priced.valueUnavailable }
+          : { value: usdString(microUsd(amount, decimals, priced.price.update.price, priced.price.update.exponent)) }
+        const solValue = (valueLamports: bigint) => valueAt(valueLamports, 9, sol)
         const lstMint = pool?.state.lstMint.toBase58()
 
         const positions: Position[] = [{ protocol: "system-program", type: "native", amount: lamports.toString(), token: "SOL", valueLamports: lamports.toString(), ...solValue(lamports) }]
         for (const token of held) {
           if (token.mint === lstMint || stakes.some((s) => s.token === token.mint)) continue // shown as a stake position
-          const price = priceOf(token.mint)
           positions.push({
             protocol: "spl-token", type: "token", amount: token.amount, token: token.mint, address: token.tokenAccount,
-            ...(price === null ? {} : { value: usdString(microUsd(BigInt(token.amount), token.decimals, price.update.price, price.update.exponent)) })
+            ...valueAt(BigInt(token.amount), token.decimals, priceOf(token.mint))
           })
         }
         for (const stake of stakes) {
@@ -88,13 +103,16 @@ export class WalletPositions extends Effect.Service<WalletPositions>()("WalletPo
         // Lending: the obligation as the chain shows it now (interest to now), valued at the reserves' oracles.
         const lent = !lending.configured
           ? null
-          : yield* readLendingView(facts.accounts, lending.programId, new PublicKey(publicKey), BigInt(Math.floor(Date.now() / 1000))).pipe(Effect.orElseSucceed(() => null))
+          : yield* readLendingView(facts.accounts, lending.programId, new PublicKey(publicKey), BigInt(Math.floor(Date.now() / 1000)), maxAgeSeconds).pipe(
+            Effect.orElseSucceed(() => null)
+          )
         for (const position of lent?.positions ?? []) {
           positions.push({
             protocol: LENDING_PROTOCOL, type: position.type, amount: position.amount.toString(), token: position.mint, address: position.reserve,
             ...(position.valueLamports === null ? {} : { valueLamports: position.valueLamports.toString() }),
             ...(position.microUsd === null ? {} : { value: usdString(position.microUsd) }),
-            ...(lent?.healthFactor === null || lent?.healthFactor === undefined ? {} : { healthFactor: lent.healthFactor })
+            ...(lent?.healthFactor === null || lent?.healthFactor === undefined ? {} : { healthFactor: lent.healthFactor }),
+            ...(position.valueUnavailable === null ? {} : { valueUnavailable: position.valueUnavailable })
           })
         }
         for (const escrow of yield* escrows.listForWallet(tenantId, walletId, publicKey)) {

@@ -13,6 +13,8 @@ import type { AmmPrograms } from "./amm/programs.js"
 import type { EscrowProgram } from "./escrow/program.js"
 import type { LiquidStakingProgram } from "./staking/program.js"
 import type { LendingMarketProgram } from "./lending/program.js"
+import type { OracleFreshness } from "./oracle/oracleFreshness.js"
+import type { StalePriceError } from "./oracle/priceFreshness.js"
 
 export interface AdapterRequest<K extends TransactionType = TransactionType> {
   readonly type: K
@@ -22,11 +24,14 @@ export interface AdapterRequest<K extends TransactionType = TransactionType> {
 }
 
 /** Services a builder may read: chain facts through the pipeline's reads, and where our programs live. */
-export type AdapterServices = ChainFacts | EscrowProgram | AmmPrograms | LiquidStakingProgram | LendingMarketProgram
+export type AdapterServices = ChainFacts | EscrowProgram | AmmPrograms | LiquidStakingProgram | LendingMarketProgram | OracleFreshness
+
+/** Why a builder refuses: bad input, the chain unreachable, or an oracle price too old to build on. */
+export type AdapterError = AdapterInputError | ChainError | StalePriceError
 
 export type Builder<K extends TransactionType> = (
   request: AdapterRequest<K>
-) => Effect.Effect<BuiltTransaction, AdapterInputError | ChainError, AdapterServices>
+) => Effect.Effect<BuiltTransaction, AdapterError, AdapterServices>
 
 /** One protocol's builders, by transaction type; a type without one is not implemented. */
 export type Builders = { readonly [K in TransactionType]?: Builder<K> }

@@ -19,6 +19,10 @@ export interface BuildFacts {
   readonly minimumOut?: bigint
   /** a swap: its quote's deviation from the oracle price, when both mints have one */
   readonly oracleDeviationBps?: number
+  /** a swap whose oracle price was too old to compare: why (the feed and its age) */
+  readonly oracleUnavailable?: string
+  /** price accounts the program judges the transaction on (a borrow's health check): aged again just before signing */
+  readonly oracleAccounts?: ReadonlyArray<string>
   /** lamports the transaction pays the wallet (an unstake), for the delta guard's inflow */
   readonly expectedInflowLamports?: bigint
 }
@@ -62,6 +66,8 @@ export const builtTransaction = (
     ...(facts.quotedAt === undefined ? {} : { quotedAt: facts.quotedAt }),
     ...(facts.minimumOut === undefined ? {} : { minimumOut: facts.minimumOut }),
     ...(facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: facts.oracleDeviationBps }),
+    ...(facts.oracleUnavailable === undefined ? {} : { oracleUnavailable: facts.oracleUnavailable }),
+    ...(facts.oracleAccounts === undefined ? {} : { oracleAccounts: facts.oracleAccounts }),
     ...(facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: facts.expectedInflowLamports })
   }
 })

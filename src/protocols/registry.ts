@@ -11,7 +11,7 @@ import { IntentPayloads, type TransactionType } from "../../schemas/intent.js"
 import { PROTOCOLS, type ProtocolId } from "../../schemas/protocol.js"
 import type { ChainError } from "../chain/chainClient.js"
 import { AdapterInputError } from "./adapterError.js"
-import type { AdapterServices, Builder, Builders } from "./adapterRequest.js"
+import type { AdapterError, AdapterServices, Builder, Builders } from "./adapterRequest.js"
 import { LOCAL_AMM_PROGRAM_IDS } from "./amm/ammIds.js"
 import type { BuiltTransaction } from "./builtTransaction.js"
 import { escrowBuilders } from "./escrow/buildWithChain.js"
@@ -170,7 +170,7 @@ const decodeIntent = (request: BuildRequest & { readonly type: TransactionType }
     })
   )
 
-export const buildWithAdapter = (request: BuildRequest): Effect.Effect<BuiltTransaction, AdapterInputError | ChainError, AdapterServices> => {
+export const buildWithAdapter = (request: BuildRequest): Effect.Effect<BuiltTransaction, AdapterError, AdapterServices> => {
   const entry = ADAPTERS.find((a) => a.protocol === request.protocol)
   const type = request.type as TransactionType
   // own properties only: a type named like an Object.prototype member must not find a "builder"

@@ -11,10 +11,14 @@ import { ChainFacts, decodeMint } from "../chain/chainFacts.js"
 import { PositionRepo } from "../positions/positionRepo.js"
 import { EscrowRepo } from "../protocols/escrow/escrowRepo.js"
 import { feedOfMint } from "../protocols/oracle/feeds.js"
+import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
 import { readMintPrices } from "../protocols/oracle/oracleReads.js"
+import { stalenessOf } from "../protocols/oracle/priceFreshness.js"
 import { readStakePool } from "../protocols/staking/poolReads.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
-import { BORROW_POSITION, type PortfolioValuationResult, type PriceQuote, STAKE_POSITION, SUPPLY_POSITION, valuePortfolio } from "./portfolioValue.js"
+import {
+  BORROW_POSITION, type PortfolioValuationResult, type PriceQuote, STAKE_POSITION, type StaleQuote, SUPPLY_POSITION, valuePortfolio
+} from "./portfolioValue.js"
 
 const hasFeed = (mint: string) => feedOfMint(mint) !== undefined
 
@@ -27,13 +31,14 @@ export interface WalletToValue {
 }
 
 export class PortfolioValuation extends Effect.Service<PortfolioValuation>()("PortfolioValuation", {
-  dependencies: [PositionRepo.Default, EscrowRepo.Default, ChainFacts.Default, LiquidStakingProgram.Default],
+  dependencies: [PositionRepo.Default, EscrowRepo.Default, ChainFacts.Default, LiquidStakingProgram.Default, OracleFreshness.Default],
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
     const facts = yield* ChainFacts
     const positionRepo = yield* PositionRepo
     const escrowRepo = yield* EscrowRepo
     const staking = yield* LiquidStakingProgram
+    const { maxAgeSeconds } = yield* OracleFreshness
 
     const valueOf = Effect.fn("PortfolioValuation.valueOf")(function* (wallet: WalletToValue) {
       // chain reads beside the SQL reads; the SQL reads one after the other (they may share the caller's transaction)
@@ -60,12 +65,14 @@ export class PortfolioValuation extends Effect.Service<PortfolioValuation>()("Po
         ],
         { concurrency: "unbounded" }
       )
-      const prices = new Map<string, PriceQuote | null>()
+      const prices = new Map<string, PriceQuote | StaleQuote | null>()
       mints.forEach((mint, i) => {
         const quote = quotes[i]
         // null from readMintPrices: no feed for the mint (absent here), or a feed without a valid update (null here)
-        if (quote !== null && quote !== undefined) prices.set(mint, { price: quote.update.price, exponent: quote.update.exponent })
-        else if (quote === null && hasFeed(mint)) prices.set(mint, null)
+        if (quote !== null && quote !== undefined) {
+          const stale = stalenessOf(quote, maxAgeSeconds)
+          prices.set(mint, stale === null ? { price: quote.update.price, exponent: quote.update.exponent } : { stale: stale.message })
+        } else if (quote === null && hasFeed(mint)) prices.set(mint, null)
       })
       const decimals = new Map<string, number>()
       lending.forEach((mint, i) => {

@@ -6,13 +6,18 @@
  *   supply / borrow   + / - the token's oracle value (wrapped SOL: the amount itself)
  *   other position    the value recorded when it was indexed
  *   escrow            the lamports it still locks
- * A position that cannot be valued (no pool, no feed, no price) makes the whole value unavailable: fail closed,
+ * A position that cannot be valued (no pool, no feed, no price, a stale price) makes the whole value unavailable: fail closed,
  * since leaving out a borrow would hide a loss. Exposure maps count assets only (what the wallet holds there).
  */
 import { NATIVE_MINT } from "@solana/spl-token"
 import { type PriceQuote, tokenLamports } from "../protocols/oracle/tokenLamports.js"
 
 export { type PriceQuote, tokenLamports }
+
+/** A feed whose price is too old to use (ORACLE_MAX_PRICE_AGE_SECONDS): why, naming the feed and its age. */
+export interface StaleQuote {
+  readonly stale: string
+}
 
 export interface HeldToken {
   readonly mint: string
@@ -45,8 +50,8 @@ export interface ValuationInputs {
   readonly tokens: ReadonlyArray<HeldToken>
   readonly positions: ReadonlyArray<IndexedPosition>
   readonly escrows: ReadonlyArray<LockedEscrow>
-  /** per mint: a quote; null when its feed has no valid price; absent when the mint has no feed */
-  readonly prices: ReadonlyMap<string, PriceQuote | null>
+  /** per mint: a quote; null when its feed has no valid price; stale when too old; absent when the mint has no feed */
+  readonly prices: ReadonlyMap<string, PriceQuote | StaleQuote | null>
   /** decimals of the mints positions name (token holdings carry their own) */
   readonly decimals: ReadonlyMap<string, number>
   /** null when the pool could not be read */
@@ -88,11 +93,13 @@ export const valuePortfolio = (inputs: ValuationInputs): PortfolioValuationResul
   const quote = (mint: string, what: string): PriceQuote | undefined => {
     const price = inputs.prices.get(mint)
     if (price === undefined) return undefined
+    if (price !== null && "stale" in price) throw new Unvaluable(`${price.stale}: cannot value ${what} ${mint}`)
     if (price === null || price.price <= 0n) throw new Unvaluable(`no valid oracle price for ${what} ${mint}`)
     return price
   }
   const solQuote = (what: string): PriceQuote => {
     const sol = inputs.prices.get(SOL_MINT)
+    if (sol !== undefined && sol !== null && "stale" in sol) throw new Unvaluable(`${sol.stale}: cannot value ${what}`)
     if (sol === undefined || sol === null || sol.price <= 0n) throw new Unvaluable(`no valid oracle price for SOL, needed to value ${what}`)
     return sol
   }

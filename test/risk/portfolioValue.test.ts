@@ -4,7 +4,7 @@
  */
 import { NATIVE_MINT } from "@solana/spl-token"
 import { describe, expect, it } from "vitest"
-import { tokenLamports, type ValuationInputs, valuePortfolio } from "../../src/risk/portfolioValue.js"
+import { type PriceQuote, type StaleQuote, tokenLamports, type ValuationInputs, valuePortfolio } from "../../src/risk/portfolioValue.js"
 
 const SOL = 1_000_000_000n
 const SOL_MINT = NATIVE_MINT.toBase58()
@@ -77,5 +77,16 @@ describe("valuePortfolio", () => {
     expect(noSol).toEqual({ ok: false, reason: `no valid oracle price for SOL, needed to value token ${USDC}` })
     const noPool = valuePortfolio(inputs({ positions: [{ protocol: "liquid-staking", positionType: "stake", token: LST, amount: 1n, valueLamports: 1n }] }))
     expect(noPool.ok).toBe(false)
+  })
+
+  it("a stale price (too old to use) values nothing: the token, or anything that needs SOL's price, fails closed with the reason", () => {
+    const stale = { stale: "oracle price of USDC is stale: 3600 s old" }
+    const staleToken = valuePortfolio(inputs({ tokens: [{ mint: USDC, amount: 1n, decimals: 6 }], prices: new Map<string, PriceQuote | StaleQuote>([[SOL_MINT, prices.get(SOL_MINT)!], [USDC, stale]]) }))
+    expect(staleToken).toEqual({ ok: false, reason: `oracle price of USDC is stale: 3600 s old: cannot value token ${USDC}` })
+    const staleSol = new Map<string, PriceQuote | StaleQuote>([[SOL_MINT, { stale: "oracle price of SOL is stale: 120 s old" }], [USDC, prices.get(USDC)!]])
+    const borrow = valuePortfolio(inputs({ positions: [{ protocol: "lending-market", positionType: "borrow", token: USDC, amount: 1n, valueLamports: 0n }], prices: staleSol }))
+    expect(borrow).toEqual({ ok: false, reason: `oracle price of SOL is stale: 120 s old: cannot value lending-market borrow position of ${USDC}` })
+    // a wallet of SOL alone needs no price at all
+    expect(valued({ prices: staleSol }).totalLamports).toBe(2n * SOL)
   })
 })

@@ -21,6 +21,8 @@ export interface TestLedgerOptions {
   readonly staking?: boolean
   /** Load the lending-market program and seed its SOL and USDC reserves (as `npm start` does); implies `amm` (mints, feeds). */
   readonly lending?: boolean
+  /** How often the ledger posts its seeded oracle feeds again (default: the ledger's 10 s). */
+  readonly priceRefreshMs?: number
 }
 
 export const AMM_SO_PATH = fileURLToPath(new URL("../../programs/dist/amm.so", import.meta.url))
@@ -44,7 +46,8 @@ export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<
       const server = await startLedgerServer({
         port, dataDir, ...(programs.length === 0 ? {} : { programs }), ...(seedPools === undefined ? {} : { seedPools }),
         ...(options.staking === true ? { seedStakePool: LOCAL_LIQUID_STAKING_PROGRAM_ID } : {}),
-        ...(options.lending === true ? { seedLendingMarket: LOCAL_LENDING_MARKET_PROGRAM_ID } : {})
+        ...(options.lending === true ? { seedLendingMarket: LOCAL_LENDING_MARKET_PROGRAM_ID } : {}),
+        ...(options.priceRefreshMs === undefined ? {} : { priceRefreshMs: options.priceRefreshMs })
       })
       return {
         ...server,

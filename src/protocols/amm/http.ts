@@ -24,6 +24,7 @@ import { minimumOutFor, type Route } from "./quote.js"
 import { buildSwap } from "./swapBuilder.js"
 import { DefiApi } from "../../../schemas/api/defi.js"
 import { routeSwap } from "./swapRoute.js"
+import { OracleFreshness } from "../oracle/oracleFreshness.js"
 
 const poolToWire = (pool: PoolView) => ({
   protocol: pool.protocol,
@@ -90,7 +91,8 @@ const quoteOf = (body: QuoteBodyType) =>
   Effect.gen(function* () {
     const facts = yield* ChainFacts
     const { programs } = yield* AmmPrograms
-    const routed = yield* routeSwap(facts.accounts, programs, body).pipe(
+    const { maxAgeSeconds } = yield* OracleFreshness
+    const routed = yield* routeSwap(facts.accounts, programs, body, maxAgeSeconds).pipe(
       Effect.catchTags({ AdapterInputError: (error) => Effect.fail(refusedAtBuild(error)), RpcUnavailableError: (e) => Effect.fail(upstream(e)), RpcApplicationError: (e) => Effect.fail(upstream(e)) })
     )
     const { route } = routed
@@ -109,6 +111,7 @@ const quoteOf = (body: QuoteBodyType) =>
       route: routeToWire(route),
       pools: routed.pools.map(poolToWire),
       oracle: routed.oracle,
+      ...(routed.oracleUnavailable === null ? {} : { oracleUnavailable: routed.oracleUnavailable }),
       quotedAt: new Date().toISOString()
     }
   })

@@ -21,6 +21,7 @@ import { poolKeysOf, swapInstruction } from "./instructions.js"
 import { AmmPrograms } from "./programs.js"
 import { legMinimums, minimumOutFor } from "./quote.js"
 import { routeSwap } from "./swapRoute.js"
+import { OracleFreshness } from "../oracle/oracleFreshness.js"
 
 const tokenBalance = (data: Buffer | undefined) => (data !== undefined && data.length >= 72 ? data.readBigUInt64LE(64) : null)
 
@@ -28,10 +29,11 @@ export const buildSwap = (request: AdapterRequest<"swap">) =>
   Effect.gen(function* () {
     const facts = yield* ChainFacts
     const { programs } = yield* AmmPrograms
+    const { maxAgeSeconds } = yield* OracleFreshness
     const { intent, wallet } = request
-    const { route, oracle } = yield* routeSwap(facts.accounts, programs, {
+    const { route, oracle, oracleUnavailable } = yield* routeSwap(facts.accounts, programs, {
       protocol: request.protocol, inputMint: intent.inputMint, outputMint: intent.outputMint, amount: intent.amount
-    })
+    }, maxAgeSeconds)
     const input = new PublicKey(intent.inputMint)
     const output = new PublicKey(intent.outputMint)
     const inputNative = input.equals(NATIVE_MINT)
@@ -77,6 +79,7 @@ export const buildSwap = (request: AdapterRequest<"swap">) =>
       quotedAt: new Date().toISOString(),
       minimumOut,
       ...(oracle === null ? {} : { oracleDeviationBps: oracle.deviationBps }),
+      ...(oracleUnavailable === null ? {} : { oracleUnavailable }),
       tokenMint: intent.inputMint,
       tokenAmount: intent.amount,
       // SOL leaving the wallet besides fees: the SOL sold and the new output account's rent (none when SOL is bought)

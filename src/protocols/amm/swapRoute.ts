@@ -13,6 +13,7 @@ import type { AmmProgramInfo } from "./programs.js"
 import { bestRoute, type Route } from "./quote.js"
 import { compareWithOracle, type OracleComparison } from "../oracle/deviation.js"
 import { readMintPrices } from "../oracle/oracleReads.js"
+import { stalenessOf } from "../oracle/priceFreshness.js"
 
 export interface RouteRequest {
   readonly protocol: string
@@ -25,23 +26,30 @@ export interface RoutedSwap {
   readonly route: Route
   /** every pool of the pair the protocol considered */
   readonly pools: ReadonlyArray<PoolView>
-  /** the oracle's price against the quote's; null when either mint has no valid price update */
+  /** the oracle's price against the quote's; null when either mint has no valid price update, or a stale one */
   readonly oracle: (OracleComparison & { readonly inputPriceAccount: string; readonly outputPriceAccount: string }) | null
+  /** why `oracle` is null when a feed exists but its price is older than ORACLE_MAX_PRICE_AGE_SECONDS (never compared) */
+  readonly oracleUnavailable: string | null
 }
 
 const decimalsOf = (pool: PoolView, mint: string) => (pool.mintA.address === mint ? pool.mintA.decimals : pool.mintB.decimals)
 
-/** Both mints' Pyth prices compared with the route's execution price. */
-const oracleOf = (read: AccountsReader, pool: PoolView, request: RouteRequest, route: Route) =>
-  Effect.map(readMintPrices(read, [request.inputMint, request.outputMint]), ([input, output]) => {
-    if (input === null || input === undefined || output === null || output === undefined) return null
+/** Both mints' Pyth prices compared with the route's execution price; a stale price is not compared (fail closed). */
+const oracleOf = (read: AccountsReader, pool: PoolView, request: RouteRequest, route: Route, maxPriceAgeSeconds: number) =>
+  Effect.map(readMintPrices(read, [request.inputMint, request.outputMint]), ([input, output]): Pick<RoutedSwap, "oracle" | "oracleUnavailable"> => {
+    if (input === null || input === undefined || output === null || output === undefined) return { oracle: null, oracleUnavailable: null }
+    const stale = stalenessOf(input, maxPriceAgeSeconds) ?? stalenessOf(output, maxPriceAgeSeconds)
+    if (stale !== null) return { oracle: null, oracleUnavailable: stale.message }
     const comparison = compareWithOracle(
       { update: input.update, decimals: decimalsOf(pool, request.inputMint) },
       { update: output.update, decimals: decimalsOf(pool, request.outputMint) },
       route.inAmount,
       route.outAmount
     )
-    return comparison === null ? null : { ...comparison, inputPriceAccount: input.account, outputPriceAccount: output.account }
+    return {
+      oracle: comparison === null ? null : { ...comparison, inputPriceAccount: input.account, outputPriceAccount: output.account },
+      oracleUnavailable: null
+    }
   })
 
 /** The deployments a protocol routes over. */
@@ -51,7 +59,8 @@ export const sourcesOf = (protocol: string): ReadonlyArray<AmmProtocol> =>
 export const routeSwap = (
   read: AccountsReader,
   programs: Readonly<Record<AmmProtocol, AmmProgramInfo>>,
-  request: RouteRequest
+  request: RouteRequest,
+  maxPriceAgeSeconds: number
 ) =>
   Effect.gen(function* () {
     const refuse = (message: string, field?: string) =>
@@ -79,6 +88,6 @@ export const routeSwap = (
     if (pools.length === 0) return yield* refuse(`no ${sources.join(" or ")} pool trades ${request.inputMint} for ${request.outputMint}`)
     const route = bestRoute(pools, request.inputMint, request.amount)
     if (route === null) return yield* refuse(`the pools for this pair return nothing for ${request.amount}: the amount is too small or the pools are empty`, "amount")
-    const oracle = yield* oracleOf(read, pools[0]!, request, route)
-    return { route, pools, oracle } satisfies RoutedSwap
+    const oracle = yield* oracleOf(read, pools[0]!, request, route, maxPriceAgeSeconds)
+    return { route, pools, ...oracle } satisfies RoutedSwap
   })

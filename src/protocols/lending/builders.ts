@@ -2,7 +2,9 @@
  * lend_supply / lend_borrow builders of lending-market. SOL is lent as wrapped SOL: the builder wraps into the
  * wallet's wrapped-SOL account (and closes it again when it created it, so the wallet holds lamports, not
  * wSOL). A borrow is NOT checked against the collateral here: the program's health check refuses an unsafe
- * borrow on chain (7221), so what decides is the chain, with live prices and interest.
+ * borrow on chain (7221), so what decides is the chain, with live prices and interest. The program does not age
+ * the prices it reads, so the builder does: a borrow whose positions' oracle prices (the ones the health check
+ * reads) are older than ORACLE_MAX_PRICE_AGE_SECONDS fails closed at build (StalePriceError, docs/decisions/oracle.md).
  */
 import {
   createAssociatedTokenAccountIdempotentInstruction, createCloseAccountInstruction, createSyncNativeInstruction, NATIVE_MINT
@@ -18,6 +20,8 @@ import { borrowInstruction, supplyInstruction } from "./instructions.js"
 import { OBLIGATION_ACCOUNT_SIZE } from "./layout.js"
 import { readObligation, readReserve } from "./marketReads.js"
 import { LendingMarketProgram } from "./program.js"
+import { OracleFreshness } from "../oracle/oracleFreshness.js"
+import { requireFreshOracles } from "../oracle/requireFreshOracles.js"
 import { walletTokenAccount } from "./walletToken.js"
 import { buildLendRepay, buildLendWithdraw } from "./withdrawRepay.js"
 
@@ -69,6 +73,9 @@ export const buildLendBorrow = (request: AdapterRequest<"lend_borrow">) =>
     // every position's reserve and oracle, in slot order, then the borrowed reserve when it is a new position
     const positions = obligation.state.slots.map((slot, i) => ({ reserve: slot.reserve, oracle: obligation.reserves[i]?.oracle ?? slot.reserve }))
     const withBorrowed = positions.some((p) => p.reserve.equals(reserve.address)) ? positions : [...positions, { reserve: reserve.address, oracle: reserve.state.oracle }]
+    const { maxAgeSeconds } = yield* OracleFreshness
+    const oracles = withBorrowed.map((p) => p.oracle)
+    yield* requireFreshOracles(facts.accounts, oracles, maxAgeSeconds)
     const token = yield* walletTokenAccount(wallet, mint)
     const isSol = mint.equals(NATIVE_MINT)
     const keys = { programId: program.programId, owner: wallet, mint, vault: reserve.state.vault, userToken: token.address }
@@ -82,6 +89,8 @@ export const buildLendBorrow = (request: AdapterRequest<"lend_borrow">) =>
     return builtTransaction(instructions, {
       tokenMint: intent.mint,
       tokenAmount: intent.amount,
+      // a borrow may wait at the approval gate: the pipeline ages these prices again before it signs
+      oracleAccounts: oracles.map((oracle) => oracle.toBase58()),
       ...(rent > 0n ? { amountLamports: rent } : {})
     })
   })

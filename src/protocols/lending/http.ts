@@ -24,6 +24,8 @@ import { currentIndex, INDEX_ONE } from "./layout.js"
 import { readReserve, type ReserveView } from "./marketReads.js"
 import { readLendingView } from "./obligationView.js"
 import { LendingMarketProgram } from "./program.js"
+import { OracleFreshness } from "../oracle/oracleFreshness.js"
+import type { StalePriceError } from "../oracle/priceFreshness.js"
 
 const refusedAtBuild = (error: AdapterInputError) => new PipelineError({ stage: "build", message: error.message })
 const upstream = (error: { readonly message: string }) => new UpstreamUnavailable({ message: `ledger RPC unavailable: ${error.message}` })
@@ -78,6 +80,7 @@ const helper = (operation: LendOperation) =>
     const body = yield* decodeBody(LendBody)
     const facts = yield* ChainFacts
     const program = yield* LendingMarketProgram
+    const freshness = yield* OracleFreshness
     const wallet = new PublicKey(body.wallet)
     const mint = new PublicKey(body.mint)
     const reserve = yield* readReserve(facts.accounts, program, mint, operation).pipe(Effect.catchTags(mapErrors))
@@ -86,10 +89,12 @@ const helper = (operation: LendOperation) =>
     const built = yield* build(operation, request).pipe(
       Effect.provideService(ChainFacts, facts),
       Effect.provideService(LendingMarketProgram, program),
-      Effect.catchTags(mapErrors)
+      Effect.provideService(OracleFreshness, freshness),
+      // an oracle price too old to borrow on: refused as the pipeline's build would (fail closed)
+      Effect.catchTags({ ...mapErrors, StalePriceError: (e: StalePriceError) => Effect.fail(new PipelineError({ stage: "build", message: e.message })) })
     )
     const now = BigInt(Math.floor(Date.now() / 1000))
-    const account = yield* readLendingView(facts.accounts, program.programId, wallet, now).pipe(Effect.mapError(upstream))
+    const account = yield* readLendingView(facts.accounts, program.programId, wallet, now, freshness.maxAgeSeconds).pipe(Effect.mapError(upstream))
 
     const chain = yield* ChainClient
     const { value } = yield* chain.rpc<{ value: { blockhash: string } }>("getLatestBlockhash", [{ commitment: "confirmed" }]).pipe(Effect.mapError(upstream))
@@ -102,7 +107,8 @@ const helper = (operation: LendOperation) =>
         reserve: reserveToWire(program.programId, reserve, now),
         account: {
           positions: account.positions.map((p) => ({
-            type: p.type, mint: p.mint, amount: p.amount.toString(), ...(p.valueLamports === null ? {} : { valueLamports: p.valueLamports.toString() })
+            type: p.type, mint: p.mint, amount: p.amount.toString(), ...(p.valueLamports === null ? {} : { valueLamports: p.valueLamports.toString() }),
+            ...(p.valueUnavailable === null ? {} : { valueUnavailable: p.valueUnavailable })
           })),
           healthFactor: account.healthFactor
         },

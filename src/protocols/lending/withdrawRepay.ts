@@ -3,7 +3,7 @@
  * is the most that moves (docs/decisions/lending.md): a withdraw at or above what the supply is worth withdraws it
  * all, a repay above the debt pays exactly the debt; the program decides with interest to the second. A withdraw
  * is NOT checked against the borrows here: the program's health check refuses (7228) one that leaves them
- * uncovered. SOL is wrapped in and out as for supply and borrow.
+ * uncovered; with a borrow open its prices must be fresh (ORACLE_MAX_PRICE_AGE_SECONDS), as for a borrow. SOL is wrapped in and out as for supply and borrow.
  */
 import {
   createAssociatedTokenAccountIdempotentInstruction, createCloseAccountInstruction, createSyncNativeInstruction, NATIVE_MINT
@@ -14,6 +14,8 @@ import { ChainFacts } from "../../chain/chainFacts.js"
 import { AdapterInputError } from "../adapterError.js"
 import type { AdapterRequest } from "../adapterRequest.js"
 import { builtTransaction } from "../builtTransaction.js"
+import { OracleFreshness } from "../oracle/oracleFreshness.js"
+import { requireFreshOracles } from "../oracle/requireFreshOracles.js"
 import { repayInstruction, withdrawInstruction } from "./instructions.js"
 import { repaymentFor, withdrawalFor } from "./layout.js"
 import { readObligation, readReserve } from "./marketReads.js"
@@ -52,6 +54,11 @@ export const buildLendWithdraw = (request: AdapterRequest<"lend_withdraw">) =>
     const { wallet, intent } = request
     // every position's reserve and oracle, in slot order: the program's health check values them all
     const positions = obligation.state.slots.map((s, i) => ({ reserve: s.reserve, oracle: obligation.reserves[i]?.oracle ?? s.reserve }))
+    // With a borrow open the program judges the withdrawal on these prices, so a stale one refuses it here and
+    // again before signing (as a borrow); with none, no price matters and the supply can always come out.
+    const judgedOnPrices = obligation.state.slots.some((s) => s.borrowedScaled > 0n)
+    const oracles = judgedOnPrices ? positions.map((p) => p.oracle) : []
+    if (judgedOnPrices) yield* requireFreshOracles(facts.accounts, oracles, (yield* OracleFreshness).maxAgeSeconds)
     const token = yield* walletTokenAccount(wallet, mint)
     const keys = { programId: program.programId, owner: wallet, mint, vault: reserve.state.vault, userToken: token.address }
     const instructions: TransactionInstruction[] = [
@@ -65,6 +72,7 @@ export const buildLendWithdraw = (request: AdapterRequest<"lend_withdraw">) =>
     return builtTransaction(instructions, {
       tokenMint: intent.mint,
       tokenAmount: expected.paid,
+      ...(oracles.length > 0 ? { oracleAccounts: oracles.map((oracle) => oracle.toBase58()) } : {}),
       ...(rent > 0n ? { amountLamports: rent } : {})
     })
   })
