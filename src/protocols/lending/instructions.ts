@@ -63,8 +63,11 @@ export const supplyInstruction = (keys: MarketKeys, amount: bigint) =>
     data: amountData(IX_SUPPLY, amount)
   })
 
-/** borrow: `positions` are the reserve and oracle of every obligation slot, in slot order, the borrowed one included. */
-export const borrowInstruction = (keys: MarketKeys, amount: bigint, positions: ReadonlyArray<{ readonly reserve: PublicKey; readonly oracle: PublicKey }>) =>
+/** The reserve and oracle of an obligation slot: the health check reads every one of them. */
+type Position = { readonly reserve: PublicKey; readonly oracle: PublicKey }
+
+/** borrow and withdraw share their accounts: the health check's positions follow the token accounts. */
+const healthCheckedInstruction = (ix: number, keys: MarketKeys, amount: bigint, positions: ReadonlyArray<Position>) =>
   new TransactionInstruction({
     programId: keys.programId,
     keys: [
@@ -72,24 +75,20 @@ export const borrowInstruction = (keys: MarketKeys, amount: bigint, positions: R
       meta(keys.vault, false, true), meta(keys.userToken, false, true), meta(TOKEN_PROGRAM_ID, false, false),
       ...positions.flatMap((p) => [meta(p.reserve, false, false), meta(p.oracle, false, false)])
     ],
-    data: amountData(IX_BORROW, amount)
+    data: amountData(ix, amount)
   })
+
+/** borrow: `positions` are the reserve and oracle of every obligation slot, in slot order, the borrowed one included. */
+export const borrowInstruction = (keys: MarketKeys, amount: bigint, positions: ReadonlyArray<Position>) =>
+  healthCheckedInstruction(IX_BORROW, keys, amount, positions)
 
 /**
  * withdraw: at most `amount` of the supplied tokens back to `userToken` (an amount at or above the supply's worth
  * withdraws it all). `positions` as for borrow: the health check refuses (7228) a withdrawal that leaves the
  * borrows uncovered.
  */
-export const withdrawInstruction = (keys: MarketKeys, amount: bigint, positions: ReadonlyArray<{ readonly reserve: PublicKey; readonly oracle: PublicKey }>) =>
-  new TransactionInstruction({
-    programId: keys.programId,
-    keys: [
-      meta(keys.owner, true, false), meta(obligationAddress(keys.programId, keys.owner), false, true), meta(reserveAddress(keys.programId, keys.mint), false, true),
-      meta(keys.vault, false, true), meta(keys.userToken, false, true), meta(TOKEN_PROGRAM_ID, false, false),
-      ...positions.flatMap((p) => [meta(p.reserve, false, false), meta(p.oracle, false, false)])
-    ],
-    data: amountData(IX_WITHDRAW, amount)
-  })
+export const withdrawInstruction = (keys: MarketKeys, amount: bigint, positions: ReadonlyArray<Position>) =>
+  healthCheckedInstruction(IX_WITHDRAW, keys, amount, positions)
 
 /** repay: at most `amount` from `userToken` against the owner's debt (an amount above the debt pays exactly the debt). */
 export const repayInstruction = (keys: MarketKeys, amount: bigint) =>
