@@ -169,9 +169,11 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
 
     /** As awaitSettled, with the whole row (the sign route answers with the signed bytes). */
     const awaitSettledRow = (row: TransactionRow, waitMs: number): Effect.Effect<TransactionRow> =>
-      Effect.flatMap(waitUntilSettled(row, waitMs), (woken) =>
-        woken === "none" ? Effect.succeed(row) : Effect.map(repo.find(row.id, null), (settled) => settled ?? row)
-      )
+      Effect.flatMap(waitUntilSettled(row, waitMs), (woken) => {
+        if (woken === "none") return Effect.succeed(row)
+        const settled = woken === undefined ? undefined : rowOfEvent(woken)
+        return settled !== undefined ? Effect.succeed(settled) : Effect.map(repo.find(row.id, null), (read) => read ?? row)
+      })
 
     return { withWait, awaitSettled, awaitSettledRow, settings }
   })
