@@ -38,7 +38,9 @@
  * transfers) and run BENCH_LOOP_TRANSFERS (640; BENCH_IDENTICAL_TRANSFERS (100) for `identical`) each;
  * they print confirmed/s, create-to-outcome p50/p99 as the client saw it, the service's own
  * createdAt -> confirmedAt, CPU per transfer by process, and the ledger ceiling (32 clients and 1 client
- * sending pre-signed transfers and reading their status) of the same invocation. The load average is
+ * sending pre-signed transfers and reading their status) of the same invocation. BENCH_LOOP_SPLIT=1 runs
+ * the closed loop against an API process (TX_PIPELINE_WORKERS=0) beside a worker process, as the burst's
+ * postgres-split does; BENCH_SERVICE_NODE_ARGS adds node arguments to its service process(es). The load average is
  * printed with every figure: on a shared machine, figures without it mean little.
  */
 import type { TransactionsApi } from "../schemas/api/transactions.js"
@@ -93,6 +95,10 @@ const settings = {
   loopTransfers: intEnv("BENCH_LOOP_TRANSFERS", 640),
   loopClients: intEnv("BENCH_LOOP_CLIENTS", 32),
   loopWarmup: intEnv("BENCH_LOOP_WARMUP", 64),
+  /** closed loop: an API process (TX_PIPELINE_WORKERS=0) beside a worker process, instead of one process */
+  loopSplit: process.env.BENCH_LOOP_SPLIT === "1",
+  /** extra node arguments of the closed loop's service process(es), space-separated (e.g. an --import hook) */
+  loopNodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(" ").filter((s) => s !== ""),
   identicalTransfers: intEnv("BENCH_IDENTICAL_TRANSFERS", 100),
   transfers: intEnv("BENCH_TRANSFERS", 2_000),
   clients: intEnv("BENCH_CLIENTS", 32),
@@ -308,7 +314,7 @@ const main = async () => {
   let loops: ReadonlyArray<LoopFigures> = []
   if (loopModes.length > 0) {
     console.log(
-      `closed loop: ${loopModes.join(", ")}; ${settings.loopTransfers} transfers by ${settings.loopClients} clients ` +
+      `closed loop${settings.loopSplit ? " (API process + worker process)" : ""}: ${loopModes.join(", ")}; ${settings.loopTransfers} transfers by ${settings.loopClients} clients ` +
         `(identical: ${settings.identicalTransfers} by one client), warm-up ${settings.loopWarmup} (${benchPostgresUrl()}) ...`
     )
     loops = await runClosedLoops(loopModes, {
@@ -316,6 +322,8 @@ const main = async () => {
       clients: settings.loopClients,
       warmup: settings.loopWarmup,
       identicalTransfers: settings.identicalTransfers,
+      split: settings.loopSplit,
+      ...(settings.loopNodeArgs === undefined ? {} : { nodeArgs: settings.loopNodeArgs }),
       ...(settings.workers === undefined ? {} : { workers: settings.workers }),
       ...(settings.cpuProfDir === undefined ? {} : { cpuProfDir: path.resolve(settings.cpuProfDir, "closed-loop") })
     })
@@ -345,7 +353,7 @@ const main = async () => {
     console.log(`  load average after: ${loadAverage()}`)
   }
 
-  if (loops.length > 0) printLoopFigures(loops, ceiling, ceilingOne)
+  if (loops.length > 0) printLoopFigures(loops, ceiling, ceilingOne, settings.loopSplit)
   if (!burst) {
     if (loops.some((l) => !l.met)) process.exitCode = 1
     return

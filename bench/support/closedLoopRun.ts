@@ -10,6 +10,7 @@ import type { WireDataOf } from "../../test/support/client.js"
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
 import * as os from "node:os"
+import * as path from "node:path"
 import {
   call,
   createFundedWallet,
@@ -33,6 +34,10 @@ export interface LoopSettings {
   readonly identicalTransfers: number
   readonly workers?: string
   readonly cpuProfDir?: string
+  /** An API process (TX_PIPELINE_WORKERS=0) that the clients talk to, beside a worker process that runs the pipeline. */
+  readonly split?: boolean
+  /** Extra node arguments for the service process(es) (e.g. an --import hook while investigating). */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 export interface LoopFigures {
@@ -51,6 +56,8 @@ export interface LoopFigures {
   /** Whole-table scans of `transactions` per transfer (PostgreSQL's statistics): a statement that should look rows up by key but scans. */
   readonly seqScansPerTransfer: number
   readonly cpu: CpuSnapshot
+  /** Split layout: the worker process's CPU seconds (also counted in cpu.service). */
+  readonly workerCpuSeconds?: number
   readonly loadAverage: string
   readonly target: string
   readonly met: boolean
@@ -106,14 +113,22 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
   const databaseName = new URL(database.url).pathname.slice(1)
   const dataDir = tempDir("custody-bench-")
   try {
-    const service = await startServiceProcess({
-      databaseUrl: database.url,
-      dataDir,
-      rpcUrl: ledger.rpcUrl,
-      // One stream connection per client, all under the bench's one key.
-      env: { STREAM_MAX_CONNECTIONS_PER_KEY: String(Math.max(10, settings.clients + 8)), ...(settings.workers === undefined ? {} : { TX_PIPELINE_WORKERS: settings.workers }) },
-      ...(settings.cpuProfDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${settings.cpuProfDir}`] })
-    })
+    const start = (role: string, workers: string | undefined) =>
+      startServiceProcess({
+        databaseUrl: database.url,
+        dataDir,
+        rpcUrl: ledger.rpcUrl,
+        // One stream connection per client, all under the bench's one key.
+        env: { STREAM_MAX_CONNECTIONS_PER_KEY: String(Math.max(10, settings.clients + 8)), ...(workers === undefined ? {} : { TX_PIPELINE_WORKERS: workers }) },
+        ...(settings.cpuProfDir === undefined && settings.nodeArgs === undefined
+          ? {}
+          : { nodeArgs: [...(settings.nodeArgs ?? []), ...(settings.cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.join(settings.cpuProfDir, role)}`])] })
+      })
+    // Split: the clients talk to an API process without workers; a second process (same database, keys and
+    // ledger) runs the pipeline, woken by the API process's NOTIFY; waiting requests wake on its relayed stage events.
+    const workerProcess = settings.split === true ? await start("workers", settings.workers) : undefined
+    const service = await start(settings.split === true ? "api" : "service", settings.split === true ? "0" : settings.workers)
+    const servicePids = [service.pid, ...(workerProcess === undefined ? [] : [workerProcess.pid])]
     try {
       const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 1_000_000_000))
       const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
@@ -124,9 +139,16 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       for (const [index, mode] of modes.entries()) {
         const count = mode === "identical" ? settings.identicalTransfers : settings.transfers
         const scansBefore = await tableScans(database)
-        const before = cpuSnapshot([service.pid], ledger.pid, databaseName)
+        const before = cpuSnapshot(servicePids, ledger.pid, databaseName)
+        const workerBefore = workerProcess === undefined ? undefined : cpuSnapshot([workerProcess.pid], ledger.pid, databaseName)
+        const startedAt = Date.now()
         const result = await runClosedLoop(service.baseUrl, { ...base, mode, count, offset: (index + 1) * 100_000 })
-        const cpu = cpuDelta(before, cpuSnapshot([service.pid], ledger.pid, databaseName))
+        // With extra node arguments (an investigation hook), the mode's wall-clock window, to match the hook's records.
+        if (settings.nodeArgs !== undefined) console.log(`  ${mode}: ran from ${startedAt} to ${Date.now()} (epoch ms)`)
+        const cpu = cpuDelta(before, cpuSnapshot(servicePids, ledger.pid, databaseName))
+        const workerCpuSeconds = workerProcess === undefined || workerBefore === undefined
+          ? undefined
+          : cpuDelta(workerBefore, cpuSnapshot([workerProcess.pid], ledger.pid, databaseName)).service
         await sleep(1_500) // PostgreSQL publishes a backend's table statistics within a second
         const scansAfter = await tableScans(database)
         const loadAverage = os.loadavg().map((n) => n.toFixed(2)).join(", ")
@@ -140,6 +162,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
           mode, clients, confirmed: result.confirmed, failed: result.failed, perSecond, outcomeMs: result.outcomeMs, createMs: result.createMs, serviceMs,
           stages: stageGaps(confirmedRecords),
           readsPerTransfer: result.reads / result.ids.length, cpu, loadAverage,
+          ...(workerCpuSeconds === undefined ? {} : { workerCpuSeconds }),
           seqScansPerTransfer: (scansAfter - scansBefore) / result.ids.length,
           target: TARGETS[mode].text,
           met: result.failed === 0 && TARGETS[mode].met(perSecond, percentile(result.outcomeMs, 50))
@@ -149,6 +172,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       return figures
     } finally {
       await service.stop(15_000)
+      await workerProcess?.stop(15_000)
     }
   } finally {
     await ledger.close()
@@ -157,9 +181,9 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
   }
 }
 
-export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: CeilingResult | undefined, ceilingOne: CeilingResult | undefined) => {
+export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: CeilingResult | undefined, ceilingOne: CeilingResult | undefined, split = false) => {
   const rows: Array<Array<string>> = [
-    ["closed loop (service on PostgreSQL)", "clients", "confirmed", "failed", "confirmed/s", "outcome p50", "outcome p99", "POST p50", "service p50", "service p99", "GETs/transfer", "table scans/transfer", "load avg (1, 5, 15 min)"]
+    [split ? "closed loop (API process + worker process, PostgreSQL)" : "closed loop (service on PostgreSQL)", "clients", "confirmed", "failed", "confirmed/s", "outcome p50", "outcome p99", "POST p50", "service p50", "service p99", "GETs/transfer", "table scans/transfer", "load avg (1, 5, 15 min)"]
   ]
   for (const loop of loops) {
     rows.push([
@@ -179,10 +203,13 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
   console.log(`\n${table(rows)}`)
   console.log("(ms; outcome = from the client's POST to the client holding the outcome; POST = the create alone where it does not wait; service = the record's createdAt -> confirmedAt)")
   console.log(table([
-    ["CPU per confirmed transfer (ms)", "service", "PostgreSQL (its backends)", "ledger", "bench clients"],
+    ["CPU per confirmed transfer (ms)", split ? "service (API + workers)" : "service", "PostgreSQL (its backends)", "ledger", "bench clients"],
     ...loops.map((loop) => {
       const per = (seconds: number) => ((seconds * 1000) / Math.max(1, loop.confirmed)).toFixed(2)
-      return [loop.mode, per(loop.cpu.service), per(loop.cpu.postgres), per(loop.cpu.ledger), per(loop.cpu.bench)]
+      const service = loop.workerCpuSeconds === undefined
+        ? per(loop.cpu.service)
+        : `${per(loop.cpu.service)} (${per(loop.cpu.service - loop.workerCpuSeconds)} + ${per(loop.workerCpuSeconds)})`
+      return [loop.mode, service, per(loop.cpu.postgres), per(loop.cpu.ledger), per(loop.cpu.bench)]
     })
   ]))
   console.log(table([

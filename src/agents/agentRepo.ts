@@ -8,7 +8,8 @@ import { Clock, Effect, Schema } from "effect"
 import { Autonomy, type AgentStatus, type ExecutionMode } from "../../schemas/agent.js"
 import type { TransactionType } from "../../schemas/intent.js"
 import type { ProtocolId } from "../../schemas/protocol.js"
-import { AGENT_COLUMNS, toStoredAgent, type AgentRow } from "./agentRow.js"
+import { makeStatementBatch } from "../db/statementBatch.js"
+import { AGENT_COLUMNS, toStoredAgent, type AgentRow, type StoredAgent } from "./agentRow.js"
 
 export interface NewAgent {
   readonly id: string
@@ -71,12 +72,33 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map((row) => toStoredAgent(row).agent)), Effect.orDie)
 
-    /** The agents acting through a wallet (usually one), oldest first. */
-    const listByWallet = (walletId: string, readTenant: string | null) =>
-      sql<AgentRow>`SELECT ${columns} FROM agents WHERE wallet_id = ${walletId} ${tenantFilter(readTenant)} ORDER BY created_at, id`.pipe(
-        Effect.map((rows) => rows.map(toStoredAgent)),
+
+    /**
+     * The agents of many wallets in one statement: every create asks which agents act through its wallet,
+     * and under load those questions share one statement (statementBatch.ts) instead of one round trip
+     * each. Each input keeps its own tenant filter in SQL; the lateral subquery keeps each an index lookup.
+     */
+    const readByWallets = (inputs: ReadonlyArray<{ readonly walletId: string; readonly readTenant: string | null }>) =>
+      sql<AgentRow & { readonly batch_ord: number }>`
+        SELECT q.ord AS batch_ord, a.*
+        FROM jsonb_to_recordset(${JSON.stringify(inputs.map((input, ord) => ({ ord, wallet_id: input.walletId, tenant: input.readTenant })))}::jsonb)
+          AS q(ord int, wallet_id uuid, tenant text)
+        CROSS JOIN LATERAL (
+          SELECT ${columns} FROM agents WHERE wallet_id = q.wallet_id AND (q.tenant IS NULL OR tenant_id = q.tenant)
+        ) a
+        ORDER BY q.ord, a.created_at, a.id
+      `.pipe(
+        Effect.map((rows) => {
+          const byOrd = inputs.map((): Array<StoredAgent> => [])
+          for (const { batch_ord, ...row } of rows) byOrd[batch_ord]?.push(toStoredAgent(row))
+          return byOrd
+        }),
         Effect.orDie
       )
+    const walletReads = makeStatementBatch(readByWallets, { maxBatch: 64 })
+
+    /** The agents acting through a wallet (usually one), oldest first; shares its statement with concurrent calls. */
+    const listByWallet = (walletId: string, readTenant: string | null) => walletReads.submit({ walletId, readTenant })
 
     const updateCapabilities = (id: string, readTenant: string | null, change: CapabilitiesChange) =>
       sql<AgentRow>`

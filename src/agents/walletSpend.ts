@@ -58,7 +58,7 @@ export class WalletSpend extends Effect.Service<WalletSpend>()("WalletSpend", {
         if (self !== null && agent?.agent.id !== self) return yield* Effect.fail(notOwnWallet(self))
         if (agent === undefined) return yield* transactions.create(caller, request)
         return yield* execution.executeRequest(caller, agent, request, manifest)
-      }).pipe(Effect.withSpan("WalletSpend.create"))
+      }).pipe(Effect.withSpan("WalletSpend.create", { captureStackTrace: false }))
 
     return { create }
   })

@@ -54,10 +54,12 @@ const outcomeOf = (result: ResultRow | undefined): InsertOutcome => {
 /**
  * Inserts the transactions of `batch` in one statement (each still all-or-nothing with its job and
  * audit event) and answers each in order. The jobs' insert also queues one NOTIFY on
- * `notifyChannel` for other processes' workers, its payload the number of new jobs (delivered at
- * commit, free of a round trip of its own).
+ * `notify.channel` for other processes' workers, its payload `notify.payloadPrefix` and the number of
+ * new jobs (delivered at commit, free of a round trip of its own; outbox.ts).
  */
-export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: ReadonlyArray<NewTransaction>, notifyChannel: string) => {
+export const insertTransactionsWithJobs = (
+  sql: SqlClient.SqlClient, batch: ReadonlyArray<NewTransaction>, notify: { readonly channel: string; readonly payloadPrefix: string }
+) => {
   const at = new Date().toISOString()
   const input = batch.map((tx, ord) => ({
     ord, id: tx.id, wallet_id: tx.walletId, wallet_tenant: tx.walletTenant, agent_id: tx.agentId, type: tx.type, protocol: tx.protocol,
@@ -67,7 +69,7 @@ export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: Read
     audit_message: `transaction ${tx.id} created`, audit_metadata: { type: tx.type, protocol: tx.protocol }
   }))
   // A CTE without data changes runs only when referenced: the final SELECT references `job` for the NOTIFY.
-  const notify = sql`, (SELECT pg_notify(${notifyChannel}, count(*)::text) FROM job HAVING count(*) > 0) AS notified`
+  const notified = sql`, (SELECT pg_notify(${notify.channel}, ${notify.payloadPrefix} || count(*)::text) FROM job HAVING count(*) > 0) AS notified`
   return sql<ResultRow>`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(
@@ -98,7 +100,7 @@ export const insertTransactionsWithJobs = (sql: SqlClient.SqlClient, batch: Read
         'transaction', 'pipeline', c.trace_id
       FROM inserted i JOIN checked c ON c.id = i.id ORDER BY c.ord
     )
-    SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok${notify}
+    SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok${notified}
     FROM input v LEFT JOIN checked ON checked.ord = v.ord LEFT JOIN inserted ON inserted.id = v.id
   `.pipe(
     Effect.map((rows) => {

@@ -60,9 +60,18 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const doorbell = yield* Queue.dropping<void>(1024)
     const ring = Queue.offer(doorbell, undefined).pipe(Effect.asVoid)
 
+    // NOTIFY payloads are "<origin>:<new jobs>". This process's own enqueues already rang in process
+    // (`notify`, after their commit): their NOTIFY, delivered back to this process too, is skipped, or
+    // it would wake a second worker whose claim finds nothing.
+    const origin = randomUUID()
+    const ownPrefix = `${origin}:`
     yield* pg.listen(CHANNEL).pipe(
-      // The payload is the number of new jobs (a batch of creates sends one NOTIFY): wake as many workers.
-      Stream.runForEach((payload) => Effect.repeatN(ring, Math.min(Math.max(Number.parseInt(payload, 10) || 1, 1), 64) - 1)),
+      // A batch of creates sends one NOTIFY with the number of its jobs: wake as many workers.
+      Stream.runForEach((payload) =>
+        payload.startsWith(ownPrefix)
+          ? Effect.void
+          : Effect.repeatN(ring, Math.min(Math.max(Number.parseInt(payload.slice(payload.lastIndexOf(":") + 1), 10) || 1, 1), 64) - 1)
+      ),
       Effect.catchAll((error) => Effect.logWarning("outbox LISTEN stopped; falling back to polling", String(error))),
       Effect.forkScoped
     )
@@ -77,7 +86,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         WITH job AS (
           INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending') RETURNING id
         )
-        SELECT pg_notify(${CHANNEL}, '1') FROM job
+        SELECT pg_notify(${CHANNEL}, ${`${origin}:1`}) FROM job
       `.pipe(Effect.asVoid)
 
     /** Call after the SQL transaction that enqueued committed: wakes this process's workers (others got the NOTIFY). */
@@ -169,10 +178,10 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Waits for a doorbell ring or the poll interval, whichever comes first. */
     const waitForWork = Effect.race(Queue.take(doorbell), Effect.sleep(`${config.outbox.pollMs} millis`))
 
-    /** The NOTIFY channel that wakes other processes' workers. */
-    const notifyChannel = CHANNEL
+    /** The NOTIFY that wakes other processes' workers: its channel, and the prefix of this process's payloads. */
+    const crossProcessNotify = { channel: CHANNEL, payloadPrefix: ownPrefix }
 
-    return { enqueueInTransaction, notifyChannel, notify, notifyLater, claim, renewLease, complete, release, fail, stats, waitForWork, leaseMs }
+    return { enqueueInTransaction, crossProcessNotify, notify, notifyLater, claim, renewLease, complete, release, fail, stats, waitForWork, leaseMs }
   })
 }) {}
 

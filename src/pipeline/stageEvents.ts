@@ -41,6 +41,23 @@ export const stageEventOf = (row: TransactionRow, message?: string, at: string =
   ...(row.error_code === null ? {} : { errorCode: row.error_code })
 })
 
+/**
+ * The row behind an event this process published when its transition settled the transaction: a
+ * request waiting for it answers with that row (the statement's RETURNING, committed) instead of
+ * reading it again. Keyed by the event object itself, so only that very event (delivered in process)
+ * finds it; an event relayed from another process is a new object and finds nothing.
+ */
+const rowsOfEvents = new WeakMap<StageEvent, TransactionRow>()
+
+/** `event`, remembered as published for `row` (the row as its transition wrote it). */
+export const eventWithRow = (event: StageEvent, row: TransactionRow): StageEvent => {
+  rowsOfEvents.set(event, row)
+  return event
+}
+
+/** The row an in-process event was published for, if any. */
+export const rowOfEvent = (event: StageEvent): TransactionRow | undefined => rowsOfEvents.get(event)
+
 /** Events of one process, as relayed to the others. */
 const Relayed = Schema.parseJson(Schema.Struct({ origin: Schema.String, events: Schema.Array(Schema.Unknown) }))
 const decodeRelayed = Schema.decodeUnknownOption(Relayed)

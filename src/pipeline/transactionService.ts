@@ -43,7 +43,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
 
     // Concurrent creates share one insert statement (statementBatch.ts).
     const inserts = makeStatementBatch(
-      (batch: ReadonlyArray<NewTransaction>) => insertTransactionsWithJobs(sql, batch, outbox.notifyChannel),
+      (batch: ReadonlyArray<NewTransaction>) => insertTransactionsWithJobs(sql, batch, outbox.crossProcessNotify),
       { maxBatch: 64 }
     )
 

@@ -3,7 +3,8 @@
  * One dispatcher fiber reads the stage-event hub (this process's transitions, and other processes'
  * through the NOTIFY relay of stageEvents.ts) and wakes the requests waiting for that transaction
  * when it becomes terminal or reaches the approval gate. A waiting request costs no database work
- * while it waits: one primary-key read when it wakes (or when its time is up) for the answer.
+ * while it waits; when it wakes it answers with the row this process's transition settled it with
+ * (no read), or makes one primary-key read (settled by another process, or its time is up).
  *
  * A transaction may settle before its waiter registers (a fast pipeline): the dispatcher remembers
  * recently settled ids, and registration checks that memory in the same tick (both run on this
@@ -18,7 +19,7 @@ import { MAX_CREATE_WAIT_MS } from "../../schemas/api/transactions.js"
 import { TooManyWaiting } from "../../schemas/errors.js"
 import { superviseActor } from "../../actors/supervise.js"
 import type { StageEvent } from "./stageEvents.js"
-import { StageEvents } from "./stageEvents.js"
+import { rowOfEvent, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import type { TransactionRecordRow, TransactionRow } from "./transactionRow.js"
 
@@ -52,7 +53,8 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
     const events = yield* StageEvents
     const repo = yield* TransactionRepo
 
-    const waiters = new Map<string, Set<Deferred.Deferred<void>>>()
+    /** Each waiter is completed with the event that settled its transaction. */
+    const waiters = new Map<string, Set<Deferred.Deferred<StageEvent>>>()
     /** Insertion-ordered: the first key is the oldest. */
     const recentlySettled = new Set<string>()
     const waitingByKey = new Map<string, number>()
@@ -71,7 +73,7 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
       const woken = waiters.get(event.txId)
       if (woken === undefined) return
       waiters.delete(event.txId)
-      for (const deferred of woken) Deferred.unsafeDone(deferred, Exit.void)
+      for (const deferred of woken) Deferred.unsafeDone(deferred, Exit.succeed(event))
     }
 
     yield* superviseActor(
@@ -128,39 +130,50 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
       )
     }
 
-    /** Waits until the transaction settles or `waitMs` passes; false when there was nothing to wait for. */
-    const waitUntilSettled = (row: { readonly id: string; readonly status: string }, waitMs: number) =>
-      Effect.suspend(() => {
-        if (waitMs <= 0 || SETTLED_STATUSES.has(row.status)) return Effect.succeed(false)
-        if (recentlySettled.has(row.id)) return Effect.succeed(true)
-        const deferred = Deferred.unsafeMake<void>(FiberId.none)
+    /**
+     * Waits until the transaction settles or `waitMs` passes: "none" when there was nothing to wait for,
+     * else the event that settled it (undefined: settled before the wait began, or the time was up).
+     */
+    const waitUntilSettled = (
+      row: { readonly id: string; readonly status: string }, waitMs: number
+    ): Effect.Effect<"none" | StageEvent | undefined> =>
+      Effect.suspend((): Effect.Effect<"none" | StageEvent | undefined> => {
+        if (waitMs <= 0 || SETTLED_STATUSES.has(row.status)) return Effect.succeed("none" as const)
+        if (recentlySettled.has(row.id)) return Effect.succeed(undefined)
+        const deferred = Deferred.unsafeMake<StageEvent>(FiberId.none)
         const registered = waiters.get(row.id) ?? new Set()
         registered.add(deferred)
         waiters.set(row.id, registered)
         return Deferred.await(deferred).pipe(
           Effect.timeout(waitMs),
-          Effect.ignore,
+          Effect.orElseSucceed(() => undefined),
           Effect.ensuring(
             Effect.sync(() => {
               registered.delete(deferred)
               if (registered.size === 0 && waiters.get(row.id) === registered) waiters.delete(row.id)
             })
-          ),
-          Effect.as(true)
+          )
         )
       })
 
-    /** The record once settled (or as it is when `waitMs` passed): one read of the record's columns when it woke. */
+    /**
+     * The record once settled (or as it is when `waitMs` passed): the row this process's transition
+     * settled it with (carried by the waking event, stageEvents.ts), else one read of the record's columns.
+     */
     const awaitSettled = <Row extends TransactionRecordRow>(row: Row, waitMs: number): Effect.Effect<Row | TransactionRecordRow> =>
-      Effect.flatMap(waitUntilSettled(row, waitMs), (waited) =>
-        waited ? Effect.map(repo.findRecord(row.id, null), (settled) => settled ?? row) : Effect.succeed(row)
-      )
+      Effect.flatMap(waitUntilSettled(row, waitMs), (woken) => {
+        if (woken === "none") return Effect.succeed(row)
+        const settled = woken === undefined ? undefined : rowOfEvent(woken)
+        return settled !== undefined ? Effect.succeed(settled) : Effect.map(repo.findRecord(row.id, null), (read) => read ?? row)
+      })
 
     /** As awaitSettled, with the whole row (the sign route answers with the signed bytes). */
     const awaitSettledRow = (row: TransactionRow, waitMs: number): Effect.Effect<TransactionRow> =>
-      Effect.flatMap(waitUntilSettled(row, waitMs), (waited) =>
-        waited ? Effect.map(repo.find(row.id, null), (settled) => settled ?? row) : Effect.succeed(row)
-      )
+      Effect.flatMap(waitUntilSettled(row, waitMs), (woken) => {
+        if (woken === "none") return Effect.succeed(row)
+        const settled = woken === undefined ? undefined : rowOfEvent(woken)
+        return settled !== undefined ? Effect.succeed(settled) : Effect.map(repo.find(row.id, null), (read) => read ?? row)
+      })
 
     return { withWait, awaitSettled, awaitSettledRow, settings }
   })

@@ -1,5 +1,7 @@
 /** The agent registry in SQL: insert and read back, tenant filtering, conditional transitions. */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { Autonomy } from "../../schemas/agent.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AgentRepo } from "../../src/agents/agentRepo.js"
 import { startAgents, type AgentsHarness } from "./agentHarness.js"
@@ -41,5 +43,36 @@ describe("AgentRepo", () => {
     expect(paused.agent.pausedReason).toBe("why")
     const running = (await repo((r) => r.listByStatusSystem("paused"))) as ReadonlyArray<{ agent: { id: string } }>
     expect(running.map((s) => s.agent.id)).toContain(agentId)
+  })
+
+  it("answers concurrent agents-by-wallet reads (one shared statement) each with its own wallet's agents, oldest first, within its tenant", async () => {
+    const first = await harness.createAgent({ tenantId: "t1" })
+    const second = await harness.run(
+      Effect.flatMap(AgentRepo, (repo) =>
+        repo.insert({
+          id: randomUUID(), tenantId: "t1", name: "second agent", walletId: first.walletId, executionMode: "supervised",
+          allowedIntents: ["transfer_sol"], allowedProtocols: undefined, budgetLamports: undefined, autonomy: Schema.decodeUnknownSync(Autonomy)({})
+        })
+      )
+    )
+    const other = await harness.createAgent({ tenantId: "t2" })
+    const ids = (agents: ReadonlyArray<{ readonly agent: { readonly id: string } }>) => agents.map((stored) => stored.agent.id)
+    const answers = await harness.run(
+      Effect.flatMap(AgentRepo, (repo) =>
+        Effect.all(
+          [
+            repo.listByWallet(first.walletId, "t1"),
+            repo.listByWallet(other.walletId, "t2"),
+            repo.listByWallet(other.walletId, "t1"),
+            repo.listByWallet(first.walletId, null),
+            repo.listByWallet(randomUUID(), null),
+            repo.listByWallet(first.walletId, "t2")
+          ],
+          { concurrency: "unbounded" }
+        )
+      )
+    )
+    expect(answers.map(ids)).toEqual([[first.agentId, second.agent.id], [other.agentId], [], [first.agentId, second.agent.id], [], []])
+    expect(answers[0]?.[1]).toMatchObject({ tenantId: "t1", agent: { name: "second agent", executionMode: "supervised", allowedIntents: ["transfer_sol"] } })
   })
 })

@@ -1,8 +1,8 @@
 /**
  * Create answers with the state reached (issue 17 item 1, issue 18 item 1): without a query parameter
  * POST /transactions waits for the outcome (201 confirmed, 202 at the approval gate, the failure
- * envelope), `?waitMs=0` answers `pending` at once; a waiting request is woken by the stage event and
- * issues no SQL while it waits (counted at node-postgres, which every statement goes through); and one
+ * envelope, each the record a read gives), `?waitMs=0` answers `pending` at once; a waiting request is
+ * woken by the stage event and issues no SQL while it waits (counted at node-postgres, which every statement goes through); and one
  * key may hold at most TX_MAX_WAITING_PER_KEY waiting requests (an explicit wait beyond is a 429 that
  * creates nothing, the default wait then answers at once).
  */
@@ -43,6 +43,9 @@ describe("POST /transactions without a query parameter", () => {
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({ status: "success", errorCode: null, data: { status: "confirmed", awaitingApproval: false } })
     expect(created.body.data.signature).toEqual(expect.any(String))
+    // The answer is the row as the pipeline settled it (no read after the wake): the very record a read gives.
+    const read = await makeClient(env.service.baseUrl).transactions.get({ params: { txId: created.body.data.id } })
+    expect(created.body.data).toEqual(read.body.data)
   })
 
   it("answers 202 with awaitingApproval true for a transfer that needs approval", async () => {
