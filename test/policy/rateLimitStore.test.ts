@@ -37,8 +37,10 @@ const transfer = async (walletId: string) => {
   return (await waitSettled(base(), created.body.data.id)).body.data as { status: string; errorCode?: string; policyDecision?: { reasons: Array<string> } }
 }
 
-describe("rate_limit with its SQL window", () => {
-  it("allows maxTx transfers in the window, denies the next, and allows again once the oldest event left the window", async () => {
+// Each test has wallets of its own, so its own windows: the three run side by side (the first mostly waits
+// for its window to pass). Each uses its own `expect`, as concurrent tests need.
+describe.concurrent("rate_limit with its SQL window", () => {
+  it("allows maxTx transfers in the window, denies the next, and allows again once the oldest event left the window", async ({ expect }) => {
     const windowSeconds = 5
     const wallet = await withRateLimit(2, windowSeconds)
     // The two allowed ones side by side (racers are serialised: see the next test); the third is sent as
@@ -57,7 +59,7 @@ describe("rate_limit with its SQL window", () => {
     expect((await transfer(wallet.id)).status).toBe("confirmed")
   })
 
-  it("lets exactly maxTx of 12 concurrent transfers through", async () => {
+  it("lets exactly maxTx of 12 concurrent transfers through", async ({ expect }) => {
     const wallet = await withRateLimit(3, 600)
     const outcomes = await Promise.all(Array.from({ length: 12 }, () => transfer(wallet.id)))
     const confirmed = outcomes.filter((o) => o.status === "confirmed").length
@@ -65,7 +67,7 @@ describe("rate_limit with its SQL window", () => {
     expect({ confirmed, denied }).toEqual({ confirmed: 3, denied: 9 })
   })
 
-  it("keeps one window per wallet", async () => {
+  it("keeps one window per wallet", async ({ expect }) => {
     const [a, b] = await Promise.all([withRateLimit(1, 600), withRateLimit(1, 600)])
     expect((await transfer(a.id)).status).toBe("confirmed")
     expect((await transfer(b.id)).status).toBe("confirmed")
