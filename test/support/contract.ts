@@ -45,12 +45,20 @@ export const contractChecker = (document: OpenApiDocument): ContractChecker => {
   const find = (method: string, path: string) =>
     operations.filter((op) => op.method === method.toUpperCase() && op.pattern.test(path)).sort((a, b) => a.params - b.params)[0]
   const compiled = new Map<string, ValidateFunction>()
+  // Compiling is the costly part (each schema carries every component): operations whose answer has the
+  // same schema (most refusals share one envelope) share one validator.
+  const compiledBySchema = new Map<string, ValidateFunction>()
   const validatorFor = (op: Operation, key: string, schema: unknown) => {
     const id = `${op.method} ${op.template} ${key}`
     let validate = compiled.get(id)
     if (validate === undefined) {
-      // The components ride along, so `#/components/schemas/...` resolves inside this one schema.
-      validate = ajv.compile({ ...(schema as object), components: document.components })
+      const text = JSON.stringify(schema)
+      validate = compiledBySchema.get(text)
+      if (validate === undefined) {
+        // The components ride along, so `#/components/schemas/...` resolves inside this one schema.
+        validate = ajv.compile({ ...(schema as object), components: document.components })
+        compiledBySchema.set(text, validate)
+      }
       compiled.set(id, validate)
     }
     return validate
