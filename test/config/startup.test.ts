@@ -8,7 +8,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, describe, it } from "vitest"
 import { stopEmbeddedServer } from "../../src/db/embeddedServer.js"
 
 const projectRoot = path.resolve(import.meta.dirname, "../..")
@@ -30,6 +30,8 @@ const VALID: Record<string, string> = {
   CHAIN_RPC_URL: "http://127.0.0.1:1"
 }
 
+const START_LIMIT_MS = 120_000
+
 const startProd = (env: Record<string, string | undefined>) =>
   new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     const merged: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? os.tmpdir() }
@@ -39,8 +41,9 @@ const startProd = (env: Record<string, string | undefined>) =>
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    // A start-up that does not fail within the limit is a failure of this test, not a hang.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000)
+    // A start-up that does not fail within the limit is a failure of this test, not a hang. Generous:
+    // the starts run side by side (each mostly loads modules, CPU-bound on a shared machine).
+    const timer = setTimeout(() => child.kill("SIGKILL"), START_LIMIT_MS)
     child.once("error", reject)
     child.once("exit", (code) => {
       clearTimeout(timer)
@@ -48,8 +51,11 @@ const startProd = (env: Record<string, string | undefined>) =>
     })
   })
 
-describe("start-up with bad configuration", () => {
-  it.each<[string, Record<string, string | undefined>, RegExp]>([
+// Each case is its own process start; they are independent, so they run concurrently (up to vitest's
+// maxConcurrency at once) instead of one after the other; `it.for` hands each case the test's own
+// `expect`, as concurrent tests need.
+describe.concurrent("start-up with bad configuration", () => {
+  it.for<[string, Record<string, string | undefined>, RegExp]>([
     ["a port that is not a number", { API_GATEWAY_PORT: "abc" }, /API_GATEWAY_PORT/],
     ["a port out of range", { API_GATEWAY_PORT: "70000" }, /API_GATEWAY_PORT must be a port number/],
     ["no key-encryption secret with the encrypted-file backend", { WALLET_KEY_ENCRYPTION_SECRET: undefined }, /WALLET_KEY_ENCRYPTION_SECRET is required/],
@@ -59,7 +65,7 @@ describe("start-up with bad configuration", () => {
     ["a rate limit of zero", { API_GATEWAY_RATE_LIMIT_PER_MINUTE: "0" }, /API_GATEWAY_RATE_LIMIT_PER_MINUTE must be a positive integer/],
     ["a priority fee minimum above the maximum", { CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS: "300000" }, /CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS/],
     ["a negative number of pipeline workers", { TX_PIPELINE_WORKERS: "-1" }, /TX_PIPELINE_WORKERS must be a non-negative integer/]
-  ])("refuses %s", async (_why, env, message) => {
+  ])("refuses %s", { timeout: START_LIMIT_MS + 30_000 }, async ([_why, env, message], { expect }) => {
     const result = await startProd(env)
     expect(result.code).not.toBe(0)
     expect(result.code).not.toBeNull()
@@ -67,7 +73,7 @@ describe("start-up with bad configuration", () => {
     expect(result.output).not.toContain("listening")
   })
 
-  it("names a malformed API key entry by position and never prints the key", async () => {
+  it("names a malformed API key entry by position and never prints the key", { timeout: START_LIMIT_MS + 30_000 }, async ({ expect }) => {
     const result = await startProd({ API_GATEWAY_API_KEYS: "super-secret-key-value:all" })
     expect(result.code).not.toBe(0)
     expect(result.output).toMatch(/API_GATEWAY_API_KEYS entry 1/)

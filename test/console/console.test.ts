@@ -41,15 +41,20 @@ const openView = async (view: string) => {
 }
 
 beforeAll(async () => {
-  await buildConsole()
-  ledger = await startTestLedger()
+  // The build (when stale), the ledger and the browser do not need each other: started together. All
+  // settle before a failure is reported, so afterAll closes whatever did start.
+  const settled = await Promise.allSettled([
+    buildConsole(),
+    startTestLedger().then((started) => void (ledger = started)),
+    launchBrowser().then((launched) => void (browser = launched))
+  ])
+  const failed = settled.find((result) => result.status === "rejected")
+  if (failed !== undefined) throw failed.reason
   service = await startService({
     rpcUrl: ledger.rpcUrl,
     env: { API_GATEWAY_API_KEYS: `${ADMIN_KEY}:*:all;${WALLETS_ONLY_KEY}:*:wallets`, AGENT_LOOP_INTERVAL_MS: "300" }
   })
-  wallet = await createWallet(service.baseUrl, 5_000_000_000)
-  browser = await launchBrowser()
-  page = await browser.newPage()
+  ;[wallet, page] = await Promise.all([createWallet(service.baseUrl, 5_000_000_000), browser.newPage()])
   // A build, a ledger, the service and a browser: generous on a loaded machine.
 }, 240_000)
 

@@ -6,7 +6,7 @@
  * Process A (the only one running at first, one worker, chaos allowed) takes a transfer's job. Chaos
  * latency (3 s before each stage, in A only: B runs without CHAOS_ENABLED) keeps the job in flight, and A
  * is frozen with SIGSTOP (not killed) once the transfer is signed and recorded `submitting`, i.e. while
- * A waits to send it. Its lease expires; process B starts, claims the job and finishes it. Then A is
+ * A waits to send it. Its lease expires while process B starts; B claims the job and finishes it. Then A is
  * resumed (SIGCONT) and carries on from where it was frozen. What a user would check: the transfer
  * landed on the ledger once (the destination holds the amount once, one signature), the transaction
  * is `confirmed` with two outbox attempts, one `submitting` and one `confirmed` history entry, its job
@@ -99,10 +99,14 @@ describe("outbox: a lease that expires mid-job", () => {
     expect(signatureOfA).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/)
     expect(await balanceOf(destination)).toBe(0)
 
-    // The lease runs out while A is frozen; B (no chaos) starts, claims the expired job and finishes it.
+    // The lease runs out while A is frozen; B (no chaos) starts meanwhile (its start outlasts the 2 s lease,
+    // and a job whose lease is live cannot be claimed), claims the expired job and finishes it.
+    const startingB = deployment!.startService(settings)
+    // Awaited below; a failed start is reported there, not as an unhandled rejection meanwhile.
+    startingB.catch(() => undefined)
     await waitFor("A's lease to expire", async () => (await jobOf(txId)).expired, 3 * LEASE_MS, 50)
     expect(await statusOf(txId)).toBe("submitting")
-    const b = await deployment!.startService(settings)
+    const b = await startingB
     await waitFor("B to confirm the transfer", async () => (await statusOf(txId)) === "confirmed", 60_000, 100)
     const confirmedByB = await readTransaction(b.baseUrl, txId)
     const jobAfterB = await jobOf(txId)

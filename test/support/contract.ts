@@ -32,6 +32,19 @@ export interface ContractChecker {
   readonly problems: (method: string, urlPath: string, status: number, body: unknown) => string | undefined
 }
 
+const COMPONENTS_ID = "urn:contract:components"
+
+/** `schema` with its `#/components/...` references pointing into the shared components schema. */
+const onSharedComponents = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(onSharedComponents)
+  if (schema === null || typeof schema !== "object") return schema
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) =>
+      key === "$ref" && typeof value === "string" && value.startsWith("#/components/") ? [key, COMPONENTS_ID + value] : [key, onSharedComponents(value)]
+    )
+  )
+}
+
 export const contractChecker = (document: OpenApiDocument): ContractChecker => {
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   addFormats(ajv)
@@ -44,13 +57,23 @@ export const contractChecker = (document: OpenApiDocument): ContractChecker => {
   }
   const find = (method: string, path: string) =>
     operations.filter((op) => op.method === method.toUpperCase() && op.pattern.test(path)).sort((a, b) => a.params - b.params)[0]
+  // The components once, as a schema of their own: each answer's schema refers to them there, so a
+  // component is compiled once rather than once for every schema that uses it.
+  ajv.addSchema({ $id: COMPONENTS_ID, components: document.components })
   const compiled = new Map<string, ValidateFunction>()
+  // Compiling is the costly part: operations whose answer has the same schema (most refusals share one
+  // envelope) share one validator.
+  const compiledBySchema = new Map<string, ValidateFunction>()
   const validatorFor = (op: Operation, key: string, schema: unknown) => {
     const id = `${op.method} ${op.template} ${key}`
     let validate = compiled.get(id)
     if (validate === undefined) {
-      // The components ride along, so `#/components/schemas/...` resolves inside this one schema.
-      validate = ajv.compile({ ...(schema as object), components: document.components })
+      const text = JSON.stringify(schema)
+      validate = compiledBySchema.get(text)
+      if (validate === undefined) {
+        validate = ajv.compile(onSharedComponents(schema) as object)
+        compiledBySchema.set(text, validate)
+      }
       compiled.set(id, validate)
     }
     return validate

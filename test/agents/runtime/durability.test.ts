@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, it } from "vitest"
 import { actionIdempotencyKey } from "../../../src/agents/runtime/planning.js"
 import { ActorRegistry } from "../../../actors/registry.js"
 import { startTestLedger } from "../../support/ledger.js"
@@ -54,8 +54,11 @@ const sentLamports = (service: RunningService, agentId: string) =>
     ).pipe(Effect.map((rows) => Number(rows[0].total)), Effect.orDie)
   )
 
-describe("durable runs", () => {
-  it("a restart mid-run never runs a step past its maxRuns", async () => {
+// The three are independent (each its own service and database, its own tenant, wallets and agents; only
+// the ledger is shared) and mostly wait for agent ticks, so they run side by side. Each uses its own
+// `expect`, as concurrent tests need.
+describe.concurrent("durable runs", () => {
+  it("a restart mid-run never runs a step past its maxRuns", async ({ expect }) => {
     const first = await startService({ rpcUrl: ledger.rpcUrl, env: ENV })
     const headers = tenant(0)
     const sink = await fundedWallet(first, headers, 1_000_000_000)
@@ -81,7 +84,7 @@ describe("durable runs", () => {
     }
   })
 
-  it("a run claimed before a crash is sent once, whether or not its execute had happened", async () => {
+  it("a run claimed before a crash is sent once, whether or not its execute had happened", async ({ expect }) => {
     const service = await startService({ rpcUrl: ledger.rpcUrl, env: ENV })
     try {
       const headers = tenant(1)
@@ -124,7 +127,7 @@ describe("durable runs", () => {
   })
 
   // Two services on one fresh database of their own (on TEST_DATABASE_URL's server, or the run's embedded one).
-  it("two processes on one PostgreSQL run each agent once", async () => {
+  it("two processes on one PostgreSQL run each agent once", async ({ expect }) => {
     const postgres = await createPostgresDatabase()
     const shared = { ...ENV, DATABASE_URL: postgres.url }
     const first = await startService({ rpcUrl: ledger.rpcUrl, env: shared })
