@@ -32,6 +32,10 @@ function isAlive(pid: number): boolean {
 }
 
 async function main(): Promise<void> {
+  // Output gone (the parent's pipe closed with it): keep serving without it. Unhandled, each failed write
+  // became an uncaught exception whose log line failed again, a loop that starved the event loop, so the
+  // orphan spun a core and never saw its parent go.
+  process.stdout.on("error", () => undefined)
   const port = readPort()
   const dataDir = process.env.DATA_DIR ?? ".data"
   const escrowProgramId = process.env.ESCROW_PROGRAM_ID ?? DEFAULT_ESCROW_PROGRAM_ID
