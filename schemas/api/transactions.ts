@@ -31,11 +31,21 @@ export const TransactionPage = Page("transactions", TransactionRecord)
 /** A transaction's answer: the record, also in the failure envelope of a failed one. */
 const record = { success: TransactionRecord, recordOnFailure: true } as const
 
+/**
+ * What a create reads: the request, and an agent's signed capability manifest (docs/decisions/agents.md,
+ * [manifest]; also accepted as the `x-agent-manifest` header). The manifest is checked by the pipeline and
+ * is not part of the stored request.
+ */
+const CreateTransactionRequestBody = Schema.extend(
+  CreateTransactionBody,
+  Schema.Struct({ manifest: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { exact: true }) })
+).annotations({ identifier: "CreateTransactionRequestBody" })
+
 export const TransactionsApi = {
   create: endpoint("transactions", "POST", "/api/v1/transactions", {
     summary: "Submit an intent: 201 accepted or done, 202 at the approval gate, 200 an idempotent repeat",
     query: CreateWaitQuery,
-    body: CreateTransactionBody,
+    body: CreateTransactionRequestBody,
     successStatuses: [201, 202, 200],
     ...record
   }),

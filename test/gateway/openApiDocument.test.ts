@@ -38,7 +38,11 @@ describe("the OpenAPI document", () => {
 
   it("declares the main routes with their schemas: body, path and query parameters, data in the envelope", () => {
     const create = operation("post", "/api/v1/transactions")
-    expect(create.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["walletId", "type", "protocol", "intent"]))
+    const createBody = resolved(create.requestBody.content["application/json"].schema)
+    expect(createBody.required).toEqual(expect.arrayContaining(["walletId", "type", "protocol", "intent"]))
+    // an agent's manifest may ride in the body too; it is not required
+    expect(Object.keys(createBody.properties)).toContain("manifest")
+    expect(createBody.required).not.toContain("manifest")
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["201", "202", "200", "400", "401", "403", "404", "409", "429", "500", "default"]))
     expect(create.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["query:waitMs"])
     const envelope = create.responses["201"].content["application/json"].schema
