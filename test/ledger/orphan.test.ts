@@ -9,15 +9,6 @@ import { pickPort, tempDataDir } from "./helpers.js"
 
 const projectRoot = path.resolve(import.meta.dirname, "../..")
 
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 describe("an orphaned ledger", () => {
   it("exits once its parent is gone, though its stdout pipe closed first", async () => {
     // The parent the ledger watches: a process this test kills.
@@ -50,7 +41,7 @@ describe("an orphaned ledger", () => {
       expect(exited).toBe(true)
     } finally {
       parent.kill("SIGKILL")
-      if (ledger.pid !== undefined && isRunning(ledger.pid)) process.kill(-ledger.pid, "SIGKILL")
+      if (ledger.pid !== undefined && ledger.exitCode === null && ledger.signalCode === null) process.kill(-ledger.pid, "SIGKILL")
     }
   })
 })

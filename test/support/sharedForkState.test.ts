@@ -5,16 +5,10 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
+import { ROOT, sourceFiles } from "../architecture/sourceScan.js"
 
-const TEST_DIR = fileURLToPath(new URL("..", import.meta.url))
-const GLOBAL_SETUP = path.join(TEST_DIR, "support/globalDatabase.ts")
-
-const sources = (dir: string): Array<string> =>
-  fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(path.join(dir, entry.name)) : entry.name.endsWith(".ts") ? [path.join(dir, entry.name)] : []
-  )
+const GLOBAL_SETUP = "test/support/globalDatabase.ts"
 
 /** Each pattern changes state that the next file in the same fork would see. */
 const SHARED_STATE_CHANGES = [
@@ -26,13 +20,13 @@ const SHARED_STATE_CHANGES = [
 
 describe("test files leave the fork's shared state alone", () => {
   it("no test file mocks a module, stubs a global or timers, or writes process.env", () => {
-    const files = sources(TEST_DIR).filter((file) => file !== GLOBAL_SETUP && !file.endsWith("sharedForkState.test.ts"))
+    const files = sourceFiles(path.join(ROOT, "test")).filter((file) => file !== GLOBAL_SETUP && !file.endsWith("sharedForkState.test.ts"))
     expect(files.length).toBeGreaterThan(100)
     const offenders = files.flatMap((file) =>
       fs
-        .readFileSync(file, "utf8")
+        .readFileSync(path.join(ROOT, file), "utf8")
         .split("\n")
-        .flatMap((line, index) => (SHARED_STATE_CHANGES.some((pattern) => pattern.test(line)) ? [`${path.relative(TEST_DIR, file)}:${index + 1}: ${line.trim()}`] : []))
+        .flatMap((line, index) => (SHARED_STATE_CHANGES.some((pattern) => pattern.test(line)) ? [`${file}:${index + 1}: ${line.trim()}`] : []))
     )
     expect(offenders).toEqual([])
   })
