@@ -48,6 +48,8 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
         return yield* exit
       })
 
+    const lostLease = (job: ClaimedJob) => Effect.logInfo(`outbox job ${job.id}: lease lost, another worker took it over`)
+
     const handle = (job: ClaimedJob) =>
       Effect.gen(function* () {
         if (job.attempts > 1) yield* metrics.increment(OUTBOX_RETRY_ATTEMPTS)
@@ -55,9 +57,11 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
         if (exit._tag === "Success") {
           // Another worker holds the job now: leave it to that worker (an interrupted run is no failure of
           // this worker's: passed on as one, it would end the worker fiber for good).
-          if (exit.value === LEASE_LOST) return yield* Effect.logInfo(`outbox job ${job.id}: lease lost, another worker took it over`)
-          // A run that ended with its own transition already finished the job in that statement.
-          if (!exit.value) yield* outbox.complete(job)
+          if (exit.value === LEASE_LOST) return yield* lostLease(job)
+          // A run that ended with its own transition already finished the job in that statement. A run that
+          // found the transaction moved on by another worker before the renewal noticed: the fenced completion
+          // tells it the same.
+          if (!exit.value && !(yield* outbox.complete(job))) yield* lostLease(job)
           return
         }
         const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined

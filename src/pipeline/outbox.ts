@@ -140,11 +140,13 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         RETURNING id
       `.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
 
+    /** Marks the job done; false when its lease was no longer this worker's (then nothing changes). */
     const complete = (job: OutboxJob) =>
       sql`
         UPDATE outbox_jobs SET status = 'done', lease_id = NULL, lease_expires_at = NULL, updated_at = now()
         WHERE id = ${job.id} AND lease_id = ${job.lease_id}
-      `.pipe(Effect.asVoid, Effect.orDie)
+        RETURNING id
+      `.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
 
     /** A retryable failure: back to pending after a backoff, or failed at the attempt limit. */
     const release = (job: OutboxJob, error: string, backoffMs: number) =>
