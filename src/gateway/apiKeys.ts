@@ -4,6 +4,7 @@
  * (an agent's credential: it executes and reads that agent's state, nothing else; docs/decisions/access.md).
  * Keys are kept only as SHA-256 digests and compared in constant time.
  */
+import { Effect, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 
 export const SCOPES = [
@@ -63,6 +64,13 @@ export const parseApiKeys = (raw: string): ReadonlyArray<ApiKeyEntry> =>
     })
 
 /** Finds the entry for a presented key; every entry is compared so timing reveals nothing. */
+/** API_GATEWAY_API_KEYS parsed, as start-up and the gateway read it: a malformed entry fails naming its position. */
+export const readApiKeys = (raw: Redacted.Redacted<string>) =>
+  Effect.try({
+    try: () => parseApiKeys(Redacted.value(raw)),
+    catch: (error) => new Error(error instanceof Error ? error.message : "API_GATEWAY_API_KEYS is malformed")
+  })
+
 export const findApiKey = (entries: ReadonlyArray<ApiKeyEntry>, presented: string): ApiKeyEntry | undefined => {
   const digest = digestOf(presented)
   let found: ApiKeyEntry | undefined

@@ -1,7 +1,7 @@
 /** The gateway's authentication settings, read once from configuration. */
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import { AppConfig } from "../config.js"
-import { parseApiKeys } from "./apiKeys.js"
+import { readApiKeys } from "./apiKeys.js"
 import type { AuthSettings } from "./authenticate.js"
 import { AuthFailureLimiter } from "./authFailureLimiter.js"
 import { FixedWindowRateLimiter } from "./rateLimiter.js"
@@ -9,10 +9,7 @@ import { FixedWindowRateLimiter } from "./rateLimiter.js"
 export class GatewayAuth extends Effect.Service<GatewayAuth>()("GatewayAuth", {
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
-    const keys = yield* Effect.try({
-      try: () => parseApiKeys(Redacted.value(config.gateway.apiKeys)),
-      catch: (error) => new Error(error instanceof Error ? error.message : "API_GATEWAY_API_KEYS is malformed")
-    })
+    const keys = yield* readApiKeys(config.gateway.apiKeys)
     const settings: AuthSettings = {
       enforceAuth: config.gateway.enforceAuth,
       keys,
