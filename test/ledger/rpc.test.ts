@@ -29,13 +29,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 // web3.js's sendTransaction reuses a blockhash for 30 s, longer than this fast-slot ledger keeps one
 // valid (0.75 s); with the default 400 ms slots the window is 60 s. So sign with a fresh blockhash here.
-async function signSendConfirm(tx: Transaction): Promise<string> {
-  const latest = await connection.getLatestBlockhash()
+async function signSendConfirm(tx: Transaction, on: Connection = connection): Promise<string> {
+  const latest = await on.getLatestBlockhash()
   tx.feePayer = payer.publicKey
   tx.recentBlockhash = latest.blockhash
   tx.sign(payer)
-  const signature = await connection.sendRawTransaction(tx.serialize())
-  await connection.confirmTransaction({ signature, ...latest })
+  const signature = await on.sendRawTransaction(tx.serialize())
+  await on.confirmTransaction({ signature, ...latest })
   return signature
 }
 
@@ -142,19 +142,29 @@ describe("transactions", () => {
   })
 
   it("reports prioritization fees and fees for messages", async () => {
-    const tx = new Transaction().add(
-      ComputeBudgetProgram.setComputeUnitLimit({ units: 10_000 }),
-      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000 }),
-      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: LAMPORTS_PER_SOL })
-    )
-    const signature = await signSendConfirm(tx)
-    const fetched = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 })
-    expect(fetched?.meta?.fee).toBe(15_000)
-    expect((await connection.getFeeForMessage(tx.compileMessage())).value).toBe(15_000)
-    const fees = await connection.getRecentPrioritizationFees()
-    expect(fees.length).toBeGreaterThan(0)
-    expect(fees.length).toBeLessThanOrEqual(150)
-    expect(fees.some((f) => f.slot === fetched?.slot && f.prioritizationFee === 1_000_000)).toBe(true)
+    // The fees reported are the last 150 slots': 60 s at the default slot time. On this file's fast slots
+    // (0.75 s) the transaction's slot could leave the window before the question, on a loaded machine.
+    const ledger = await startLedgerServer({ port: pickPort(), dataDir: tempDataDir() })
+    try {
+      const on = new Connection(ledger.rpcUrl, { commitment: "confirmed", wsEndpoint: ledger.wsUrl })
+      const airdrop = await on.requestAirdrop(payer.publicKey, 2 * LAMPORTS_PER_SOL)
+      await on.confirmTransaction({ signature: airdrop, ...(await on.getLatestBlockhash()) })
+      const tx = new Transaction().add(
+        ComputeBudgetProgram.setComputeUnitLimit({ units: 10_000 }),
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000 }),
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: LAMPORTS_PER_SOL })
+      )
+      const signature = await signSendConfirm(tx, on)
+      const fetched = await on.getTransaction(signature, { maxSupportedTransactionVersion: 0 })
+      expect(fetched?.meta?.fee).toBe(15_000)
+      expect((await on.getFeeForMessage(tx.compileMessage())).value).toBe(15_000)
+      const fees = await on.getRecentPrioritizationFees()
+      expect(fees.length).toBeGreaterThan(0)
+      expect(fees.length).toBeLessThanOrEqual(150)
+      expect(fees.some((f) => f.slot === fetched?.slot && f.prioritizationFee === 1_000_000)).toBe(true)
+    } finally {
+      await ledger.close()
+    }
   })
 })
 
