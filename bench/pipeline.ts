@@ -40,7 +40,8 @@
  * createdAt -> confirmedAt, CPU per transfer by process, and the ledger ceiling (32 clients and 1 client
  * sending pre-signed transfers and reading their status) of the same invocation. BENCH_LOOP_SPLIT=1 runs
  * the closed loop against an API process (TX_PIPELINE_WORKERS=0) beside a worker process, as the burst's
- * postgres-split does; BENCH_SERVICE_NODE_ARGS adds node arguments to its service process(es). The load average is
+ * postgres-split does; BENCH_SERVICE_NODE_ARGS adds node arguments to its service process(es). BENCH_SERVICE_ENV
+ * ("NAME=value NAME2=value") adds environment to every service process of any mode (A/B runs of a setting). The load average is
  * printed with every figure: on a shared machine, figures without it mean little.
  */
 import type { TransactionsApi } from "../schemas/api/transactions.js"
@@ -99,6 +100,10 @@ const settings = {
   loopSplit: process.env.BENCH_LOOP_SPLIT === "1",
   /** extra node arguments of the closed loop's service process(es), space-separated (e.g. an --import hook) */
   loopNodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(" ").filter((s) => s !== ""),
+  /** extra environment of every service process, space-separated NAME=value pairs (A/B runs of a setting) */
+  serviceEnv: Object.fromEntries(
+    (process.env.BENCH_SERVICE_ENV ?? "").split(" ").filter((s) => s.includes("=")).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])
+  ),
   identicalTransfers: intEnv("BENCH_IDENTICAL_TRANSFERS", 100),
   transfers: intEnv("BENCH_TRANSFERS", 2_000),
   clients: intEnv("BENCH_CLIENTS", 32),
@@ -205,7 +210,7 @@ const runService = async (mode: RunMode): Promise<RunFigures> => {
         ...(database === undefined ? {} : { databaseUrl: database.url }),
         dataDir,
         rpcUrl: ledger.rpcUrl,
-        env: workers === undefined ? {} : { TX_PIPELINE_WORKERS: workers },
+        env: { ...settings.serviceEnv, ...(workers === undefined ? {} : { TX_PIPELINE_WORKERS: workers }) },
         ...(settings.cpuProfDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${path.resolve(settings.cpuProfDir, mode, role)}`] })
       })
     // Split: the clients talk to an API process without workers; a second process (same database, keys
@@ -323,6 +328,7 @@ const main = async () => {
       warmup: settings.loopWarmup,
       identicalTransfers: settings.identicalTransfers,
       split: settings.loopSplit,
+      serviceEnv: settings.serviceEnv,
       ...(settings.loopNodeArgs === undefined ? {} : { nodeArgs: settings.loopNodeArgs }),
       ...(settings.workers === undefined ? {} : { workers: settings.workers }),
       ...(settings.cpuProfDir === undefined ? {} : { cpuProfDir: path.resolve(settings.cpuProfDir, "closed-loop") })

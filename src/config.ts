@@ -77,6 +77,8 @@ export const appConfig = Config.all({
   // Pipeline workers hold a connection only for a statement (they mostly wait on RPC), so 20 serve 32
   // workers and the HTTP creates; keep the sum over all processes under the server's max_connections.
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 20),
+  /** Parameterised statements run as named (prepared) statements; off for a proxy that cannot hold them. */
+  databasePreparedStatements: bool("DATABASE_PREPARED_STATEMENTS", true),
   ports: Config.all({
     gateway: port("API_GATEWAY_PORT", 3000),
     walletEngine: port("WALLET_ENGINE_PORT", 3002),

@@ -38,6 +38,8 @@ export interface LoopSettings {
   readonly split?: boolean
   /** Extra node arguments for the service process(es) (e.g. an --import hook while investigating). */
   readonly nodeArgs?: ReadonlyArray<string>
+  /** extra environment of the service process(es) */
+  readonly serviceEnv?: Readonly<Record<string, string>>
 }
 
 export interface LoopFigures {
@@ -119,7 +121,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         dataDir,
         rpcUrl: ledger.rpcUrl,
         // One stream connection per client, all under the bench's one key.
-        env: { STREAM_MAX_CONNECTIONS_PER_KEY: String(Math.max(10, settings.clients + 8)), ...(workers === undefined ? {} : { TX_PIPELINE_WORKERS: workers }) },
+        env: { ...settings.serviceEnv, STREAM_MAX_CONNECTIONS_PER_KEY: String(Math.max(10, settings.clients + 8)), ...(workers === undefined ? {} : { TX_PIPELINE_WORKERS: workers }) },
         ...(settings.cpuProfDir === undefined && settings.nodeArgs === undefined
           ? {}
           : { nodeArgs: [...(settings.nodeArgs ?? []), ...(settings.cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.join(settings.cpuProfDir, role)}`])] })

@@ -3,11 +3,14 @@
  * under DATA_DIR when it is unset (embeddedServer.ts); migrations run at start by PgMigrator.
  */
 import { NodeContext } from "@effect/platform-node"
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import pg from "pg"
 import { AppConfig } from "../config.js"
 import { openEmbeddedServer } from "./embeddedServer.js"
 import { migrations } from "./migrations/index.js"
+import { PreparingClient } from "./preparedStatements.js"
 
 /** int8 and numeric come back as strings from node-postgres: keep them exact, convert at the repository edge. */
 const clientOptions = {
@@ -25,22 +28,46 @@ const embeddedServer = (dataDir: string) =>
     (opened) => Effect.promise(() => opened.release())
   ).pipe(Effect.map((opened) => opened.server))
 
+/**
+ * The pool, as PgClient.layer makes it (connected once before use, ended on release), with
+ * PreparingClient connections unless prepared statements are turned off.
+ */
+const pool = (options: pg.PoolConfig, prepared: boolean) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const made = new pg.Pool({ ...options, ...(prepared ? { Client: PreparingClient } : {}) })
+      made.on("error", () => {})
+      return made
+    }),
+    (made) => Effect.promise(() => made.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+  ).pipe(
+    Effect.tap((made) =>
+      Effect.tryPromise({ try: () => made.query("SELECT 1"), catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" }) }).pipe(
+        Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) })
+      )
+    )
+  )
+
 const PgClientLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const config = yield* AppConfig
+    const fromPool = (options: pg.PoolConfig) =>
+      PgClient.layerFromPool({
+        ...clientOptions,
+        applicationName: options.application_name ?? clientOptions.applicationName,
+        acquire: pool({ ...options, max: config.databasePoolSize }, config.databasePreparedStatements)
+      })
     if (Option.isSome(config.databaseUrl)) {
-      return PgClient.layer({ ...clientOptions, url: config.databaseUrl.value, maxConnections: config.databasePoolSize })
+      return fromPool({ connectionString: Redacted.value(config.databaseUrl.value), application_name: clientOptions.applicationName })
     }
     const server = yield* embeddedServer(config.dataDir)
-    return PgClient.layer({
-      ...clientOptions,
-      applicationName: server.applicationName,
+    return fromPool({
+      application_name: server.applicationName,
       host: server.host,
       port: server.port,
-      username: server.user,
-      password: Redacted.make(server.password),
-      database: server.database,
-      maxConnections: config.databasePoolSize
+      user: server.user,
+      password: server.password,
+      database: server.database
     })
   })
 )

@@ -1,0 +1,123 @@
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, Effect, Either, Layer, ManagedRuntime } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { AppConfig } from "../../src/config.js"
+import { DatabaseLive } from "../../src/db/database.js"
+import { StatementNames } from "../../src/db/preparedStatements.js"
+import { createTestDatabase, type TestDatabase } from "../support/database.js"
+
+/** The database layer as the service builds it, on one connection so every statement shares its session. */
+const runtimeOn = (database: TestDatabase, prepared: boolean) =>
+  ManagedRuntime.make(
+    DatabaseLive.pipe(
+      Layer.provide(AppConfig.Default),
+      Layer.provide(
+        Layer.setConfigProvider(
+          ConfigProvider.fromMap(
+            new Map([
+              ["DATABASE_URL", database.url],
+              ["DATA_DIR", fs.mkdtempSync(path.join(os.tmpdir(), "custody-prepared-"))],
+              ["DATABASE_POOL_SIZE", "1"],
+              ["WALLET_KEY_ENCRYPTION_SECRET", "prepared-statements-test-secret"],
+              ["API_GATEWAY_API_KEYS", "prepared-statements-test-key:*:all"],
+              ["DATABASE_PREPARED_STATEMENTS", String(prepared)]
+            ])
+          )
+        )
+      )
+    )
+  )
+
+const prepared = (sql: SqlClient.SqlClient) =>
+  sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements ORDER BY prepare_time`.pipe(Effect.map((rows) => rows.map((r) => r.statement)))
+
+describe("prepared statements", () => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await createTestDatabase()
+  })
+  afterAll(async () => {
+    await database.drop()
+  })
+
+  it("prepares a parameterised statement once per connection and reuses it, with the right answers", async () => {
+    const runtime = runtimeOn(database, true)
+    try {
+      const result = await runtime.runPromise(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const answers = []
+          for (const n of [1, 2, 3]) answers.push((yield* sql<{ doubled: number }>`SELECT ${n}::int * 2 AS doubled`)[0]?.doubled)
+          return { answers, statements: yield* prepared(sql) }
+        })
+      )
+      expect(result.answers).toEqual([2, 4, 6])
+      // One prepared statement for the three calls (beside the migrator's own); the catalogue read has no
+      // parameters and is not prepared.
+      expect(result.statements.filter((s) => s === "SELECT $1::int * 2 AS doubled")).toHaveLength(1)
+      expect(result.statements.some((s) => s.includes("pg_prepared_statements"))).toBe(false)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("prepares nothing with DATABASE_PREPARED_STATEMENTS=false", async () => {
+    const runtime = runtimeOn(database, false)
+    try {
+      const statements = await runtime.runPromise(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`SELECT ${5}::int + 1 AS six`
+          return yield* prepared(sql)
+        })
+      )
+      expect(statements).toEqual([])
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("a statement whose result type changed under it fails once, then is prepared again", async () => {
+    const runtime = runtimeOn(database, true)
+    try {
+      const result = await runtime.runPromise(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`CREATE TABLE prepared_probe (id int)`
+          yield* sql`INSERT INTO prepared_probe VALUES (${7})`
+          const read = sql<Record<string, unknown>>`SELECT * FROM prepared_probe WHERE id = ${7}`
+          const before = yield* read
+          // Another deployment's migration adds a column while this process holds the prepared read.
+          yield* sql`ALTER TABLE prepared_probe ADD COLUMN note text`
+          const during = yield* Effect.either(read)
+          const after = yield* read
+          return { before, during, after }
+        })
+      )
+      expect(result.before).toEqual([{ id: 7 }])
+      expect(Either.isLeft(result.during)).toBe(true)
+      expect(result.after).toEqual([{ id: 7, note: null }])
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("names at most the bound's statement texts; the rest run unnamed, and a forgotten text gets a new name", () => {
+    const names = new StatementNames(2)
+    const a = names.nameOf("SELECT $1")
+    const b = names.nameOf("SELECT $1, $2")
+    expect(a).toBeDefined()
+    expect(b).toBeDefined()
+    expect(a).not.toEqual(b)
+    expect(names.nameOf("SELECT $1")).toEqual(a)
+    expect(names.nameOf("SELECT $1, $2, $3")).toBeUndefined()
+    expect(names.size).toBe(2)
+    names.forget("SELECT $1")
+    const again = names.nameOf("SELECT $1")
+    expect(again).toBeDefined()
+    expect(again).not.toEqual(a)
+  })
+})
