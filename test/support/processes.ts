@@ -152,13 +152,16 @@ export const killAllChildren = () => {
 }
 process.once("exit", killAllChildren)
 
+/** The node flags of `npm start` and `npm run start:prod` (package.json): the service runs here as deployed. */
+const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"]
+
 /** Starts `tsx src/main.ts` (production mode) and resolves once the gateway announced it listens. */
 export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
   const port = options.port ?? (await freePort())
   const [command, args] =
     options.nodeArgs === undefined
-      ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/main.ts", ...(options.dev === true ? ["--dev"] : [])]]
-      : [process.execPath, [...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...(options.dev === true ? ["--dev"] : [])]]
+      ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), [...SERVICE_NODE_FLAGS, "src/main.ts", ...(options.dev === true ? ["--dev"] : [])]]
+      : [process.execPath, [...SERVICE_NODE_FLAGS, ...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...(options.dev === true ? ["--dev"] : [])]]
   const child = spawn(command, args, {
     cwd: PROJECT_ROOT,
     // Its own process group, so one signal reaches tsx and the node process it runs main.ts in.
