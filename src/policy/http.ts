@@ -7,17 +7,26 @@ import { Effect, Schema } from "effect"
 import { PaginationQuery, Uuid } from "../../schemas/common.js"
 import {
   CompatibilityCheckBody,
-  EvaluateRequest,
+  EvaluateBody,
   MigrateBody,
   PolicyCreateBody,
   PolicyUpdateBody
 } from "../../schemas/policy.js"
-import { Caller } from "../gateway/caller.js"
+import { ValidationError } from "../../schemas/errors.js"
+import { actingAgent, Caller } from "../gateway/caller.js"
 import { failureReply, ok } from "../gateway/envelope.js"
-import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
+import { decodeBody, decodeQuery, decodeWith, jsonBody, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { checkCompatibility } from "./compatibility.js"
 import { PolicyEngine } from "./policyEngine.js"
+
+/**
+ * The evaluation request's engine-only fields (spec: "the engine-internal evaluation request also carries
+ * agentId, riskTierHint and timestamp"). A what-if with a caller's own risk tier, instant or agent would
+ * answer for a transaction that cannot happen (a critical flash loan previewed as low) and write an
+ * audit event in another agent's name, so they are refused, not ignored; an agent key's what-if is its own.
+ */
+const ENGINE_ONLY_FIELDS = ["agentId", "riskTierHint", "timestamp"] as const
 import { PolicyService } from "./policyService.js"
 import { PoliciesApi } from "../../schemas/api/policies.js"
 
@@ -98,8 +107,15 @@ export const policyRoutes = [
   route(
     PoliciesApi.evaluate,
     Effect.gen(function* () {
-      const body = yield* decodeBody(EvaluateRequest)
-      return ok(yield* (yield* PolicyEngine).evaluate(yield* Caller, body))
+      const raw = yield* jsonBody
+      const engineOnly = ENGINE_ONLY_FIELDS.find((field) => typeof raw === "object" && raw !== null && field in raw)
+      if (engineOnly !== undefined) {
+        return yield* Effect.fail(new ValidationError({ message: `${engineOnly}: set by the transaction engine only, not by a caller`, field: engineOnly }))
+      }
+      const body = yield* decodeWith(EvaluateBody, raw)
+      const caller = yield* Caller
+      const agentId = actingAgent(caller)
+      return ok(yield* (yield* PolicyEngine).evaluate(caller, agentId === null ? body : { ...body, agentId }))
     })
   )
 ]

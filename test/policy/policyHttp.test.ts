@@ -152,9 +152,17 @@ describe("policies over HTTP", () => {
     const blocked = await makeClient(service.baseUrl).policies.evaluate({ body: { ...body, destination: DEST, amountLamports: 1 } })
     expect(blocked.body.data.decision).toBe("deny")
     expect(blocked.body.data.reasons.join(" ")).toContain("address_blocklist")
-    // riskTierHint is read by the route but not declared in the body schema yet: sent as a variable, not a literal.
-    const hinted = { ...body, amountLamports: 1, riskTierHint: "critical" }
-    const critical = await makeClient(service.baseUrl).policies.evaluate({ body: hinted })
+    // The engine-only fields are refused by name, not ignored: a caller's own tier, instant or agent would
+    // preview a transaction that cannot happen (and audit it in another agent's name). Sent as variables:
+    // the declared body has no such fields.
+    for (const [field, value] of [["riskTierHint", "low"], ["timestamp", "2030-01-01T00:00:00Z"], ["agentId", "00000000-0000-4000-8000-000000000001"]] as const) {
+      const engineOnly = { ...body, [field]: value }
+      const refused = await makeClient(service.baseUrl).policies.evaluate({ body: engineOnly })
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toContain(field)
+    }
+    // The spec's tier deduction still applies to the declared fields: a flash loan bundle is critical.
+    const critical = await makeClient(service.baseUrl).policies.evaluate({ body: { ...body, type: "flash_loan_bundle", amountLamports: 1 } })
     expect(critical.body.data).toMatchObject({ decision: "require_approval", riskTier: "critical" })
     const bad = await makeClient(service.baseUrl).policies.evaluate({ body: { ...body, slippageBps: 10_001 } })
     expect(bad.status).toBe(400)
