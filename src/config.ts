@@ -131,6 +131,8 @@ export const appConfig = Config.all({
     healthProbeMs: positiveInt("CHAIN_RPC_HEALTH_PROBE_MS", 15_000),
     maxRetries: nonNegativeInt("CHAIN_RPC_MAX_RETRIES", 3),
     retryDelayMs: nonNegativeInt("CHAIN_RPC_RETRY_DELAY_MS", 1_000),
+    /** Calls made together share one JSON-RPC batch request, at most this many; 1 sends every call alone. */
+    maxBatch: positiveInt("CHAIN_RPC_MAX_BATCH", 16),
     priorityFeePercentile: percentile,
     // 11,500 bps = 1.15x, what the spec means by "1150 bps (1.15x)" (docs/decisions.md).
     priorityFeeMultiplierBps: positiveInt("CHAIN_PRIORITY_FEE_MULTIPLIER_BPS", 11_500),
