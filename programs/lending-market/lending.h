@@ -58,7 +58,8 @@ enum {
   ERR_WRONG_INSTRUCTIONS_SYSVAR = 7227,
   ERR_WITHDRAW_UNHEALTHY = 7228,
   ERR_NOTHING_SUPPLIED = 7229,
-  ERR_NOTHING_BORROWED = 7230
+  ERR_NOTHING_BORROWED = 7230,
+  ERR_STALE_PRICE = 7231
 };
 
 /* ---- reserve account data (192 bytes) ---------------------------------- */

@@ -72,8 +72,9 @@ void obligation_drop_empty_slots(ObligationState *obligation) {
   obligation->slot_count = (uint8_t)kept;
 }
 
-/* One position's contribution: supplied value x collateral factor, and the debt's value. */
-static uint64_t position_values(const SolParameters *params, const ObligationSlot *slot, uint64_t pair, int64_t now,
+/* One position's contribution: supplied value x collateral factor, and the debt's value. Unpriced (both 0)
+ * when the obligation owes nothing: no price can make it unhealthy, so a stale one must not block it. */
+static uint64_t position_values(const SolParameters *params, const ObligationSlot *slot, uint64_t pair, int64_t now, bool priced,
                                 uint64_t *collateral, uint64_t *debt) {
   const SolAccountInfo *reserve_account = &params->ka[pair];
   const SolAccountInfo *oracle = &params->ka[pair + 1];
@@ -91,6 +92,7 @@ static uint64_t position_values(const SolParameters *params, const ObligationSlo
   }
   if (slot->borrowed_scaled != 0 && !mul_div_ceil(slot->borrowed_scaled, index, INDEX_ONE, &owed)) return ERR_ARITHMETIC_OVERFLOW;
   uint64_t supplied_value = 0, owed_value = 0;
+  if (!priced) supplied = owed = 0;
   if (supplied != 0 && (result = oracle_value(oracle, reserve, supplied, &supplied_value)) != SUCCESS) return result;
   if (owed != 0 && (result = oracle_value(oracle, reserve, owed, &owed_value)) != SUCCESS) return result;
   uint64_t weighted;
@@ -103,10 +105,12 @@ static uint64_t position_values(const SolParameters *params, const ObligationSlo
 uint64_t obligation_check_health(const SolParameters *params, const ObligationState *obligation, uint64_t first_pair, int64_t now,
                                  uint64_t refusal) {
   if (params->ka_num < first_pair + 2 * (uint64_t)obligation->slot_count) return ERR_MISSING_POSITION_ACCOUNTS;
+  bool indebted = false;
+  for (uint64_t i = 0; i < obligation->slot_count; i++) indebted = indebted || obligation->slots[i].borrowed_scaled != 0;
   uint64_t collateral_total = 0, debt_total = 0;
   for (uint64_t i = 0; i < obligation->slot_count; i++) {
     uint64_t collateral, debt;
-    uint64_t result = position_values(params, &obligation->slots[i], first_pair + 2 * i, now, &collateral, &debt);
+    uint64_t result = position_values(params, &obligation->slots[i], first_pair + 2 * i, now, indebted, &collateral, &debt);
     if (result != SUCCESS) return result;
     if (add_overflows(collateral_total, collateral) || add_overflows(debt_total, debt)) return ERR_ARITHMETIC_OVERFLOW;
     collateral_total += collateral;

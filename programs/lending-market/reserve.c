@@ -13,9 +13,13 @@ static const uint8_t PYTH_RECEIVER_ID[SIZE_PUBKEY] = {12,  183, 250, 187, 82,  2
                                                       125, 154, 1,   139, 144, 87,  203, 2,   71,  116, 250,
                                                       254, 1,   230, 196, 223, 152, 204, 56,  88,  129};
 static const uint8_t PRICE_UPDATE_V2_DISCRIMINATOR[8] = {34, 241, 35, 99, 157, 126, 244, 205};
-/* fully verified updates only: feed id at 41, price i64 at 73, exponent i32 at 89 */
+/* fully verified updates only: feed id at 41, price i64 at 73, exponent i32 at 89, publish time i64 at 93 */
 #define PRICE_AT 73
 #define EXPONENT_AT 89
+#define PUBLISH_TIME_AT 93
+/* The oldest price (seconds before the Clock sysvar's time) a health check values with. A backstop for
+ * transactions built anywhere: the service's own builders refuse at ORACLE_MAX_PRICE_AGE_SECONDS (60) first. */
+#define MAX_PRICE_AGE_SECONDS 120
 #define PRICE_UPDATE_MIN_LEN 133
 
 uint64_t reserve_load(const SolParameters *params, uint64_t index, ReserveState **state) {
@@ -75,6 +79,9 @@ uint64_t oracle_value(const SolAccountInfo *oracle, const ReserveState *reserve,
   int64_t price = (int64_t)sol_read_u64(oracle->data + PRICE_AT);
   int32_t exponent = (int32_t)(uint32_t)sol_read_u64(oracle->data + EXPONENT_AT);
   if (price <= 0 || exponent > 0 || exponent < -18) return ERR_BAD_ORACLE;
+  int64_t now;
+  if (!clock_unix_timestamp(&now)) return ERR_INVALID_INSTRUCTION;
+  if (now - (int64_t)sol_read_u64(oracle->data + PUBLISH_TIME_AT) > MAX_PRICE_AGE_SECONDS) return ERR_STALE_PRICE;
   /* amount / 10^decimals * price * 10^exponent * 10^VALUE_DECIMALS */
   int64_t scale = (int64_t)reserve->decimals - exponent - VALUE_DECIMALS;
   if (scale < 0 || scale > 19) return ERR_BAD_ORACLE;

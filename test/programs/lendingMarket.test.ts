@@ -140,6 +140,9 @@ describe("lending-market program", () => {
     // half a year at 8%: the index grows by 4%
     const later = before.lastAccrualTs + 31_536_000n / 2n
     ledger.setUnixTimestamp(later)
+    // the feeds publish at the new time too (a half-year-old price is refused: 7231)
+    writePriceUpdate(ledger.svm, SOL_FEED.feedId, 15_000_000_000n, -8, 0n)
+    writePriceUpdate(ledger.svm, USDC_FEED.feedId, 100_000_000n, -8, 0n)
     expect(currentIndex(before, later)).toBe(INDEX_ONE + INDEX_ONE / 25n)
     expect(borrower.borrow(usd, 1n * USDC).ok).toBe(true)
     const after = reserve(usd)
@@ -153,6 +156,36 @@ describe("lending-market program", () => {
     writePriceUpdate(ledger.svm, SOL_FEED.feedId, 7_000_000_000n, -8, 1n)
     expect(borrower.borrow(usd, 5n * USDC).customError).toBe(7221)
     expect(borrower.borrow(usd, 3n * USDC).ok).toBe(true)
+  })
+
+  it("refuses a borrow and a withdrawal valued at a price older than 120 s (7231), and allows them at a fresh one; owing nothing needs no price", () => {
+    const { ledger, coin, usd, initReserve, user } = setup()
+    expect(initReserve(coin, 7_500).ok).toBe(true)
+    expect(initReserve(usd, 8_000).ok).toBe(true)
+    expect(user([[usd, 10_000n * USDC]]).supply(usd, 10_000n * USDC).ok).toBe(true)
+    const borrower = user([[coin, 10n * COIN]])
+    expect(borrower.supply(coin, 10n * COIN).ok).toBe(true)
+    expect(borrower.borrow(usd, 100n * USDC).ok).toBe(true)
+
+    const now = ledger.unixTimestamp()
+    // the coin's price was published 121 s ago; the usd price is fresh
+    writePriceUpdate(ledger.svm, SOL_FEED.feedId, 15_000_000_000n, -8, 1n, now - 121n)
+    const borrow = borrower.borrow(usd, 1n * USDC)
+    expect(borrow.customError).toBe(7231)
+    expect(describeLendingFailure(borrow.logs, PROGRAM_ID.toBase58())).toMatch(/7231 .*older than the lending program accepts/)
+    expect(borrower.withdraw(coin, 1n * COIN).customError).toBe(7231)
+    expect(borrower.token(usd)).toBe(100n * USDC)
+    // one who owes nothing is healthy at any price: the supply comes out unpriced
+    const saver = user([[coin, 2n * COIN]])
+    expect(saver.supply(coin, 2n * COIN).ok).toBe(true)
+    expect(saver.withdraw(coin, 1n * COIN).ok).toBe(true)
+
+    // 120 s is still accepted, and a fresh price lets both through
+    writePriceUpdate(ledger.svm, SOL_FEED.feedId, 15_000_000_000n, -8, 2n, now - 120n)
+    expect(borrower.borrow(usd, 1n * USDC).ok).toBe(true)
+    writePriceUpdate(ledger.svm, SOL_FEED.feedId, 15_000_000_000n, -8, 3n, now)
+    expect(borrower.withdraw(coin, 1n * COIN).ok).toBe(true)
+    expect(borrower.token(usd)).toBe(101n * USDC)
   })
 
   it("lends for one transaction when a later flash_repay of the same reserve pays the loan plus its fee", () => {

@@ -30,7 +30,8 @@ export const LENDING_ERRORS: Readonly<Record<number, string>> = {
   7227: "wrong instructions sysvar",
   7228: "withdrawal refused: the borrowed value would exceed the remaining collateral value x collateral factor",
   7229: "nothing supplied to this reserve to withdraw",
-  7230: "nothing borrowed from this reserve to repay"
+  7230: "nothing borrowed from this reserve to repay",
+  7231: "an oracle price is older than the lending program accepts (120 s before the chain's clock)"
 }
 
 export const describeLendingFailure = (logs: ReadonlyArray<string>, programId: string | undefined): string | undefined => {
