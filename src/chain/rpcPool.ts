@@ -153,7 +153,8 @@ export class RpcPool {
       if (calls.length === 1 || best.refusesBatches) {
         for (const c of calls) this.callAlone(c.method, c.params).then(c.resolve, c.reject)
       } else {
-        void this.sendBatch(best, calls)
+        // (a throw here is a bug; it must still answer every call rather than leave them waiting)
+        this.sendBatch(best, calls).catch((error: unknown) => calls.forEach((c) => c.reject(error)))
       }
     }
   }
