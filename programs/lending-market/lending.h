@@ -153,8 +153,8 @@ uint64_t obligation_check_health(const SolParameters *params, const ObligationSt
 /* Account order of supply, borrow, withdraw and repay (README: Instructions). */
 enum { ACCOUNT_OWNER = 0, ACCOUNT_OBLIGATION = 1, ACCOUNT_RESERVE = 2, ACCOUNT_VAULT = 3, ACCOUNT_USER_TOKEN = 4, ACCOUNT_TOKEN_PROGRAM = 5 };
 /* Checks shared by the four: at least `accounts`, an amount, the owner's signature, the reserve and its vault,
- * no flash loan in flight; accrues the reserve's interest to now. */
-uint64_t market_load(SolParameters *params, uint64_t accounts, ReserveState **reserve, int64_t *now);
+ * no flash loan in flight; accrues the reserve's interest to now; then reads the amount (7211 when it is 0). */
+uint64_t market_load(SolParameters *params, uint64_t accounts, ReserveState **reserve, int64_t *now, uint64_t *amount);
 uint64_t market_supply(SolParameters *params);
 uint64_t market_borrow(SolParameters *params);
 

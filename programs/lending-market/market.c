@@ -7,7 +7,7 @@
 
 enum { SUPPLY_SYSTEM_PROGRAM = 6, BORROW_FIRST_PAIR = 6 };
 
-uint64_t market_load(SolParameters *params, uint64_t accounts, ReserveState **reserve, int64_t *now) {
+uint64_t market_load(SolParameters *params, uint64_t accounts, ReserveState **reserve, int64_t *now, uint64_t *amount) {
   if (params->ka_num < accounts) return ERR_NOT_ENOUGH_ACCOUNTS;
   if (params->data_len != AMOUNT_DATA_LEN) return ERR_INVALID_INSTRUCTION;
   if (!params->ka[ACCOUNT_OWNER].is_signer) return ERR_MISSING_SIGNATURE;
@@ -18,16 +18,17 @@ uint64_t market_load(SolParameters *params, uint64_t accounts, ReserveState **re
   if (!is_token_program(params->ka[ACCOUNT_TOKEN_PROGRAM].key)) return ERR_WRONG_TOKEN_PROGRAM;
   if ((*reserve)->flash_outstanding != 0) return ERR_FLASH_LOAN_ACTIVE;
   if (!clock_unix_timestamp(now)) return ERR_INVALID_INSTRUCTION;
-  return reserve_accrue(*reserve, *now);
+  if ((result = reserve_accrue(*reserve, *now)) != SUCCESS) return result;
+  *amount = sol_read_u64(params->data + 1);
+  return *amount == 0 ? ERR_ZERO_AMOUNT : SUCCESS;
 }
 
 uint64_t market_supply(SolParameters *params) {
   ReserveState *reserve;
   int64_t now;
-  uint64_t result = market_load(params, 7, &reserve, &now);
+  uint64_t amount;
+  uint64_t result = market_load(params, 7, &reserve, &now, &amount);
   if (result != SUCCESS) return result;
-  uint64_t amount = sol_read_u64(params->data + 1);
-  if (amount == 0) return ERR_ZERO_AMOUNT;
   ObligationState *obligation;
   if ((result = obligation_load_or_create(params, ACCOUNT_OWNER, ACCOUNT_OBLIGATION, SUPPLY_SYSTEM_PROGRAM, &obligation)) != SUCCESS) return result;
   ObligationSlot *slot;
@@ -53,10 +54,9 @@ uint64_t market_supply(SolParameters *params) {
 uint64_t market_borrow(SolParameters *params) {
   ReserveState *reserve;
   int64_t now;
-  uint64_t result = market_load(params, 6, &reserve, &now);
+  uint64_t amount;
+  uint64_t result = market_load(params, 6, &reserve, &now, &amount);
   if (result != SUCCESS) return result;
-  uint64_t amount = sol_read_u64(params->data + 1);
-  if (amount == 0) return ERR_ZERO_AMOUNT;
   if (amount > reserve->available) return ERR_INSUFFICIENT_LIQUIDITY;
   ObligationState *obligation;
   if ((result = obligation_load(params, ACCOUNT_OWNER, ACCOUNT_OBLIGATION, &obligation)) != SUCCESS) return result;

@@ -41,10 +41,9 @@ static uint64_t withdrawal(const ReserveState *reserve, const ObligationSlot *sl
 uint64_t market_withdraw(SolParameters *params) {
   ReserveState *reserve;
   int64_t now;
-  uint64_t result = market_load(params, WITHDRAW_FIRST_PAIR, &reserve, &now);
+  uint64_t amount;
+  uint64_t result = market_load(params, WITHDRAW_FIRST_PAIR, &reserve, &now, &amount);
   if (result != SUCCESS) return result;
-  uint64_t amount = sol_read_u64(params->data + 1);
-  if (amount == 0) return ERR_ZERO_AMOUNT;
   ObligationState *obligation;
   ObligationSlot *slot;
   if ((result = existing_slot(params, &obligation, &slot, ERR_NOTHING_SUPPLIED)) != SUCCESS) return result;
@@ -69,10 +68,9 @@ uint64_t market_withdraw(SolParameters *params) {
 uint64_t market_repay(SolParameters *params) {
   ReserveState *reserve;
   int64_t now;
-  uint64_t result = market_load(params, 6, &reserve, &now);
+  uint64_t amount;
+  uint64_t result = market_load(params, 6, &reserve, &now, &amount);
   if (result != SUCCESS) return result;
-  uint64_t amount = sol_read_u64(params->data + 1);
-  if (amount == 0) return ERR_ZERO_AMOUNT;
   ObligationState *obligation;
   ObligationSlot *slot;
   if ((result = existing_slot(params, &obligation, &slot, ERR_NOTHING_BORROWED)) != SUCCESS) return result;
