@@ -9,9 +9,13 @@ import { DatabaseLive } from "../../src/db/database.js"
 import { StatementNames } from "../../src/db/preparedStatements.js"
 import { createTestDatabase, type TestDatabase } from "../support/database.js"
 
-/** The database layer as the service builds it, on one connection so every statement shares its session. */
-const runtimeOn = (database: TestDatabase, prepared: boolean) =>
-  ManagedRuntime.make(
+/**
+ * Runs `use` on the database layer as the service builds it, on one connection so every statement shares
+ * its session; the layer is disposed and its DATA_DIR removed afterwards.
+ */
+const onDatabase = async <A>(database: TestDatabase, prepared: boolean, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-prepared-"))
+  const runtime = ManagedRuntime.make(
     DatabaseLive.pipe(
       Layer.provide(AppConfig.Default),
       Layer.provide(
@@ -19,7 +23,7 @@ const runtimeOn = (database: TestDatabase, prepared: boolean) =>
           ConfigProvider.fromMap(
             new Map([
               ["DATABASE_URL", database.url],
-              ["DATA_DIR", fs.mkdtempSync(path.join(os.tmpdir(), "custody-prepared-"))],
+              ["DATA_DIR", dataDir],
               ["DATABASE_POOL_SIZE", "1"],
               ["WALLET_KEY_ENCRYPTION_SECRET", "prepared-statements-test-secret"],
               ["API_GATEWAY_API_KEYS", "prepared-statements-test-key:*:all"],
@@ -30,6 +34,13 @@ const runtimeOn = (database: TestDatabase, prepared: boolean) =>
       )
     )
   )
+  try {
+    return await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, use))
+  } finally {
+    await runtime.dispose()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
 
 const prepared = (sql: SqlClient.SqlClient) =>
   sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements ORDER BY prepare_time`.pipe(Effect.map((rows) => rows.map((r) => r.statement)))
@@ -44,65 +55,42 @@ describe("prepared statements", () => {
   })
 
   it("prepares a parameterised statement once per connection and reuses it, with the right answers", async () => {
-    const runtime = runtimeOn(database, true)
-    try {
-      const result = await runtime.runPromise(
-        Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          const answers = []
-          for (const n of [1, 2, 3]) answers.push((yield* sql<{ doubled: number }>`SELECT ${n}::int * 2 AS doubled`)[0]?.doubled)
-          return { answers, statements: yield* prepared(sql) }
-        })
-      )
-      expect(result.answers).toEqual([2, 4, 6])
-      // One prepared statement for the three calls (beside the migrator's own); the catalogue read has no
-      // parameters and is not prepared.
-      expect(result.statements.filter((s) => s === "SELECT $1::int * 2 AS doubled")).toHaveLength(1)
-      expect(result.statements.some((s) => s.includes("pg_prepared_statements"))).toBe(false)
-    } finally {
-      await runtime.dispose()
-    }
+    const result = await onDatabase(database, true, (sql) =>
+      Effect.gen(function* () {
+        const answers = []
+        for (const n of [1, 2, 3]) answers.push((yield* sql<{ doubled: number }>`SELECT ${n}::int * 2 AS doubled`)[0]?.doubled)
+        return { answers, statements: yield* prepared(sql) }
+      })
+    )
+    expect(result.answers).toEqual([2, 4, 6])
+    // One prepared statement for the three calls (beside the migrator's own); the catalogue read has no
+    // parameters and is not prepared.
+    expect(result.statements.filter((s) => s === "SELECT $1::int * 2 AS doubled")).toHaveLength(1)
+    expect(result.statements.some((s) => s.includes("pg_prepared_statements"))).toBe(false)
   })
 
   it("prepares nothing with DATABASE_PREPARED_STATEMENTS=false", async () => {
-    const runtime = runtimeOn(database, false)
-    try {
-      const statements = await runtime.runPromise(
-        Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          yield* sql`SELECT ${5}::int + 1 AS six`
-          return yield* prepared(sql)
-        })
-      )
-      expect(statements).toEqual([])
-    } finally {
-      await runtime.dispose()
-    }
+    const statements = await onDatabase(database, false, (sql) => Effect.zipRight(sql`SELECT ${5}::int + 1 AS six`, prepared(sql)))
+    expect(statements).toEqual([])
   })
 
   it("a statement whose result type changed under it fails once, then is prepared again", async () => {
-    const runtime = runtimeOn(database, true)
-    try {
-      const result = await runtime.runPromise(
-        Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          yield* sql`CREATE TABLE prepared_probe (id int)`
-          yield* sql`INSERT INTO prepared_probe VALUES (${7})`
-          const read = sql<Record<string, unknown>>`SELECT * FROM prepared_probe WHERE id = ${7}`
-          const before = yield* read
-          // Another deployment's migration adds a column while this process holds the prepared read.
-          yield* sql`ALTER TABLE prepared_probe ADD COLUMN note text`
-          const during = yield* Effect.either(read)
-          const after = yield* read
-          return { before, during, after }
-        })
-      )
-      expect(result.before).toEqual([{ id: 7 }])
-      expect(Either.isLeft(result.during)).toBe(true)
-      expect(result.after).toEqual([{ id: 7, note: null }])
-    } finally {
-      await runtime.dispose()
-    }
+    const result = await onDatabase(database, true, (sql) =>
+      Effect.gen(function* () {
+        yield* sql`CREATE TABLE prepared_probe (id int)`
+        yield* sql`INSERT INTO prepared_probe VALUES (${7})`
+        const read = sql<Record<string, unknown>>`SELECT * FROM prepared_probe WHERE id = ${7}`
+        const before = yield* read
+        // Another deployment's migration adds a column while this process holds the prepared read.
+        yield* sql`ALTER TABLE prepared_probe ADD COLUMN note text`
+        const during = yield* Effect.either(read)
+        const after = yield* read
+        return { before, during, after }
+      })
+    )
+    expect(result.before).toEqual([{ id: 7 }])
+    expect(Either.isLeft(result.during)).toBe(true)
+    expect(result.after).toEqual([{ id: 7, note: null }])
   })
 
   it("names at most the bound's statement texts; the rest run unnamed, and a forgotten text gets a new name", () => {
