@@ -45,6 +45,8 @@ export interface LoopResult {
   readonly outcomeMs: ReadonlyArray<number>
   /** The POST alone (ms): in `polling` and `stream` it answers at once (?waitMs=0), so this is the create's latency. */
   readonly createMs: ReadonlyArray<number>
+  /** Per id, the client's wall clock (epoch ms) when it sent the create and when it held the outcome. */
+  readonly clientTimes: ReadonlyMap<string, { readonly posted: number; readonly settled: number }>
   /** GET requests the clients made (polling, and the rare fallback of the others). */
   readonly reads: number
   readonly elapsedMs: number
@@ -106,6 +108,7 @@ export const runClosedLoop = async (baseUrl: string, load: LoopLoad): Promise<Lo
   const ids: Array<string> = []
   const outcomeMs: Array<number> = []
   const createMs: Array<number> = []
+  const clientTimes = new Map<string, { posted: number; settled: number }>()
   const counter = { reads: 0 }
   let confirmed = 0
   let failed = 0
@@ -123,6 +126,7 @@ export const runClosedLoop = async (baseUrl: string, load: LoopLoad): Promise<Lo
               : { destination: load.destinations[(c + n) % load.destinations.length]!, lamports: 1_000_000 + load.offset + c * 10_000 + n }
         }
         const t0 = performance.now()
+        const posted = Date.now()
         const waits = load.mode === "waiting" || load.mode === "identical"
         const response = await postJson(baseUrl, `/api/v1/transactions?waitMs=${waits ? WAIT_MS : 0}`, body)
         createMs.push(performance.now() - t0)
@@ -134,6 +138,7 @@ export const runClosedLoop = async (baseUrl: string, load: LoopLoad): Promise<Lo
         else if (record.status !== undefined && TERMINAL.has(record.status)) settled = { status: record.status }
         else settled = await pollUntilSettled(baseUrl, record.id, counter)
         outcomeMs.push(performance.now() - t0)
+        clientTimes.set(record.id, { posted, settled: Date.now() })
         if (settled.status === "confirmed") confirmed += 1
         else failed += 1
       }
@@ -141,5 +146,5 @@ export const runClosedLoop = async (baseUrl: string, load: LoopLoad): Promise<Lo
   } finally {
     for (const stream of streams) stream.close()
   }
-  return { ids, confirmed, failed, outcomeMs, createMs, reads: counter.reads, elapsedMs: performance.now() - started }
+  return { ids, confirmed, failed, outcomeMs, createMs, clientTimes, reads: counter.reads, elapsedMs: performance.now() - started }
 }

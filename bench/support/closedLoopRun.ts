@@ -21,7 +21,7 @@ import {
   startServiceProcess,
   tempDir
 } from "../../test/support/processes.js"
-import { type LoopMode, runClosedLoop } from "./closedLoop.js"
+import { type LoopMode, type LoopResult, runClosedLoop } from "./closedLoop.js"
 import { cpuDelta, cpuSnapshot, type CpuSnapshot } from "./cpu.js"
 import type { CeilingResult } from "./ledgerCeiling.js"
 import { benchPostgresUrl } from "./postgresUrl.js"
@@ -77,15 +77,32 @@ const STAGES: ReadonlyArray<readonly [string, string, string]> = [
   ["send + confirm + post-checks", "submitting", "confirmed"]
 ]
 
-const stageGaps = (records: ReadonlyArray<LoopRecord>) =>
-  STAGES.map(([name, from, to]) => ({
+const stageGaps = (records: ReadonlyArray<LoopRecord>, clientTimes: LoopResult["clientTimes"]) => [
+  // Outside the pipeline: the create's way in (HTTP, checks, insert) and the outcome's way out (wake, answer).
+  {
+    name: "client POST -> pending",
+    values: records.flatMap((r) => {
+      const posted = clientTimes.get(r.id)?.posted
+      return posted === undefined ? [] : [Date.parse(r.createdAt) - posted]
+    })
+  },
+  ...STAGES.map(([name, from, to]) => ({
     name,
     values: records.flatMap((r) => {
       const a = r.history.find((h) => h.status === from)?.at
       const b = r.history.find((h) => h.status === to)?.at
       return a === undefined || b === undefined ? [] : [Date.parse(b) - Date.parse(a)]
     })
-  }))
+  })),
+  {
+    name: "confirmed -> client holds it",
+    values: records.flatMap((r) => {
+      const settled = clientTimes.get(r.id)?.settled
+      const confirmedAt = r.history.find((h) => h.status === "confirmed")?.at
+      return settled === undefined || confirmedAt === undefined ? [] : [settled - Date.parse(confirmedAt)]
+    })
+  }
+]
 
 const TARGETS: { [M in LoopMode]: { readonly text: string; readonly met: (perSecond: number, p50: number) => boolean } } = {
   waiting: { text: ">= 200 confirmed/s, p50 < 100 ms", met: (perSecond, p50) => perSecond >= 200 && p50 < 100 },
@@ -162,7 +179,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         const perSecond = result.confirmed / (result.elapsedMs / 1000)
         figures.push({
           mode, clients, confirmed: result.confirmed, failed: result.failed, perSecond, outcomeMs: result.outcomeMs, createMs: result.createMs, serviceMs,
-          stages: stageGaps(confirmedRecords),
+          stages: stageGaps(confirmedRecords, result.clientTimes),
           readsPerTransfer: result.reads / result.ids.length, cpu, loadAverage,
           ...(workerCpuSeconds === undefined ? {} : { workerCpuSeconds }),
           seqScansPerTransfer: (scansAfter - scansBefore) / result.ids.length,
@@ -215,7 +232,7 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
     })
   ]))
   console.log(table([
-    ["stage p50 (ms, from the records' history)", ...STAGES.map(([name]) => name)],
+    ["stage p50 (ms, from the records' history)", ...loops[0]!.stages.map((stage) => stage.name)],
     ...loops.map((loop) => [loop.mode, ...loop.stages.map((stage) => ms(percentile(stage.values, 50)))])
   ]))
   for (const loop of loops) {

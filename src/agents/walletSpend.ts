@@ -53,6 +53,12 @@ export class WalletSpend extends Effect.Service<WalletSpend>()("WalletSpend", {
         if (treasury !== undefined) return yield* Effect.fail(treasury)
         if (TREASURY_TYPES.has(request.type)) return yield* transactions.create(caller, request)
         const self = actingAgent(caller)
+        if (self === null && request.agentId === undefined) {
+          // Most spends name no agent and come from a wallet no agent acts through: the insert checks that in
+          // its own statement (one round trip, not a read before it); a governed wallet goes the agent's way below.
+          const created = yield* transactions.createIfUngoverned(caller, request)
+          if (created !== undefined) return created
+        }
         if (self !== null && request.agentId !== undefined && request.agentId !== self) return yield* Effect.fail(notOwnWallet(self))
         const agent = yield* governingAgent(caller, request)
         if (self !== null && agent?.agent.id !== self) return yield* Effect.fail(notOwnWallet(self))

@@ -25,10 +25,13 @@ export interface NewTransaction {
   readonly requireApproval: boolean
   readonly idempotencyKey: string | null
   readonly traceId: string | null
+  /** Insert only when no agent acts through the wallet (else the outcome is Governed and nothing is written). */
+  readonly ungovernedOnly: boolean
 }
 
 export type InsertOutcome =
   | { readonly _tag: "WalletNotFound" }
+  | { readonly _tag: "Governed" }
   | { readonly _tag: "WalletNotActive"; readonly status: string }
   | { readonly _tag: "AgentNotFound" }
   | { readonly _tag: "Conflict"; readonly tenantId: string }
@@ -39,15 +42,17 @@ type ResultRow = Partial<TransactionRow> & {
   readonly wallet_tenant: string | null
   readonly wallet_status: string | null
   readonly agent_ok: boolean | null
+  readonly governed: boolean | null
   readonly notified?: unknown
 }
 
 const outcomeOf = (result: ResultRow | undefined): InsertOutcome => {
   if (result === undefined || result.wallet_status === null) return { _tag: "WalletNotFound" }
+  if (result.governed === true) return { _tag: "Governed" }
   if (result.wallet_status !== "active") return { _tag: "WalletNotActive", status: result.wallet_status }
   if (result.agent_ok !== true) return { _tag: "AgentNotFound" }
   if (result.id === undefined || result.id === null) return { _tag: "Conflict", tenantId: result.wallet_tenant ?? "" }
-  const { batch_ord: _ord, wallet_tenant: _tenant, wallet_status: _status, agent_ok: _agent, notified: _notified, ...row } = result
+  const { batch_ord: _ord, wallet_tenant: _tenant, wallet_status: _status, agent_ok: _agent, governed: _governed, notified: _notified, ...row } = result
   return { _tag: "Inserted", row: row as TransactionRow }
 }
 
@@ -64,7 +69,7 @@ export const insertTransactionsWithJobs = (
   const input = batch.map((tx, ord) => ({
     ord, id: tx.id, wallet_id: tx.walletId, wallet_tenant: tx.walletTenant, agent_id: tx.agentId, type: tx.type, protocol: tx.protocol,
     intent: tx.intent, request: tx.request, request_hash: tx.requestHash, gasless: tx.gasless, require_approval: tx.requireApproval,
-    idempotency_key: tx.idempotencyKey, trace_id: tx.traceId, job_id: randomUUID(), audit_id: randomUUID(),
+    idempotency_key: tx.idempotencyKey, trace_id: tx.traceId, ungoverned_only: tx.ungovernedOnly, job_id: randomUUID(), audit_id: randomUUID(),
     history: [{ status: "pending", stage: "validation", at, message: "accepted" }],
     audit_message: `transaction ${tx.id} created`, audit_metadata: { type: tx.type, protocol: tx.protocol }
   }))
@@ -75,18 +80,20 @@ export const insertTransactionsWithJobs = (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(
         ord int, id uuid, wallet_id uuid, wallet_tenant text, agent_id uuid, type text, protocol text, intent jsonb,
         request jsonb, request_hash text, gasless boolean, require_approval boolean, idempotency_key text, trace_id text,
-        job_id uuid, audit_id uuid, history jsonb, audit_message text, audit_metadata jsonb)
+        ungoverned_only boolean, job_id uuid, audit_id uuid, history jsonb, audit_message text, audit_metadata jsonb)
     ), checked AS (
       -- The wallet (of the caller's tenant, when bound), and an agentId must name an agent acting through this wallet.
       SELECT v.*, w.tenant_id AS tenant, w.status AS wallet_status,
-        (v.agent_id IS NULL OR EXISTS (SELECT 1 FROM agents a WHERE a.id = v.agent_id AND a.tenant_id = w.tenant_id AND a.wallet_id = w.id)) AS agent_ok
+        (v.agent_id IS NULL OR EXISTS (SELECT 1 FROM agents a WHERE a.id = v.agent_id AND a.tenant_id = w.tenant_id AND a.wallet_id = w.id)) AS agent_ok,
+        -- A spend that names no agent is plain only when no agent acts through the wallet (walletSpend.ts takes it otherwise).
+        (v.ungoverned_only AND EXISTS (SELECT 1 FROM agents a WHERE a.wallet_id = w.id)) AS governed
       FROM input v JOIN wallets w ON w.id = v.wallet_id AND (v.wallet_tenant IS NULL OR w.tenant_id = v.wallet_tenant)
     ), inserted AS (
       INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
         require_approval, idempotency_key, status, stage, history, trace_id)
       SELECT id, tenant, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
         require_approval, idempotency_key, 'pending', 'validation', history, trace_id
-      FROM checked WHERE wallet_status = 'active' AND agent_ok
+      FROM checked WHERE wallet_status = 'active' AND agent_ok AND NOT governed
       ORDER BY ord
       ON CONFLICT DO NOTHING
       RETURNING *
@@ -100,7 +107,7 @@ export const insertTransactionsWithJobs = (
         'transaction', 'pipeline', c.trace_id
       FROM inserted i JOIN checked c ON c.id = i.id ORDER BY c.ord
     )
-    SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok${notified}
+    SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok, checked.governed${notified}
     FROM input v LEFT JOIN checked ON checked.ord = v.ord LEFT JOIN inserted ON inserted.id = v.id
   `.pipe(
     Effect.map((rows) => {

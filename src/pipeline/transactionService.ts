@@ -67,7 +67,11 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           : Effect.succeed(row)
       })
 
-    const create = (caller: CallerInfo, request: AcceptedRequest, options: { agentId?: string } = {}) =>
+    /**
+     * Creates the transaction; with `ungovernedOnly`, only when no agent acts through the wallet (the
+     * insert checks it in its own statement), else answers "governed" and writes nothing.
+     */
+    const insertAndAnswer = (caller: CallerInfo, request: AcceptedRequest, options: { readonly agentId?: string; readonly ungovernedOnly: boolean }) =>
       Effect.gen(function* () {
         // Whatever path a treasury intent takes, it needs the rights of /api/v1/treasury/* (treasuryRights.ts).
         const refusal = treasuryRefusal(caller, request.type)
@@ -79,9 +83,12 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         const outcome = yield* inserts.submit({
           id, walletId: request.walletId, walletTenant: caller.readTenant === null ? null : caller.tenant, agentId,
           type: request.type, protocol: request.protocol, intent: request.intent, request: stored, requestHash,
-          gasless: request.gasless, requireApproval: request.requireApproval, idempotencyKey: request.idempotencyKey ?? null, traceId: caller.traceId
+          gasless: request.gasless, requireApproval: request.requireApproval, idempotencyKey: request.idempotencyKey ?? null, traceId: caller.traceId,
+          ungovernedOnly: options.ungovernedOnly
         })
         switch (outcome._tag) {
+          case "Governed":
+            return "governed" as const
           case "WalletNotFound":
             return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
           case "AgentNotFound":
@@ -102,6 +109,15 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return { row: outcome.row, created: true }
         }
       })
+
+    const create = (caller: CallerInfo, request: AcceptedRequest, options: { agentId?: string } = {}) =>
+      Effect.flatMap(insertAndAnswer(caller, request, { ...options, ungovernedOnly: false }), (created) =>
+        created === "governed" ? Effect.die(new Error("an unconditional create answered governed")) : Effect.succeed(created)
+      )
+
+    /** A spend that names no agent: created when no agent acts through the wallet, else undefined (nothing written). */
+    const createIfUngoverned = (caller: CallerInfo, request: AcceptedRequest) =>
+      Effect.map(insertAndAnswer(caller, request, { ungovernedOnly: true }), (created) => (created === "governed" ? undefined : created))
 
     const sameRequestOrRefuse = (existing: TransactionRow, requestHash: string) =>
       existing.request_hash === requestHash
@@ -270,6 +286,6 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         return { transactions: page.rows.map(toTransactionRecord), total: page.total, limit: options.limit, offset: options.offset }
       })
 
-    return { create, get: getRecord, approve, reject, retry, replay, proof, listByWallet, publish }
+    return { create, createIfUngoverned, get: getRecord, approve, reject, retry, replay, proof, listByWallet, publish }
   })
 }) {}

@@ -162,16 +162,23 @@ describe("an agent's own key", () => {
 
 describe("every spend from an agent's wallet applies the agent's checks", () => {
   it("applies supervised mode and the budget to an operator's POST /transactions on the agent's wallet, agentId or not", async () => {
+    const recorded = async () =>
+      (await makeClient(service.baseUrl).transactions.listByWallet({ params: { walletId: supervised.walletId }, query: { limit: 100 } })).body.data.transactions.map((t) => t.id)
+    const before = await recorded()
+    const made: Array<string> = []
     for (const body of [{ walletId: supervised.walletId }, { walletId: supervised.walletId, agentId: supervised.id }]) {
       const created = await makeClient(service.baseUrl).transactions.create({ body: { ...body, ...transfer(3_000) } })
       expect(created.status).toBe(202) // supervised: the create waits and answers at the approval gate
       expect(created.body.data.agentId).toBe(supervised.id)
       expect((await waitSettled(service.baseUrl, created.body.data.id)).body.data.status).toBe("approval_gate")
+      made.push(created.body.data.id)
     }
     const overBudget = await makeClient(service.baseUrl).transactions.create({ body: { walletId: supervised.walletId, ...transfer(2_000_000) } })
     expect(overBudget.status).toBe(403)
     expect(overBudget.body.errorCode).toBe("POLICY_VIOLATION")
     expect(overBudget.body.error).toMatch(/remaining .*required/i)
+    // The wallet holds exactly the two agent transactions: nothing was written as a plain spend first, nor for the refusal.
+    expect((await recorded()).sort()).toEqual([...before, ...made].sort())
   })
 
   it("applies the allowlists", async () => {
