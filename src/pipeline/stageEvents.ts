@@ -5,7 +5,9 @@
  *
  * Several processes on one PostgreSQL (an API process beside worker processes): each process relays
  * its own events to the others with NOTIFY (batched, off the pipeline's path) and publishes theirs, so
- * a client sees every stage whichever process ran it.
+ * a client sees every stage whichever process ran it. Each process also says every HEARTBEAT_EVERY that
+ * it listens; one that has heard no other within PEER_TTL_MS (nor is in its first PEER_TTL_MS, before it
+ * could have) relays nothing, so a lone service spends no statements on it.
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -15,12 +17,18 @@ import { type StageEvent, StageEventFeed } from "../gateway/stageEventFeed.js"
 import type { TransactionRow } from "./transactionRow.js"
 
 const CHANNEL = "stage_events"
+/** Where a waiting request stops waiting: terminal, or waiting for a human (transactionWaits.ts). */
+export const SETTLED_STATUSES: ReadonlySet<string> = new Set(["confirmed", "failed", "approval_gate"])
 /** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more. */
 const MAX_PAYLOAD_BYTES = 7_000
 /** Events waiting to be relayed at most; beyond, the oldest are dropped (never blocks the pipeline). */
 const RELAY_BUFFER = 10_000
 /** At most one relay statement per interval: a few large NOTIFYs cost far less than one per transition. */
 const RELAY_EVERY = "50 millis"
+/** How often a process says it is listening (an empty relay). */
+const HEARTBEAT_EVERY = "2 seconds"
+/** A process relays while another was heard this recently (several heartbeats), and in its own first as long. */
+export const PEER_TTL_MS = 10_000
 
 // The stream's message shape is the gateway's (it serves the stream); the pipeline publishes it.
 export type { StageEvent }
@@ -93,11 +101,20 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
     const pg = yield* PgClient.PgClient
     const origin = randomUUID()
 
+    const startedAt = Date.now()
+    let peerHeardAt = 0
+    /** Whether another process may need this one's events: one was heard lately, or this one has just started. */
+    const relaying = () => {
+      const now = Date.now()
+      return now - peerHeardAt < PEER_TTL_MS || now - startedAt < PEER_TTL_MS
+    }
+
     // Other processes' events: published here as they arrive (this process's own are skipped unparsed).
     const ownPrefix = `{"origin":${JSON.stringify(origin)},`
     yield* pg.listen(CHANNEL).pipe(
       Stream.runForEach((payload) => {
         if (payload.startsWith(ownPrefix)) return Effect.void
+        peerHeardAt = Date.now()
         const relayed = decodeRelayed(payload)
         if (relayed._tag === "None") return Effect.void
         return Effect.forEach(relayed.value.events as ReadonlyArray<StageEvent>, local, { discard: true })
@@ -109,19 +126,32 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
       Effect.forkScoped
     )
 
-    // This process's events for the others: everything queued in the last RELAY_EVERY goes in one statement.
+    // This process's events for the others: everything queued since the last statement goes in one. The next
+    // waits up to RELAY_EVERY, or goes at once when a transaction settled: another process may hold a request
+    // waiting for exactly that (transactionWaits.ts), and its client's next transfer waits with it.
     const outgoing = yield* Queue.sliding<StageEvent>(RELAY_BUFFER)
+    const settledQueued = yield* Queue.sliding<void>(1)
     yield* Effect.forever(
       Effect.gen(function* () {
+        yield* Queue.takeAll(settledQueued)
         const events = Chunk.toReadonlyArray(yield* Queue.takeBetween(outgoing, 1, RELAY_BUFFER))
         yield* sql`SELECT pg_notify(${CHANNEL}, payload) FROM jsonb_array_elements_text(${JSON.stringify(payloadsOf(origin, events))}::jsonb) AS payload`.pipe(
           Effect.catchAll((error) => Effect.logWarning("stage events not relayed to other processes", String(error)))
         )
-        yield* Effect.sleep(RELAY_EVERY)
+        yield* Effect.race(Effect.sleep(RELAY_EVERY), Queue.take(settledQueued))
       })
     ).pipe(Effect.forkScoped)
 
-    const publish = (event: StageEvent) => Effect.zipRight(local(event), Effect.asVoid(Queue.offer(outgoing, event)))
+    const heartbeat = `{"origin":${JSON.stringify(origin)},"events":[]}`
+    yield* sql`SELECT pg_notify(${CHANNEL}, ${heartbeat})`.pipe(
+      Effect.catchAll((error) => Effect.logDebug("stage relay heartbeat not sent", String(error))),
+      Effect.repeat(Schedule.spaced(HEARTBEAT_EVERY)),
+      Effect.forkScoped
+    )
+
+    const relay = (event: StageEvent) =>
+      Effect.zipRight(Queue.offer(outgoing, event), SETTLED_STATUSES.has(event.status) ? Queue.offer(settledQueued, undefined) : Effect.void)
+    const publish = (event: StageEvent) => Effect.zipRight(local(event), relaying() ? Effect.asVoid(relay(event)) : Effect.void)
     return { publish, subscribe }
   })
 }) {}

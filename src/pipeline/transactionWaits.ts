@@ -19,12 +19,10 @@ import { MAX_CREATE_WAIT_MS } from "../../schemas/api/transactions.js"
 import { TooManyWaiting } from "../../schemas/errors.js"
 import { superviseActor } from "../../actors/supervise.js"
 import type { StageEvent } from "./stageEvents.js"
-import { rowOfEvent, StageEvents } from "./stageEvents.js"
+import { rowOfEvent, SETTLED_STATUSES, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import type { TransactionRecordRow, TransactionRow } from "./transactionRow.js"
 
-/** Where a waiting request stops waiting: terminal, or waiting for a human. */
-export const SETTLED_STATUSES: ReadonlySet<string> = new Set(["confirmed", "failed", "approval_gate"])
 
 /** Settled ids remembered for waiters that register late; far more than settle within a request's set-up. */
 const RECENT_SETTLED = 20_000
