@@ -1,44 +1,20 @@
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Either, Layer, ManagedRuntime } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import { Effect, Either, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { AppConfig } from "../../src/config.js"
-import { DatabaseLive } from "../../src/db/database.js"
 import { StatementNames } from "../../src/db/preparedStatements.js"
 import { createTestDatabase, type TestDatabase } from "../support/database.js"
+import { databaseRuntime } from "../support/databaseRuntime.js"
 
 /**
  * Runs `use` on the database layer as the service builds it, on one connection so every statement shares
  * its session; the layer is disposed and its DATA_DIR removed afterwards.
  */
 const onDatabase = async <A>(database: TestDatabase, prepared: boolean, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-prepared-"))
-  const runtime = ManagedRuntime.make(
-    DatabaseLive.pipe(
-      Layer.provide(AppConfig.Default),
-      Layer.provide(
-        Layer.setConfigProvider(
-          ConfigProvider.fromMap(
-            new Map([
-              ["DATABASE_URL", database.url],
-              ["DATA_DIR", dataDir],
-              ["DATABASE_POOL_SIZE", "1"],
-              ["WALLET_KEY_ENCRYPTION_SECRET", "prepared-statements-test-secret"],
-              ["API_GATEWAY_API_KEYS", "prepared-statements-test-key:*:all"],
-              ["DATABASE_PREPARED_STATEMENTS", String(prepared)]
-            ])
-          )
-        )
-      )
-    )
-  )
+  const { runtime, dispose } = databaseRuntime(database.url, Layer.empty, { DATABASE_POOL_SIZE: "1", DATABASE_PREPARED_STATEMENTS: String(prepared) })
   try {
     return await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, use))
   } finally {
-    await runtime.dispose()
-    fs.rmSync(dataDir, { recursive: true, force: true })
+    await dispose()
   }
 }
 

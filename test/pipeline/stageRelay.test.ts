@@ -5,16 +5,12 @@
  * just started (it cannot know yet who listens) and while another process is heard; alone past
  * PEER_TTL_MS it relays nothing but its heartbeat; and another process's events reach its subscribers.
  */
-import { ConfigProvider, Effect, Layer, ManagedRuntime, Queue } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import { Effect, Queue } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { AppConfig } from "../../src/config.js"
-import { DatabaseLive } from "../../src/db/database.js"
 import { PEER_TTL_MS, type StageEvent, StageEvents } from "../../src/pipeline/stageEvents.js"
 import { createTestDatabase, type TestDatabase } from "../support/database.js"
+import { databaseRuntime } from "../support/databaseRuntime.js"
 
 interface Relayed {
   readonly origin: string
@@ -36,13 +32,11 @@ const until = async (check: () => boolean, ms: number) => {
 
 describe("stage events between processes", () => {
   let database: TestDatabase
-  let dataDir: string
   let peer: pg.Client
   const heard: Array<Relayed> = []
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-relay-"))
     peer = new pg.Client({ connectionString: database.url })
     await peer.connect()
     peer.on("notification", (message) => heard.push(JSON.parse(message.payload ?? "{}") as Relayed))
@@ -52,28 +46,10 @@ describe("stage events between processes", () => {
   afterAll(async () => {
     await peer?.end()
     await database?.drop()
-    fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
   it("relays while just started or while another process is heard, nothing else when alone, and publishes the others' events", async () => {
-    const runtime = ManagedRuntime.make(
-      StageEvents.Default.pipe(
-        Layer.provide(DatabaseLive),
-        Layer.provide(AppConfig.Default),
-        Layer.provide(
-          Layer.setConfigProvider(
-            ConfigProvider.fromMap(
-              new Map([
-                ["DATABASE_URL", database.url],
-                ["DATA_DIR", dataDir],
-                ["WALLET_KEY_ENCRYPTION_SECRET", "stage-relay-test-secret"],
-                ["API_GATEWAY_API_KEYS", "stage-relay-test-key:*:all"]
-              ])
-            )
-          )
-        )
-      )
-    )
+    const { runtime, dispose } = databaseRuntime(database.url, StageEvents.Default)
     try {
       const events = await runtime.runPromise(StageEvents)
       const relayedIds = () => heard.flatMap((payload) => payload.events.map((e) => e.txId))
@@ -106,7 +82,7 @@ describe("stage events between processes", () => {
       await runtime.runPromise(events.publish(event("heard-peer", "confirmed")))
       expect(await until(() => relayedIds().includes("heard-peer"), 5_000)).toBe(true)
     } finally {
-      await runtime.dispose()
+      await dispose()
     }
   }, 40_000)
 })
