@@ -103,17 +103,24 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
 
     const startedAt = Date.now()
     let peerHeardAt = 0
-    /** Whether another process may need this one's events: one was heard lately, or this one has just started. */
+    let ownHeardAt = startedAt
+    /**
+     * Whether another process may need this one's events: one was heard lately, or this one has just started,
+     * or it cannot tell (its own heartbeats stopped coming back: no LISTEN, or no NOTIFY, so relay anyway).
+     */
     const relaying = () => {
       const now = Date.now()
-      return now - peerHeardAt < PEER_TTL_MS || now - startedAt < PEER_TTL_MS
+      return now - peerHeardAt < PEER_TTL_MS || now - startedAt < PEER_TTL_MS || now - ownHeardAt >= PEER_TTL_MS
     }
 
     // Other processes' events: published here as they arrive (this process's own are skipped unparsed).
     const ownPrefix = `{"origin":${JSON.stringify(origin)},`
     yield* pg.listen(CHANNEL).pipe(
       Stream.runForEach((payload) => {
-        if (payload.startsWith(ownPrefix)) return Effect.void
+        if (payload.startsWith(ownPrefix)) {
+          ownHeardAt = Date.now()
+          return Effect.void
+        }
         peerHeardAt = Date.now()
         const relayed = decodeRelayed(payload)
         if (relayed._tag === "None") return Effect.void
