@@ -3,40 +3,30 @@
  * keeps its own outcome, and every way a batch can go wrong ends as the single calls would have.
  * (The local ledger answers batches too; the pipeline's tests run through it.)
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, describe, expect, it } from "vitest"
 import { RpcApplicationError } from "../../src/chain/rpcErrors.js"
 import { RpcPool } from "../../src/chain/rpcPool.js"
+import { closeJsonRpcServers, jsonAnswer, startJsonRpcServer } from "../support/jsonRpcServer.js"
 
 interface RpcRequest {
   readonly id: number
   readonly method: string
 }
 
-const servers: Server[] = []
-
 /** A JSON-RPC server answering each request with `answer`; it records every HTTP body it got. */
 const start = async (options: { answer: (request: RpcRequest) => unknown; batches?: "answered" | "refused"; status?: number }) => {
   const bodies: Array<unknown> = []
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = ""
-    req.on("data", (chunk) => (raw += chunk))
-    req.on("end", () => {
-      const body = JSON.parse(raw) as RpcRequest | ReadonlyArray<RpcRequest>
-      bodies.push(body)
-      const answer = Array.isArray(body)
-        ? options.batches === "refused"
-          ? { jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }
-          : body.map(options.answer)
-        : options.answer(body as RpcRequest)
-      res.writeHead(options.status ?? 200, { "content-type": "application/json" })
-      res.end(JSON.stringify(answer))
-    })
+  const url = await startJsonRpcServer((raw, res) => {
+    const body = raw as RpcRequest | ReadonlyArray<RpcRequest>
+    bodies.push(body)
+    const answer = Array.isArray(body)
+      ? options.batches === "refused"
+        ? { jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }
+        : body.map(options.answer)
+      : options.answer(body as RpcRequest)
+    jsonAnswer(res, options.status ?? 200, answer)
   })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies }
+  return { url, bodies }
 }
 
 const answers = ({ id, method }: RpcRequest) => {
@@ -48,12 +38,7 @@ const answers = ({ id, method }: RpcRequest) => {
 
 const settle = (calls: ReadonlyArray<Promise<unknown>>) => Promise.all(calls.map((call) => call.then((value) => ({ value }), (error: unknown) => ({ error }))))
 
-afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-  }
-})
+afterAll(closeJsonRpcServers)
 
 describe("RpcPool batches", () => {
   it("sends the calls of one turn as one request, each with its own answer; a lone call goes alone", async () => {

@@ -1,37 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { ServerResponse } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RpcApplicationError, RpcUnavailableError } from "../../src/chain/rpcErrors.js"
 import { RpcPool } from "../../src/chain/rpcPool.js"
+import { freePort } from "../support/freePort.js"
+import { closeJsonRpcServers, jsonAnswer, startJsonRpcServer } from "../support/jsonRpcServer.js"
 
 type Handler = (body: { id: number; method: string; params: unknown[] }, res: ServerResponse) => void
 
-const servers: Server[] = []
-
-const start = async (handler: Handler): Promise<string> => {
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = ""
-    req.on("data", (chunk) => (raw += chunk))
-    req.on("end", () => handler(JSON.parse(raw), res))
-  })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
-
-const json = (res: ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { "content-type": "application/json" })
-  res.end(JSON.stringify(body))
-}
+const start = (handler: Handler): Promise<string> =>
+  startJsonRpcServer((body, res) => handler(body as Parameters<Handler>[0], res))
 
 /** A port that was just bound and released: connecting to it is refused. */
-const refusedUrl = async (): Promise<string> => {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const port = (server.address() as AddressInfo).port
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return `http://127.0.0.1:${port}`
-}
+const refusedUrl = async (): Promise<string> => `http://127.0.0.1:${await freePort()}`
 
 let healthy: string
 let failing500: string
@@ -43,33 +23,28 @@ let healthyCalls = 0
 beforeAll(async () => {
   healthy = await start(({ id, method }, res) => {
     healthyCalls++
-    if (method === "getHealth") return json(res, 200, { jsonrpc: "2.0", id, result: "ok" })
-    if (method === "getSlot") return json(res, 200, { jsonrpc: "2.0", id, result: 42 })
+    if (method === "getHealth") return jsonAnswer(res, 200, { jsonrpc: "2.0", id, result: "ok" })
+    if (method === "getSlot") return jsonAnswer(res, 200, { jsonrpc: "2.0", id, result: 42 })
     if (method === "sendTransaction") {
-      return json(res, 200, {
+      return jsonAnswer(res, 200, {
         jsonrpc: "2.0",
         id,
         error: { code: -32002, message: "Transaction simulation failed: insufficient funds", data: { logs: ["x"] } }
       })
     }
-    return json(res, 200, { jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } })
+    return jsonAnswer(res, 200, { jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } })
   })
-  failing500 = await start((_body, res) => json(res, 500, { error: "boom" }))
+  failing500 = await start((_body, res) => jsonAnswer(res, 500, { error: "boom" }))
   slow = await start(({ id }, res) => {
-    setTimeout(() => json(res, 200, { jsonrpc: "2.0", id, result: "late" }), 1_500)
+    setTimeout(() => jsonAnswer(res, 200, { jsonrpc: "2.0", id, result: "late" }), 1_500)
   })
   unhealthyNode = await start(({ id }, res) =>
-    json(res, 200, { jsonrpc: "2.0", id, error: { code: -32005, message: "Node is behind by 200 slots" } })
+    jsonAnswer(res, 200, { jsonrpc: "2.0", id, error: { code: -32005, message: "Node is behind by 200 slots" } })
   )
   refused = await refusedUrl()
 })
 
-afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-  }
-})
+afterAll(closeJsonRpcServers)
 
 describe("RpcPool", () => {
   it("cascades past a refused connection and an HTTP 500 to the healthy endpoint", async () => {
