@@ -18,6 +18,8 @@ export interface BenchFigures {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly target?: { readonly minPerSecond: number; readonly maxP99Ms: number }
+  /** A line printed under the figures (e.g. CPU per operation by process). */
+  readonly note?: string
 }
 
 export interface BenchSection {
@@ -96,6 +98,7 @@ const report = (f: BenchFigures): boolean => {
   const meets = f.target === undefined || (f.perSecond >= f.target.minPerSecond && f.p99Ms < f.target.maxP99Ms)
   const target = f.target === undefined ? "" : ` (target >= ${f.target.minPerSecond}/s, p99 < ${f.target.maxP99Ms} ms: ${meets ? "met" : "MISSED"})`
   console.log(`${f.name}\n  ${f.operations} ops, ${f.perSecond.toLocaleString("en-US")}/s, p50 ${f.p50Ms.toFixed(4)} ms, p99 ${f.p99Ms.toFixed(4)} ms${target}`)
+  if (f.note !== undefined) console.log(`  ${f.note}`)
   return meets
 }
 
