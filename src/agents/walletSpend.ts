@@ -5,9 +5,11 @@
  * `agentId` must be an agent of that wallet. An agent's credential spends only from its own agent's
  * wallet, as that agent. DESIGN.md "Who may do what"; docs/decisions/access.md.
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Forbidden, NotFound, ValidationError } from "../../schemas/errors.js"
+import { AppConfig } from "../config.js"
 import { actingAgent, type CallerInfo } from "../gateway/caller.js"
+import { hotSpan } from "../observability/tracing.js"
 import type { AcceptedRequest } from "../pipeline/acceptIntent.js"
 import { TransactionService } from "../pipeline/transactionService.js"
 import { AgentExecution } from "./agentExecution.js"
@@ -23,6 +25,7 @@ export class WalletSpend extends Effect.Service<WalletSpend>()("WalletSpend", {
     const agents = yield* AgentRepo
     const execution = yield* AgentExecution
     const transactions = yield* TransactionService
+    const exporting = Option.isSome((yield* AppConfig).observability.otlpEndpoint)
 
     /** The agent that governs this request's wallet: the named one (which must be the wallet's), or the wallet's only agent. */
     const governingAgent = (caller: CallerInfo, request: AcceptedRequest) =>
@@ -64,7 +67,7 @@ export class WalletSpend extends Effect.Service<WalletSpend>()("WalletSpend", {
         if (self !== null && agent?.agent.id !== self) return yield* Effect.fail(notOwnWallet(self))
         if (agent === undefined) return yield* transactions.create(caller, request)
         return yield* execution.executeRequest(caller, agent, request, manifest)
-      }).pipe(Effect.withSpan("WalletSpend.create", { captureStackTrace: false }))
+      }).pipe(hotSpan(exporting, "WalletSpend.create"))
 
     return { create }
   })

@@ -24,6 +24,14 @@ export const runParentSpan = (traceId: string): Tracer.AnySpan =>
 /** The traces URL for an OTLP endpoint given as the SDKs take it (base URL; `/v1/traces` is added). */
 export const tracesUrl = (endpoint: string) => `${endpoint.replace(/\/+$/, "")}/v1/traces`
 
+/**
+ * A span for a per-request path, made only when traces are exported (an OTLP endpoint is configured):
+ * Effect builds a span even when nothing exports it, about 11 us each (measured), and no stack trace is
+ * captured for it (an Error per call). `exporting` is read once from AppConfig by the service using it.
+ */
+export const hotSpan = (exporting: boolean, name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  exporting ? Effect.withSpan(self, name, { captureStackTrace: false }) : self
+
 /** The OTLP tracer when an endpoint is configured; nothing otherwise (Effect's own tracer, no export). */
 export const TracingLive = Layer.unwrapEffect(
   Effect.gen(function* () {

@@ -16,6 +16,7 @@ import { AuditLog } from "../audit/auditLog.js"
 import { policyEvaluationMetric } from "../audit/metricNames.js"
 import { AppConfig } from "../config.js"
 import type { CallerInfo } from "../gateway/caller.js"
+import { hotSpan } from "../observability/tracing.js"
 import { PortfolioProjector } from "../risk/portfolioProjection.js"
 import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
@@ -61,9 +62,6 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
   return `policy engine unavailable: ${text.split("\n")[0].slice(0, 200)}`
 }
 
-/** Spans on the per-request paths: no stack trace captured (an Error per call, for a span nothing exports). */
-const HOT_SPAN = { captureStackTrace: false } as const
-
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
   dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default],
   effect: Effect.gen(function* () {
@@ -74,7 +72,9 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     const wallets = yield* WalletRepo
     const portfolios = yield* PortfolioProjector
     const audit = yield* AuditLog
-    const relayConfigured = Option.isSome((yield* AppConfig).chain.gaslessRpcUrl)
+    const config = yield* AppConfig
+    const relayConfigured = Option.isSome(config.chain.gaslessRpcUrl)
+    const exporting = Option.isSome(config.observability.otlpEndpoint)
     const cache = new CompiledPolicyCache()
     const whatIfReads = makeWhatIfReadBatch(sql)
 
@@ -259,7 +259,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
             Effect.as({ ...decision, pauseAgent: false })
           )
         }),
-        Effect.withSpan("PolicyEngine.decideForTransaction", HOT_SPAN)
+        hotSpan(exporting, "PolicyEngine.decideForTransaction")
       )
 
     /**
@@ -288,28 +288,31 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
      * POST /evaluate: a what-if over the wallet's active policies, with the current exact state; it
      * writes no effects (no spend, no rate event) but is audited and counted. Fails closed to deny.
      * One statement reads it all, shared by concurrent calls (whatIfReadBatch.ts); if it fails, the
-     * separate reads run instead, so a failure answers exactly as they would (404, or deny naming the engine).
+     * separate reads run instead, so a failure answers as they would (404, or deny naming the engine).
+     * One bound covers the reads and the decision (a timeout is a race of two fibers, about 30 us, so
+     * one per request); past it the answer is deny.
      */
     const evaluate = (caller: CallerInfo, request: EvaluateRequest) =>
       Effect.gen(function* () {
         const now = new Date()
         const instant = evaluationInstant(request, now)
-        const snapshot = yield* whatIfReads.read({
-          walletId: request.walletId,
-          readTenant: caller.readTenant,
-          utcDay: utcDayKey(instant),
-          rateKey: rateLimitKey(request),
-          instant
-        }).pipe(
-          Effect.timeout(ENGINE_TIMEOUT),
-          Effect.map(Option.some),
-          Effect.catchAllCause(() => Effect.succeedNone)
-        )
-        const tenantId = Option.isSome(snapshot)
-          ? snapshot.value?.tenantId
-          : (yield* wallets.find(request.walletId, caller.readTenant))?.tenantId
-        if (tenantId === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
+        // Known once the wallet is read: a decision that ran out of time is still audited under its tenant.
+        let tenantId: string | undefined
         const decision = yield* Effect.gen(function* () {
+          const snapshot = yield* whatIfReads.read({
+            walletId: request.walletId,
+            readTenant: caller.readTenant,
+            utcDay: utcDayKey(instant),
+            rateKey: rateLimitKey(request),
+            instant
+          }).pipe(
+            Effect.map(Option.some),
+            Effect.catchAllCause(() => Effect.succeedNone)
+          )
+          tenantId = Option.isSome(snapshot)
+            ? snapshot.value?.tenantId
+            : (yield* wallets.find(request.walletId, caller.readTenant))?.tenantId
+          if (tenantId === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
           const known = Option.getOrUndefined(snapshot)
           const policies = known !== undefined ? known.policies.map((row) => cache.compileText(row.policy, row.rulesText)) : yield* loadPolicies(request.walletId, tenantId)
           const state = yield* readState(policies, request, tenantId, now, { portfolio: false, observe: false }, known)
@@ -317,15 +320,20 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision
         }).pipe(
           Effect.timeout(ENGINE_TIMEOUT),
-          Effect.catchAllCause((cause) =>
-            Effect.succeed<PolicyDecision>({ decision: "deny", reasons: [unavailableReason(cause)], riskTier: deriveRiskTier(request) })
+          Effect.catchAllCause((cause) => {
+            const failure = Cause.failureOption(cause)
+            return Option.isSome(failure) && failure.value instanceof NotFound
+              ? Effect.fail(failure.value)
+              : Effect.succeed<PolicyDecision>({ decision: "deny", reasons: [unavailableReason(cause)], riskTier: deriveRiskTier(request) })
+          })
+        )
+        if (tenantId !== undefined) {
+          yield* report(tenantId, decision, { walletId: request.walletId, agentId: request.agentId ?? null, protocol: request.protocol, traceId: caller.traceId, source: "evaluate" }).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("policy.evaluated audit failed", Cause.pretty(cause)))
           )
-        )
-        yield* report(tenantId, decision, { walletId: request.walletId, agentId: request.agentId ?? null, protocol: request.protocol, traceId: caller.traceId, source: "evaluate" }).pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning("policy.evaluated audit failed", Cause.pretty(cause)))
-        )
+        }
         return decision
-      }).pipe(Effect.withSpan("PolicyEngine.evaluate", HOT_SPAN))
+      }).pipe(hotSpan(exporting, "PolicyEngine.evaluate"))
 
     return { decideForTransaction, onApproved, releaseSpend, startOver, decisionOf, evaluate }
   })
