@@ -84,6 +84,8 @@ describe("OpenTelemetry traces over OTLP", () => {
     // Spans made inside a step (the signer's, the audit log's) are in the same trace.
     const children = receiver.spans.filter((s) => steps.some((step) => step.spanId === s.parentSpanId))
     expect(children.length).toBeGreaterThan(0)
+    // The hot path's own spans (made only when traces are exported) are among them: the policy decision's.
+    expect(children.map((s) => s.name)).toContain("PolicyEngine.decideForTransaction")
     for (const child of children) expect(child.traceId).toBe(traceId)
     // The transaction's audit events (stages and the policy decision) carry the same traceId.
     const events = await makeClient(service.baseUrl).audit.list({ query: { txId } })
