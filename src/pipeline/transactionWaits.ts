@@ -51,8 +51,8 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
     const events = yield* StageEvents
     const repo = yield* TransactionRepo
 
-    /** Each waiter is completed with the event that settled its transaction. */
-    const waiters = new Map<string, Set<Deferred.Deferred<StageEvent>>>()
+    /** Each waiter is completed with the event that settled its transaction, or undefined when its time is up. */
+    const waiters = new Map<string, Set<Deferred.Deferred<StageEvent | undefined>>>()
     /** Insertion-ordered: the first key is the oldest. */
     const recentlySettled = new Set<string>()
     const waitingByKey = new Map<string, number>()
@@ -138,15 +138,16 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
       Effect.suspend((): Effect.Effect<"none" | StageEvent | undefined> => {
         if (waitMs <= 0 || SETTLED_STATUSES.has(row.status)) return Effect.succeed("none" as const)
         if (recentlySettled.has(row.id)) return Effect.succeed(undefined)
-        const deferred = Deferred.unsafeMake<StageEvent>(FiberId.none)
+        const deferred = Deferred.unsafeMake<StageEvent | undefined>(FiberId.none)
         const registered = waiters.get(row.id) ?? new Set()
         registered.add(deferred)
         waiters.set(row.id, registered)
+        // The bound is a plain timer completing the wait (Effect.timeout would race two fibers per request).
+        const timer = setTimeout(() => Deferred.unsafeDone(deferred, Exit.succeed(undefined)), waitMs)
         return Deferred.await(deferred).pipe(
-          Effect.timeout(waitMs),
-          Effect.orElseSucceed(() => undefined),
           Effect.ensuring(
             Effect.sync(() => {
+              clearTimeout(timer)
               registered.delete(deferred)
               if (registered.size === 0 && waiters.get(row.id) === registered) waiters.delete(row.id)
             })
