@@ -98,8 +98,7 @@ const stageGaps = (records: ReadonlyArray<LoopRecord>, clientTimes: LoopResult["
     name: "confirmed -> client holds it",
     values: records.flatMap((r) => {
       const settled = clientTimes.get(r.id)?.settled
-      const confirmedAt = r.history.find((h) => h.status === "confirmed")?.at
-      return settled === undefined || confirmedAt === undefined ? [] : [settled - Date.parse(confirmedAt)]
+      return settled === undefined || r.confirmedAt === undefined ? [] : [settled - Date.parse(r.confirmedAt)]
     })
   }
 ]

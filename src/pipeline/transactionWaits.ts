@@ -23,7 +23,6 @@ import { rowOfEvent, SETTLED_STATUSES, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import type { TransactionRecordRow, TransactionRow } from "./transactionRow.js"
 
-
 /** Settled ids remembered for waiters that register late; far more than settle within a request's set-up. */
 const RECENT_SETTLED = 20_000
 
