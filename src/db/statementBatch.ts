@@ -8,17 +8,25 @@
  * `run` answers the inputs in order. When a statement of several inputs fails, each input is tried
  * again alone, so one bad input fails only its own caller.
  */
-import { Deferred, Effect } from "effect"
+import { Effect, Exit } from "effect"
 
 export interface StatementBatchOptions {
   /** Inputs in one statement at most. */
   readonly maxBatch: number
 }
 
+/** A queued call: its input, and its outcome once the statement answered (a callback, not a Deferred: this is per call on the hot path). */
 interface Waiting<I, O, E> {
   readonly input: I
-  readonly result: Deferred.Deferred<O, E>
+  outcome: Exit.Exit<O, E> | undefined
+  resume: ((outcome: Exit.Exit<O, E>) => void) | undefined
 }
+
+const settle = <O, E>(waiting: Waiting<unknown, O, E>, outcome: Exit.Exit<O, E>) =>
+  Effect.sync(() => {
+    waiting.outcome = outcome
+    waiting.resume?.(outcome)
+  })
 
 export const makeStatementBatch = <I, O, E>(
   run: (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, E>,
@@ -32,9 +40,9 @@ export const makeStatementBatch = <I, O, E>(
       Effect.matchCauseEffect({
         onFailure: (cause) =>
           batch.length === 1
-            ? Deferred.failCause(batch[0].result, cause)
+            ? settle(batch[0]!, Exit.failCause(cause))
             : Effect.forEach(batch, (waiting) => answer([waiting]), { discard: true }),
-        onSuccess: (outputs) => Effect.forEach(batch, (waiting, i) => Deferred.succeed(waiting.result, outputs[i]), { discard: true })
+        onSuccess: (outputs) => Effect.forEach(batch, (waiting, i) => settle(waiting, Exit.succeed(outputs[i]!)), { discard: true })
       })
     )
 
@@ -51,14 +59,16 @@ export const makeStatementBatch = <I, O, E>(
 
   /** The output for one input, from a statement shared with whatever else is queued. */
   const submit = (input: I): Effect.Effect<O, E> =>
-    Effect.gen(function* () {
-      const result = yield* Deferred.make<O, E>()
-      queue.push({ input, result })
-      if (!draining) {
-        draining = true
-        yield* Effect.forkDaemon(drain)
-      }
-      return yield* Deferred.await(result)
+    Effect.suspend(() => {
+      const waiting: Waiting<I, O, E> = { input, outcome: undefined, resume: undefined }
+      queue.push(waiting)
+      const outcome = Effect.async<O, E>((resume) => {
+        if (waiting.outcome !== undefined) resume(waiting.outcome)
+        else waiting.resume = resume
+      })
+      if (draining) return outcome
+      draining = true
+      return Effect.zipRight(Effect.forkDaemon(drain), outcome)
     })
 
   return { submit }
