@@ -1,10 +1,10 @@
 /**
  * Pipeline workers: TX_PIPELINE_WORKERS supervised fibers per process, each claiming one outbox job at
- * a time (lease + SKIP LOCKED, so any number of processes share the queue), renewing the lease while
- * the job runs, and completing it or giving it back with a backoff. A job whose lease is lost (this
- * process stalled and another took over) is interrupted, never finished twice.
+ * a time (lease + SKIP LOCKED, so any number of processes share the queue), its lease kept while the job
+ * runs (leaseKeeper.ts), and completing it or giving it back with a backoff. A job whose lease is lost
+ * (this process stalled and another took over) is interrupted, never finished twice.
  */
-import { Duration, Effect, Fiber, Layer, Ref } from "effect"
+import { Effect, Layer } from "effect"
 import { OUTBOX_RETRY_ATTEMPTS } from "../src/audit/metricNames.js"
 import { MetricCounters } from "../src/audit/metricCounters.js"
 import { AppConfig } from "../src/config.js"
@@ -12,10 +12,8 @@ import { PipelineExecutor } from "../src/pipeline/executor.js"
 import { type ClaimedJob, Outbox } from "../src/pipeline/outbox.js"
 import { Retryable } from "../src/pipeline/stageFailure.js"
 import { inBackground } from "./backgroundPriority.js"
+import { LEASE_LOST, makeLeaseKeeper } from "./leaseKeeper.js"
 import { superviseActor } from "./supervise.js"
-
-/** What a run answers when its lease was lost while it ran. */
-const LEASE_LOST = "lease lost" as const
 
 const backoffMs = (attempts: number) => Math.min(100 * 2 ** Math.max(0, attempts - 1), 10_000)
 
@@ -25,35 +23,15 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
     const outbox = yield* Outbox
     const executor = yield* PipelineExecutor
     const metrics = yield* MetricCounters
-
-    /**
-     * Runs the job while a side fiber keeps its lease alive. When the lease is lost (this process stalled
-     * and another worker claimed the job) the run is interrupted and the answer is LEASE_LOST: the job is
-     * no longer this worker's to complete or give back.
-     */
-    const runLeased = (job: ClaimedJob) =>
-      Effect.gen(function* () {
-        const renewEvery = Duration.millis(Math.max(250, Math.floor(outbox.leaseMs / 3)))
-        const lost = yield* Ref.make(false)
-        const work = yield* Effect.fork(executor.run(job.run))
-        const keeper = yield* Effect.fork(
-          Effect.repeat(Effect.sleep(renewEvery).pipe(Effect.zipRight(outbox.renewLease(job))), { while: (held) => held }).pipe(
-            Effect.zipRight(Ref.set(lost, true)),
-            Effect.zipRight(Fiber.interrupt(work))
-          )
-        )
-        const exit = yield* Fiber.await(work)
-        yield* Fiber.interrupt(keeper)
-        if (yield* Ref.get(lost)) return LEASE_LOST
-        return yield* exit
-      })
+    if (config.outbox.workers === 0) return
+    const leases = yield* makeLeaseKeeper
 
     const lostLease = (job: ClaimedJob) => Effect.logInfo(`outbox job ${job.id}: lease lost, another worker took it over`)
 
     const handle = (job: ClaimedJob) =>
       Effect.gen(function* () {
         if (job.attempts > 1) yield* metrics.increment(OUTBOX_RETRY_ATTEMPTS)
-        const exit = yield* Effect.exit(runLeased(job))
+        const exit = yield* Effect.exit(leases.runLeased(job, executor.run(job.run)))
         if (exit._tag === "Success") {
           // Another worker holds the job now: leave it to that worker (an interrupted run is no failure of
           // this worker's: passed on as one, it would end the worker fiber for good).

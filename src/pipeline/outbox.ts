@@ -132,13 +132,14 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** The oldest due job for one worker, or undefined when there is none. */
     const claim: Effect.Effect<ClaimedJob | undefined> = claims.submit(undefined)
 
-    /** Extends the lease; false when the lease was lost (another worker took over). */
-    const renewLease = (job: OutboxJob) =>
-      sql`
-        UPDATE outbox_jobs SET lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval
-        WHERE id = ${job.id} AND lease_id = ${job.lease_id} AND status = 'processing'
-        RETURNING id
-      `.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
+    /** Extends the leases of `jobs` in one statement; answers the ids still held (the others were lost: another worker took over). */
+    const renewLeases = (jobs: ReadonlyArray<OutboxJob>) =>
+      sql<{ id: string }>`
+        UPDATE outbox_jobs o SET lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval
+        FROM jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease_id: job.lease_id })))}::jsonb) AS v(id uuid, lease_id uuid)
+        WHERE o.id = v.id AND o.lease_id = v.lease_id AND o.status = 'processing'
+        RETURNING o.id
+      `.pipe(Effect.map((rows) => new Set(rows.map((row) => row.id))))
 
     /** Marks the job done; false when its lease was no longer this worker's (then nothing changes). */
     const complete = (job: OutboxJob) =>
@@ -177,13 +178,26 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Rings the doorbell after a delay (a job given back with a backoff becomes due then). */
     const notifyLater = (delayMs: number) => Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${delayMs} millis`), ring)).pipe(Effect.asVoid)
 
-    /** Waits for a doorbell ring or the poll interval, whichever comes first. */
-    const waitForWork = Effect.race(Queue.take(doorbell), Effect.sleep(`${config.outbox.pollMs} millis`))
+    // Idle workers wait on the doorbell alone; one poll tick rings once for each of them every pollMs (a job
+    // due after a backoff set by another process, a lease that expired there). A race of each wait with its
+    // own timer cost two fibers and a timer per idle wait, on the hot path.
+    let idleWorkers = 0
+    yield* Effect.sleep(`${config.outbox.pollMs} millis`).pipe(
+      Effect.zipRight(Effect.suspend(() => (idleWorkers === 0 ? Effect.void : Queue.offerAll(doorbell, Array.from({ length: idleWorkers }, () => undefined))))),
+      Effect.forever,
+      Effect.forkScoped
+    )
+
+    /** Waits for a doorbell ring: a new job, or the poll tick (at most pollMs away). */
+    const waitForWork = Effect.suspend(() => {
+      idleWorkers++
+      return Queue.take(doorbell).pipe(Effect.ensuring(Effect.sync(() => idleWorkers--)))
+    })
 
     /** The NOTIFY that wakes other processes' workers: its channel, and the prefix of this process's payloads. */
     const crossProcessNotify = { channel: CHANNEL, payloadPrefix: ownPrefix }
 
-    return { enqueueInTransaction, crossProcessNotify, notify, notifyLater, claim, renewLease, complete, release, fail, stats, waitForWork, leaseMs }
+    return { enqueueInTransaction, crossProcessNotify, notify, notifyLater, claim, renewLeases, complete, release, fail, stats, waitForWork, leaseMs }
   })
 }) {}
 
