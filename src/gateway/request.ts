@@ -4,7 +4,7 @@
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, type Exit, ParseResult, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import { ValidationError } from "../../schemas/errors.js"
 import { childPath, unsafeInput } from "./inputSafety.js"
@@ -71,16 +71,11 @@ const readAtMost = (source: IncomingMessage, limit: number) =>
     return Effect.sync(cleanup)
   })
 
-/** A body is read once; a handler that asks again gets the same text. */
-const bodies = new WeakMap<IncomingMessage, Effect.Effect<string, ValidationError>>()
+/** A body is read once; a handler that asks again (after the first read ended) gets the same outcome. */
+const bodies = new WeakMap<IncomingMessage, Exit.Exit<string, ValidationError>>()
 
-const bodyText = (source: IncomingMessage) => {
-  const known = bodies.get(source)
-  if (known !== undefined) return known
-  const read = Effect.runSync(Effect.cached(readAtMost(source, MAX_BODY_BYTES)))
-  bodies.set(source, read)
-  return read
-}
+const bodyText = (source: IncomingMessage): Effect.Effect<string, ValidationError> =>
+  Effect.suspend(() => bodies.get(source) ?? Effect.onExit(readAtMost(source, MAX_BODY_BYTES), (read) => Effect.sync(() => bodies.set(source, read))))
 
 /** The JSON body; an empty body counts as `{}`, malformed JSON is a 400 naming the body. */
 export const jsonBody = Effect.gen(function* () {
