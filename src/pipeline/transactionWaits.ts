@@ -14,7 +14,7 @@
  * `?waitMs=` beyond the bound is refused (429) before anything is created; the implicit default wait
  * of a create simply answers at once instead (docs/decisions/pipeline.md).
  */
-import { Chunk, Config, Deferred, Effect, Exit, FiberId, Queue } from "effect"
+import { Chunk, Config, Effect, Queue } from "effect"
 import { MAX_CREATE_WAIT_MS } from "../../schemas/api/transactions.js"
 import { TooManyWaiting } from "../../schemas/errors.js"
 import { superviseActor } from "../../actors/supervise.js"
@@ -50,8 +50,8 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
     const events = yield* StageEvents
     const repo = yield* TransactionRepo
 
-    /** Each waiter is completed with the event that settled its transaction, or undefined when its time is up. */
-    const waiters = new Map<string, Set<Deferred.Deferred<StageEvent | undefined>>>()
+    /** Each waiter is called with the event that settled its transaction, or undefined when its time is up (a callback: one per request). */
+    const waiters = new Map<string, Set<(event: StageEvent | undefined) => void>>()
     /** Insertion-ordered: the first key is the oldest. */
     const recentlySettled = new Set<string>()
     const waitingByKey = new Map<string, number>()
@@ -70,7 +70,7 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
       const woken = waiters.get(event.txId)
       if (woken === undefined) return
       waiters.delete(event.txId)
-      for (const deferred of woken) Deferred.unsafeDone(deferred, Exit.succeed(event))
+      for (const wake of woken) wake(event)
     }
 
     yield* superviseActor(
@@ -137,21 +137,24 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
       Effect.suspend((): Effect.Effect<"none" | StageEvent | undefined> => {
         if (waitMs <= 0 || SETTLED_STATUSES.has(row.status)) return Effect.succeed("none" as const)
         if (recentlySettled.has(row.id)) return Effect.succeed(undefined)
-        const deferred = Deferred.unsafeMake<StageEvent | undefined>(FiberId.none)
-        const registered = waiters.get(row.id) ?? new Set()
-        registered.add(deferred)
-        waiters.set(row.id, registered)
-        // The bound is a plain timer completing the wait (Effect.timeout would race two fibers per request).
-        const timer = setTimeout(() => Deferred.unsafeDone(deferred, Exit.succeed(undefined)), waitMs)
-        return Deferred.await(deferred).pipe(
-          Effect.ensuring(
-            Effect.sync(() => {
-              clearTimeout(timer)
-              registered.delete(deferred)
-              if (registered.size === 0 && waiters.get(row.id) === registered) waiters.delete(row.id)
-            })
-          )
-        )
+        return Effect.async<StageEvent | undefined>((resume) => {
+          const registered = waiters.get(row.id) ?? new Set()
+          waiters.set(row.id, registered)
+          const leave = () => {
+            clearTimeout(timer)
+            registered.delete(wake)
+            if (registered.size === 0 && waiters.get(row.id) === registered) waiters.delete(row.id)
+          }
+          const wake = (event: StageEvent | undefined) => {
+            leave()
+            resume(Effect.succeed(event))
+          }
+          registered.add(wake)
+          // The bound is a plain timer ending the wait (Effect.timeout would race two fibers per request).
+          const timer = setTimeout(() => wake(undefined), waitMs)
+          // An interrupted request (its client went away) leaves at once.
+          return Effect.sync(leave)
+        })
       })
 
     /**
