@@ -63,8 +63,17 @@ export interface Transition {
  */
 export const RUN_ENDS: ReadonlySet<TxStatus> = new Set(["confirmed", "failed", "approval_gate"])
 
-const json = (value: unknown) =>
-  value === undefined ? null : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))
+const bigintAsText = (_key: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v)
+
+/** JSON text with bigints as decimal strings. Most inputs hold none: stringified without the replacer, which would be called on every value. */
+const json = (value: unknown) => {
+  if (value === undefined) return null
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return JSON.stringify(value, bigintAsText)
+  }
+}
 const text = (value: bigint | undefined) => (value === undefined ? null : value.toString())
 
 /** One transition as a row of the statement's JSON input (see applyTransitions). */
