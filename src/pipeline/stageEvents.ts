@@ -14,7 +14,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Chunk, Effect, Layer, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { type StageEvent, StageEventFeed } from "../gateway/stageEventFeed.js"
-import type { TransactionRow } from "./transactionRow.js"
+import { RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
 
 const CHANNEL = "stage_events"
 /** Where a waiting request stops waiting: terminal, or waiting for a human (transactionWaits.ts). */
@@ -53,9 +53,15 @@ export const stageEventOf = (row: TransactionRow, message?: string, at: string =
  * The row behind an event this process published when its transition settled the transaction: a
  * request waiting for it answers with that row (the statement's RETURNING, committed) instead of
  * reading it again. Keyed by the event object itself, so only that very event (delivered in process)
- * finds it; an event relayed from another process is a new object and finds nothing.
+ * finds it.
  */
 const rowsOfEvents = new WeakMap<StageEvent, TransactionRow>()
+
+/**
+ * The record columns a settled event relayed from another process carried (that process's committed
+ * RETURNING): a request waiting here answers with them, without a read of its own.
+ */
+const recordsOfEvents = new WeakMap<StageEvent, TransactionRecordRow>()
 
 /** `event`, remembered as published for `row` (the row as its transition wrote it). */
 export const eventWithRow = (event: StageEvent, row: TransactionRow): StageEvent => {
@@ -63,12 +69,34 @@ export const eventWithRow = (event: StageEvent, row: TransactionRow): StageEvent
   return event
 }
 
-/** The row an in-process event was published for, if any. */
+/** The whole row an in-process event was published for, if any. */
 export const rowOfEvent = (event: StageEvent): TransactionRow | undefined => rowsOfEvents.get(event)
+
+/** The record columns of the row behind an event: published in process, or carried by a relayed settled event. */
+export const recordOfEvent = (event: StageEvent): TransactionRecordRow | undefined => rowsOfEvents.get(event) ?? recordsOfEvents.get(event)
+
+const recordColumnsOf = (row: TransactionRecordRow): TransactionRecordRow =>
+  Object.fromEntries(RECORD_COLUMNS.map((column) => [column, row[column]])) as unknown as TransactionRecordRow
 
 /** Events of one process, as relayed to the others. */
 const Relayed = Schema.parseJson(Schema.Struct({ origin: Schema.String, events: Schema.Array(Schema.Unknown) }))
 const decodeRelayed = Schema.decodeUnknownOption(Relayed)
+
+/** A relayed event's text: a settled one carries its record columns when they fit in a payload. */
+const relayedText = (event: StageEvent): string => {
+  const text = JSON.stringify(event)
+  const row = SETTLED_STATUSES.has(event.status) ? rowsOfEvents.get(event) : undefined
+  if (row === undefined) return text
+  const withRecord = JSON.stringify({ ...event, record: recordColumnsOf(row) })
+  return Buffer.byteLength(withRecord) + 100 > MAX_PAYLOAD_BYTES ? text : withRecord
+}
+
+/** A relayed event as published here: the record it carried (if it is that transaction's, in that status) kept beside it. */
+const receivedEvent = (relayed: unknown): StageEvent => {
+  const { record, ...event } = relayed as StageEvent & { readonly record?: TransactionRecordRow }
+  if (typeof record === "object" && record !== null && record.id === event.txId && record.status === event.status) recordsOfEvents.set(event, record)
+  return event
+}
 
 /** Payloads of at most MAX_PAYLOAD_BYTES, each `{ origin, events }`. */
 const payloadsOf = (origin: string, events: ReadonlyArray<StageEvent>): Array<string> => {
@@ -81,7 +109,7 @@ const payloadsOf = (origin: string, events: ReadonlyArray<StageEvent>): Array<st
     size = 0
   }
   for (const event of events) {
-    const text = JSON.stringify(event)
+    const text = relayedText(event)
     if (Buffer.byteLength(text) + 100 > MAX_PAYLOAD_BYTES) continue // cannot happen for a stage event; never break NOTIFY
     if (size + Buffer.byteLength(text) + 100 > MAX_PAYLOAD_BYTES) flush()
     current.push(text)
@@ -124,7 +152,7 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
         peerHeardAt = Date.now()
         const relayed = decodeRelayed(payload)
         if (relayed._tag === "None") return Effect.void
-        return Effect.forEach(relayed.value.events as ReadonlyArray<StageEvent>, local, { discard: true })
+        return Effect.forEach(relayed.value.events, (event) => local(receivedEvent(event)), { discard: true })
       }),
       // Waiting requests and stream clients depend on it: a lost LISTEN connection is listened again.
       Effect.tapError((error) => Effect.logWarning("stage stream LISTEN stopped; listening again in 1 s", String(error))),

@@ -3,8 +3,9 @@
  * One dispatcher fiber reads the stage-event hub (this process's transitions, and other processes'
  * through the NOTIFY relay of stageEvents.ts) and wakes the requests waiting for that transaction
  * when it becomes terminal or reaches the approval gate. A waiting request costs no database work
- * while it waits; when it wakes it answers with the row this process's transition settled it with
- * (no read), or makes one primary-key read (settled by another process, or its time is up).
+ * while it waits; when it wakes it answers with the row the settling transition returned (this process's,
+ * or the record columns another process's relayed event carried: no read), or makes one primary-key read
+ * (its time is up, or the relayed event was too large to carry them).
  *
  * A transaction may settle before its waiter registers (a fast pipeline): the dispatcher remembers
  * recently settled ids, and registration checks that memory in the same tick (both run on this
@@ -19,7 +20,7 @@ import { MAX_CREATE_WAIT_MS } from "../../schemas/api/transactions.js"
 import { TooManyWaiting } from "../../schemas/errors.js"
 import { superviseActor } from "../../actors/supervise.js"
 import type { StageEvent } from "./stageEvents.js"
-import { rowOfEvent, SETTLED_STATUSES, StageEvents } from "./stageEvents.js"
+import { recordOfEvent, rowOfEvent, SETTLED_STATUSES, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import type { TransactionRecordRow, TransactionRow } from "./transactionRow.js"
 
@@ -164,7 +165,7 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
     const awaitSettled = <Row extends TransactionRecordRow>(row: Row, waitMs: number): Effect.Effect<Row | TransactionRecordRow> =>
       Effect.flatMap(waitUntilSettled(row, waitMs), (woken) => {
         if (woken === "none") return Effect.succeed(row)
-        const settled = woken === undefined ? undefined : rowOfEvent(woken)
+        const settled = woken === undefined ? undefined : recordOfEvent(woken)
         return settled !== undefined ? Effect.succeed(settled) : Effect.map(repo.findRecord(row.id, null), (read) => read ?? row)
       })
 

@@ -5,7 +5,8 @@
  * API process's NOTIFY. Every transfer posted to the API process must be confirmed, by the worker
  * process, with both balances moved on the ledger; and a stage-stream client of the API process sees
  * the stages the worker process ran, and each create (waiting by default) answers with the outcome the
- * worker process reached, woken across processes by the relayed stage events.
+ * worker process reached, woken across processes by the relayed stage events (whose settled events carry
+ * the record, so the answer is the record as stored, without a read).
  *
  * A fresh database, created on TEST_DATABASE_URL's server (the machine's, or the embedded one the run
  * starts: test/support/globalDatabase.ts) and dropped. embeddedDefault.test.ts shows the same on the
@@ -97,6 +98,10 @@ describe("an API-only process beside a worker process", () => {
     }
     expect(records.map((r) => r.status)).toEqual(Array(TRANSFERS).fill("confirmed"))
     expect(new Set(records.map((r) => r.signature)).size).toBe(TRANSFERS)
+    // Each create answered with the whole record as stored (the worker process's settled event carries its
+    // record columns across, so the API process answers without reading it): the same as a read now.
+    const byId = new Map(records.map((r) => [r.id, r]))
+    for (const response of created) expect(response.body.data).toEqual(byId.get(response.body.data.id))
 
     const expected = Array.from({ length: TRANSFERS }, (_, i) => LAMPORTS + i).reduce((a, b) => a + b, 0)
     const balance = await ledgerRpc<{ value: number }>(ledger.rpcUrl, "getBalance", [destination, { commitment: "confirmed" }])
@@ -108,6 +113,8 @@ describe("an API-only process beside a worker process", () => {
     while (confirmedSeen() < TRANSFERS && Date.now() < streamDeadline) await new Promise((resolve) => setTimeout(resolve, 100))
     stream.terminate()
     expect(confirmedSeen()).toBe(TRANSFERS)
+    // The record a relayed event carries is for the waiting requests only, never sent to stream clients.
+    expect(seen.some((m) => "record" in m)).toBe(false)
     const first = created[0].body.data.id as string
     expect(seen.filter((m) => m.type === "stage" && m.txId === first).map((m) => m.status)).toEqual([
       "pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"
