@@ -34,8 +34,9 @@
  * support/closedLoop.ts, where each client creates, waits for the outcome, then creates the next:
  * `waiting` (?waitMs=), `polling` (GET every 50 ms), `stream` (the stage WebSocket) with BENCH_LOOP_CLIENTS
  * (32) clients, and `identical` (one client repeating one transfer). The closed-loop modes share one
- * service process on PostgreSQL (fresh ledger and database, warmed up with BENCH_LOOP_WARMUP (300)
- * transfers, past V8's compilation of the hot path) and run BENCH_LOOP_TRANSFERS (2,000; BENCH_IDENTICAL_TRANSFERS (100) for
+ * service process on PostgreSQL (fresh ledger and database, warmed up with BENCH_LOOP_WARMUP (3,000)
+ * transfers: V8 keeps optimising the service, the ledger and the clients for about that long, and a
+ * running service is past it; the database is analysed after it) and run BENCH_LOOP_TRANSFERS (2,000; BENCH_IDENTICAL_TRANSFERS (100) for
  * `identical`) each;
  * they print confirmed/s, create-to-outcome p50/p99 as the client saw it, the service's own
  * createdAt -> confirmedAt, CPU per transfer by process, and the ledger ceiling (32 clients and 1 client
@@ -96,7 +97,7 @@ const settings = {
   modes: selectedModes(),
   loopTransfers: intEnv("BENCH_LOOP_TRANSFERS", 2_000),
   loopClients: intEnv("BENCH_LOOP_CLIENTS", 32),
-  loopWarmup: intEnv("BENCH_LOOP_WARMUP", 300),
+  loopWarmup: intEnv("BENCH_LOOP_WARMUP", 3_000),
   /** closed loop: an API process (TX_PIPELINE_WORKERS=0) beside a worker process, instead of one process */
   loopSplit: process.env.BENCH_LOOP_SPLIT === "1",
   /** extra node arguments of the closed loop's service process(es), space-separated (e.g. an --import hook) */

@@ -152,6 +152,9 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
       const base = { clients: settings.clients, sources, destinations }
       if (settings.warmup > 0) await runClosedLoop(service.baseUrl, { ...base, mode: "waiting", count: settings.warmup, offset: 900_000 })
+      // The warm-up filled a fresh database faster than autovacuum analyses it (within a minute in a running
+      // service): without fresh statistics the planner may scan tables it believes empty.
+      await database.query("ANALYZE")
 
       const figures: Array<LoopFigures> = []
       for (const [index, mode] of modes.entries()) {
