@@ -93,6 +93,7 @@ const relayedText = (event: StageEvent): string => {
 
 /** A relayed event as published here: the record it carried (if it is that transaction's, in that status) kept beside it. */
 const receivedEvent = (relayed: unknown): StageEvent => {
+  if (typeof relayed !== "object" || relayed === null) return relayed as StageEvent
   const { record, ...event } = relayed as StageEvent & { readonly record?: TransactionRecordRow }
   if (typeof record === "object" && record !== null && record.id === event.txId && record.status === event.status) recordsOfEvents.set(event, record)
   return event
