@@ -8,7 +8,7 @@
  * happens before signing.
  */
 import { PublicKey } from "@solana/web3.js"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { Signer } from "../../actors/signer.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
@@ -68,6 +68,14 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const lendingMarket = yield* LendingMarketProgram
     const oracleFreshness = yield* OracleFreshness
     const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
+    // What the adapters read besides the chain, made once: each provided service is a copy of the fiber's whole
+    // context (and a comparison by hash), so a build provides them with its ChainFacts in one step.
+    const adapterPrograms = Context.make(EscrowProgram, escrowProgram).pipe(
+      Context.add(AmmPrograms, ammPrograms),
+      Context.add(LiquidStakingProgram, liquidStaking),
+      Context.add(LendingMarketProgram, lendingMarket),
+      Context.add(OracleFreshness, oracleFreshness)
+    )
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
     const offChain = yield* OffChainIntents
@@ -111,12 +119,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const payer = new PublicKey(wallet.publicKey)
         const reads = withPreBalance(facts, chain, wallet.publicKey)
         const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
-          Effect.provideService(ChainFacts, reads.facts),
-          Effect.provideService(EscrowProgram, escrowProgram),
-          Effect.provideService(AmmPrograms, ammPrograms),
-          Effect.provideService(LiquidStakingProgram, liquidStaking),
-          Effect.provideService(LendingMarketProgram, lendingMarket),
-          Effect.provideService(OracleFreshness, oracleFreshness),
+          Effect.provide(Context.add(adapterPrograms, ChainFacts, reads.facts)),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             // fail closed (spec rule 4): no build on a price older than ORACLE_MAX_PRICE_AGE_SECONDS
