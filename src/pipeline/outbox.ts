@@ -6,9 +6,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Queue, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config.js"
+import { makeDoorbell } from "../db/doorbell.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { OutboxDepth } from "../observability/queueDepth.js"
 import { type RunContext, type RunContextColumns, runContextOf } from "./runContext.js"
@@ -56,9 +57,8 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const pg = yield* PgClient.PgClient
     const config = yield* AppConfig
     const leaseMs = config.outbox.leaseMs
-    // A doorbell: each enqueue rings once; an idle worker takes a ring or waits for the poll interval.
-    const doorbell = yield* Queue.dropping<void>(1024)
-    const ring = Queue.offer(doorbell, undefined).pipe(Effect.asVoid)
+    // Each enqueue rings once (doorbell.ts); idle workers wait for a ring or the poll tick.
+    const doorbell = yield* makeDoorbell(config.outbox.pollMs)
 
     // NOTIFY payloads are "<origin>:<new jobs>". This process's own enqueues already rang in process
     // (`notify`, after their commit): their NOTIFY, delivered back to this process too, is skipped, or
@@ -70,7 +70,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       Stream.runForEach((payload) =>
         payload.startsWith(ownPrefix)
           ? Effect.void
-          : Effect.repeatN(ring, Math.min(Math.max(Number.parseInt(payload.slice(payload.lastIndexOf(":") + 1), 10) || 1, 1), 64) - 1)
+          : doorbell.ring(Math.min(Math.max(Number.parseInt(payload.slice(payload.lastIndexOf(":") + 1), 10) || 1, 1), 64))
       ),
       Effect.catchAll((error) => Effect.logWarning("outbox LISTEN stopped; falling back to polling", String(error))),
       Effect.forkScoped
@@ -90,7 +90,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       `.pipe(Effect.asVoid)
 
     /** Call after the SQL transaction that enqueued committed: wakes this process's workers (others got the NOTIFY). */
-    const notify = ring
+    const notify = doorbell.ring()
 
     /**
      * Claims up to `count` due jobs, oldest first, each with its own lease; the transactions' attempt
@@ -176,23 +176,10 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     )
 
     /** Rings the doorbell after a delay (a job given back with a backoff becomes due then). */
-    const notifyLater = (delayMs: number) => Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${delayMs} millis`), ring)).pipe(Effect.asVoid)
+    const notifyLater = doorbell.ringAfter
 
-    // Idle workers wait on the doorbell alone; one poll tick rings once for each of them every pollMs (a job
-    // due after a backoff set by another process, a lease that expired there). A race of each wait with its
-    // own timer cost two fibers and a timer per idle wait, on the hot path.
-    let idleWorkers = 0
-    yield* Effect.sleep(`${config.outbox.pollMs} millis`).pipe(
-      Effect.zipRight(Effect.suspend(() => (idleWorkers === 0 ? Effect.void : Queue.offerAll(doorbell, Array.from({ length: idleWorkers }, () => undefined))))),
-      Effect.forever,
-      Effect.forkScoped
-    )
-
-    /** Waits for a doorbell ring: a new job, or the poll tick (at most pollMs away). */
-    const waitForWork = Effect.suspend(() => {
-      idleWorkers++
-      return Queue.take(doorbell).pipe(Effect.ensuring(Effect.sync(() => idleWorkers--)))
-    })
+    /** Waits for a ring: a new job, or the poll tick (at most pollMs away). */
+    const waitForWork = doorbell.waitForWork
 
     /** The NOTIFY that wakes other processes' workers: its channel, and the prefix of this process's payloads. */
     const crossProcessNotify = { channel: CHANNEL, payloadPrefix: ownPrefix }

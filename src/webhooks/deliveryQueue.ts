@@ -8,8 +8,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Option, Queue, Redacted, Schedule, Stream } from "effect"
+import { Effect, Option, Redacted, Schedule, Stream } from "effect"
 import { AppConfig } from "../config.js"
+import { makeDoorbell } from "../db/doorbell.js"
 import { openWebhookSecret, webhookSealingKey } from "./secretSealing.js"
 
 const CHANNEL = "webhook_deliveries"
@@ -52,11 +53,10 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
     const settings = config.webhooks
     const leaseMs = settings.timeoutMs + LEASE_MARGIN_MS
     const sealingKey = Option.getOrUndefined(Option.map(settings.secretKey, (key) => webhookSealingKey(Redacted.value(key))))
-    const doorbell = yield* Queue.dropping<void>(1024)
-    const ring = Queue.offer(doorbell, undefined).pipe(Effect.asVoid)
+    const doorbell = yield* makeDoorbell(settings.pollMs)
 
     yield* pg.listen(CHANNEL).pipe(
-      Stream.runForEach((payload) => Effect.repeatN(ring, Math.min(Math.max(Number.parseInt(payload, 10) || 1, 1), 64) - 1)),
+      Stream.runForEach((payload) => doorbell.ring(Math.min(Math.max(Number.parseInt(payload, 10) || 1, 1), 64))),
       Effect.tapError((error) => Effect.logWarning("webhook LISTEN stopped; listening again in 1 s (polling meanwhile)", String(error))),
       Effect.retry(Schedule.spaced("1 second")),
       Effect.ignore,
@@ -113,13 +113,13 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
       `.pipe(
         Effect.map((rows) => rows[0]?.status),
         // The retry wakes this process's deliverers when it is due, not the next poll.
-        Effect.tap((status) => (status === "pending" ? Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${backoffMs} millis`), ring)) : Effect.void)),
+        Effect.tap((status) => (status === "pending" ? doorbell.ringAfter(backoffMs) : Effect.void)),
         Effect.orDie
       )
     }
 
-    /** Waits for a NOTIFY or the poll interval, whichever comes first. */
-    const waitForWork = Effect.race(Queue.take(doorbell), Effect.sleep(`${settings.pollMs} millis`))
+    /** Waits for a ring (a NOTIFY, a retry come due) or the poll tick (doorbell.ts). */
+    const waitForWork = doorbell.waitForWork
 
     const depth = sql<{ status: string; n: string }>`
       SELECT status, count(*)::text AS n FROM webhook_deliveries WHERE status IN ('pending', 'processing', 'dead') GROUP BY status

@@ -1,0 +1,42 @@
+/**
+ * The doorbell of a durable work queue's idle workers (the outbox, the webhook deliveries). `ring(n)` wakes
+ * up to n of them (new jobs: enqueued in process, or announced by another process's NOTIFY); `ringAfter`
+ * rings later (a job given back with a backoff becomes due then); and one poll tick every `pollMs` rings
+ * once for each idle worker, for what no ring announces (a job due after another process's backoff, a
+ * lease that expired there, a lost LISTEN). Rings beyond the idle workers are kept (up to 1,024) for the
+ * next worker to go idle, which then claims at once.
+ *
+ * Idle workers wait on the doorbell alone: a race of each wait with its own timer cost two fibers and a
+ * timer per idle wait, on the hot path.
+ */
+import { Effect, Queue, type Scope } from "effect"
+
+export interface Doorbell {
+  readonly ring: (times?: number) => Effect.Effect<void>
+  readonly ringAfter: (delayMs: number) => Effect.Effect<void>
+  /** Waits for a ring: new work, or the poll tick (at most pollMs away). */
+  readonly waitForWork: Effect.Effect<void>
+}
+
+export const makeDoorbell = (pollMs: number): Effect.Effect<Doorbell, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const rings = yield* Queue.dropping<void>(1024)
+    let idleWorkers = 0
+
+    const ring = (times = 1) => Queue.offerAll(rings, Array.from({ length: times }, () => undefined)).pipe(Effect.asVoid)
+
+    yield* Effect.sleep(`${pollMs} millis`).pipe(
+      Effect.zipRight(Effect.suspend(() => (idleWorkers === 0 ? Effect.void : ring(idleWorkers)))),
+      Effect.forever,
+      Effect.forkScoped
+    )
+
+    const ringAfter = (delayMs: number) => Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${delayMs} millis`), ring())).pipe(Effect.asVoid)
+
+    const waitForWork = Effect.suspend(() => {
+      idleWorkers++
+      return Queue.take(rings).pipe(Effect.ensuring(Effect.sync(() => idleWorkers--)))
+    })
+
+    return { ring, ringAfter, waitForWork }
+  })
