@@ -13,6 +13,8 @@ import { Effect, Queue, type Scope } from "effect"
 
 export interface Doorbell {
   readonly ring: (times?: number) => Effect.Effect<void>
+  /** Rings for the job count another process's NOTIFY announced (its text): 1 to 64 rings, 1 when unreadable. */
+  readonly ringAnnounced: (count: string) => Effect.Effect<void>
   readonly ringAfter: (delayMs: number) => Effect.Effect<void>
   /** Waits for a ring: new work, or the poll tick (at most pollMs away). */
   readonly waitForWork: Effect.Effect<void>
@@ -31,6 +33,8 @@ export const makeDoorbell = (pollMs: number): Effect.Effect<Doorbell, never, Sco
       Effect.forkScoped
     )
 
+    const ringAnnounced = (count: string) => ring(Math.min(Math.max(Number.parseInt(count, 10) || 1, 1), 64))
+
     const ringAfter = (delayMs: number) => Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${delayMs} millis`), ring())).pipe(Effect.asVoid)
 
     const waitForWork = Effect.suspend(() => {
@@ -38,5 +42,5 @@ export const makeDoorbell = (pollMs: number): Effect.Effect<Doorbell, never, Sco
       return Queue.take(rings).pipe(Effect.ensuring(Effect.sync(() => idleWorkers--)))
     })
 
-    return { ring, ringAfter, waitForWork }
+    return { ring, ringAnnounced, ringAfter, waitForWork }
   })

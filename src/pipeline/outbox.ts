@@ -70,7 +70,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       Stream.runForEach((payload) =>
         payload.startsWith(ownPrefix)
           ? Effect.void
-          : doorbell.ring(Math.min(Math.max(Number.parseInt(payload.slice(payload.lastIndexOf(":") + 1), 10) || 1, 1), 64))
+          : doorbell.ringAnnounced(payload.slice(payload.lastIndexOf(":") + 1))
       ),
       Effect.catchAll((error) => Effect.logWarning("outbox LISTEN stopped; falling back to polling", String(error))),
       Effect.forkScoped

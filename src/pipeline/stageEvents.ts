@@ -84,11 +84,12 @@ const decodeRelayed = Schema.decodeUnknownOption(Relayed)
 
 /** A relayed event's text: a settled one carries its record columns when they fit in a payload. */
 const relayedText = (event: StageEvent): string => {
-  const text = JSON.stringify(event)
   const row = SETTLED_STATUSES.has(event.status) ? rowsOfEvents.get(event) : undefined
-  if (row === undefined) return text
-  const withRecord = JSON.stringify({ ...event, record: recordColumnsOf(row) })
-  return Buffer.byteLength(withRecord) + 100 > MAX_PAYLOAD_BYTES ? text : withRecord
+  if (row !== undefined) {
+    const withRecord = JSON.stringify({ ...event, record: recordColumnsOf(row) })
+    if (Buffer.byteLength(withRecord) + 100 <= MAX_PAYLOAD_BYTES) return withRecord
+  }
+  return JSON.stringify(event)
 }
 
 /** A relayed event as published here: the record it carried (if it is that transaction's, in that status) kept beside it. */
@@ -111,10 +112,11 @@ const payloadsOf = (origin: string, events: ReadonlyArray<StageEvent>): Array<st
   }
   for (const event of events) {
     const text = relayedText(event)
-    if (Buffer.byteLength(text) + 100 > MAX_PAYLOAD_BYTES) continue // cannot happen for a stage event; never break NOTIFY
-    if (size + Buffer.byteLength(text) + 100 > MAX_PAYLOAD_BYTES) flush()
+    const bytes = Buffer.byteLength(text)
+    if (bytes + 100 > MAX_PAYLOAD_BYTES) continue // cannot happen for a stage event; never break NOTIFY
+    if (size + bytes + 100 > MAX_PAYLOAD_BYTES) flush()
     current.push(text)
-    size += Buffer.byteLength(text) + 1
+    size += bytes + 1
   }
   flush()
   return payloads

@@ -56,7 +56,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
     const doorbell = yield* makeDoorbell(settings.pollMs)
 
     yield* pg.listen(CHANNEL).pipe(
-      Stream.runForEach((payload) => doorbell.ring(Math.min(Math.max(Number.parseInt(payload, 10) || 1, 1), 64))),
+      Stream.runForEach(doorbell.ringAnnounced),
       Effect.tapError((error) => Effect.logWarning("webhook LISTEN stopped; listening again in 1 s (polling meanwhile)", String(error))),
       Effect.retry(Schedule.spaced("1 second")),
       Effect.ignore,
