@@ -46,6 +46,7 @@ import { openApiRoutes } from "./gateway/openApiHttp.js"
 import { mcpRoutes } from "./mcp/routes.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
+import { ListeningPorts, RecordGatewayPortLive } from "./gateway/listeningPorts.js"
 import { StageStreamLive } from "./gateway/stream.js"
 import { prometheusRoutes } from "./observability/prometheus.js"
 import { StageTelemetry } from "./observability/stageTelemetry.js"
@@ -143,7 +144,8 @@ const InfrastructureLive = Layer.mergeAll(
   ChainClient.Default,
   ActorRegistry.Default,
   StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
-  StageTelemetry.Default
+  StageTelemetry.Default,
+  ListeningPorts.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
 /** Component services. */
@@ -222,7 +224,7 @@ const ActorsLive = Layer.mergeAll(
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */
-const GatewayLive = StageStreamLive.pipe(Layer.provideMerge(gatewayServerLayer(routes)))
+const GatewayLive = Layer.merge(StageStreamLive, RecordGatewayPortLive).pipe(Layer.provideMerge(gatewayServerLayer(routes)))
 
 export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(AgentRuntimeLive),

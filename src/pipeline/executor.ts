@@ -158,7 +158,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
-        const gaslessRefusals = gasless.refusals(row, compiled.messageBase64)
+        const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
         if (gaslessRefusals.length > 0) {
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
             unwritten: { fields: buildFields, via: [builtStage] }
