@@ -71,6 +71,7 @@ import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
 import { StageEventFeedLive, StageEvents } from "./pipeline/stageEvents.js"
 import { SignOnly } from "./pipeline/signOnly.js"
+import { EffectSimulation } from "./pipeline/effectSimulation.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
 import { TransactionService } from "./pipeline/transactionService.js"
@@ -164,6 +165,8 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  // Every signing path simulates for the transaction's whole effect (issue 31).
+  Layer.provideMerge(EffectSimulation.Default),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
   Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
