@@ -127,6 +127,23 @@ describe("the kill switch", () => {
     expect(refused.body.error).toContain(`agent ${agent.id} is frozen (freeze ${freeze.id}`)
   }, 60_000)
 
+  it("is an MCP tool too: freeze, list and lift through /mcp/call with the operator's key", async () => {
+    const wallet = await createWallet(service.baseUrl, undefined, OPS)
+    const tool = <D>(name: string, args: unknown) => api<D>(service.baseUrl, "POST", "/mcp/call", { tool: name, args }, OPS)
+    const frozen = await tool<{ id: string; active: boolean }>("risk.freeze", { scope: "wallet", targetId: wallet.id, reason: "via a tool" })
+    expect(frozen.status).toBe(200)
+    expect(frozen.body.data.active).toBe(true)
+    const listed = await tool<{ freezes: Array<{ id: string }> }>("risk.list_freezes", {})
+    expect(listed.body.data.freezes.map((freeze) => freeze.id)).toContain(frozen.body.data.id)
+    const lifted = await tool<{ active: boolean }>("risk.lift_freeze", { freezeId: frozen.body.data.id, reason: "done" })
+    expect(lifted.status).toBe(200)
+    expect(lifted.body.data.active).toBe(false)
+    // The tool validates like the route: an unknown scope is a 400 naming it.
+    const bad = await tool("risk.freeze", { scope: "galaxy", reason: "x" })
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toContain("scope")
+  }, 60_000)
+
   it("refuses bad input with a 400 or 404 naming the field, and changes nothing", async () => {
     const client = makeClient(service.baseUrl, OPS)
     const before = dataOf(await client.risk.listFreezes({ query: { state: "all" } })).total
