@@ -82,6 +82,9 @@ import { PolicyEngine } from "./policy/policyEngine.js"
 import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
+import { freezeRoutes } from "./freeze/http.js"
+import { KillSwitch } from "./freeze/killSwitch.js"
+import { FrozenGate } from "./pipeline/frozenGate.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
 import { escrowHelperRoutes } from "./pipeline/escrowHelpersHttp.js"
@@ -107,6 +110,7 @@ import { KeyStore } from "./wallet/keyStore.js"
 import { MpcCluster } from "./wallet/mpc/mpcCluster.js"
 import { WalletRepo } from "./wallet/walletRepo.js"
 import { WalletService } from "./wallet/walletService.js"
+import { SigningFreezes } from "./wallet/signingFreezes.js"
 
 const componentRoutes = [
   ...healthRoutes,
@@ -128,6 +132,7 @@ const componentRoutes = [
   ...runtimeRoutes,
   ...policyRoutes,
   ...riskRoutes,
+  ...freezeRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -157,11 +162,12 @@ const CoreComponentsLive = Layer.mergeAll(
   ProtocolHealthCheck.Default,
   WebhookRepo.Default,
   WebhookDeliveryQueue.Default,
+  SigningFreezes.Default,
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
@@ -210,7 +216,7 @@ const AgentsLive = WalletSpendGateLive.pipe(
 )
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
-const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default).pipe(
+const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default).pipe(
   Layer.provideMerge(AgentsLive)
 )
 
