@@ -46,6 +46,7 @@ import { openApiRoutes } from "./gateway/openApiHttp.js"
 import { mcpRoutes } from "./mcp/routes.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
+import { ListeningPorts, RecordGatewayPortLive } from "./gateway/listeningPorts.js"
 import { StageStreamLive } from "./gateway/stream.js"
 import { prometheusRoutes } from "./observability/prometheus.js"
 import { StageTelemetry } from "./observability/stageTelemetry.js"
@@ -70,6 +71,7 @@ import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
 import { StageEventFeedLive, StageEvents } from "./pipeline/stageEvents.js"
 import { SignOnly } from "./pipeline/signOnly.js"
+import { EffectSimulation } from "./pipeline/effectSimulation.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
 import { TransactionService } from "./pipeline/transactionService.js"
@@ -80,6 +82,9 @@ import { PolicyEngine } from "./policy/policyEngine.js"
 import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
+import { freezeRoutes } from "./freeze/http.js"
+import { KillSwitch } from "./freeze/killSwitch.js"
+import { FrozenGate } from "./pipeline/frozenGate.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
 import { escrowHelperRoutes } from "./pipeline/escrowHelpersHttp.js"
@@ -111,6 +116,7 @@ import { IssuedKeys } from "./keys/issuedKeys.js"
 import { KeyService } from "./keys/keyService.js"
 import { KeyUsage } from "./keys/keyUsage.js"
 import { KeyAgentsLive } from "./agents/keyAgentsPort.js"
+import { SigningFreezes } from "./wallet/signingFreezes.js"
 
 const componentRoutes = [
   ...healthRoutes,
@@ -133,6 +139,7 @@ const componentRoutes = [
   ...runtimeRoutes,
   ...policyRoutes,
   ...riskRoutes,
+  ...freezeRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -150,7 +157,8 @@ const InfrastructureLive = Layer.mergeAll(
   ChainClient.Default,
   ActorRegistry.Default,
   StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
-  StageTelemetry.Default
+  StageTelemetry.Default,
+  ListeningPorts.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
 /** Component services. */
@@ -161,14 +169,17 @@ const CoreComponentsLive = Layer.mergeAll(
   ProtocolHealthCheck.Default,
   WebhookRepo.Default,
   WebhookDeliveryQueue.Default,
+  SigningFreezes.Default,
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  // Every signing path simulates for the transaction's whole effect (issue 31).
+  Layer.provideMerge(EffectSimulation.Default),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
   Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
@@ -219,7 +230,7 @@ const AgentsLive = WalletSpendGateLive.pipe(
 )
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
-const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default).pipe(
+const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default).pipe(
   Layer.provideMerge(AgentsLive)
 )
 
@@ -236,7 +247,7 @@ const ActorsLive = Layer.mergeAll(
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */
-const GatewayLive = StageStreamLive.pipe(Layer.provideMerge(gatewayServerLayer(routes)))
+const GatewayLive = Layer.merge(StageStreamLive, RecordGatewayPortLive).pipe(Layer.provideMerge(gatewayServerLayer(routes)))
 
 export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(AgentRuntimeLive),
