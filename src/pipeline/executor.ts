@@ -45,6 +45,7 @@ import { X402Stages } from "./x402Stages.js"
 import { EffectSimulation } from "./effectSimulation.js"
 import { recordedEffect, spendFacts } from "./effectFacts.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
+import { signingFailure } from "./signingFailure.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
 import { AuditLog } from "../audit/auditLog.js"
 
@@ -161,7 +162,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
-        const gaslessRefusals = gasless.refusals(row, compiled.messageBase64)
+        const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
         if (gaslessRefusals.length > 0) {
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
             unwritten: { fields: buildFields, via: [builtStage] }
@@ -322,14 +323,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             })
           )
         }
-        const signed = yield* signer.sign(row.id).pipe(
-          Effect.mapError((refused) => new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `signing refused: ${refused.message}`, stage: "sign" }))
-        )
+        const signed = yield* signer.sign(row.id).pipe(Effect.mapError(signingFailure))
         if (SIGN_ONLY_TYPES.has(row.type)) return yield* signedOnly(row, signed)
         return yield* move(row, {
           from: ["signing"], to: "submitting", stage: "send", message: "signed",
           fields: { signature: signed.signature, signedTransaction: signed.signedTransaction },
-          eventType: "transaction.signed", eventMetadata: { signature: signed.signature }
+          eventType: "transaction.signed", eventMetadata: { signature: signed.signature, signedAt: signed.signedAt }
         })
       })
 
