@@ -75,8 +75,7 @@ export class EffectSimulation extends Effect.Service<EffectSimulation>()("Effect
 
     /**
      * Simulates `messageBase64` (signatures not verified: nothing is signed yet) and analyses its effect on
-     * `wallet`. The accounts are read before the simulation, so a change landing in between is counted as
-     * this transaction's (the stricter reading).
+     * `wallet`, from the accounts it can write as they are and as the simulation leaves them.
      */
     const simulate = (wallet: string, messageBase64: string, extraSignatures: Record<string, string>): Effect.Effect<SimulatedEffect, ChainError> =>
       Effect.gen(function* () {
@@ -86,16 +85,20 @@ export class EffectSimulation extends Effect.Service<EffectSimulation>()("Effect
         })
         if (Either.isLeft(read)) return { ok: true, logs: [], walletLamportsBefore: 0n, effectError: errorText(read.left) }
         const { view, accounts } = read.right
-        const before = yield* facts.accounts(accounts)
-        const walletLamportsBefore = before[0]?.lamports ?? 0n
         const wire = assembleTransaction(messageBase64, extraSignatures)
-        const { value } = yield* chain.rpc<{ value: RpcSimulation }>("simulateTransaction", [
-          wire.toString("base64"),
-          {
-            encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed", innerInstructions: true,
-            accounts: { addresses: accounts, encoding: "base64" }
-          }
-        ])
+        // Made in one turn, so the RPC pool sends them as one JSON-RPC batch, in this order: the local ledger
+        // answers a batch in one step (one snapshot); elsewhere both read the same commitment a moment apart.
+        const [before, { value }] = yield* Effect.all([
+          facts.accounts(accounts),
+          chain.rpc<{ value: RpcSimulation }>("simulateTransaction", [
+            wire.toString("base64"),
+            {
+              encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed", innerInstructions: true,
+              accounts: { addresses: accounts, encoding: "base64" }
+            }
+          ])
+        ], { concurrency: 2 })
+        const walletLamportsBefore = before[0]?.lamports ?? 0n
         const logs = value.logs ?? []
         const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
         const seen = { logs, ...units, walletLamportsBefore }
