@@ -10,6 +10,7 @@ const byAgent = Schema.Struct({ agentId: AgentId })
 const Strings = Schema.Array(Schema.String)
 const ExecutionMode = Schema.Literal(...EXECUTION_MODES).annotations({ description: "execution mode: autonomous (the default) or supervised; paper trading is autonomy.mode paper" })
 
+/** Starting or resuming lets an agent spend on its own: destructive. */
 const agentAction = (name: string, action: "start" | "stop" | "resume", description: string) =>
   tool({
     name,
@@ -17,6 +18,7 @@ const agentAction = (name: string, action: "start" | "stop" | "resume", descript
     endpoint: AgentsApi[action],
     args: byAgent,
     readOnly: false,
+    destructive: action !== "stop",
     request: ({ agentId }) => ({ method: "POST", path: apiPath`/api/v1/agents/${agentId}/` + action })
   })
 

@@ -50,7 +50,8 @@ const stakeTool = (name: string, action: "stake" | "unstake", description: strin
     description,
     endpoint: DefiApi[action],
     args: Schema.Struct({ protocol: ProtocolName, walletAddress: WalletAddress, amount: Amount, validator: Schema.optional(Base58Address) }),
-    readOnly: false,
+    // A preview: the unsigned transaction and the request that executes it; nothing is signed or stored.
+    readOnly: true,
     request: ({ walletAddress, ...rest }) => ({ method: "POST", path: "/api/v1/defi/" + action, body: { ...rest, wallet: walletAddress } })
   })
 
@@ -60,7 +61,8 @@ const lendTool = (name: string, action: keyof typeof LendingApi, description: st
     description,
     endpoint: LendingApi[action],
     args: Schema.Struct({ protocol: ProtocolName, walletAddress: WalletAddress, mint: Base58Address, amount: Amount }),
-    readOnly: false,
+    // A preview, as stake: nothing is signed or stored.
+    readOnly: true,
     request: ({ walletAddress, ...rest }) => ({ method: "POST", path: "/api/v1/defi/lend/" + action, body: { ...rest, wallet: walletAddress } })
   })
 
@@ -121,14 +123,14 @@ export const protocolTools = [
     readOnly: true,
     request: (args) => ({ method: "POST", path: apiPath`/api/v1/protocols/${args.protocol}/migrate-intent`, body: omit(args, "protocol") })
   }),
-  swapTool("protocol.quote", "quote", "A swap quote (no transaction).", true),
-  swapTool("protocol.swap", "swap", "Build a swap.", false),
-  stakeTool("protocol.stake", "stake", "Build a stake."),
-  stakeTool("protocol.unstake", "unstake", "Build an unstake."),
-  lendTool("protocol.lend_supply", "supply", "Build a lending supply."),
-  lendTool("protocol.lend_borrow", "borrow", "Build a lending borrow."),
-  lendTool("protocol.lend_withdraw", "withdraw", "Build a withdrawal of supplied tokens (at most amount; at or above the supply's worth withdraws it all)."),
-  lendTool("protocol.lend_repay", "repay", "Build a repayment of a borrow (at most the debt with interest; above it pays exactly the debt)."),
+  swapTool("protocol.quote", "quote", "A swap quote over live pools (no transaction).", true),
+  swapTool("protocol.swap", "swap", "Preview a swap: the route, the unsigned transaction and the tx.create request that executes it (nothing is signed).", true),
+  stakeTool("protocol.stake", "stake", "Preview a stake: the LST it would mint, the unsigned transaction and the tx.create request that executes it."),
+  stakeTool("protocol.unstake", "unstake", "Preview an unstake: the lamports it would return after the fee, the unsigned transaction and the tx.create request that executes it."),
+  lendTool("protocol.lend_supply", "supply", "Preview a lending supply and the tx.create request that executes it."),
+  lendTool("protocol.lend_borrow", "borrow", "Preview a lending borrow and the tx.create request that executes it."),
+  lendTool("protocol.lend_withdraw", "withdraw", "Preview a withdrawal of supplied tokens (at most amount; at or above the supply's worth withdraws it all)."),
+  lendTool("protocol.lend_repay", "repay", "Preview a repayment of a borrow (at most the debt with interest; above it pays exactly the debt)."),
   tool({
     name: "protocol.escrow_create",
     description: "Create an escrow (intent as create_escrow: escrowNumericId, counterparty, creator, arbiter, feeRecipient, amount, deadlineUnixSec) signed by the custodied wallet walletId.",

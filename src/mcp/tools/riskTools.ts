@@ -26,6 +26,7 @@ export const riskTools = [
     args: Schema.Struct({ protocol: ProtocolName }, AnyFields),
     readOnly: false,
     destructive: true,
+    idempotent: true,
     request: (args) => ({ method: "PUT", path: apiPath`/api/v1/risk/protocols/${args.protocol}`, body: omit(args, "protocol") })
   }),
   read("risk.list_portfolio", RiskApi.listPortfolio, "Every wallet's portfolio risk controls."),
@@ -44,6 +45,7 @@ export const riskTools = [
     args: Schema.Struct({ walletId: WalletId }, AnyFields),
     readOnly: false,
     destructive: true,
+    idempotent: true,
     request: (args) => ({ method: "PUT", path: apiPath`/api/v1/risk/portfolio/${args.walletId}`, body: omit(args, "walletId") })
   }),
   read("risk.get_chaos", ChaosApi.get, "The chaos (fault injection) config."),
@@ -58,6 +60,7 @@ export const riskTools = [
     }),
     readOnly: false,
     destructive: true,
+    idempotent: true,
     request: (args) => ({ method: "PUT", path: "/api/v1/chaos", body: args })
   })
 ]

@@ -10,7 +10,8 @@ export const strategyTools = [
     description: "Backtest a strategy: steps of {type, protocol, intent, timestamp, simulatedPnlLamports?}; minimumPassRate 0-1.",
     endpoint: StrategyApi.backtest,
     args: Schema.Struct({ walletId: WalletId, name: Schema.String, steps: Schema.Array(JsonObject) }, AnyFields),
-    readOnly: true,
+    // Records the run (a passing one may be what lets an autonomous agent start): not read-only.
+    readOnly: false,
     request: (args) => ({ method: "POST", path: "/api/v1/strategy/backtest", body: args })
   }),
   tool({

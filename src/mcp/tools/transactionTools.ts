@@ -51,7 +51,7 @@ export const transactionTools = [
     readOnly: true,
     request: ({ txId }) => ({ method: "GET", path: apiPath`/api/v1/transactions/${txId}` })
   }),
-  txAction("tx.retry", "retry", TransactionsApi.retry, "Retry a failed transaction (PIPELINE_ERROR or CONFIRMATION_FAILED) with a fresh build and policy decision.", false),
+  txAction("tx.retry", "retry", TransactionsApi.retry, "Retry a failed transaction (PIPELINE_ERROR or CONFIRMATION_FAILED) with a fresh build and policy decision.", true),
   txAction("tx.approve", "approve", TransactionsApi.approve, "Approve a transaction waiting at the approval gate; it continues to signing.", true),
   tool({
     name: "tx.reject",
