@@ -5,11 +5,13 @@
 export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   wallets: "wallet",
   autofund_daily: "wallet",
+  signing_freezes: "wallet",
   audit_events: "audit",
   metric_counters: "audit",
   transactions: "pipeline",
   outbox_jobs: "pipeline",
   chaos_config: "pipeline",
+  gasless_fee_reservations: "pipeline",
   policies: "policy",
   policy_versions: "policy",
   policy_wallet_locks: "policy",
@@ -36,7 +38,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   x402_payments: "protocols",
   webhook_subscriptions: "webhooks",
   webhook_deliveries: "webhooks",
-  positions: "positions"
+  positions: "positions",
+  api_keys: "keys"
 }
 
 /**
@@ -55,7 +58,7 @@ export const ACTOR_COMPONENTS: Readonly<Record<string, string>> = {
 export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly tables: ReadonlyArray<string>; readonly why: string }> = [
   {
     file: "src/pipeline/insertTransaction.ts",
-    tables: ["wallets", "agents", "audit_events"],
+    tables: ["wallets", "agents", "audit_events", "signing_freezes"],
     why: "the create path's one statement: checks the wallet and agent, inserts the row, its job and its audit event atomically (batched)"
   },
   {

@@ -16,6 +16,9 @@ import x402Payments from "./0011_x402_payments.js"
 import webhooks from "./0012_webhooks.js"
 import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
+import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
+import signingFreezes from "./0140_signing_freezes.js"
+import apiKeys from "./0160_api_keys.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -30,5 +33,8 @@ export const migrations = Migrator.fromRecord({
   "0011_x402_payments": x402Payments,
   "0012_webhooks": webhooks,
   "0014_positions": positions,
-  "0016_portfolio_values": portfolioValues
+  "0016_portfolio_values": portfolioValues,
+  "0120_gasless_fee_quota": gaslessFeeQuota,
+  "0140_signing_freezes": signingFreezes,
+  "0160_api_keys": apiKeys
 })
