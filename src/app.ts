@@ -46,6 +46,7 @@ import { openApiRoutes } from "./gateway/openApiHttp.js"
 import { mcpRoutes } from "./mcp/routes.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
+import { ListeningPorts, RecordGatewayPortLive } from "./gateway/listeningPorts.js"
 import { StageStreamLive } from "./gateway/stream.js"
 import { prometheusRoutes } from "./observability/prometheus.js"
 import { StageTelemetry } from "./observability/stageTelemetry.js"
@@ -70,6 +71,7 @@ import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
 import { StageEventFeedLive, StageEvents } from "./pipeline/stageEvents.js"
 import { SignOnly } from "./pipeline/signOnly.js"
+import { EffectSimulation } from "./pipeline/effectSimulation.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
 import { TransactionService } from "./pipeline/transactionService.js"
@@ -148,7 +150,8 @@ const InfrastructureLive = Layer.mergeAll(
   ChainClient.Default,
   ActorRegistry.Default,
   StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
-  StageTelemetry.Default
+  StageTelemetry.Default,
+  ListeningPorts.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
 /** Component services. */
@@ -168,6 +171,8 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  // Every signing path simulates for the transaction's whole effect (issue 31).
+  Layer.provideMerge(EffectSimulation.Default),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
   Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
@@ -228,7 +233,7 @@ const ActorsLive = Layer.mergeAll(
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */
-const GatewayLive = StageStreamLive.pipe(Layer.provideMerge(gatewayServerLayer(routes)))
+const GatewayLive = Layer.merge(StageStreamLive, RecordGatewayPortLive).pipe(Layer.provideMerge(gatewayServerLayer(routes)))
 
 export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(AgentRuntimeLive),

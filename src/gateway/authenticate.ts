@@ -48,12 +48,17 @@ export const authenticate = (
         rate: null
       }
     }
-    if (sourceAddress !== undefined) {
-      const guard = settings.authFailures.check(sourceAddress)
+    // A tool call's inner request (innerCall.ts) comes from this process's own address: its outer /mcp request
+    // was checked against the caller's real address. Judging the inner one by 127.0.0.1 would let anything that
+    // fails from loopback lock every tenant's tool calls out, so it neither counts as a failure nor is blocked.
+    const inner = isInnerCall(headerValue(headers, INNER_CALL_HEADER))
+    const limitedAddress = inner ? undefined : sourceAddress
+    if (limitedAddress !== undefined) {
+      const guard = settings.authFailures.check(limitedAddress)
       if (guard.blocked) return yield* new TooManyAuthFailures({ limit: guard.limit, resetUnixSeconds: guard.resetUnixSeconds })
     }
     const failed = <E>(error: E) => {
-      if (sourceAddress !== undefined) settings.authFailures.recordFailure(sourceAddress)
+      if (limitedAddress !== undefined) settings.authFailures.recordFailure(limitedAddress)
       return Effect.fail(error)
     }
     const presented = headerValue(headers, "x-api-key")
@@ -62,7 +67,7 @@ export const authenticate = (
     if (entry === undefined) return yield* failed(new InvalidApiKey())
 
     // A tool call's inner request was counted when its /mcp request came in (innerCall.ts).
-    const rate = isInnerCall(headerValue(headers, INNER_CALL_HEADER)) ? null : settings.rateLimiter.take(entry.keyId)
+    const rate = inner ? null : settings.rateLimiter.take(entry.keyId)
     if (rate !== null && !rate.allowed) return yield* new RateLimited({ limit: rate.limit, resetUnixSeconds: rate.resetUnixSeconds })
 
     if (!hasScope(entry, requiredScope)) return yield* new InsufficientScope({ requiredScope })

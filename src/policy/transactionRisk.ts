@@ -3,6 +3,7 @@
  * intent's protocol (spec order: slippage, pools, programs, pool concentration against the
  * pre-balance, quote age, oracle deviation), then the wallet's portfolio risk controls.
  */
+import type { TransactionEffect } from "../../schemas/effect.js"
 import type { EvaluateRequest, PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
 import { portfolioRiskChecks } from "./portfolioRiskChecks.js"
 import { protocolRiskChecks } from "./protocolRiskChecks.js"
@@ -35,6 +36,8 @@ export interface TransactionRiskInput {
     readonly oracleDeviationBps?: number | undefined
     /** a swap's oracle price was too old to compare: why */
     readonly oracleUnavailable?: string | undefined
+    /** the simulated whole effect on the wallet (issue 31); absent for a message, which has none on chain */
+    readonly effect?: TransactionEffect | undefined
   }
   readonly preBalanceLamports: bigint
   readonly gasless: boolean

@@ -16,6 +16,7 @@ import x402Payments from "./0011_x402_payments.js"
 import webhooks from "./0012_webhooks.js"
 import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
+import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import signingFreezes from "./0140_signing_freezes.js"
 
 export const migrations = Migrator.fromRecord({
@@ -32,5 +33,6 @@ export const migrations = Migrator.fromRecord({
   "0012_webhooks": webhooks,
   "0014_positions": positions,
   "0016_portfolio_values": portfolioValues,
-  "0140_signing_freezes": signingFreezes
+  "0120_gasless_fee_quota": gaslessFeeQuota,
+  "0140_signing_freezes": signingFreezes,
 })

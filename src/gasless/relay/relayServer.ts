@@ -7,7 +7,7 @@
  * Fees are free (Kora's `free` price model): no fee token is taken from the user.
  */
 import bs58 from "bs58"
-import { createPublicKey, verify } from "node:crypto"
+import { createHash, createPublicKey, timingSafeEqual, verify } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { feeLamports, relayRefusals, type RelayLimits } from "../gaslessRules.js"
 import { joinWireTransaction, splitWireTransaction, viewMessage } from "../../protocols/messageView.js"
@@ -24,6 +24,11 @@ export interface RelayOptions {
   readonly maxFeeLamports: bigint
   readonly maxSignatures?: number
   readonly supportedTokens?: ReadonlyArray<string>
+  /**
+   * When set, only requests presenting it in `x-api-key` (Kora's header) are served: the relay pays fees, so it
+   * serves its own service's processes only (src/gasless/relayApiKey.ts). Others get HTTP 401.
+   */
+  readonly apiKey?: string
 }
 
 export interface RunningRelay {
@@ -186,7 +191,19 @@ export const startRelayServer = async (options: RelayOptions): Promise<RunningRe
     response.end(text)
   }
 
+  const keyDigest = options.apiKey === undefined ? undefined : createHash("sha256").update(options.apiKey).digest()
+  /** Constant time over digests (the presented key's length says nothing). */
+  const presentsKey = (request: IncomingMessage) => {
+    if (keyDigest === undefined) return true
+    const presented = request.headers["x-api-key"]
+    return typeof presented === "string" && timingSafeEqual(createHash("sha256").update(presented).digest(), keyDigest)
+  }
+
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (!presentsKey(request)) {
+      request.resume()
+      return answer(response, 401, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "unauthorized: this relay pays fees only for its own service's processes (x-api-key)" } })
+    }
     if (request.method !== "POST") return answer(response, 405, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "POST a JSON-RPC 2.0 request" } })
     let id: unknown = null
     try {
