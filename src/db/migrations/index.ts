@@ -18,6 +18,7 @@ import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import signingFreezes from "./0140_signing_freezes.js"
+import valueLimits from "./0141_value_limits.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -35,4 +36,5 @@ export const migrations = Migrator.fromRecord({
   "0016_portfolio_values": portfolioValues,
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0140_signing_freezes": signingFreezes,
+  "0141_value_limits": valueLimits,
 })
