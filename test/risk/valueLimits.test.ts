@@ -108,6 +108,8 @@ describe("value limits", () => {
     expect(denied.status).toBe(403)
     expect(denied.body.error).toContain(`value limit: agent ${agent.id} may move 0.15 SOL per 3600s; used 0.1`)
     expect(await limitsOf("agent", agent.id)).toMatchObject([{ used: "0.1", remaining: "0.05" }])
+    // Shown in the agent's state too.
+    expect(dataOf(await client().agents.budget({ params: { agentId: agent.id } })).valueLimits).toMatchObject([{ currency: "SOL", windowSeconds: 3600, max: "0.15", used: "0.1", remaining: "0.05" }])
   }, 60_000)
 
   it("refuses bad input with a 400 or 404 naming the field, and changes nothing", async () => {
