@@ -112,6 +112,12 @@ import { KeyStore } from "./wallet/keyStore.js"
 import { MpcCluster } from "./wallet/mpc/mpcCluster.js"
 import { WalletRepo } from "./wallet/walletRepo.js"
 import { WalletService } from "./wallet/walletService.js"
+import { keyRoutes } from "./keys/http.js"
+import { KeyRingLive } from "./keys/keyRingLive.js"
+import { IssuedKeys } from "./keys/issuedKeys.js"
+import { KeyService } from "./keys/keyService.js"
+import { KeyUsage } from "./keys/keyUsage.js"
+import { KeyAgentsLive } from "./agents/keyAgentsPort.js"
 import { SigningFreezes } from "./wallet/signingFreezes.js"
 
 const componentRoutes = [
@@ -123,6 +129,7 @@ const componentRoutes = [
   ...auditRoutes,
   ...prometheusRoutes,
   ...webhookRoutes,
+  ...keyRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
   ...defiRoutes,
@@ -209,12 +216,19 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(CoreComponentsLive)
 )
 
+/** Issued API keys (issue 36): the service, and the gateway's key ring kept current by NOTIFY. */
+const KeysLive = KeyRingLive.pipe(
+  Layer.provideMerge(Layer.mergeAll(KeyService.Default, KeyUsage.Default, IssuedKeys.Default)),
+  Layer.provideMerge(KeyAgentsLive)
+)
+
 /** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
 const AgentsLive = WalletSpendGateLive.pipe(
   Layer.provideMerge(WalletSpend.Default),
   Layer.provideMerge(AgentExecution.Default),
   Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
   Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),
+  Layer.provideMerge(KeysLive),
   Layer.provideMerge(AgentRepo.Default)
 )
 

@@ -40,7 +40,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   x402_payments: "protocols",
   webhook_subscriptions: "webhooks",
   webhook_deliveries: "webhooks",
-  positions: "positions"
+  positions: "positions",
+  api_keys: "keys"
 }
 
 /**
