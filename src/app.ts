@@ -86,6 +86,8 @@ import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { freezeRoutes } from "./freeze/http.js"
+import { valueLimitRoutes } from "./valueLimits/http.js"
+import { ValueLimitStore } from "./risk/valueLimits.js"
 import { KillSwitch } from "./freeze/killSwitch.js"
 import { FrozenGate } from "./pipeline/frozenGate.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
@@ -143,6 +145,7 @@ const componentRoutes = [
   ...policyRoutes,
   ...riskRoutes,
   ...freezeRoutes,
+  ...valueLimitRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -166,7 +169,7 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Component services. */
 const CoreComponentsLive = Layer.mergeAll(
-  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default))),
+  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default, ValueLimitStore.Default))),
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,
