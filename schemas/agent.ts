@@ -7,6 +7,7 @@ import { Amount, Label, Timestamp, Uuid } from "./common.js"
 import { TransactionType, unknownIntentFields } from "./intent.js"
 import { ProtocolId } from "./protocol.js"
 import { IdempotencyKey } from "./transaction.js"
+import { ValueLimitState } from "./valueLimits.js"
 
 /** A Literal union's own message only shows with `override` (else each member reports "Expected x"). */
 const mustBeOneOf = (values: ReadonlyArray<string>) => () => ({
@@ -202,7 +203,9 @@ export const AgentBudget = Schema.Struct({
   budgetLamports: Schema.optional(Amount),
   remainingLamports: Schema.optional(Amount),
   spentLamportsToday: Amount,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  /** The agent's value limits with their use now (issue 34): used, remaining and window of each. */
+  valueLimits: Schema.optional(Schema.Array(ValueLimitState))
 })
 export type AgentBudget = typeof AgentBudget.Type
 

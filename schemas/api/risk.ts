@@ -4,6 +4,7 @@ import { PortfolioRiskControls, PortfolioRiskControlsUpdate, ProtocolRiskConfig,
 import { ProtocolId } from "../protocol.js"
 import { Freeze, FreezeCreate, FreezeIdParams, FreezeLift, FreezeListQuery } from "../freeze.js"
 import { Page } from "../common.js"
+import { ValueLimitParams, ValueLimits, ValueLimitsUpdate } from "../valueLimits.js"
 import { endpoint } from "./endpoint.js"
 import { WalletIdParams } from "./wallets.js"
 
@@ -61,5 +62,16 @@ export const RiskApi = {
     params: FreezeIdParams,
     body: FreezeLift,
     success: Freeze
+  }),
+  getValueLimits: endpoint("risk", "GET", "/api/v1/risk/value-limits/:scope/:targetId", {
+    summary: "A wallet's or an agent's value limits (USD or SOL over rolling windows) with what each window used and has left",
+    params: ValueLimitParams,
+    success: ValueLimits
+  }),
+  putValueLimits: endpoint("risk", "PUT", "/api/v1/risk/value-limits/:scope/:targetId", {
+    summary: "Set a wallet's or an agent's value limits (the whole set; [] clears it)",
+    params: ValueLimitParams,
+    body: ValueLimitsUpdate,
+    success: ValueLimits
   })
 }

@@ -16,6 +16,7 @@ import type { StoredAgent } from "./agentRow.js"
 import { AGENT_TRANSITIONS, invalidTransitionMessage, type AgentAction } from "./agentTransitions.js"
 import { AgentBudgets } from "./budgets.js"
 import { Strategy } from "./strategy.js"
+import { ValueLimitStore } from "../risk/valueLimits.js"
 
 const DEFAULT_AUTONOMY = Schema.decodeUnknownSync(Autonomy)({})
 const MAX_LABEL = 128
@@ -25,6 +26,7 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
     const repo = yield* AgentRepo
     const wallets = yield* WalletService
     const budgets = yield* AgentBudgets
+    const valueLimits = yield* ValueLimitStore
     const strategy = yield* Strategy
     const audit = yield* AuditLog
     const config = yield* AppConfig
@@ -124,7 +126,11 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         return moved.agent
       }).pipe(Effect.withSpan(`AgentService.${action}`))
 
-    const budget = (caller: CallerInfo, id: string) => Effect.flatMap(get(caller, id), budgets.view)
+    /** Today's budget, and the agent's value limits with their use now (issue 34). */
+    const budget = (caller: CallerInfo, id: string) =>
+      Effect.flatMap(get(caller, id), (stored) =>
+        Effect.zipWith(budgets.view(stored), valueLimits.state("agent", stored.agent.id, stored.tenantId, new Date()), (view, limits) => ({ ...view, valueLimits: limits.limits }))
+      )
 
     /**
      * The automatic pause of the state table (supervisor): a running autonomous agent becomes paused with
