@@ -16,6 +16,7 @@ import x402Payments from "./0011_x402_payments.js"
 import webhooks from "./0012_webhooks.js"
 import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
+import growth from "./0150_growth.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -30,5 +31,6 @@ export const migrations = Migrator.fromRecord({
   "0011_x402_payments": x402Payments,
   "0012_webhooks": webhooks,
   "0014_positions": positions,
-  "0016_portfolio_values": portfolioValues
+  "0016_portfolio_values": portfolioValues,
+  "0150_growth": growth
 })
