@@ -19,6 +19,7 @@
  */
 import { Keypair } from "@solana/web3.js"
 import pg from "pg"
+import { LIST_TOTAL_CAP } from "../schemas/common.js"
 import { createFundedWallet, createPostgresDatabase, killAllChildren, startLedgerProcess, startServiceProcess, tempDir } from "../test/support/processes.js"
 import { generateGrowth, HEAVY_WALLET_SQL } from "./support/growthData.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
@@ -61,6 +62,9 @@ const CLAIM = `
   LEFT JOIN wallets w ON w.id = t.wallet_id
   LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
   ORDER BY c.created_at, c.id`
+
+/** 32 pending jobs (of the measured wallet's transactions), for a claim inside a transaction rolled back. */
+const CLAIM_TEST_SET_UP = `INSERT INTO outbox_jobs (id, tx_id, action, status) SELECT gen_random_uuid(), id, 'execute', 'pending' FROM transactions ORDER BY created_at DESC LIMIT 32`
 
 type Timings = Map<string, Array<number>>
 
@@ -183,10 +187,21 @@ const main = async () => {
     for (const [label, statement] of [
       ["wallet list (heavy wallet)", `SELECT id FROM transactions WHERE wallet_id = ${HEAVY_WALLET_SQL} ORDER BY created_at DESC, id LIMIT 51`],
       ["audit newest", `SELECT seq FROM audit_events ORDER BY seq DESC LIMIT 101`],
-      ["audit count (capped)", `SELECT count(*) FROM (SELECT 1 FROM audit_events LIMIT 10001) AS matches`]
+      ["audit by tx", `SELECT seq FROM audit_events WHERE tx_id = (SELECT id FROM transactions ORDER BY created_at DESC LIMIT 1) ORDER BY seq DESC LIMIT 101`],
+      ["audit count (capped)", `SELECT count(*) FROM (SELECT 1 FROM audit_events LIMIT ${LIST_TOTAL_CAP + 1}) AS matches`],
+      ["outbox claim", `${CLAIM_TEST_SET_UP}; EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM}`]
     ] as const) {
-      const plan = await database.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${statement}`)
-      console.log(`\nplan of ${label}:\n${plan.map((row) => row["QUERY PLAN"]).join("\n")}`)
+      const client = new pg.Client({ connectionString: database.url })
+      await client.connect()
+      try {
+        await client.query("BEGIN")
+        const results = await client.query(statement.startsWith("INSERT") ? statement : `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${statement}`)
+        const plan = (Array.isArray(results) ? results[results.length - 1] : results) as pg.QueryResult<{ "QUERY PLAN": string }>
+        console.log(`\nplan of ${label}:\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`)
+      } finally {
+        await client.query("ROLLBACK")
+        await client.end()
+      }
     }
   } finally {
     killAllChildren()

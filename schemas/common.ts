@@ -149,8 +149,12 @@ export const ArrayPageQuery = Schema.Struct({
   cursor: Schema.optionalWith(PageCursor, { exact: true })
 })
 
-/** How a list counted its matches: exactly up to LIST_TOTAL_CAP, beyond which `total` is the cap and `totalCapped` true. */
-export const LIST_TOTAL_CAP = 10_000
+/**
+ * How a list counts its matches: exactly up to LIST_TOTAL_CAP, beyond which `total` is the cap and `totalCapped`
+ * true. Counting costs as much as the rows it counts: a thousand index entries is well under a millisecond,
+ * ten thousand was 5-6 ms (the whole cost of a page of a grown audit log; docs/decisions/production.md).
+ */
+export const LIST_TOTAL_CAP = 1_000
 
 /** The page fields every list answers beside its items. */
 export const PageFields = {

@@ -153,9 +153,32 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         Effect.orDie
       )
 
-    /** Scheduler and supervisor: one agent by id, any tenant. */
-    const findSystem = (id: string) => find(id, null)
+    // Agent actors re-read their agent at every wake (thousands a second at scale): those reads share statements.
+    const systemReads = makeStatementBatch(
+      (ids: ReadonlyArray<string>) =>
+        sql<AgentRow>`
+          SELECT ${columns} FROM agents WHERE id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) AS q(element))
+        `.pipe(
+          Effect.map((rows) => {
+            const byId = new Map(rows.map((row) => [String(row.id), row] as const))
+            return ids.map((id) => {
+              const row = byId.get(id)
+              return row === undefined ? undefined : toStoredAgent(row)
+            })
+          }),
+          Effect.orDie
+        ),
+      { maxBatch: 256 }
+    )
 
-    return { insert, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, findSystem }
+    /** The scheduler's loop: the ids of the running agents with autonomy enabled (ids only: 10,000 of them every loop). */
+    const runningAutonomousIds = sql<{ id: string }>`
+      SELECT id::text AS id FROM agents WHERE status = 'running' AND (autonomy->>'enabled')::boolean ORDER BY id
+    `.pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)
+
+    /** Scheduler and supervisor: one agent by id, any tenant (read in a statement shared with concurrent reads). */
+    const findSystem = (id: string) => systemReads.submit(id)
+
+    return { insert, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, runningAutonomousIds, findSystem }
   })
 }) {}
