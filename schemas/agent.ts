@@ -3,7 +3,7 @@
  * agent endpoints' bodies (spec: Agent, Agents endpoints; [n5] [n20] [n27] in docs/decisions/schemas.md).
  */
 import * as Schema from "effect/Schema"
-import { Amount, Label, Timestamp, Uuid } from "./common.js"
+import { Amount, Label, PageFields, Timestamp, Uuid } from "./common.js"
 import { TransactionType, unknownIntentFields } from "./intent.js"
 import { ProtocolId } from "./protocol.js"
 import { IdempotencyKey } from "./transaction.js"
@@ -170,7 +170,7 @@ export const Agent = Schema.Struct({
 export type Agent = typeof Agent.Type
 export type AgentEncoded = typeof Agent.Encoded
 
-export const AgentList = Schema.Struct({ agents: Schema.Array(Agent) })
+export const AgentList = Schema.Struct({ agents: Schema.Array(Agent), ...PageFields })
 export const AgentIdParams = Schema.Struct({ agentId: Uuid })
 
 export const CreateAgentBody = Schema.Struct({

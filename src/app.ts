@@ -10,6 +10,9 @@ import { Layer } from "effect"
 import { AgentSchedulerLive } from "../actors/agentScheduler.js"
 import { AgentSupervisorLive } from "../actors/agentSupervisor.js"
 import { ApprovalExpirerLive } from "../actors/approvalExpirer.js"
+import { RetentionLive } from "../actors/retention.js"
+import { AuditRetention } from "./audit/auditRetention.js"
+import { HistoryRetention } from "./pipeline/historyRetention.js"
 import { BudgetReconcilerLive } from "../actors/budgetReconciler.js"
 import { SettlementResolverLive } from "../actors/settlementResolver.js"
 import { PipelineWorkersLive } from "../actors/pipelineWorkers.js"
@@ -252,7 +255,8 @@ const ActorsLive = Layer.mergeAll(
   SettlementResolverLive,
   AgentSchedulerLive,
   AgentSupervisorLive,
-  WebhookDeliverersLive
+  WebhookDeliverersLive,
+  RetentionLive.pipe(Layer.provide(Layer.merge(AuditRetention.Default, HistoryRetention.Default)))
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */

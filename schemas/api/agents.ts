@@ -16,7 +16,7 @@ import {
   UpdateCapabilitiesBody,
   VerifyManifestBody
 } from "../agent.js"
-import { Timestamp, Uuid } from "../common.js"
+import { PaginationQuery, Timestamp, Uuid } from "../common.js"
 import { endpoint } from "./endpoint.js"
 import { CreateWaitQuery, TransactionRecord } from "./transactions.js"
 
@@ -41,7 +41,7 @@ const transition = (action: "start" | "stop" | "pause" | "resume") =>
 
 export const AgentsApi = {
   create: endpoint("agents", "POST", "/api/v1/agents", { summary: "Register an agent", body: CreateAgentBody, success: AgentResource, successStatuses: [201] }),
-  list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents", success: AgentList }),
+  list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents, oldest first", query: PaginationQuery, success: AgentList }),
   get: endpoint("agents", "GET", "/api/v1/agents/:agentId", { summary: "An agent", params: AgentIdParams, success: AgentResource }),
   updateCapabilities: endpoint("agents", "PUT", "/api/v1/agents/:agentId/capabilities", {
     summary: "Change an agent's capabilities",

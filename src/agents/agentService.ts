@@ -9,6 +9,7 @@ import { Autonomy, type AgentStatus, type CreateAgentBody, type UpdateCapabiliti
 import { InvalidState, NotFound, PolicyViolation } from "../../schemas/errors.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { AppConfig } from "../config.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import { actingAgent, type CallerInfo } from "../gateway/caller.js"
 import { WalletService } from "../wallet/walletService.js"
 import { AgentRepo } from "./agentRepo.js"
@@ -71,10 +72,7 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         return stored.agent
       }).pipe(Effect.withSpan("AgentService.create"))
 
-    const list = (caller: CallerInfo) => {
-      const self = actingAgent(caller)
-      return Effect.map(repo.list(caller.readTenant), (agents) => ({ agents: self === null ? agents : agents.filter((agent) => agent.id === self) }))
-    }
+    const list = (caller: CallerInfo, page: PageRequest) => repo.list(caller.readTenant, page, actingAgent(caller))
 
     const updateCapabilities = (caller: CallerInfo, id: string, body: UpdateCapabilitiesBody) =>
       Effect.gen(function* () {
@@ -154,8 +152,7 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
      */
     const pauseForFreeze = (freeze: { readonly id: string; readonly tenantId: string; readonly scope: string; readonly targetId: string; readonly reason: string }) =>
       Effect.gen(function* () {
-        const inScope = (yield* repo.list(freeze.tenantId)).filter((agent) =>
-          agent.status === "running" &&
+        const inScope = (yield* repo.runningOfTenant(freeze.tenantId)).filter((agent) =>
           (freeze.scope === "tenant" || (freeze.scope === "wallet" && agent.walletId === freeze.targetId) || (freeze.scope === "agent" && agent.id === freeze.targetId))
         )
         const reason = `frozen by operator (freeze ${freeze.id}): ${freeze.reason}`
