@@ -46,6 +46,18 @@ export type SimulatedEffect = { readonly logs: ReadonlyArray<string>; readonly u
 
 const encodeEffect = Schema.encodeSync(TransactionEffect)
 
+/**
+ * The effect each encoded effect was made from, while that object lives: the policy stage of the same run
+ * reads it here instead of decoding it again (a resumed run decodes the stored one: effectFacts.ts).
+ */
+export const analysedEffects = new WeakMap<object, TransactionEffect>()
+
+const encoded = (effect: TransactionEffect) => {
+  const wire = encodeEffect(effect)
+  analysedEffects.set(wire, effect)
+  return wire
+}
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 const asState = (account: RpcAccount | null | undefined): AccountState | null =>
@@ -106,7 +118,7 @@ export class EffectSimulation extends Effect.Service<EffectSimulation>()("Effect
         const analysed = Either.try(() =>
           analyzeEffect({ wallet, message: view, accounts, before, after: (value.accounts ?? []).map(asState), innerInstructions: value.innerInstructions ?? null, catalog })
         )
-        return Either.isRight(analysed) ? { ok: true, ...seen, effect: encodeEffect(analysed.right) } : { ok: true, ...seen, effectError: errorText(analysed.left) }
+        return Either.isRight(analysed) ? { ok: true, ...seen, effect: encoded(analysed.right) } : { ok: true, ...seen, effectError: errorText(analysed.left) }
       })
 
     return { simulate, catalog }
