@@ -12,7 +12,7 @@ import { type Client, dataOf, makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { sleep, waitFor } from "../support/wait.js"
 
-const KEYS = "ops:*:all;op-a:tenant-a:keys,wallets;op-b:tenant-b:all"
+const KEYS = "ops:*:all;op-a:tenant-a:keys,wallets;op-b:tenant-b:all;agents-a:tenant-a:agents,wallets"
 
 let first: RunningService
 let second: RunningService
@@ -72,9 +72,10 @@ describe("an issued key", () => {
   })
 
   it("is refused once expired", async () => {
-    const key = await issue(ops, { tenant: "tenant-a", scopes: ["wallets"], expiresAt: new Date(Date.now() + 1_500).toISOString() })
-    expect(await walletsStatus(second, key.secret)).toBe(200)
-    await sleep(1_600)
+    const expiresAt = Date.now() + 2_500
+    const key = await issue(ops, { tenant: "tenant-a", scopes: ["wallets"], expiresAt: new Date(expiresAt).toISOString() })
+    await waitFor("the key on the second process", async () => (await walletsStatus(second, key.secret)) === 200, 1_000, 20)
+    await sleep(Math.max(0, expiresAt - Date.now()) + 50)
     const refused = await api(second.baseUrl, "GET", "/api/v1/wallets", undefined, { "x-api-key": key.secret })
     expect(refused).toMatchObject({ status: 401, body: { status: "failure", failedAt: "gateway", error: "Invalid API key" } })
     expect(dataOf(await ops.keys.get({ params: { keyId: key.id } })).status).toBe("expired")
@@ -167,6 +168,43 @@ describe("what a caller may issue", () => {
     const listedByA = dataOf(await opA.keys.list({ query: { limit: 100 } })).keys
     expect(listedByA.every((key) => key.tenantId === "tenant-a")).toBe(true)
     expect((await opA.keys.get({ params: { keyId: keyOfB.id } })).status).toBe(404)
+  })
+})
+
+describe("an agent's key issued with the agent", () => {
+  it("acts as that agent only, on every process", async () => {
+    const opsOfA = makeClient(first.baseUrl, { "x-api-key": "ops", "x-tenant-id": "tenant-a" })
+    const created = await opsOfA.agents.create({ body: { name: "keyed agent", apiKey: { label: "bot" } } })
+    expect(created.status).toBe(201)
+    const agent = dataOf(created)
+    const key = agent.apiKey!
+    expect(key).toMatchObject({ tenantId: "tenant-a", agentId: agent.id, scopes: ["agents", "transactions", "mcp"], label: "bot", status: "active" })
+    expect(key.secret).toMatch(KEY_PATTERN)
+
+    const asAgent = makeClient(second.baseUrl, { "x-api-key": key.secret })
+    await waitFor("the agent's key on the second process", async () => (await asAgent.agents.get({ params: { agentId: agent.id } })).status === 200, 1_000, 20)
+    expect(dataOf(await asAgent.agents.list({})).agents.map((listed) => listed.id)).toEqual([agent.id])
+    const other = dataOf(await opsOfA.agents.create({ body: { name: "another agent" } }))
+    expect(other.apiKey).toBeUndefined()
+    expect((await asAgent.agents.get({ params: { agentId: other.id } })).status).toBe(404)
+    expect((await asAgent.agents.start({ params: { agentId: agent.id }, body: {} })).body.error).toMatch(/^Operator credential required/)
+    expect((await api(second.baseUrl, "GET", "/api/v1/wallets", undefined, { "x-api-key": key.secret })).status).toBe(403)
+    expect(dataOf(await ops.keys.list({ query: { agentId: agent.id } })).keys.map((listed) => listed.id)).toEqual([key.id])
+  })
+
+  it("is refused before anything is made: without the keys scope, or with a bad key request", async () => {
+    const agentsOfA = makeClient(first.baseUrl, { "x-api-key": "agents-a" })
+    const before = dataOf(await agentsOfA.agents.list({})).agents.length
+    const walletsBefore = dataOf(await agentsOfA.wallets.list({})).total
+    const noScope = await agentsOfA.agents.create({ body: { name: "no key scope", apiKey: {} } })
+    expect(noScope).toMatchObject({ status: 403, body: { error: "apiKey: issuing the agent's key needs the 'keys' scope" } })
+    const opsOfA = makeClient(first.baseUrl, { "x-api-key": "ops", "x-tenant-id": "tenant-a" })
+    const past = await opsOfA.agents.create({ body: { name: "expired key", apiKey: { expiresAt: "2020-01-01T00:00:00Z" } } })
+    expect(past).toMatchObject({ status: 400, body: { error: "apiKey.expiresAt: must be in the future" } })
+    const unknownScope = await api(first.baseUrl, "POST", "/api/v1/agents", { name: "bad scope", apiKey: { scopes: ["root"] } }, { "x-api-key": "ops", "x-tenant-id": "tenant-a" })
+    expect(unknownScope).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^apiKey\.scopes\[0\]: must be one of /) } })
+    expect(dataOf(await agentsOfA.agents.list({})).agents.length).toBe(before)
+    expect(dataOf(await agentsOfA.wallets.list({})).total).toBe(walletsBefore)
   })
 })
 
