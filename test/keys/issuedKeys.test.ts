@@ -12,7 +12,9 @@ import { type Client, dataOf, makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { sleep, waitFor } from "../support/wait.js"
 
-const KEYS = "ops:*:all;op-a:tenant-a:keys,wallets;op-b:tenant-b:all;agents-a:tenant-a:agents,wallets"
+const KEYS = "ops:*:all;op-a:tenant-a:keys,wallets;op-b:tenant-b:all;agents-a:tenant-a:agents,wallets;op-b-mcp:tenant-a:mcp,keys,wallets"
+
+type IssuedKey = { id: string; secret: string }
 
 let first: RunningService
 let second: RunningService
@@ -205,6 +207,39 @@ describe("an agent's key issued with the agent", () => {
     expect(unknownScope).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^apiKey\.scopes\[0\]: must be one of /) } })
     expect(dataOf(await agentsOfA.agents.list({})).agents.length).toBe(before)
     expect(dataOf(await agentsOfA.wallets.list({})).total).toBe(walletsBefore)
+  })
+})
+
+describe("the keys tools (MCP)", () => {
+  const tool = <D = unknown>(name: string, args: unknown, key = "ops") => api<D>(first.baseUrl, "POST", "/mcp/call", { tool: name, args }, { "x-api-key": key })
+
+  it("issue, list, revoke and rotate with the caller's own key and rights", async () => {
+    const listedTools = await api<Array<{ name: string; inputSchema: { required?: Array<string> } }>>(first.baseUrl, "GET", "/mcp/tools", undefined, { "x-api-key": "ops" })
+    const names = listedTools.body.data.map((listed) => listed.name)
+    for (const name of ["keys.issue", "keys.list", "keys.get", "keys.revoke", "keys.rotate"]) expect(names).toContain(name)
+
+    const issued = await tool<IssuedKey>("keys.issue", { tenant: "tenant-a", scopes: ["wallets"], label: "via tool" })
+    expect(issued.status).toBe(200)
+    expect(issued.body.data.secret).toMatch(KEY_PATTERN)
+    await waitFor("the tool's key on the second process", async () => (await walletsStatus(second, issued.body.data.secret)) === 200, 1_000, 20)
+
+    const listed = await tool<{ keys: Array<{ id: string }> }>("keys.list", { status: "active" })
+    expect(listed.body.data.keys.map((key) => key.id)).toContain(issued.body.data.id)
+    expect(JSON.stringify(listed.body)).not.toContain(issued.body.data.secret)
+
+    const rotated = await tool<{ key: IssuedKey }>("keys.rotate", { keyId: issued.body.data.id, graceSeconds: 0 })
+    expect(rotated.status).toBe(200)
+    await waitFor("the old key to stop at once", async () => (await walletsStatus(second, issued.body.data.secret)) === 401, 1_000, 20)
+    const revoked = await tool("keys.revoke", { keyId: rotated.body.data.key.id, reason: "tool test" })
+    expect(revoked.status).toBe(200)
+    await waitFor("the new key to be refused after its revocation", async () => (await walletsStatus(second, rotated.body.data.key.secret)) === 401, 1_000, 20)
+
+    // The caller's rights hold through the tool; its arguments are strict.
+    const otherTenant = await tool("keys.issue", { tenant: "tenant-b", scopes: ["wallets"] }, "op-b-mcp")
+    // A gateway refusal through a tool is the tool interface's 500 carrying the refusal (docs/decisions/mcp.md).
+    expect(otherTenant).toMatchObject({ status: 500, body: { error: expect.stringContaining("tenant: this key acts for tenant 'tenant-a'") } })
+    const extra = await tool("keys.issue", { tenant: "tenant-a", scopes: ["wallets"], expiresAtt: "2099-01-01T00:00:00Z" })
+    expect(extra).toMatchObject({ status: 400, body: { error: expect.stringContaining("args.expiresAtt") } })
   })
 })
 
