@@ -8,7 +8,8 @@ import type { EvaluateRequest, PortfolioRiskControls, ProtocolRiskConfig } from 
 import { portfolioRiskChecks } from "./portfolioRiskChecks.js"
 import { protocolRiskChecks } from "./protocolRiskChecks.js"
 import type { PortfolioMetrics } from "./evaluationState.js"
-import { ALLOW, deny, type RuleOutcome } from "./outcome.js"
+import { ALLOW, combineOutcomes, deny, type RuleOutcome } from "./outcome.js"
+import type { EffectiveProtocolConfig } from "../risk/protocolLayers.js"
 
 /** What the pipeline knows about a transaction when it asks for a decision. */
 export interface TransactionRiskInput {
@@ -56,25 +57,26 @@ export const gaslessCheck = (
   return ALLOW
 }
 
-export const protocolConfigCheck = (input: TransactionRiskInput, config: ProtocolRiskConfig | undefined): RuleOutcome =>
-  config === undefined
-    ? ALLOW
-    : protocolRiskChecks(
-        config,
-        {
-          type: input.type,
-          slippageBps: input.facts.slippageBps,
-          pool: input.facts.pool,
-          pools: input.facts.pools,
-          programIds: input.facts.programIds,
-          amountLamports: input.facts.amountLamports,
-          preBalanceLamports: input.preBalanceLamports,
-          quoteAgeSeconds: input.facts.quoteAgeSeconds,
-          oracleDeviationBps: input.facts.oracleDeviationBps,
-          oracleUnavailable: input.facts.oracleUnavailable
-        },
-        `protocol risk (${input.protocol} config v${config.version})`
-      )
+/** The protocol's effective risk config (its tenant's layer over the deployment's); the deployment's allowlists are checked too. */
+export const protocolConfigCheck = (input: TransactionRiskInput, config: EffectiveProtocolConfig | undefined): RuleOutcome => {
+  if (config === undefined) return ALLOW
+  const facts = {
+    type: input.type,
+    slippageBps: input.facts.slippageBps,
+    pool: input.facts.pool,
+    pools: input.facts.pools,
+    programIds: input.facts.programIds,
+    amountLamports: input.facts.amountLamports,
+    preBalanceLamports: input.preBalanceLamports,
+    quoteAgeSeconds: input.facts.quoteAgeSeconds,
+    oracleDeviationBps: input.facts.oracleDeviationBps,
+    oracleUnavailable: input.facts.oracleUnavailable
+  }
+  const own = protocolRiskChecks(config, facts, `protocol risk (${input.protocol} config v${config.version})`)
+  return config.inherited === undefined
+    ? own
+    : combineOutcomes([own, protocolRiskChecks(config.inherited, facts, `protocol risk (${input.protocol} deployment-wide config)`)])
+}
 
 export const hasPortfolioLimits = (controls: PortfolioRiskControls): boolean =>
   controls.maxDrawdownLamports !== undefined ||

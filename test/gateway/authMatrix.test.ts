@@ -14,6 +14,7 @@ import { isConsolePath } from "../../src/gateway/consoleHttp.js"
 import { scopeForPath } from "../../src/gateway/routeScopes.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { dataOf, makeClient } from "../support/client.js"
+import { onlyDeclared } from "../../src/gateway/declaredFields.js"
 
 const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "webhooks", "keys"] as const
 const BOUND_AGENT = "7d0e6c1a-5b8f-4c3e-9a2d-1f4b6e8c0a9d"
@@ -94,7 +95,7 @@ const fillPath = (path: string) =>
     }
   })
 
-/** A body naming tenant A's ids under every name a route reads them by (extra fields are ignored). */
+/** A body naming tenant A's ids under every name a route reads them by (each route is sent the fields it declares). */
 const body = () => ({
   walletId: ids.walletId,
   agentId: ids.agentId,
@@ -123,7 +124,7 @@ const body = () => ({
 /** Market data an agent may read: pools, quotes, swap previews and oracle prices hold no tenant's state. */
 const MARKET_DATA = new Set(["GET /api/v1/defi/pools", "POST /api/v1/defi/quote", "POST /api/v1/defi/swap", "GET /api/v1/defi/oracle/prices"])
 
-/** Routes whose body schema refuses the generic body's extra fields: a valid body, so their id checks are reached. */
+/** Routes that need a valid body of their own, so their id checks are reached. */
 const BODY_OVERRIDES: Record<string, () => unknown> = {
   "PUT /api/v1/risk/portfolio/:walletId": () => ({ autoPauseOnBreach: true }),
   "POST /api/v1/agents/:agentId/manifest/revoke": () => ({ nonce: "matrix-nonce" }),
@@ -139,7 +140,7 @@ const call = (route: (typeof routes)[number], headers: Record<string, string>) =
     service.baseUrl,
     route.method,
     fillPath(route.path),
-    route.method === "GET" ? undefined : (BODY_OVERRIDES[`${route.method} ${route.path}`] ?? body)(),
+    route.method === "GET" ? undefined : (BODY_OVERRIDES[`${route.method} ${route.path}`] ?? (() => onlyDeclared(route.endpoint?.body, body())))(),
     headers
   )
 
