@@ -6,9 +6,9 @@
 import { Schema } from "effect"
 import { API_KEY_STATUSES, ApiKeyIdParams, IssueApiKeyBody, RevokeApiKeyBody, RotateApiKeyBody } from "../../../schemas/apiKey.js"
 import { AgentId, Limit, Offset } from "../args.js"
+import { strict } from "../../../schemas/strict.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
-const strict = { parseOptions: { onExcessProperty: "error" as const } }
 const KeyId = ApiKeyIdParams.fields.keyId.annotations({ description: "key id: the 16 hex digits after agck_" })
 
 export const keyTools = [
@@ -29,21 +29,21 @@ export const keyTools = [
       agentId: Schema.optional(AgentId),
       limit: Schema.optional(Limit),
       offset: Schema.optional(Offset)
-    }).annotations(strict),
+    }).pipe(strict),
     readOnly: true,
     request: (args) => ({ method: "GET", path: "/api/v1/keys", query: args })
   }),
   tool({
     name: "keys.get",
     description: "One API key: tenant, scopes, agent, status, who issued and revoked it, its last use (never its secret).",
-    args: Schema.Struct({ keyId: KeyId }).annotations(strict),
+    args: Schema.Struct({ keyId: KeyId }).pipe(strict),
     readOnly: true,
     request: (args) => ({ method: "GET", path: apiPath`/api/v1/keys/${args.keyId}` })
   }),
   tool({
     name: "keys.revoke",
     description: "Revoke an API key (reason optional): every gateway process refuses it within a second. Cannot be undone.",
-    args: Schema.Struct({ keyId: KeyId, ...RevokeApiKeyBody.fields }).annotations(strict),
+    args: Schema.Struct({ keyId: KeyId, ...RevokeApiKeyBody.fields }).pipe(strict),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: apiPath`/api/v1/keys/${args.keyId}/revoke`, body: omit(args, "keyId") })
@@ -53,7 +53,7 @@ export const keyTools = [
     description:
       "Replace an API key by a new one with the same tenant, scopes and agent (the answer shows the new secret once); the old one " +
       "keeps working for graceSeconds (0: it stops now). expiresAt and label apply to the new key.",
-    args: Schema.Struct({ keyId: KeyId, ...RotateApiKeyBody.fields }).annotations(strict),
+    args: Schema.Struct({ keyId: KeyId, ...RotateApiKeyBody.fields }).pipe(strict),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: apiPath`/api/v1/keys/${args.keyId}/rotate`, body: omit(args, "keyId") })
