@@ -7,6 +7,7 @@
  * a key never grants more than its issuer holds. One service start each, on a dead ledger URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { WebSocket } from "ws"
 import { checksummed, KEY_PATTERN } from "../../src/keys/keyFormat.js"
 import { type Client, dataOf, makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
@@ -26,7 +27,8 @@ beforeAll(async () => {
   first = await startService({ rpcUrl: "http://127.0.0.1:9", env: { API_GATEWAY_API_KEYS: KEYS } })
   second = await startService({
     rpcUrl: "http://127.0.0.1:9",
-    env: { API_GATEWAY_API_KEYS: KEYS },
+    // Heartbeats every 300 ms: a stream whose key is revoked is closed by the next one at the latest.
+    env: { API_GATEWAY_API_KEYS: KEYS, STREAM_HEARTBEAT_MS: "300" },
     reuse: { dataDir: first.dataDir + "-second", database: first.database }
   })
   ops = makeClient(first.baseUrl, { "x-api-key": "ops" })
@@ -71,6 +73,22 @@ describe("an issued key", () => {
     // Revoking again changes nothing (the first revocation stands).
     const again = await ops.keys.revoke({ params: { keyId: key.id }, body: {} })
     expect(again.data?.revokedAt).toBe(revoked.data?.revokedAt)
+  })
+
+  it("revoked: an open stage stream made with it is closed", async () => {
+    const key = await issue(ops, { tenant: "tenant-a", scopes: ["transactions"] })
+    await waitFor("the key on the second process", async () => (await api(second.baseUrl, "GET", "/api/v1/outbox/stats", undefined, { "x-api-key": key.secret })).status !== 401, 1_000, 20)
+    const socket = new WebSocket(`${second.baseUrl.replace("http", "ws")}/api/v1/stream`, { headers: { "x-api-key": key.secret } })
+    const messages: Array<string> = []
+    socket.on("message", (data) => messages.push(data.toString()))
+    await new Promise<void>((resolve, reject) => {
+      socket.once("open", () => resolve())
+      socket.once("error", reject)
+    })
+    const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)))
+    await ops.keys.revoke({ params: { keyId: key.id }, body: {} })
+    expect(await closed).toBe(4401)
+    expect(messages.at(-1)).toContain("revoked or expired")
   })
 
   it("is refused once expired", async () => {
