@@ -26,4 +26,7 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
   gatewayRequestTool
 ]
 
-export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((definition) => [definition.name, definition]))
+/** By the spec's dotted name and by the MCP name: `/mcp/call` and MCP `tools/call` accept either. */
+export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(
+  TOOLS.flatMap((definition) => [[definition.name, definition] as const, [definition.mcpName, definition] as const])
+)

@@ -24,7 +24,7 @@ import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
 import type { CompiledPolicy } from "./compileRules.js"
 import { evaluatePolicies } from "./evaluate.js"
-import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects } from "./evaluationState.js"
+import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects, type TransactionFacts } from "./evaluationState.js"
 import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
@@ -88,7 +88,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       request: EvaluateRequest,
       tenantId: string,
       now: Date,
-      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean; observe: boolean; tokenOutflow?: { mint: string; amount: bigint } },
+      extra: TransactionFacts & { portfolio: boolean; observe: boolean; tokenOutflow?: { mint: string; amount: bigint } },
       known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts">
     ) =>
       Effect.gen(function* () {
@@ -125,7 +125,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
             pool: extra.pool,
             quoteAgeSeconds: extra.quoteAgeSeconds,
             oracleDeviationBps: extra.oracleDeviationBps,
-            outputMint: extra.outputMint
+            outputMint: extra.outputMint,
+            effect: extra.effect
           }
         }
         return state
@@ -192,7 +193,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       ...(input.facts.pool === undefined ? {} : { pool: input.facts.pool }),
       ...(input.facts.quoteAgeSeconds === undefined ? {} : { quoteAgeSeconds: input.facts.quoteAgeSeconds }),
       ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps }),
-      ...(input.facts.outputMint === undefined ? {} : { outputMint: input.facts.outputMint })
+      ...(input.facts.outputMint === undefined ? {} : { outputMint: input.facts.outputMint }),
+      ...(input.facts.effect === undefined ? {} : { effect: input.facts.effect })
     })
 
     /**
