@@ -164,7 +164,9 @@ export const appConfig = Config.all({
     pollMs: positiveInt("TX_OUTBOX_POLL_MS", 2_000),
     maxAttempts: positiveInt("TX_OUTBOX_MAX_ATTEMPTS", 6),
     // 0: an API-only process; pipeline workers run in other processes sharing the database (embedded or DATABASE_URL).
-    workers: nonNegativeInt("TX_PIPELINE_WORKERS", 64)
+    workers: nonNegativeInt("TX_PIPELINE_WORKERS", 64),
+    // How often the settlement resolver asks the chain about transactions left unresolved at `submitting` (issue 30).
+    settlementSweepMs: positiveInt("TX_SETTLEMENT_SWEEP_MS", 2_000)
   }),
   approvals: Config.all({
     // The spec's 24 hours by default; an operator may shorten how long a transaction may wait at the gate.

@@ -19,6 +19,7 @@ import portfolioValues from "./0016_portfolio_values.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import signingFreezes from "./0140_signing_freezes.js"
 import apiKeys from "./0160_api_keys.js"
+import transactionSignatures from "./0100_transaction_signatures.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -36,5 +37,6 @@ export const migrations = Migrator.fromRecord({
   "0016_portfolio_values": portfolioValues,
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0140_signing_freezes": signingFreezes,
-  "0160_api_keys": apiKeys
+  "0160_api_keys": apiKeys,
+  "0100_transaction_signatures": transactionSignatures,
 })
