@@ -55,7 +55,8 @@ const main = async () => {
   try {
     const service = await startServiceProcess({
       databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, built: process.env.BENCH_BUILT === "1",
-      env: { AGENT_LOOP_INTERVAL_MS: "5000" }
+      // The default pool (the test processes use 10).
+      env: { AGENT_LOOP_INTERVAL_MS: "5000", DATABASE_POOL_SIZE: "20" }
     })
     const nodePid = serviceNodePid(service.pid)
     await sleep(5_000)
