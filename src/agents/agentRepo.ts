@@ -171,6 +171,13 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
       { maxBatch: 256 }
     )
 
+    /** A freeze's reach: the running agents of one tenant (unbounded on purpose: every one of them pauses). */
+    const runningOfTenant = (tenantId: string) =>
+      sql<AgentRow>`SELECT ${columns} FROM agents WHERE tenant_id = ${tenantId} AND status = 'running' ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map((row) => toStoredAgent(row).agent)),
+        Effect.orDie
+      )
+
     /** The scheduler's loop: the ids of the running agents with autonomy enabled (ids only: 10,000 of them every loop). */
     const runningAutonomousIds = sql<{ id: string }>`
       SELECT id::text AS id FROM agents WHERE status = 'running' AND (autonomy->>'enabled')::boolean ORDER BY id
@@ -179,6 +186,6 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
     /** Scheduler and supervisor: one agent by id, any tenant (read in a statement shared with concurrent reads). */
     const findSystem = (id: string) => systemReads.submit(id)
 
-    return { insert, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, runningAutonomousIds, findSystem }
+    return { insert, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, runningOfTenant, runningAutonomousIds, findSystem }
   })
 }) {}

@@ -1,9 +1,9 @@
 /**
  * The pipeline's client of the fee-payer relay at GASLESS_RPC_URL (Kora JSON-RPC): the relay's fee
- * payer (getPayerSigner, remembered once read) and signAndSendTransaction of a transaction the wallet
- * has signed as authority. An unreachable relay is `unavailable` (the job retries); a refusal is not.
+ * payer (getPayerSigner, remembered once read), signTransaction and signAndSendTransaction of a
+ * transaction the wallet has signed as authority. An unreachable relay is `unavailable` (the job retries); a refusal is not.
  */
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
 
 export class RelayError extends Data.TaggedError("RelayError")<{ readonly message: string; readonly unavailable: boolean }> {}
@@ -12,7 +12,9 @@ const TIMEOUT_MS = 15_000
 
 export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay", {
   effect: Effect.gen(function* () {
-    const url = (yield* AppConfig).chain.gaslessRpcUrl
+    const { gaslessRpcUrl: url, gaslessRpcApiKey: apiKey } = (yield* AppConfig).chain
+    // Kora's authentication header: our local relay demands it (src/gasless/relayApiKey.ts), a real Kora may.
+    const headers = { "content-type": "application/json", ...Option.match(apiKey, { onNone: () => ({}), onSome: (key) => ({ "x-api-key": Redacted.value(key) }) }) }
     let payer: string | undefined
     let id = 0
 
@@ -22,7 +24,7 @@ export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay",
         const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method, ...(params === undefined ? {} : { params }) })
         const reply = yield* Effect.tryPromise({
           try: async () => {
-            const response = await fetch(url.value, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+            const response = await fetch(url.value, { method: "POST", headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) })
             return (await response.json()) as { result?: A; error?: { code?: number; message?: string } }
           },
           catch: (error) => new RelayError({ message: `gasless relay unreachable: ${(error as Error).message}`, unavailable: true })
@@ -41,6 +43,14 @@ export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay",
         : Effect.map(call<{ signer_address: string }>("getPayerSigner"), (result) => (payer = result.signer_address))
     )
 
+    /**
+     * The relay signs as fee payer without sending (Kora `signTransaction`): its signature is the
+     * transaction's id, known before anything is sent (Ed25519 signs the same message the same way, so
+     * signAndSendTransaction sends exactly this transaction).
+     */
+    const signOnly = (transactionBase64: string) =>
+      Effect.map(call<{ signed_transaction: string }>("signTransaction", { transaction: transactionBase64 }), (result) => result.signed_transaction)
+
     /** Hands the wallet-signed transaction to the relay, which signs as fee payer and sends it. */
     const signAndSend = (transactionBase64: string) =>
       Effect.map(call<{ signature: string; signed_transaction: string }>("signAndSendTransaction", { transaction: transactionBase64 }), (result) => ({
@@ -48,6 +58,6 @@ export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay",
         signedTransaction: result.signed_transaction
       }))
 
-    return { feePayer, signAndSend, configured: Option.isSome(url) }
+    return { feePayer, signOnly, signAndSend, configured: Option.isSome(url) }
   })
 }) {}

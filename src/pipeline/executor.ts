@@ -18,9 +18,6 @@ import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
 import { requireFreshOracles } from "../protocols/oracle/requireFreshOracles.js"
-import { describeLendingFailure } from "../protocols/lending/errors.js"
-import { describeAmmFailure } from "../protocols/amm/simulationError.js"
-import { describeStakingFailure } from "../protocols/staking/errors.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
 import { buildWithAdapter } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
@@ -42,7 +39,12 @@ import { buildExecutionProof } from "./proof.js"
 import { SignOnly } from "./signOnly.js"
 import { GaslessStages } from "./gaslessStages.js"
 import { X402Stages } from "./x402Stages.js"
+import { EffectSimulation } from "./effectSimulation.js"
+import { recordedEffect, spendFacts } from "./effectFacts.js"
+import { Settlement } from "./settlement.js"
+import { earlierAttempts } from "./earlierAttempt.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
+import { signingFailure } from "./signingFailure.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
 import { AuditLog } from "../audit/auditLog.js"
 
@@ -85,6 +87,8 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const audit = yield* AuditLog
     const gasless = yield* GaslessStages
     const x402 = yield* X402Stages
+    const effects = yield* EffectSimulation
+    const settlement = yield* Settlement
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -158,13 +162,13 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
-        const gaslessRefusals = gasless.refusals(row, compiled.messageBase64)
+        const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
         if (gaslessRefusals.length > 0) {
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
             unwritten: { fields: buildFields, via: [builtStage] }
           })
         }
-        const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
+        const simulation = yield* simulate(wallet.publicKey, compiled.messageBase64, compiled.extraSignatures)
         if (!simulation.ok) {
           const recorded = yield* move(row, { from: ["pending"], to: builtStage.status, stage: builtStage.stage, message: builtStage.message, fields: buildFields, eventType: builtStage.eventType })
           return recorded === undefined ? undefined : yield* failSimulation(recorded, simulation)
@@ -200,21 +204,15 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         }
       })
 
-    /** Simulates the built message (signatures not verified: nothing is signed yet). */
-    const simulate = (messageBase64: string, extraSignatures: Record<string, string>) =>
+    /** Simulates the built message (signatures not verified: nothing is signed yet) for its whole effect on `wallet`. */
+    const simulate = (wallet: string, messageBase64: string, extraSignatures: Record<string, string>) =>
       Effect.gen(function* () {
         yield* chaosAt("simulation", "build")
-        const wire = assembleTransaction(messageBase64, extraSignatures)
-        const { value } = yield* chain
-          .rpc<{ value: { err: unknown; logs: Array<string> | null; unitsConsumed?: number } }>("simulateTransaction", [
-            wire.toString("base64"),
-            { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" }
-          ])
-          .pipe(Effect.catchAll(chainRetryable("build")))
-        const logs = value.logs ?? []
-        const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
-        if (value.err === null) return { ok: true as const, logs, ...units }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58(), lendingMarket.programId.toBase58()) }
+        const simulated = yield* effects.simulate(wallet, messageBase64, extraSignatures).pipe(Effect.catchAll(chainRetryable("build")))
+        const { logs } = simulated
+        const units = simulated.unitsConsumed === undefined ? {} : { unitsConsumed: simulated.unitsConsumed }
+        if (simulated.ok) return { ok: true as const, logs, ...units, ...("effect" in simulated ? { effect: simulated.effect } : { effectError: simulated.effectError }) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(simulated.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58(), lendingMarket.programId.toBase58()) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -222,9 +220,9 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
       fail(row, new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed: ${simulation.error}`, stage: "simulate" }), { simulation })
 
     /** A transaction recorded at `simulating` (its run stopped after the build was written): simulate it. */
-    const simulating = (row: TransactionRow) =>
+    const simulating = (row: TransactionRow, wallet: string) =>
       Effect.gen(function* () {
-        const simulation = yield* simulate(row.message_base64 ?? "", row.extra_signatures ?? {})
+        const simulation = yield* simulate(wallet, row.message_base64 ?? "", row.extra_signatures ?? {})
         if (!simulation.ok) return yield* failSimulation(row, simulation)
         return yield* move(row, {
           from: ["simulating"], to: "policy_eval", stage: "policy", message: "simulation ok", fields: { simulation }, eventType: "transaction.simulated"
@@ -243,13 +241,23 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const withUnwritten = (change: Transition): Transition => ({
           ...change, fields: { ...unwritten.fields, ...change.fields }, via: [...unwritten.via, ...(change.via ?? [])]
         })
+        const recorded = recordedEffect(row.type, unwritten.fields.simulation ?? row.simulation)
+        if (recorded.kind === "refused") {
+          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${recorded.reason}`, stage: "policy" }), { unwritten })
+        }
+        const effect = recorded.kind === "effect" ? recorded.effect : undefined
+        const spend = spendFacts(row.type, {
+          amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
+          destination: built?.destination ?? undefined
+        }, effect)
         const decision = yield* policy.decideForTransaction({
           txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id, traceId: row.trace_id ?? undefined,
           type: row.type, protocol: row.protocol, intent: row.intent,
           facts: {
-            destination: built?.destination ?? undefined,
+            destination: spend.destination,
             tokenMint: built?.tokenMint ?? undefined,
-            amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
+            amountLamports: spend.amountLamports,
+            effect,
             tokenAmount: built?.tokenAmount === null || built?.tokenAmount === undefined ? undefined : BigInt(built.tokenAmount),
             programIds: built?.programIds ?? [],
             slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
@@ -315,14 +323,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             })
           )
         }
-        const signed = yield* signer.sign(row.id).pipe(
-          Effect.mapError((refused) => new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `signing refused: ${refused.message}`, stage: "sign" }))
-        )
+        const signed = yield* signer.sign(row.id).pipe(Effect.mapError(signingFailure))
         if (SIGN_ONLY_TYPES.has(row.type)) return yield* signedOnly(row, signed)
         return yield* move(row, {
           from: ["signing"], to: "submitting", stage: "send", message: "signed",
           fields: { signature: signed.signature, signedTransaction: signed.signedTransaction },
-          eventType: "transaction.signed", eventMetadata: { signature: signed.signature }
+          eventType: "transaction.signed", eventMetadata: { signature: signed.signature, signedAt: signed.signedAt }
         })
       })
 
@@ -360,33 +366,16 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         if (row.gasless) return yield* gasless.submit(row, context)
         const signature = row.signature ?? ""
         const outcome = yield* submission.submitAndConfirm(signature, row.signed_transaction ?? "", BigInt(row.last_valid_block_height ?? "0"), Effect.asVoid(submitted(row, signature)))
-        if (!outcome.landed) {
-          return yield* Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: outcome.reason, stage: "confirm" }))
-        }
-        if (outcome.meta.err !== null) {
-          return yield* Effect.fail(
-            new Terminal({
-              failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", stage: "confirm",
-              message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}${onChainReason(outcome.meta.logMessages ?? [])}`
-            })
-          )
-        }
-        return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey)
+        // From here the chain decides: confirmed, failed on chain, or proven not landed (settlement.ts).
+        return yield* settlement.submitted(row, context, signature, outcome)
       })
-
-    /** A named reason from the program logs of a landed failure (our AMM's, liquid-staking's and lending-market's errors), or nothing. */
-    const onChainReason = (logs: ReadonlyArray<string>) => {
-      const named = describeAmmFailure(logs, ammProgramIds) ?? describeStakingFailure(logs, liquidStaking.programId.toBase58()) ??
-        describeLendingFailure(logs, lendingMarket.programId.toBase58())
-      return named === undefined ? "" : `: ${named}`
-    }
 
     const step = (row: TransactionRow, context: RunContext): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
       switch (row.status) {
         case "pending":
           return pending(row, context)
         case "simulating":
-          return simulating(row)
+          return simulating(row, context.publicKey)
         case "policy_eval":
           return policyEval(row)
         case "signing":
@@ -407,6 +396,11 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         if (context === undefined) return false
         let row: TransactionRow | undefined = context.row
         let moved = false
+        // A retried transaction is built again only once no earlier signature of it can land (issue 30).
+        if (row.status === "pending" && earlierAttempts(row.history).length > 0) {
+          const verdict = yield* settlement.beforeRebuild(context, { wait: true }).pipe(Effect.catchAll(chainRetryable("build")))
+          if (verdict._tag === "Adopted") [row, moved] = [verdict.row, true]
+        }
         while (row !== undefined && !RUN_ENDS.has(row.status)) {
           const current: TransactionRow = row
           row = yield* telemetry.step(
@@ -420,11 +414,19 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         return moved && row !== undefined
       })
 
-    /** The outbox gave up (attempt limit): the transaction fails visibly at its current stage. */
+    /**
+     * The outbox gave up (attempt limit): the transaction fails visibly at its current stage, except
+     * once its bytes may have left (`submitting`): then it stays visibly unresolved until the chain
+     * settles it (settlement.ts, the settlement resolver).
+     */
     const giveUp = (txId: string, lastError: Retryable) =>
       Effect.gen(function* () {
         const row = yield* repo.find(txId, null)
         if (row === undefined || ["confirmed", "failed"].includes(row.status)) return
+        if (row.status === "submitting") {
+          yield* settlement.leaveUnresolved(row, `the outbox gave up after ${config.outbox.maxAttempts} attempts (${lastError.message})`)
+          return
+        }
         yield* fail(row, new Terminal({
           failedAt: lastError.failedAt,
           errorCode: lastError.failedAt === "send" || lastError.failedAt === "confirm" ? "CONFIRMATION_FAILED" : "PIPELINE_ERROR",

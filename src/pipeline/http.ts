@@ -11,7 +11,7 @@ import { WalletSpendGate } from "./agentPorts.js"
 import { type AcceptedRequest, decodeTransactionRequest } from "./acceptIntent.js"
 import { Outbox } from "./outbox.js"
 import { TransactionService } from "./transactionService.js"
-import { createdReply, transactionReply } from "./transactionReply.js"
+import { createdReply, retryReply, transactionReply } from "./transactionReply.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { TransactionWaits } from "./transactionWaits.js"
 import { OutboxApi } from "../../schemas/api/operations.js"
@@ -50,11 +50,17 @@ export const createAndReply = <E, R>(decodeRequest: Effect.Effect<AcceptedReques
     })
   )
 
-/** A body's `manifest` field (as on execute), when it is an object. */
-const manifestField = (body: unknown): unknown =>
-  typeof body === "object" && body !== null && "manifest" in body ? (body as { manifest: unknown }).manifest : undefined
+/** A body's `manifest` field (as on execute) apart from the request it rides with; the pipeline checks it. */
+const splitManifest = (body: unknown): { readonly request: unknown; readonly manifest: unknown } => {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || !("manifest" in body)) return { request: body, manifest: undefined }
+  const { manifest, ...request } = body as Record<string, unknown>
+  return { request, manifest }
+}
 
-export const createTransactionHandler = Effect.flatMap(jsonBody, (body) => createAndReply(decodeTransactionRequest(body), manifestField(body)))
+export const createTransactionHandler = Effect.flatMap(jsonBody, (body) => {
+  const { request, manifest } = splitManifest(body)
+  return createAndReply(decodeTransactionRequest(request), manifest)
+})
 
 export const transactionRoutes = [
   route(TransactionsApi.create, createTransactionHandler, "agent"),
@@ -85,7 +91,7 @@ export const transactionRoutes = [
     TransactionsApi.retry,
     Effect.gen(function* () {
       const id = yield* txId
-      return transactionReply(yield* (yield* TransactionService).retry(yield* Caller, id), 202)
+      return retryReply(yield* (yield* TransactionService).retry(yield* Caller, id))
     })
   ),
   route(

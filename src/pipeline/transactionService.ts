@@ -14,6 +14,8 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { auditEventMetric } from "../audit/metricNames.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
+import { SigningFreezes } from "../wallet/signingFreezes.js"
+import { freezeNotice } from "../../schemas/freeze.js"
 import { treasuryRefusal } from "./treasuryRights.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
 import type { PageRequest } from "../db/keysetPage.js"
@@ -22,10 +24,14 @@ import { approvalExpired, makeApprovalExpiry } from "./approvalExpiry.js"
 import { earlierAttempts, retryHistoryEntry } from "./earlierAttempt.js"
 import { insertTransactionsWithJobs, type NewTransaction } from "./insertTransaction.js"
 import { Outbox } from "./outbox.js"
+import { Settlement } from "./settlement.js"
 import { canonicalJson, sha256Hex } from "./proof.js"
 import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
+
+/** How long a retry waits for the chain to say whether an earlier signature landed (past it: left unresolved, never built again). */
+const REBUILD_CHECK_TIMEOUT = "5 seconds"
 
 /** Failures a client may retry ([n7]): never policy refusals, never a success. */
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
@@ -40,7 +46,16 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const events = yield* StageEvents
     const policy = yield* PolicyEngine
     const budgets = yield* AgentBudgetOnRetry
+    const settlement = yield* Settlement
     const expiry = yield* makeApprovalExpiry
+    const freezes = yield* SigningFreezes
+
+    /** The 403 of a request in a frozen scope, naming the freeze (docs/decisions/freeze.md). */
+    const frozenRefusal = (freezeId: string) =>
+      Effect.map(freezes.find(freezeId, null), (freeze) => {
+        const message = freeze === undefined ? `frozen: freeze ${freezeId}` : freezeNotice(freeze)
+        return new PolicyViolation({ message, reasons: [message] })
+      })
 
     // Concurrent creates share one insert statement (statementBatch.ts).
     const inserts = makeStatementBatch(
@@ -94,6 +109,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
           case "AgentNotFound":
             return yield* Effect.fail(new NotFound({ resource: "agent", id: agentId ?? "" }))
+          case "Frozen":
+            return yield* Effect.fail(yield* frozenRefusal(outcome.freezeId))
           case "WalletNotActive":
             return yield* Effect.fail(new ValidationError({ message: `walletId: wallet ${request.walletId} is ${outcome.status}`, field: "walletId" }))
           case "Conflict": {
@@ -226,6 +243,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const retry = (caller: CallerInfo, txId: string) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
+        if (row.status === "submitting") return { outcome: "unchanged", row } as const
         if (row.status !== "failed" || row.error_code === null || !RETRYABLE_CODES.has(row.error_code)) {
           return yield* Effect.fail(
             new InvalidState({
@@ -235,6 +253,28 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
               currentState: row.status
             })
           )
+        }
+        // A frozen scope takes no new attempt (unfreezing is an operator act; then the retry may run).
+        const freeze = yield* freezes.activeFor({ tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id })
+        if (freeze !== undefined) return yield* Effect.fail(yield* frozenRefusal(freeze.id))
+        // Nothing is built again while an earlier signature of the transaction could still land (issue 30).
+        const context = yield* outbox.contextOf(txId)
+        if (context !== undefined) {
+          const verdict = yield* settlement.beforeRebuild(context, { wait: false, checkTimeout: REBUILD_CHECK_TIMEOUT }).pipe(
+            Effect.catchAll((error) => Effect.succeed({ _tag: "Open", until: null, answered: false, error: error.message } as const))
+          )
+          if (verdict._tag === "Adopted") {
+            if (verdict.row === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
+            return { outcome: "adopted", row: verdict.row } as const
+          }
+          if (verdict._tag === "Open") {
+            const why = verdict.answered
+              ? `a signature of an earlier attempt may still land${verdict.until === null ? "" : ` until block height ${verdict.until}`}`
+              : "the chain did not answer whether a signature of an earlier attempt landed"
+            const reopened = yield* settlement.reopenUnresolved(row, why)
+            if (reopened === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
+            return { outcome: "unresolved", row: reopened } as const
+          }
         }
         const moved = yield* sql.withTransaction(
           Effect.gen(function* () {
@@ -258,7 +298,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
         yield* outbox.notify
         yield* publish(moved, "retry requested")
-        return moved
+        return { outcome: "retried", row: moved } as const
       })
 
     const replay = (caller: CallerInfo, txId: string) =>
