@@ -147,18 +147,26 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     const findVersion = (id: string, version: number, readTenant: string | null) =>
       versionRows(id, readTenant, version).pipe(Effect.map((rows) => rows[0]))
 
-    const listByWallet = (walletId: string, readTenant: string | null, page: { limit: number; offset: number }) =>
+    /** The policies `readTenant` sees (all tenants for null), optionally of one wallet and by `active`, oldest first. */
+    const list = (
+      readTenant: string | null,
+      filter: { readonly walletId?: string | undefined; readonly active?: boolean | undefined },
+      page: { limit: number; offset: number }
+    ) =>
       Effect.gen(function* () {
+        const where = sql`WHERE true ${filter.walletId === undefined ? sql`` : sql`AND wallet_id = ${filter.walletId}`} ${
+          filter.active === undefined ? sql`` : sql`AND active = ${filter.active}`
+        } ${tenantFilter(readTenant)}`
         const rows = yield* sql<PolicyRow>`
           SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
-          FROM policies WHERE wallet_id = ${walletId} ${tenantFilter(readTenant)}
+          FROM policies ${where}
           ORDER BY created_at, id LIMIT ${page.limit} OFFSET ${page.offset}
         `
-        const [{ total }] = yield* sql<{ total: string }>`
-          SELECT count(*)::text AS total FROM policies WHERE wallet_id = ${walletId} ${tenantFilter(readTenant)}
-        `
+        const [{ total }] = yield* sql<{ total: string }>`SELECT count(*)::text AS total FROM policies ${where}`
         return { policies: rows.map((row) => toStored(row).policy), total: Number(total) }
       }).pipe(Effect.orDie)
+
+    const listByWallet = (walletId: string, readTenant: string | null, page: { limit: number; offset: number }) => list(readTenant, { walletId }, page)
 
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
@@ -168,6 +176,6 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-    return { create, appendVersion, find, listVersions, findVersion, listByWallet, activeForWallet }
+    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet }
   })
 }) {}

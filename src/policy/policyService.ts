@@ -132,6 +132,10 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         return { policies, total, limit: page.limit, offset: page.offset }
       })
 
-    return { create, get, update, versions, version, migrate, listForWallet, visibleWallet }
+    /** GET /policies: what the caller's tenant holds (every tenant for a key reading all), filtered. */
+    const list = (caller: CallerInfo, query: { readonly walletId?: string | undefined; readonly active?: boolean | undefined; readonly limit: number; readonly offset: number }) =>
+      Effect.map(repo.list(caller.readTenant, query, query), ({ policies, total }) => ({ policies, total, limit: query.limit, offset: query.offset }))
+
+    return { create, get, update, versions, version, migrate, list, listForWallet, visibleWallet }
   })
 }) {}

@@ -11,6 +11,8 @@ import { NATIVE_MINT } from "@solana/spl-token"
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@solana/web3.js"
 import { Ajv } from "ajv"
 import { JSONSchema } from "effect"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
 import { TOOLS } from "../../src/mcp/catalog.js"
@@ -98,6 +100,11 @@ describe("the tools an MCP host sees", () => {
     expect(hints("audit_record_event")).toMatchObject({ readOnlyHint: false, destructiveHint: false })
   })
 
+  it("are counted right in the README", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8")
+    expect(readme.match(/^(\d+) tools \(the spec's tool list/m)?.[1]).toBe(String(TOOLS.length))
+  })
+
   it("require what their routes require (exceptions named)", () => {
     /** Why a tool's required arguments differ from its route's. */
     const EXCEPTIONS: Record<string, string> = {
@@ -177,6 +184,7 @@ describe("every tool, called for real, answers what its output schema says", () 
     const w = await ok("wallet_create", { label: "tools policy" })
     const policy = await ok("policy_create", { walletId: w.id, name: "cap", active: true, rules: [{ type: "spending_limit", maxLamportsPerTx: 5_000_000 }] })
     await ok("policy_list_wallet", { walletId: w.id })
+    expect((await ok("policy_list", { walletId: w.id, active: true })).policies).toHaveLength(1)
     await ok("policy_compatibility_check", { rules: [{ type: "spending_limit", maxLamportsPerTx: 1 }] })
     await ok("policy_evaluate", { walletId: w.id, type: "transfer_sol", protocol: "system-program", amountLamports: 1_000, destination: destination() })
     await ok("policy_update", { policyId: policy.id, rules: [{ type: "spending_limit", maxLamportsPerTx: 1_000_000 }] })
