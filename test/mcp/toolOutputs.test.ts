@@ -1,7 +1,7 @@
 /**
  * Every tool, as an MCP host sees it (issue 32): the MCP SDK's own Client over Streamable HTTP lists the tools,
  * every name matches what hosts accept (`^[a-zA-Z0-9_-]{1,64}$`), every tool declares an object outputSchema and
- * honest annotations, and every one of the 81 tools is then called for real, with success, on a ledger with all
+ * honest annotations, and every one of the 89 tools is then called for real, with success, on a ledger with all
  * our programs: the SDK client checks each structured result against the tool's outputSchema (it throws on a
  * mismatch), and so does Ajv here, explicitly. A tool's required arguments are its route's (the exceptions named).
  */
@@ -80,9 +80,9 @@ const transfer = (walletId: string, lamports: number, extra: Record<string, unkn
 })
 
 describe("the tools an MCP host sees", () => {
-  it("are 81, named as hosts accept (one MCP name per tool), each with an object output schema and honest annotations", () => {
-    expect(listed).toHaveLength(81)
-    expect(new Set(listed.map((t) => t.name)).size).toBe(81)
+  it("are 89, named as hosts accept (one MCP name per tool), each with an object output schema and honest annotations", () => {
+    expect(listed).toHaveLength(89)
+    expect(new Set(listed.map((t) => t.name)).size).toBe(89)
     for (const t of listed) {
       expect(t.name).toMatch(HOST_NAME)
       expect(t.outputSchema?.type, t.name).toBe("object")
@@ -283,7 +283,22 @@ describe("every tool, called for real, answers what its output schema says", () 
     expect((await ok("protocol_escrow_refund", { escrowId: unaccepted, walletId: creator.id, creator: creator.publicKey })).status).toBe("confirmed")
   }, 180_000)
 
-  it("left none of the 81 uncalled", () => {
+  it("API keys and the kill switch", async () => {
+    const issued = await ok("keys_issue", { tenant: "tools-tenant", scopes: ["wallets"], label: "from a host" })
+    expect(issued.secret).toMatch(/^agck_/)
+    await ok("keys_list", { status: "active", limit: 5 })
+    await ok("keys_get", { keyId: issued.id })
+    const rotated = await ok("keys_rotate", { keyId: issued.id, graceSeconds: 60 })
+    expect(rotated.previous.replacedBy).toBe(rotated.key.id)
+    expect((await ok("keys_revoke", { keyId: rotated.key.id, reason: "tools test" })).status).toBe("revoked")
+
+    const wallet = await ok("wallet_create", { label: "tools frozen" })
+    const freeze = await ok("risk_freeze", { scope: "wallet", targetId: wallet.id, reason: "tools test" })
+    await ok("risk_list_freezes", { state: "all" })
+    await ok("risk_lift_freeze", { freezeId: freeze.id, reason: "done" })
+  })
+
+  it("left none of the 89 uncalled", () => {
     expect(listed.map((t) => t.name).filter((name) => !called.has(name))).toEqual([])
   })
 })
