@@ -19,6 +19,7 @@ import portfolioValues from "./0016_portfolio_values.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import signingFreezes from "./0140_signing_freezes.js"
 import apiKeys from "./0160_api_keys.js"
+import sealedKeys from "./0161_sealed_keys.js"
 import transactionSignatures from "./0100_transaction_signatures.js"
 
 export const migrations = Migrator.fromRecord({
@@ -38,5 +39,6 @@ export const migrations = Migrator.fromRecord({
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0140_signing_freezes": signingFreezes,
   "0160_api_keys": apiKeys,
+  "0161_sealed_keys": sealedKeys,
   "0100_transaction_signatures": transactionSignatures,
 })
