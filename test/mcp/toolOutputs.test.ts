@@ -80,9 +80,9 @@ const transfer = (walletId: string, lamports: number, extra: Record<string, unkn
 })
 
 describe("the tools an MCP host sees", () => {
-  it("are 81, named as hosts accept (one MCP name per tool), each with an object output schema and honest annotations", () => {
-    expect(listed).toHaveLength(81)
-    expect(new Set(listed.map((t) => t.name)).size).toBe(81)
+  it("are 84, named as hosts accept (one MCP name per tool), each with an object output schema and honest annotations", () => {
+    expect(listed).toHaveLength(84)
+    expect(new Set(listed.map((t) => t.name)).size).toBe(84)
     for (const t of listed) {
       expect(t.name).toMatch(HOST_NAME)
       expect(t.outputSchema?.type, t.name).toBe("object")
@@ -191,6 +191,9 @@ describe("every tool, called for real, answers what its output schema says", () 
     await ok("risk_set_portfolio", { walletId: w.id, autoPauseOnBreach: true })
     await ok("risk_get_chaos")
     await ok("risk_set_chaos", { enabled: false })
+    const freeze = await ok("risk_freeze", { scope: "wallet", targetId: w.id, reason: "tool drill" })
+    await ok("risk_list_freezes", { state: "all" })
+    await ok("risk_lift_freeze", { freezeId: freeze.id, reason: "drill over" })
 
     await ok("audit_record_event", { eventType: "custom.tools", message: "from an MCP host", metadata: { via: "mcp" } })
     await ok("audit_events", { limit: 5 })
@@ -283,7 +286,7 @@ describe("every tool, called for real, answers what its output schema says", () 
     expect((await ok("protocol_escrow_refund", { escrowId: unaccepted, walletId: creator.id, creator: creator.publicKey })).status).toBe("confirmed")
   }, 180_000)
 
-  it("left none of the 81 uncalled", () => {
+  it("left none of the 84 uncalled", () => {
     expect(listed.map((t) => t.name).filter((name) => !called.has(name))).toEqual([])
   })
 })
