@@ -22,6 +22,8 @@ import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { ValueLimitStore } from "../risk/valueLimits.js"
 import { withValueLimits } from "./valueLimitOutcome.js"
+import { transactionTrace, withTrace } from "./transactionTrace.js"
+import { explainPolicies } from "./explainDecision.js"
 import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
 import type { CompiledPolicy } from "./compileRules.js"
@@ -225,7 +227,10 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           // Value limits (issue 34): judged and reserved under the same lock, with the decision (valueLimits.ts).
           const subject = { tenantId: input.tenantId, walletId: input.walletId, agentId: input.agentId }
           const limits = yield* valueLimits.judge(subject, input.facts, state.now)
-          const { decision, effects, approvalSpend, pauseAgent } = withValueLimits(combine(input, protocolConfig, controls, policies, state), limits.denied)
+          const combined = withValueLimits(combine(input, protocolConfig, controls, policies, state), limits.denied)
+          const { effects, approvalSpend, pauseAgent } = combined
+          // Recorded with its trace (issue 34): /replay shows what each check saw.
+          const decision = withTrace(combined.decision, transactionTrace({ input, protocolConfig, controls, policies, state, relayConfigured, valueLimitsDenied: limits.denied, value: limits.value }))
           if (decision.decision !== "deny" && limits.value !== undefined) yield* valueLimits.reserve(input.txId, subject, limits.value)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
           yield* store.recordDecision(input.txId, input.tenantId, input.walletId, decision, approvalSpend)
@@ -328,7 +333,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const policies = known !== undefined ? known.policies.map((row) => cache.compileText(row.policy, row.rulesText)) : yield* loadPolicies(request.walletId, tenantId)
           const state = yield* readState(policies, request, tenantId, now, { portfolio: false, observe: false }, known)
           const evaluation = evaluatePolicies(policies, request, state)
-          return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision
+          const explained = request.explain === true ? { trace: explainPolicies(policies, request, state) } : {}
+          return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier, ...explained } satisfies PolicyDecision
         }).pipe(
           Effect.timeout(ENGINE_TIMEOUT),
           Effect.catchAllCause((cause) => {
