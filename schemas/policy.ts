@@ -216,7 +216,17 @@ export const PolicyDecision = Schema.Struct({
   reasons: Schema.Array(Schema.String),
   riskTier: RiskTier,
   /** Every check with what it saw (POST /evaluate with `explain: true`; recorded with a transaction's decision). */
-  trace: Schema.optional(Schema.Array(RuleTrace))
+  trace: Schema.optional(Schema.Array(RuleTrace)),
+  /** What each shadow policy of the wallet would have decided (issue 34): recorded, never enforced. */
+  shadow: Schema.optional(Schema.Array(Schema.Struct({
+    policyId: Uuid,
+    name: Schema.String,
+    version: Schema.Number,
+    decision: Decision,
+    reasons: Schema.Array(Schema.String),
+    /** false: a disagreement with the enforced decision */
+    agrees: Schema.Boolean
+  })))
 })
 export type PolicyDecision = typeof PolicyDecision.Type
 
@@ -228,6 +238,8 @@ export const Policy = Schema.Struct({
   name: Label,
   version: Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)),
   active: Schema.Boolean,
+  /** In shadow (issue 34): evaluated on every real decision of the wallet and recorded beside it, never enforced. */
+  shadow: Schema.optional(Schema.Boolean),
   rules: PolicyRules,
   createdAt: Timestamp,
   updatedAt: Timestamp
@@ -238,6 +250,8 @@ export const PolicyCreateBody = Schema.Struct({
   walletId: Uuid,
   name: Label,
   active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  /** Create it in shadow: never enforced (stored inactive), evaluated beside every decision; activating it promotes it. */
+  shadow: Schema.optional(Schema.Boolean),
   rules: PolicyRules
 })
 export type PolicyCreateBody = typeof PolicyCreateBody.Type

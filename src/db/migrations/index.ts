@@ -19,6 +19,7 @@ import portfolioValues from "./0016_portfolio_values.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import signingFreezes from "./0140_signing_freezes.js"
 import valueLimits from "./0141_value_limits.js"
+import shadowPolicies from "./0142_shadow_policies.js"
 import apiKeys from "./0160_api_keys.js"
 
 export const migrations = Migrator.fromRecord({
@@ -38,5 +39,6 @@ export const migrations = Migrator.fromRecord({
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0140_signing_freezes": signingFreezes,
   "0141_value_limits": valueLimits,
+  "0142_shadow_policies": shadowPolicies,
   "0160_api_keys": apiKeys
 })
