@@ -20,6 +20,7 @@ import transactionSignatures from "./0100_transaction_signatures.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import signingFreezes from "./0140_signing_freezes.js"
 import valueLimits from "./0141_value_limits.js"
+import shadowPolicies from "./0142_shadow_policies.js"
 import growth from "./0150_growth.js"
 import apiKeys from "./0160_api_keys.js"
 import sealedKeys from "./0161_sealed_keys.js"
@@ -42,6 +43,7 @@ export const migrations = Migrator.fromRecord({
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0140_signing_freezes": signingFreezes,
   "0141_value_limits": valueLimits,
+  "0142_shadow_policies": shadowPolicies,
   "0150_growth": growth,
   "0160_api_keys": apiKeys,
   "0161_sealed_keys": sealedKeys
