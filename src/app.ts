@@ -61,6 +61,9 @@ import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./chain/chainFacts.js"
 import { PipelineExecutor } from "./pipeline/executor.js"
 import { transactionRoutes } from "./pipeline/http.js"
+import { approvalRoutes } from "./pipeline/approvals/http.js"
+import { WalletQuorums } from "./pipeline/approvals/walletQuorums.js"
+import { ApprovalGate } from "./pipeline/approvals/approvalGate.js"
 import { signRoutes } from "./pipeline/signHttp.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
 import { Outbox, OutboxDepthLive } from "./pipeline/outbox.js"
@@ -111,6 +114,7 @@ const componentRoutes = [
   ...healthRoutes,
   ...walletRoutes,
   ...transactionRoutes,
+  ...approvalRoutes,
   ...signRoutes,
   ...chaosRoutes,
   ...auditRoutes,
@@ -163,7 +167,7 @@ const CoreComponentsLive = Layer.mergeAll(
 const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
-  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default, ApprovalGate.Default)),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
   Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
@@ -175,6 +179,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(
     Layer.mergeAll(
       TransactionRepo.Default,
+      WalletQuorums.Default,
       TransactionSummaries.Default,
       Outbox.Default,
       ChainFacts.Default,

@@ -42,6 +42,7 @@ import { buildExecutionProof } from "./proof.js"
 import { SignOnly } from "./signOnly.js"
 import { GaslessStages } from "./gaslessStages.js"
 import { X402Stages } from "./x402Stages.js"
+import { ApprovalGate } from "./approvals/approvalGate.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
 import { AuditLog } from "../audit/auditLog.js"
@@ -85,6 +86,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const audit = yield* AuditLog
     const gasless = yield* GaslessStages
     const x402 = yield* X402Stages
+    const approvals = yield* ApprovalGate
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -115,9 +117,31 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         }
         if (SIGN_ONLY_TYPES.has(row.type)) return yield* signRequestPending(row, wallet)
         if (row.type === "x402_pay") return yield* x402.pending(row, wallet.publicKey, { simulate, policyEval })
+        const { compiled, builtStage, buildFields } = yield* buildMessage(row, wallet.publicKey)
+        const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
+        if (gaslessRefusals.length > 0) {
+          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
+            unwritten: { fields: buildFields, via: [builtStage] }
+          })
+        }
+        const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
+        if (!simulation.ok) {
+          const recorded = yield* move(row, { from: ["pending"], to: builtStage.status, stage: builtStage.stage, message: builtStage.message, fields: buildFields, eventType: builtStage.eventType })
+          return recorded === undefined ? undefined : yield* failSimulation(recorded, simulation)
+        }
+        // Build, simulation and the policy decision are written together (one statement): nothing
+        // irreversible happens before signing, so a run that dies before then builds again (the policy
+        // engine records a transaction's decision and spend once).
+        const simulatedStage = { status: "policy_eval", stage: "policy", eventType: "transaction.simulated", message: "simulation ok", at: new Date().toISOString() } as const
+        return yield* policyEval(row, { fields: { ...buildFields, simulation }, via: [builtStage, simulatedStage] })
+      })
+
+    /** Builds the intent's message on a fresh blockhash (its fee payer, compute budget) and reads the wallet's balance before it. */
+    const buildMessage = (row: TransactionRow, publicKey: string) =>
+      Effect.gen(function* () {
         yield* chaosAt("build", "build")
-        const payer = new PublicKey(wallet.publicKey)
-        const reads = withPreBalance(facts, chain, wallet.publicKey)
+        const payer = new PublicKey(publicKey)
+        const reads = withPreBalance(facts, chain, publicKey)
         const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
           Effect.provide(Context.add(adapterPrograms, ChainFacts, reads.facts)),
           Effect.catchTags({
@@ -158,22 +182,17 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
-        const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
-        if (gaslessRefusals.length > 0) {
-          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
-            unwritten: { fields: buildFields, via: [builtStage] }
-          })
-        }
+        return { compiled, builtStage, buildFields }
+      })
+
+    /** An approved transaction built again with a fresh blockhash (approvals outlive blockhashes), admitted and simulated. */
+    const rebuild = (row: TransactionRow, context: RunContext) =>
+      Effect.gen(function* () {
+        const { compiled, buildFields } = yield* buildMessage(row, context.publicKey)
+        const refusals = yield* gasless.admit(row, compiled.messageBase64)
+        if (refusals.length > 0) return yield* Effect.fail(new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${refusals.join("; ")}`, stage: "policy" }))
         const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
-        if (!simulation.ok) {
-          const recorded = yield* move(row, { from: ["pending"], to: builtStage.status, stage: builtStage.stage, message: builtStage.message, fields: buildFields, eventType: builtStage.eventType })
-          return recorded === undefined ? undefined : yield* failSimulation(recorded, simulation)
-        }
-        // Build, simulation and the policy decision are written together (one statement): nothing
-        // irreversible happens before signing, so a run that dies before then builds again (the policy
-        // engine records a transaction's decision and spend once).
-        const simulatedStage = { status: "policy_eval", stage: "policy", eventType: "transaction.simulated", message: "simulation ok", at: new Date().toISOString() } as const
-        return yield* policyEval(row, { fields: { ...buildFields, simulation }, via: [builtStage, simulatedStage] })
+        return { fields: { ...buildFields, simulation }, simulation }
       })
 
     /** A signing request (POST /wallets/<id>/sign): the caller's bytes, simulated, then the ordinary policy stage. */
@@ -276,11 +295,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           })
         }
         if (decision.decision === "require_approval") {
-          const now = Date.now()
+          // the approver's preview, its hash and quorum (approvals/approvalGate.ts); webhooks carry them
+          const gate = yield* approvals.open(row, decision, unwritten)
           return yield* move(row, withUnwritten({
             from: [row.status], to: "approval_gate", stage: "policy", message: `approval required: ${reasons}`,
-            fields: { policyDecision: decision, approval: { status: "pending", requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + config.approvals.ttlMs).toISOString() } },
-            eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons }
+            fields: { policyDecision: decision, approval: gate.approval },
+            eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons, ...gate.eventMetadata }
           }))
         }
         return yield* move(row, withUnwritten({
@@ -303,6 +323,14 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const signing = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         yield* chaosAt("sign", "sign")
+        // approved: built again, judged again, compared with the approved preview (approvals/approvalGate.ts)
+        const ready = yield* approvals.reconfirm(row, context, rebuild(row, context))
+        return ready === undefined || ready.status !== "signing" ? ready : yield* signRecorded(ready, context)
+      })
+
+    /** Signs the recorded message (the signer actor checks the recorded decision again) and records the signature. */
+    const signRecorded = (row: TransactionRow, context: RunContext) =>
+      Effect.gen(function* () {
         yield* quoteStillFresh(row, context)
         // a borrow approved long after its build: the program would judge it on whatever price is there now
         const oracles = row.build_facts?.oracleAccounts ?? []

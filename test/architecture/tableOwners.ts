@@ -11,6 +11,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   outbox_jobs: "pipeline",
   chaos_config: "pipeline",
   gasless_fee_reservations: "pipeline",
+  wallet_approval_quorums: "pipeline",
   policies: "policy",
   policy_versions: "policy",
   policy_wallet_locks: "policy",

@@ -17,6 +17,7 @@ import webhooks from "./0012_webhooks.js"
 import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
+import approvalQuorums from "./0121_approval_quorums.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -32,5 +33,6 @@ export const migrations = Migrator.fromRecord({
   "0012_webhooks": webhooks,
   "0014_positions": positions,
   "0016_portfolio_values": portfolioValues,
-  "0120_gasless_fee_quota": gaslessFeeQuota
+  "0120_gasless_fee_quota": gaslessFeeQuota,
+  "0121_approval_quorums": approvalQuorums
 })
