@@ -4,7 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { Amount, Label, Timestamp, Uuid } from "./common.js"
-import { TransactionType } from "./intent.js"
+import { TransactionType, unknownIntentFields } from "./intent.js"
 import { ProtocolId } from "./protocol.js"
 import { IdempotencyKey } from "./transaction.js"
 
@@ -73,7 +73,7 @@ export const AutonomyStep = Schema.Struct({
   maxRuns: MaxRuns,
   paperOnly: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false }),
   gasless: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false })
-})
+}).pipe(Schema.filter((step) => unknownIntentFields(step.type, step.intent)))
 export type AutonomyStep = typeof AutonomyStep.Type
 
 export const CONDITION_METRICS = ["tick", "balance_lamports", "known_wallets_count"] as const
@@ -90,7 +90,7 @@ export const RuleAction = Schema.Struct({
   type: TransactionType,
   protocol: ProtocolId,
   intent: Schema.optionalWith(IntentObject, { exact: true, default: () => ({}) })
-})
+}).pipe(Schema.filter((action) => unknownIntentFields(action.type, action.intent)))
 
 export const AutonomyRule = Schema.Struct({
   id: EntryId,
@@ -275,6 +275,14 @@ export type IssueManifestBody = typeof IssueManifestBody.Type
  */
 export const VerifyManifestBody = Schema.Struct({ manifest: IntentObject })
 export type VerifyManifestBody = typeof VerifyManifestBody.Type
+
+/** `POST .../manifest/revoke`: the nonce, or the manifest itself (its nonce is used; its other fields are not read). */
+export const RevokeManifestBody = Schema.Struct({
+  nonce: Schema.optionalWith(boundedText(128), { exact: true }),
+  manifest: Schema.optionalWith(Schema.Struct({ nonce: boundedText(128) }, { key: Schema.String, value: Schema.Unknown }), { exact: true }),
+  reason: Schema.optionalWith(boundedText(256), { exact: true })
+}).pipe(Schema.filter((body) => (body.nonce === undefined && body.manifest === undefined ? { path: ["nonce"], message: "is missing" } : true)))
+export type RevokeManifestBody = typeof RevokeManifestBody.Type
 
 export const ManifestVerification = Schema.Struct({ valid: Schema.Boolean, reason: Schema.String })
 export type ManifestVerification = typeof ManifestVerification.Type

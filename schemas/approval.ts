@@ -5,8 +5,8 @@
  */
 import * as Schema from "effect/Schema"
 import { Timestamp, Uuid } from "./common.js"
+import { strict } from "./strict.js"
 
-const strict = { parseOptions: { onExcessProperty: "error" as const } }
 
 export const Sha256Hex = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/, { message: () => "must be a SHA-256 hex digest (64 lowercase hex characters)" }))
 
@@ -75,7 +75,7 @@ export const ApprovalQuorumFields = {
  */
 export const ApproveBody = Schema.Struct({
   previewHash: Schema.optionalWith(Sha256Hex, { exact: true })
-}).annotations({ identifier: "ApproveBody", ...strict })
+}).annotations({ identifier: "ApproveBody" }).pipe(strict)
 export type ApproveBody = typeof ApproveBody.Type
 
 export const MAX_APPROVALS_REQUIRED = 10
@@ -93,5 +93,5 @@ export const WalletApprovalQuorumBody = Schema.Struct({
     Schema.int({ message: () => `must be an integer from 1 to ${MAX_APPROVALS_REQUIRED}` }),
     Schema.between(1, MAX_APPROVALS_REQUIRED, { message: () => `must be an integer from 1 to ${MAX_APPROVALS_REQUIRED}` })
   )
-}).annotations({ identifier: "WalletApprovalQuorumBody", ...strict })
+}).annotations({ identifier: "WalletApprovalQuorumBody" }).pipe(strict)
 export type WalletApprovalQuorumBody = typeof WalletApprovalQuorumBody.Type

@@ -288,7 +288,9 @@ export const ProtocolRiskConfig = Schema.Struct({
   maxQuoteAgeSeconds: Schema.optional(NonNegativeInt),
   deltaVarianceBpsThreshold: Schema.optional(BasisPoints),
   gaslessEligible: Schema.Boolean,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  /** Where each value comes from (issue 34): the defaults, the deployment-wide layer (tenant `*`), or the tenant's own. */
+  layers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Literal("default", "deployment", "tenant") }))
 }).annotations({ identifier: "ProtocolRiskConfig" })
 export type ProtocolRiskConfig = typeof ProtocolRiskConfig.Type
 

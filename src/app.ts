@@ -74,6 +74,7 @@ import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
 import { StageEventFeedLive, StageEvents } from "./pipeline/stageEvents.js"
 import { SignOnly } from "./pipeline/signOnly.js"
+import { EffectSimulation } from "./pipeline/effectSimulation.js"
 import { Submission } from "./pipeline/submission.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
 import { TransactionService } from "./pipeline/transactionService.js"
@@ -84,6 +85,9 @@ import { PolicyEngine } from "./policy/policyEngine.js"
 import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
+import { freezeRoutes } from "./freeze/http.js"
+import { KillSwitch } from "./freeze/killSwitch.js"
+import { FrozenGate } from "./pipeline/frozenGate.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
 import { escrowHelperRoutes } from "./pipeline/escrowHelpersHttp.js"
@@ -109,6 +113,13 @@ import { KeyStore } from "./wallet/keyStore.js"
 import { MpcCluster } from "./wallet/mpc/mpcCluster.js"
 import { WalletRepo } from "./wallet/walletRepo.js"
 import { WalletService } from "./wallet/walletService.js"
+import { keyRoutes } from "./keys/http.js"
+import { KeyRingLive } from "./keys/keyRingLive.js"
+import { IssuedKeys } from "./keys/issuedKeys.js"
+import { KeyService } from "./keys/keyService.js"
+import { KeyUsage } from "./keys/keyUsage.js"
+import { KeyAgentsLive } from "./agents/keyAgentsPort.js"
+import { SigningFreezes } from "./wallet/signingFreezes.js"
 
 const componentRoutes = [
   ...healthRoutes,
@@ -120,6 +131,7 @@ const componentRoutes = [
   ...auditRoutes,
   ...prometheusRoutes,
   ...webhookRoutes,
+  ...keyRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
   ...defiRoutes,
@@ -131,6 +143,7 @@ const componentRoutes = [
   ...runtimeRoutes,
   ...policyRoutes,
   ...riskRoutes,
+  ...freezeRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -160,14 +173,17 @@ const CoreComponentsLive = Layer.mergeAll(
   ProtocolHealthCheck.Default,
   WebhookRepo.Default,
   WebhookDeliveryQueue.Default,
+  SigningFreezes.Default,
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default, ApprovalGate.Default)),
+  // Every signing path simulates for the transaction's whole effect (issue 31).
+  Layer.provideMerge(EffectSimulation.Default),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
   Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
@@ -202,17 +218,24 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(CoreComponentsLive)
 )
 
+/** Issued API keys (issue 36): the service, and the gateway's key ring kept current by NOTIFY. */
+const KeysLive = KeyRingLive.pipe(
+  Layer.provideMerge(Layer.mergeAll(KeyService.Default, KeyUsage.Default, IssuedKeys.Default)),
+  Layer.provideMerge(KeyAgentsLive)
+)
+
 /** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
 const AgentsLive = WalletSpendGateLive.pipe(
   Layer.provideMerge(WalletSpend.Default),
   Layer.provideMerge(AgentExecution.Default),
   Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
   Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),
+  Layer.provideMerge(KeysLive),
   Layer.provideMerge(AgentRepo.Default)
 )
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
-const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default).pipe(
+const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default).pipe(
   Layer.provideMerge(AgentsLive)
 )
 

@@ -12,6 +12,7 @@ import {
   IssueManifestBody,
   ManifestVerification,
   PauseBody,
+  RevokeManifestBody,
   UpdateCapabilitiesBody,
   VerifyManifestBody
 } from "../agent.js"
@@ -74,6 +75,7 @@ export const AgentsApi = {
   revokeManifest: endpoint("agents", "POST", "/api/v1/agents/:agentId/manifest/revoke", {
     summary: "Revoke a capability manifest by its nonce (or the manifest itself)",
     params: AgentIdParams,
+    body: RevokeManifestBody,
     success: ManifestRevocation
   }),
   execute: endpoint("agents", "POST", "/api/v1/agents/:agentId/execute", {

@@ -2,6 +2,8 @@
 import * as Schema from "effect/Schema"
 import { PortfolioRiskControls, PortfolioRiskControlsUpdate, ProtocolRiskConfig, ProtocolRiskConfigUpdate } from "../policy.js"
 import { ProtocolId } from "../protocol.js"
+import { Freeze, FreezeCreate, FreezeIdParams, FreezeLift, FreezeListQuery } from "../freeze.js"
+import { Page } from "../common.js"
 import { endpoint } from "./endpoint.js"
 import { WalletIdParams } from "./wallets.js"
 
@@ -37,5 +39,27 @@ export const RiskApi = {
     params: WalletIdParams,
     body: PortfolioRiskControlsUpdate,
     success: PortfolioRiskControls
+  }),
+  freeze: endpoint("risk", "POST", "/api/v1/risk/freezes", {
+    summary: "Kill switch: freeze a tenant, a wallet or an agent (nothing of it is signed from the commit on); 200 with the active freeze when it is frozen already",
+    body: FreezeCreate,
+    success: Freeze,
+    successStatuses: [201, 200]
+  }),
+  listFreezes: endpoint("risk", "GET", "/api/v1/risk/freezes", {
+    summary: "Freezes of the tenant, newest first (state=active, the default, or all)",
+    query: FreezeListQuery,
+    success: Page("freezes", Freeze)
+  }),
+  getFreeze: endpoint("risk", "GET", "/api/v1/risk/freezes/:freezeId", {
+    summary: "One freeze",
+    params: FreezeIdParams,
+    success: Freeze
+  }),
+  liftFreeze: endpoint("risk", "POST", "/api/v1/risk/freezes/:freezeId/lift", {
+    summary: "Lift a freeze (an operator act); a lifted freeze is answered as it is",
+    params: FreezeIdParams,
+    body: FreezeLift,
+    success: Freeze
   })
 }

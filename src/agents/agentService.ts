@@ -141,6 +141,28 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         return "paused" as AgentStatus
       }).pipe(Effect.withSpan("AgentService.pauseForBreach"))
 
-    return { create, get, list, updateCapabilities, transition, budget, pauseForBreach }
+    /**
+     * An operator's freeze (docs/decisions/freeze.md): every running agent of the frozen tenant, wallet or
+     * agent becomes paused with the freeze as its reason, whatever its mode. Answers the ids it paused;
+     * resuming them is the operator's act, after the freeze is lifted.
+     */
+    const pauseForFreeze = (freeze: { readonly id: string; readonly tenantId: string; readonly scope: string; readonly targetId: string; readonly reason: string }) =>
+      Effect.gen(function* () {
+        const inScope = (yield* repo.list(freeze.tenantId)).filter((agent) =>
+          agent.status === "running" &&
+          (freeze.scope === "tenant" || (freeze.scope === "wallet" && agent.walletId === freeze.targetId) || (freeze.scope === "agent" && agent.id === freeze.targetId))
+        )
+        const reason = `frozen by operator (freeze ${freeze.id}): ${freeze.reason}`
+        const paused: Array<string> = []
+        for (const agent of inScope) {
+          const moved = yield* repo.transition(agent.id, freeze.tenantId, ["running"], "paused", reason)
+          if (moved === undefined) continue
+          yield* event(moved, "agent.paused", `agent ${agent.id} paused: ${reason}`, { from: "running", to: "paused", reason, automatic: true, freezeId: freeze.id })
+          paused.push(agent.id)
+        }
+        return paused
+      }).pipe(Effect.withSpan("AgentService.pauseForFreeze"))
+
+    return { create, get, list, updateCapabilities, transition, budget, pauseForBreach, pauseForFreeze }
   })
 }) {}

@@ -5,6 +5,7 @@ import {
   ExecuteBody,
   IssueManifestBody,
   PauseBody,
+  RevokeManifestBody,
   UpdateCapabilitiesBody,
   VerifyManifestBody
 } from "../../schemas/agent.js"
@@ -18,7 +19,7 @@ import { AgentExecution } from "./agentExecution.js"
 import { AgentService } from "./agentService.js"
 import type { AgentAction } from "./agentTransitions.js"
 import { headerManifest } from "../pipeline/manifestHeader.js"
-import { ManifestStore, RevokeManifestBody } from "./manifestStore.js"
+import { ManifestStore } from "./manifestStore.js"
 import { AgentsApi } from "../../schemas/api/agents.js"
 
 const agentId = pathParam("agentId", Uuid)

@@ -22,6 +22,7 @@ const FAILURE_STATUSES: ReadonlyArray<readonly [status: number, description: str
   [403, "The key lacks the scope or access, or policy denied (POLICY_VIOLATION)", true],
   [404, "No such resource or route", false],
   [409, "The resource is in a state that does not allow this", false],
+  [415, "The body is not JSON: send content-type application/json (VALIDATION_ERROR)", false],
   [429, "Rate limited: see retry-after and x-ratelimit-* headers", true],
   [500, "Internal or pipeline error (PIPELINE_ERROR); the traceId finds it in the log", false]
 ]
@@ -119,6 +120,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, info: { r
     }
     for (const [status, description, keyOnly] of FAILURE_STATUSES) {
       if (keyOnly && !needsKey) continue
+      if (status === 415 && route.method === "GET") continue
       const failureData = endpoint?.recordOnFailure === true ? { anyOf: [data, { type: "null" }] } : {}
       responses[String(status)] ??= { description, content: json(envelope(failureData, "failure")) }
     }

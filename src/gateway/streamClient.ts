@@ -18,7 +18,7 @@ export interface StreamLimits {
 /** Events taken from the hub per wake-up, so a burst is sent without a fiber hop per event. */
 const BATCH = 256
 
-const decodeMessage = Schema.decodeUnknownEither(SubscriptionMessage, { errors: "all", onExcessProperty: "ignore" })
+const decodeMessage = Schema.decodeUnknownEither(SubscriptionMessage, { errors: "all", onExcessProperty: "error" })
 
 const parseJson = (text: string): unknown => {
   try {

@@ -6,6 +6,7 @@ import { gatewayRequestTool } from "./tools/gatewayRequestTool.js"
 import { policyTools } from "./tools/policyTools.js"
 import { protocolTools } from "./tools/protocolTools.js"
 import { riskTools } from "./tools/riskTools.js"
+import { freezeTools } from "./tools/freezeTools.js"
 import { strategyTools } from "./tools/strategyTools.js"
 import { transactionTools } from "./tools/transactionTools.js"
 import { walletTools } from "./tools/walletTools.js"
@@ -17,6 +18,7 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
   ...agentTools,
   ...protocolTools,
   ...riskTools,
+  ...freezeTools,
   ...strategyTools,
   ...auditTools,
   gatewayRequestTool

@@ -17,6 +17,8 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { auditEventMetric } from "../audit/metricNames.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
+import { SigningFreezes } from "../wallet/signingFreezes.js"
+import { freezeNotice } from "../../schemas/freeze.js"
 import { treasuryRefusal } from "./treasuryRights.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
@@ -44,6 +46,14 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const budgets = yield* AgentBudgetOnRetry
     const expiry = yield* makeApprovalExpiry
     const quorums = yield* WalletQuorums
+    const freezes = yield* SigningFreezes
+
+    /** The 403 of a request in a frozen scope, naming the freeze (docs/decisions/freeze.md). */
+    const frozenRefusal = (freezeId: string) =>
+      Effect.map(freezes.find(freezeId, null), (freeze) => {
+        const message = freeze === undefined ? `frozen: freeze ${freezeId}` : freezeNotice(freeze)
+        return new PolicyViolation({ message, reasons: [message] })
+      })
 
     // Concurrent creates share one insert statement (statementBatch.ts).
     const inserts = makeStatementBatch(
@@ -97,6 +107,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
           case "AgentNotFound":
             return yield* Effect.fail(new NotFound({ resource: "agent", id: agentId ?? "" }))
+          case "Frozen":
+            return yield* Effect.fail(yield* frozenRefusal(outcome.freezeId))
           case "WalletNotActive":
             return yield* Effect.fail(new ValidationError({ message: `walletId: wallet ${request.walletId} is ${outcome.status}`, field: "walletId" }))
           case "Conflict": {
@@ -268,6 +280,9 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             })
           )
         }
+        // A frozen scope takes no new attempt (unfreezing is an operator act; then the retry may run).
+        const freeze = yield* freezes.activeFor({ tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id })
+        if (freeze !== undefined) return yield* Effect.fail(yield* frozenRefusal(freeze.id))
         const moved = yield* sql.withTransaction(
           Effect.gen(function* () {
             const [locked] = yield* sql<TransactionRow>`SELECT * FROM transactions WHERE id = ${txId} AND status = 'failed' FOR UPDATE`

@@ -29,6 +29,7 @@ import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
+import { effectCheck } from "./effectJudgement.js"
 import { recordIfUnconstrained, type UnconstrainedRecord } from "./unconstrainedDecision.js"
 import { utcDayKey } from "./utcTime.js"
 import { makeWhatIfReadBatch } from "./whatIfReadBatch.js"
@@ -168,6 +169,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       const combined = aggregateOutcomes([
         gaslessCheck(input, protocolConfig, relayConfigured),
         protocolConfigCheck(input, protocolConfig),
+        effectCheck(input, policies),
         controlsOutcome,
         { decision: evaluation.decision, reasons: evaluation.reasons },
         approvalRequestedCheck(input.requireApproval)

@@ -5,6 +5,7 @@
 export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   wallets: "wallet",
   autofund_daily: "wallet",
+  signing_freezes: "wallet",
   audit_events: "audit",
   metric_counters: "audit",
   transactions: "pipeline",
@@ -38,7 +39,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   x402_payments: "protocols",
   webhook_subscriptions: "webhooks",
   webhook_deliveries: "webhooks",
-  positions: "positions"
+  positions: "positions",
+  api_keys: "keys"
 }
 
 /**
@@ -57,7 +59,7 @@ export const ACTOR_COMPONENTS: Readonly<Record<string, string>> = {
 export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly tables: ReadonlyArray<string>; readonly why: string }> = [
   {
     file: "src/pipeline/insertTransaction.ts",
-    tables: ["wallets", "agents", "audit_events"],
+    tables: ["wallets", "agents", "audit_events", "signing_freezes"],
     why: "the create path's one statement: checks the wallet and agent, inserts the row, its job and its audit event atomically (batched)"
   },
   {

@@ -18,6 +18,8 @@ import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import approvalQuorums from "./0121_approval_quorums.js"
+import signingFreezes from "./0140_signing_freezes.js"
+import apiKeys from "./0160_api_keys.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -34,5 +36,7 @@ export const migrations = Migrator.fromRecord({
   "0014_positions": positions,
   "0016_portfolio_values": portfolioValues,
   "0120_gasless_fee_quota": gaslessFeeQuota,
-  "0121_approval_quorums": approvalQuorums
+  "0121_approval_quorums": approvalQuorums,
+  "0140_signing_freezes": signingFreezes,
+  "0160_api_keys": apiKeys
 })

@@ -35,6 +35,7 @@ interface HelperFields {
   readonly idempotencyKey?: string
   readonly requireApproval?: boolean
   readonly wallet?: string
+  readonly walletAddress?: string
 }
 
 const escrowIdFromPath = pathParam("id", EscrowNumericId)
@@ -47,13 +48,17 @@ const escrowIdOf = (body: { readonly escrowNumericId?: string }) =>
       : Effect.fail(new ValidationError({ message: `escrowNumericId: must match the escrow id in the path (${id})`, field: "escrowNumericId" }))
   )
 
-/** `wallet`, when given, must be the public key of `walletId` (the one that signs). */
+/** `wallet` (or its alias `walletAddress`), when given, must be the public key of `walletId` (the one that signs). */
 const checkSigner = (helper: HelperFields) =>
   Effect.gen(function* () {
-    if (helper.wallet === undefined) return
+    if (helper.wallet !== undefined && helper.walletAddress !== undefined && helper.wallet !== helper.walletAddress) {
+      return yield* new ValidationError({ message: "walletAddress: must equal wallet when both are given", field: "walletAddress" })
+    }
+    const [field, address] = helper.wallet !== undefined ? ["wallet", helper.wallet] : ["walletAddress", helper.walletAddress]
+    if (address === undefined) return
     const stored = yield* (yield* WalletRepo).find(helper.walletId, (yield* Caller).readTenant)
-    if (stored !== undefined && stored.wallet.publicKey !== helper.wallet) {
-      return yield* new ValidationError({ message: `wallet: is not the public key of wallet ${helper.walletId} (${stored.wallet.publicKey})`, field: "wallet" })
+    if (stored !== undefined && stored.wallet.publicKey !== address) {
+      return yield* new ValidationError({ message: `${field}: is not the public key of wallet ${helper.walletId} (${stored.wallet.publicKey})`, field })
     }
   })
 
