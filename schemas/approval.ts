@@ -39,6 +39,8 @@ export const ApprovalPreview = Schema.Struct({
   instructions: Schema.Array(InstructionPreview),
   /** the wallet's balances after the simulated transaction minus before, per asset (the fee included) */
   balanceChanges: Schema.Array(AssetAmount),
+  /** what changes hands or closes (owner programs, delegates, authorities, closes), in words */
+  controls: Schema.Array(Schema.String),
   fee: Schema.Struct({ amount: AssetAmount, paidBy: Schema.Literal("wallet", "relay", "facilitator") }),
   counterparties: Schema.Array(Schema.String),
   riskTier: Schema.String,

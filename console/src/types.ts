@@ -40,6 +40,7 @@ export interface ApprovalPreview {
   readonly protocol: string
   readonly instructions: ReadonlyArray<InstructionPreview>
   readonly balanceChanges: ReadonlyArray<AssetAmount>
+  readonly controls: ReadonlyArray<string>
   readonly fee: { readonly amount: AssetAmount; readonly paidBy: string }
   readonly counterparties: ReadonlyArray<string>
   readonly riskTier: string

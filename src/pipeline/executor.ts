@@ -44,7 +44,8 @@ import { GaslessStages } from "./gaslessStages.js"
 import { X402Stages } from "./x402Stages.js"
 import { ApprovalGate } from "./approvals/approvalGate.js"
 import { EffectSimulation } from "./effectSimulation.js"
-import { recordedEffect, spendFacts } from "./effectFacts.js"
+import { recordedEffect } from "./effectFacts.js"
+import { riskInputOf } from "./riskInput.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
 import { signingFailure } from "./signingFailure.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
@@ -265,31 +266,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${recorded.reason}`, stage: "policy" }), { unwritten })
         }
         const effect = recorded.kind === "effect" ? recorded.effect : undefined
-        const spend = spendFacts(row.type, {
-          amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
-          destination: built?.destination ?? undefined
-        }, effect)
-        const decision = yield* policy.decideForTransaction({
-          txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id, traceId: row.trace_id ?? undefined,
-          type: row.type, protocol: row.protocol, intent: row.intent,
-          facts: {
-            destination: spend.destination,
-            tokenMint: built?.tokenMint ?? undefined,
-            amountLamports: spend.amountLamports,
-            effect,
-            tokenAmount: built?.tokenAmount === null || built?.tokenAmount === undefined ? undefined : BigInt(built.tokenAmount),
-            programIds: built?.programIds ?? [],
-            slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
-            // a swap: every pool of its route, and the age of the quote its build used (at this decision)
-            ...(built?.pools === undefined ? {} : { pools: built.pools, pool: built.pools[0] }),
-            ...(built?.outputMint === undefined ? {} : { outputMint: built.outputMint }),
-            ...(built?.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.oracleDeviationBps }),
-            ...(built?.oracleUnavailable === undefined ? {} : { oracleUnavailable: built.oracleUnavailable }),
-            ...(built?.quotedAt === undefined ? {} : { quoteAgeSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(built.quotedAt)) / 1000)) })
-          },
-          preBalanceLamports: preBalance,
-          gasless: row.gasless, requireApproval: row.require_approval, timestamp: new Date()
-        }, (denied) =>
+        const decision = yield* policy.decideForTransaction(riskInputOf(row, built, preBalance, effect), (denied) =>
           // A portfolio breach by an agent's spend: the supervisor pauses the agent (autoPauseOnBreach).
           // Stored with the decision, in its SQL transaction, so no crash can keep one without the other.
           row.agent_id === null

@@ -35,6 +35,18 @@ export const PreviewView = ({ approval, preview }: { approval: Approval; preview
     {preview.simulation.ok ? null : <p class="error">the simulation fails: {preview.simulation.error}</p>}
     <h4>The wallet's balances would change by</h4>
     <BalanceChanges preview={preview} />
+    {preview.controls.length === 0 ? null : (
+      <>
+        <h4>It hands over or closes</h4>
+        <ul class="controls" data-testid="controls">
+          {preview.controls.map((line) => (
+            <li key={line} class="error">
+              {line}
+            </li>
+          ))}
+        </ul>
+      </>
+    )}
     <h4>Instructions</h4>
     <ol class="instructions" data-testid="instructions">
       {preview.instructions.map((ix) => (

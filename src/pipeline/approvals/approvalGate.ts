@@ -12,7 +12,10 @@ import { PolicyEngine } from "../../policy/policyEngine.js"
 import { WalletRepo } from "../../wallet/walletRepo.js"
 import { riskInputOf } from "../riskInput.js"
 import type { RunContext } from "../runContext.js"
-import { SIGN_ONLY_TYPES } from "../signRequest.js"
+import { SIGN_MESSAGE_TYPE, SIGN_ONLY_TYPES } from "../signRequest.js"
+import { recordedEffect } from "../effectFacts.js"
+import { EffectSimulation } from "../effectSimulation.js"
+import type { TransactionEffect } from "../../../schemas/effect.js"
 import { Retryable, Terminal } from "../stageFailure.js"
 import { StageTransitions, type Unwritten } from "../stageTransitions.js"
 import type { TransitionFields } from "../transactionRepo.js"
@@ -28,6 +31,13 @@ export interface Rebuilt {
   readonly simulation: { readonly ok: boolean; readonly error?: string }
 }
 
+/** A simulation as the preview reads it: whether it ran, and the whole effect it found. */
+interface Simulated {
+  readonly ok: boolean
+  readonly error?: string
+  readonly effect?: TransactionEffect
+}
+
 /** Types the service builds from the intent (and can build again); the rest sign the recorded bytes. */
 const rebuildable = (row: TransactionRow) => !SIGN_ONLY_TYPES.has(row.type) && row.type !== "x402_pay"
 
@@ -38,15 +48,35 @@ export class ApprovalGate extends Effect.Service<ApprovalGate>()("ApprovalGate",
     const quorums = yield* WalletQuorums
     const wallets = yield* WalletRepo
     const policy = yield* PolicyEngine
+    const effects = yield* EffectSimulation
     const config = yield* AppConfig
     const { move } = yield* StageTransitions
 
-    const previewOf = (row: TransactionRow, wallet: string, fields: TransitionFields, decision: { readonly riskTier: string; readonly reasons: ReadonlyArray<string> }) =>
+    const previewOf = (row: TransactionRow, wallet: string, fields: TransitionFields, simulated: Simulated, decision: { readonly riskTier: string; readonly reasons: ReadonlyArray<string> }) =>
       previews.previewOf({
         type: row.type, protocol: row.protocol, gasless: row.gasless, intent: row.intent, wallet,
-        messageBase64: fields.messageBase64 ?? row.message_base64 ?? "", extraSignatures: fields.extraSignatures ?? row.extra_signatures ?? {},
-        riskTier: decision.riskTier, reasons: decision.reasons
+        messageBase64: fields.messageBase64 ?? row.message_base64 ?? "", simulated, riskTier: decision.riskTier, reasons: decision.reasons
       }).pipe(Effect.mapError((error) => new Retryable({ message: `approval preview: ${error.message}`, failedAt: "policy" })))
+
+    /** A simulation as recorded (its effect decoded); an unreadable effect refuses it (policy cannot judge it). */
+    const simulatedFrom = (row: TransactionRow, simulation: unknown): Effect.Effect<Simulated, Terminal> => {
+      const recorded = typeof simulation === "object" && simulation !== null && (simulation as { ok?: unknown }).ok === false
+        ? undefined
+        : recordedEffect(row.type, simulation)
+      if (recorded === undefined) return Effect.succeed({ ok: false, error: String((simulation as { error?: unknown }).error ?? "failed") })
+      if (recorded.kind === "refused") return Effect.fail(new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${recorded.reason}`, stage: "policy" }))
+      return Effect.succeed(recorded.kind === "effect" ? { ok: true, effect: recorded.effect } : { ok: true })
+    }
+
+    /** The recorded bytes (not built by the service) simulated again, as they would run now. */
+    const simulateRecorded = (row: TransactionRow, wallet: string) =>
+      Effect.gen(function* () {
+        if (row.type === SIGN_MESSAGE_TYPE) return { ok: true } satisfies Simulated
+        const simulated = yield* effects.simulate(wallet, row.message_base64 ?? "", row.extra_signatures ?? {}).pipe(
+          Effect.mapError((error) => new Retryable({ message: error.message, failedAt: "sign" }))
+        )
+        return simulated.ok ? yield* simulatedFrom(row, simulated) : ({ ok: false, error: JSON.stringify(simulated.err) } satisfies Simulated)
+      })
 
     const opened = (row: TransactionRow, preview: ApprovalPreview, round?: { readonly round: number; readonly changed: string }) =>
       Effect.map(quorums.required(row.wallet_id), (approvalsRequired) =>
@@ -61,7 +91,8 @@ export class ApprovalGate extends Effect.Service<ApprovalGate>()("ApprovalGate",
       Effect.gen(function* () {
         const wallet = yield* wallets.find(row.wallet_id, null)
         if (wallet === undefined) return yield* Effect.fail(new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: "the wallet is gone", stage: "policy" }))
-        const approval = yield* opened(row, yield* previewOf(row, wallet.wallet.publicKey, unwritten.fields, decision))
+        const simulated = yield* simulatedFrom(row, unwritten.fields.simulation ?? row.simulation)
+        const approval = yield* opened(row, yield* previewOf(row, wallet.wallet.publicKey, unwritten.fields, simulated, decision))
         return { approval, eventMetadata: approvalEventMetadata(approval) }
       })
 
@@ -80,12 +111,13 @@ export class ApprovalGate extends Effect.Service<ApprovalGate>()("ApprovalGate",
           return yield* Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed after approval: ${rebuilt.simulation.error ?? "unknown error"}`, stage: "simulate" }))
         }
         const fields = rebuilt?.fields ?? {}
+        const simulated = rebuilt === undefined ? yield* simulateRecorded(row, context.publicKey) : yield* simulatedFrom(row, rebuilt.fields.simulation)
         const preBalance = fields.preBalanceLamports ?? BigInt(row.pre_balance_lamports ?? "0")
-        const decision = yield* policy.recheckForSigning(riskInputOf(row, fields.buildFacts ?? row.build_facts, preBalance))
+        const decision = yield* policy.recheckForSigning(riskInputOf(row, fields.buildFacts ?? row.build_facts, preBalance, simulated.effect))
         if (decision.decision === "deny") {
           return yield* Effect.fail(new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied at signing, after approval: ${decision.reasons.join("; ")}`, stage: "policy" }))
         }
-        const preview = yield* previewOf(row, context.publicKey, fields, decision)
+        const preview = yield* previewOf(row, context.publicKey, fields, simulated, decision)
         // what fails to simulate now would fail on chain: failed as any build whose simulation fails ([n24])
         if (!preview.simulation.ok) {
           return yield* Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed after approval: ${preview.simulation.error ?? "unknown error"}`, stage: "simulate" }))

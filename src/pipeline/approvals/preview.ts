@@ -20,6 +20,8 @@ export interface ApprovalPreview {
   readonly instructions: ReadonlyArray<InstructionPreview>
   /** the wallet's SOL and token balances after the simulated transaction minus before (the fee included) */
   readonly balanceChanges: ReadonlyArray<AssetAmount>
+  /** what changes hands or closes (owner programs, delegates, authorities, closes), in words */
+  readonly controls: ReadonlyArray<string>
   readonly fee: { readonly amount: AssetAmount; readonly paidBy: "wallet" | "relay" | "facilitator" }
   readonly counterparties: ReadonlyArray<string>
   readonly riskTier: string
@@ -66,6 +68,8 @@ export const effectDifference = (approved: ApprovalPreview, rebuilt: ApprovalPre
   const approvedShape = shapeOf(approved).join(" | ")
   const rebuiltShape = shapeOf(rebuilt).join(" | ")
   if (approvedShape !== rebuiltShape) return "its instructions or counterparties differ from the approved ones"
+  if ([...approved.controls].sort().join(" | ") !== [...rebuilt.controls].sort().join(" | ")) return "what it hands over or closes differs from the approved preview"
+  if ([...approved.counterparties].sort().join(",") !== [...rebuilt.counterparties].sort().join(",")) return "who receives value differs from the approved preview"
   const before = new Map(approved.balanceChanges.map((change) => [assetKey(change), change]))
   const after = new Map(rebuilt.balanceChanges.map((change) => [assetKey(change), change]))
   for (const key of new Set([...before.keys(), ...after.keys()])) {
