@@ -41,7 +41,7 @@ export class KillSwitch extends Effect.Service<KillSwitch>()("KillSwitch", {
           return yield* Effect.fail(new ValidationError({ message: "targetId: a deployment-wide key names the tenant to freeze", field: "targetId" }))
         }
         const hasWallet = (yield* wallets.list(targetId, { limit: 1, offset: 0 })).total > 0
-        const hasAgent = hasWallet || (yield* agents.list(targetId)).length > 0
+        const hasAgent = hasWallet || (yield* agents.list(targetId, { limit: 1, offset: 0 }, null)).total > 0
         return hasAgent ? targetId : yield* Effect.fail(new NotFound({ resource: "tenant", id: targetId }))
       })
 

@@ -23,7 +23,7 @@ export interface TestLedgerOptions {
   readonly lending?: boolean
   /** How often the ledger posts its seeded oracle feeds again (default: the ledger's 10 s). */
   readonly priceRefreshMs?: number
-  /** Milliseconds per slot (default: the ledger's 400 ms); a short slot lets blockhashes expire within a test. */
+  /** Slot time (default the ledger's 400 ms): shorter makes a blockhash expire sooner (150 slots). */
   readonly slotMs?: number
 }
 
