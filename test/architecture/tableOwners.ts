@@ -13,6 +13,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   transaction_signatures: "pipeline",
   chaos_config: "pipeline",
   gasless_fee_reservations: "pipeline",
+  wallet_approval_quorums: "pipeline",
   policies: "policy",
   policy_versions: "policy",
   policy_wallet_locks: "policy",
