@@ -3,7 +3,8 @@
  * ledger, the service pointed at it by GASLESS_RPC_URL. A wallet holding tokens and no SOL sends
  * transfer_spl with gasless: true; the relay's key pays the fee. Ineligible and unsupported gasless
  * intents are refused at policy; a transaction the relay refuses to sign fails at send (nothing was sent:
- * the relay's signTransaction comes first, issue 30).
+ * the relay's signTransaction comes first, issue 30); a lost answer from the relay is settled against the
+ * chain (issue 30).
  */
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { Connection, PublicKey } from "@solana/web3.js"
@@ -11,6 +12,7 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEFAULT_ALLOWED_PROGRAMS } from "../../src/gasless/gaslessRules.js"
 import { startRelayServer, type RunningRelay } from "../../src/gasless/relay/relayServer.js"
+import { startFaultProxy } from "../support/faultProxy.js"
 import { freePort } from "../support/freePort.js"
 import { startTestLedger } from "../support/ledger.js"
 import { makeClient } from "../support/client.js"
@@ -109,6 +111,30 @@ describe("gasless submission through the fee-payer relay", () => {
 
     for (let i = 0; i < 40 && (await counter("gasless_transaction_failure_total")) < failuresBefore + 2; i++) await sleep(100)
     expect(await counter("gasless_transaction_failure_total")).toBe(failuresBefore + 2)
+  })
+
+  it("a lost answer from the relay: signAndSendTransaction sends, its answer is lost, then the relay is unreachable past the attempt limit; never failed, the resolver confirms it: paid once", async () => {
+    const relayProxy = await startFaultProxy(relay.url)
+    const lossy = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: relayProxy.url, TX_OUTBOX_MAX_ATTEMPTS: "2", TX_SETTLEMENT_SWEEP_MS: "200" } })
+    try {
+      await makeClient(lossy.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
+      const payer = await createWallet(lossy.baseUrl, 1_000_000_000)
+      const other = await createWallet(lossy.baseUrl, 1_000_000_000)
+      relayProxy.add({ methods: ["signAndSendTransaction"], times: 1, action: { kind: "loseAnswer" }, then: [{ action: { kind: "unavailable" }, forMs: 3_000 }] })
+      const created = await submit(lossy.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 12_345 } })
+      const settled = (await waitSettled(lossy.baseUrl, created.body.data.id)).body.data
+      expect(settled.status).toBe("confirmed")
+      expect(settled.history.map((entry) => entry.status)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "submitting", "confirmed"])
+      expect(settled.history[5]?.message).toMatch(/^unresolved: the outbox gave up after 2 attempts/)
+      expect(relayProxy.faults.get("loseAnswer")).toBe(1)
+      // The relay's transaction (its fee payer's signature) landed once: the receiver got the lamports once.
+      const landed = await connection().getTransaction(settled.signature ?? "", { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+      expect(landed?.transaction.message.staticAccountKeys[0]?.toBase58()).toBe(relay.feePayer)
+      expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000 + 12_345)
+    } finally {
+      await lossy.stop()
+      await relayProxy.close()
+    }
   })
 
   it("a transaction the relay refuses (its fee above the relay's maximum) fails at send with PIPELINE_ERROR, nothing landed", async () => {
