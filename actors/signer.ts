@@ -12,17 +12,22 @@ import { assembleTransaction, feePayerOf, signersOf } from "../src/pipeline/wire
 import { signingRefusal } from "../src/wallet/signingPermission.js"
 import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "../src/pipeline/signRequest.js"
 import { KeyStore } from "../src/wallet/keyStore.js"
+import { SigningFreezes } from "../src/wallet/signingFreezes.js"
+import { freezeNotice } from "../schemas/freeze.js"
 import type { KeyBackend } from "../schemas/wallet.js"
 import { superviseActor } from "./supervise.js"
 
 /** Requests read in one SQL statement at most. */
 const MAX_BATCH = 64
 
-export class SignRefused extends Data.TaggedError("SignRefused")<{ readonly message: string }> {}
+/** `frozen`: refused by an operator's freeze of the transaction's tenant, wallet or agent (the message names it). */
+export class SignRefused extends Data.TaggedError("SignRefused")<{ readonly message: string; readonly frozen?: boolean }> {}
 
 export interface SignedTransaction {
   readonly signature: string
   readonly signedTransaction: string
+  /** When the key made the signature (under the freeze lock; recorded on the `transaction.signed` event). */
+  readonly signedAt: string
 }
 
 interface SignRequest {
@@ -39,6 +44,8 @@ interface SigningRow {
   readonly policy_decision: { decision?: string } | null
   readonly approval: Record<string, unknown> | null
   readonly wallet_id: string
+  readonly tenant_id: string
+  readonly agent_id: string | null
   readonly public_key: string
   readonly key_backend: KeyBackend
   readonly wallet_status: string
@@ -48,13 +55,14 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const keys = yield* KeyStore
+    const freezes = yield* SigningFreezes
     const requests = yield* Queue.unbounded<SignRequest>()
 
     /** One read for a whole batch of requests (the checks below stay per transaction). */
     const readRows = (txIds: ReadonlyArray<string>) =>
       sql<SigningRow & { readonly id: string }>`
         SELECT t.id, t.type, t.status, t.gasless, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
-          w.public_key, w.key_backend, w.status AS wallet_status
+          t.tenant_id, t.agent_id, w.public_key, w.key_backend, w.status AS wallet_status
         FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id IN ${sql.in([...txIds])}
       `.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
 
@@ -69,11 +77,11 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
         if (externalFeePayer ? !signersOf(row.message_base64).includes(row.public_key) : feePayerOf(row.message_base64) !== row.public_key) {
           return yield* new SignRefused({ message: externalFeePayer ? "the wallet is not a signer of the message" : "the message's fee payer is not the wallet" })
         }
-        const signature = yield* keys
+        const signed = yield* keys
           .sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: Buffer.from(row.message_base64, "base64") })
-          .pipe(Effect.mapError((error) => new SignRefused({ message: error.message })))
-        const wire = assembleTransaction(row.message_base64, { ...(row.extra_signatures ?? {}), [row.public_key]: signature })
-        return { signature: bs58.encode(signature), signedTransaction: wire.toString("base64") }
+          .pipe(Effect.mapError((error) => new SignRefused({ message: error.message, frozen: error.frozen })))
+        const wire = assembleTransaction(row.message_base64, { ...(row.extra_signatures ?? {}), [row.public_key]: signed.signature })
+        return { signature: bs58.encode(signed.signature), signedTransaction: wire.toString("base64"), signedAt: signed.signedAt.toISOString() }
       })
 
     /** POST /wallets/<id>/sign with a message: only domain-separated off-chain message bytes, never a transaction. */
@@ -81,9 +89,39 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
       Effect.gen(function* () {
         const bytes = Buffer.from(messageBase64, "base64")
         if (!isOffChainMessage(bytes)) return yield* new SignRefused({ message: "the recorded message is not an off-chain message" })
-        const signature = yield* keys.sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: bytes }).pipe(Effect.mapError((error) => new SignRefused({ message: error.message })))
-        return { signature: bs58.encode(signature), signedTransaction: "" }
+        const signed = yield* keys.sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: bytes }).pipe(Effect.mapError((error) => new SignRefused({ message: error.message, frozen: error.frozen })))
+        return { signature: bs58.encode(signed.signature), signedTransaction: "", signedAt: signed.signedAt.toISOString() }
       })
+
+    /**
+     * Reads the batch's rows and signs each one that may be signed. Signing here, the batch holds its tenants'
+     * freeze locks (shared) in one SQL transaction until every signature exists, so a freeze that commits
+     * meanwhile waits for it, and one committed before is seen (signingFreezes.ts). With the wallet engine
+     * signing in its own process, the engine holds those locks itself: the check here is only the early refusal.
+     */
+    const signBatch = (txIds: ReadonlyArray<string>) => {
+      const signAll = Effect.gen(function* () {
+        const rows = yield* readRows(txIds)
+        const subjects = txIds.map((txId) => {
+          const row = rows.get(txId)
+          return { tenantId: row?.tenant_id ?? "", walletId: row?.wallet_id ?? "", agentId: row?.agent_id ?? null }
+        })
+        const frozen = yield* (keys.remote ? freezes.covering(subjects) : freezes.guardSigning(subjects).pipe(Effect.orDie))
+        const exits: Array<Exit.Exit<SignedTransaction, SignRefused>> = []
+        for (const [index, txId] of txIds.entries()) {
+          const freeze = frozen.get(index)
+          exits.push(
+            freeze !== undefined && rows.has(txId)
+              ? Exit.fail(new SignRefused({ message: freezeNotice(freeze), frozen: true }))
+              : yield* Effect.exit(signOne(txId, rows.get(txId)))
+          )
+        }
+        return exits
+      })
+      return (keys.remote ? signAll : sql.withTransaction(signAll).pipe(Effect.orDie)).pipe(
+        Effect.catchAllCause((cause) => Effect.succeed(txIds.map(() => Exit.failCause(cause))))
+      )
+    }
 
     yield* superviseActor(
       "signer",
@@ -93,11 +131,8 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
             // Everything queued so far is one batch: one SQL read, then each request checked and signed in turn.
             const batch = yield* Queue.takeBetween(requests, 1, MAX_BATCH)
             yield* handle.setQueueDepth(yield* Queue.size(requests))
-            const rows = yield* Effect.exit(readRows(Chunk.toReadonlyArray(batch).map((request) => request.txId)))
-            for (const request of batch) {
-              const exit = Exit.isSuccess(rows) ? yield* Effect.exit(signOne(request.txId, rows.value.get(request.txId))) : Exit.failCause(rows.cause)
-              yield* Deferred.done(request.reply, exit)
-            }
+            const exits = yield* signBatch(Chunk.toReadonlyArray(batch).map((request) => request.txId))
+            for (const [index, request] of Chunk.toReadonlyArray(batch).entries()) yield* Deferred.done(request.reply, exits[index])
           })
         ),
       { kind: "signer" }

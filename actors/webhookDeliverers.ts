@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { webhookDeliveriesMetric } from "../src/audit/metricNames.js"
 import { MetricCounters } from "../src/audit/metricCounters.js"
 import { AppConfig } from "../src/config.js"
+import { ListeningPorts } from "../src/gateway/listeningPorts.js"
 import { WebhookDeliveryQueue } from "../src/webhooks/deliveryQueue.js"
 import { attemptDelivery } from "../src/webhooks/webhookSender.js"
 import { inBackground } from "./backgroundPriority.js"
@@ -19,11 +20,12 @@ export const WebhookDeliverersLive = Layer.scopedDiscard(
     const config = yield* AppConfig
     const queue = yield* WebhookDeliveryQueue
     const metrics = yield* MetricCounters
+    const ports = yield* ListeningPorts
 
     const deliverOne = Effect.gen(function* () {
       const delivery = yield* queue.claim
       if (delivery === undefined) return false
-      const outcome = yield* Effect.promise(() => attemptDelivery(delivery, config.webhooks.timeoutMs))
+      const outcome = yield* Effect.promise(() => attemptDelivery(delivery, config.webhooks.timeoutMs, ports.isOurPort))
       if (outcome.ok) {
         yield* queue.delivered(delivery, outcome.statusCode)
         yield* metrics.increment(webhookDeliveriesMetric("delivered"))

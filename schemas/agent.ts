@@ -3,10 +3,12 @@
  * agent endpoints' bodies (spec: Agent, Agents endpoints; [n5] [n20] [n27] in docs/decisions/schemas.md).
  */
 import * as Schema from "effect/Schema"
-import { Amount, Label, Timestamp, Uuid } from "./common.js"
-import { TransactionType } from "./intent.js"
+import { AgentKeyRequest, IssuedApiKey } from "./apiKey.js"
+import { Amount, Label, PageFields, Timestamp, Uuid } from "./common.js"
+import { TransactionType, unknownIntentFields } from "./intent.js"
 import { ProtocolId } from "./protocol.js"
 import { IdempotencyKey } from "./transaction.js"
+import { ValueLimitState } from "./valueLimits.js"
 
 /** A Literal union's own message only shows with `override` (else each member reports "Expected x"). */
 const mustBeOneOf = (values: ReadonlyArray<string>) => () => ({
@@ -73,7 +75,7 @@ export const AutonomyStep = Schema.Struct({
   maxRuns: MaxRuns,
   paperOnly: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false }),
   gasless: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => false })
-})
+}).pipe(Schema.filter((step) => unknownIntentFields(step.type, step.intent)))
 export type AutonomyStep = typeof AutonomyStep.Type
 
 export const CONDITION_METRICS = ["tick", "balance_lamports", "known_wallets_count"] as const
@@ -90,7 +92,7 @@ export const RuleAction = Schema.Struct({
   type: TransactionType,
   protocol: ProtocolId,
   intent: Schema.optionalWith(IntentObject, { exact: true, default: () => ({}) })
-})
+}).pipe(Schema.filter((action) => unknownIntentFields(action.type, action.intent)))
 
 export const AutonomyRule = Schema.Struct({
   id: EntryId,
@@ -169,7 +171,7 @@ export const Agent = Schema.Struct({
 export type Agent = typeof Agent.Type
 export type AgentEncoded = typeof Agent.Encoded
 
-export const AgentList = Schema.Struct({ agents: Schema.Array(Agent) })
+export const AgentList = Schema.Struct({ agents: Schema.Array(Agent), ...PageFields })
 export const AgentIdParams = Schema.Struct({ agentId: Uuid })
 
 export const CreateAgentBody = Schema.Struct({
@@ -179,9 +181,14 @@ export const CreateAgentBody = Schema.Struct({
   allowedIntents: Schema.optionalWith(TransactionTypes, { exact: true, default: () => [...DEFAULT_ALLOWED_INTENTS] }),
   allowedProtocols: Schema.optionalWith(ProtocolIds, { exact: true }),
   budgetLamports: Schema.optionalWith(Amount, { exact: true }),
-  autonomy: Schema.optionalWith(Autonomy, { exact: true })
+  autonomy: Schema.optionalWith(Autonomy, { exact: true }),
+  /** Issue the agent's own API key in the same call (issue 36): needs the `keys` scope. */
+  apiKey: Schema.optionalWith(AgentKeyRequest, { exact: true })
 })
 export type CreateAgentBody = typeof CreateAgentBody.Type
+
+/** The answer of create: the agent, and its key (with the secret, shown this once) when `apiKey` asked for one. */
+export const AgentCreated = Schema.Struct({ ...Agent.fields, apiKey: Schema.optional(IssuedApiKey) })
 
 export const UpdateCapabilitiesBody = Schema.Struct({
   allowedIntents: TransactionTypes,
@@ -202,7 +209,9 @@ export const AgentBudget = Schema.Struct({
   budgetLamports: Schema.optional(Amount),
   remainingLamports: Schema.optional(Amount),
   spentLamportsToday: Amount,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  /** The agent's value limits with their use now (issue 34): used, remaining and window of each. */
+  valueLimits: Schema.optional(Schema.Array(ValueLimitState))
 })
 export type AgentBudget = typeof AgentBudget.Type
 
@@ -275,6 +284,14 @@ export type IssueManifestBody = typeof IssueManifestBody.Type
  */
 export const VerifyManifestBody = Schema.Struct({ manifest: IntentObject })
 export type VerifyManifestBody = typeof VerifyManifestBody.Type
+
+/** `POST .../manifest/revoke`: the nonce, or the manifest itself (its nonce is used; its other fields are not read). */
+export const RevokeManifestBody = Schema.Struct({
+  nonce: Schema.optionalWith(boundedText(128), { exact: true }),
+  manifest: Schema.optionalWith(Schema.Struct({ nonce: boundedText(128) }, { key: Schema.String, value: Schema.Unknown }), { exact: true }),
+  reason: Schema.optionalWith(boundedText(256), { exact: true })
+}).pipe(Schema.filter((body) => (body.nonce === undefined && body.manifest === undefined ? { path: ["nonce"], message: "is missing" } : true)))
+export type RevokeManifestBody = typeof RevokeManifestBody.Type
 
 export const ManifestVerification = Schema.Struct({ valid: Schema.Boolean, reason: Schema.String })
 export type ManifestVerification = typeof ManifestVerification.Type

@@ -1,6 +1,6 @@
 /** Audit events and metrics (spec: Events, Health and operations; [n6] in docs/decisions/schemas.md). */
 import * as Schema from "effect/Schema"
-import { Timestamp, Uuid } from "./common.js"
+import { PageCursor, PageFields, Timestamp, Uuid } from "./common.js"
 
 const boundedText = (max: number) =>
   Schema.String.pipe(
@@ -12,8 +12,33 @@ const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).
   message: () => ({ message: "must be a JSON object", override: true })
 })
 
+/**
+ * The namespaces of the service's own events (`transaction.confirmed`, `agent.paused`, `policy.evaluated`...).
+ * A custom event may not take a name in them (case aside): it would count in the deployment-wide
+ * `audit_event.<name>` counters, reach webhook subscribers and filters as if the service had said it.
+ */
+export const BUILT_IN_EVENT_NAMESPACES = [
+  "transaction", "policy", "wallet", "agent", "strategy", "rpc", "escrow", "treasury", "approval", "webhook",
+  "gasless", "x402", "chaos", "risk", "api_key", "audit_event"
+] as const
+
+/** The built-in namespace a name falls in (`transaction` for `Transaction.Confirmed`), if any. */
+export const builtInNamespaceOf = (eventType: string): string | undefined => {
+  const name = eventType.trim().toLowerCase()
+  return BUILT_IN_EVENT_NAMESPACES.find((namespace) => name === namespace || name.startsWith(`${namespace}.`))
+}
+
+const CustomEventType = boundedText(128).pipe(
+  Schema.filter((eventType) => {
+    const namespace = builtInNamespaceOf(eventType)
+    return namespace === undefined
+      ? true
+      : `'${eventType}' is a built-in event name (namespace '${namespace}.'); custom events use a name of their own, such as 'custom.${eventType.trim()}'`
+  })
+)
+
 export const PostAuditEventBody = Schema.Struct({
-  eventType: boundedText(128),
+  eventType: CustomEventType,
   message: Schema.String.pipe(Schema.maxLength(4096, { message: () => "must be at most 4096 characters" })),
   metadata: Schema.optionalWith(JsonObject, { exact: true, default: () => ({}) })
 })
@@ -39,9 +64,7 @@ export type AuditEvent = typeof AuditEvent.Type
 
 export const AuditEventList = Schema.Struct({
   events: Schema.Array(AuditEvent),
-  total: Schema.Number,
-  limit: Schema.Number,
-  offset: Schema.Number
+  ...PageFields
 })
 
 const IntFromQuery = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
@@ -66,7 +89,8 @@ export const AuditQuery = Schema.Struct({
   offset: Schema.optionalWith(IntFromQuery.pipe(Schema.nonNegative({ message: () => "must not be negative" })), {
     exact: true,
     default: () => 0
-  })
+  }),
+  cursor: Schema.optionalWith(PageCursor, { exact: true })
 })
 export type AuditQuery = typeof AuditQuery.Type
 

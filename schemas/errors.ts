@@ -113,6 +113,18 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
   readonly httpStatus = 400
 }
 
+/** A request body that is not JSON (415): strict input, docs/decisions/input-hardening.md. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  contentType: Schema.String
+}) {
+  readonly errorCode: ErrorCode = "VALIDATION_ERROR"
+  readonly failedAt: FailedAt = "validation"
+  readonly httpStatus = 415
+  override get message() {
+    return `content-type: ${JSON.stringify(this.contentType)} is not accepted; send the body as application/json`
+  }
+}
+
 /** A resource that does not exist, or belongs to another tenant (404, [n25]). */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   resource: Schema.String,
@@ -209,6 +221,7 @@ export type ApiError =
   | TooManyStreamConnections
   | TooManyWaiting
   | ValidationError
+  | UnsupportedMediaType
   | NotFound
   | RouteNotFound
   | InvalidState

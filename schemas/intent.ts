@@ -6,6 +6,8 @@
  * with `Intent` (or `IntentPayloads[type]`), so error paths read `intent.lamports`.
  * Unknown payload fields are dropped on decode (Effect's default), never passed to an adapter.
  */
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Amount, AmountString, Base58Address, BasisPoints, Uuid } from "./common.js"
 import { ProtocolId } from "./protocol.js"
@@ -459,6 +461,22 @@ export const Intent = Schema.compose(
 )
 export type Intent = typeof Intent.Type
 export type IntentEncoded = typeof Intent.Encoded
+
+/**
+ * The fields of `intent` that its type does not know, as issues pointing at them under `intent` (strict
+ * input). Only the keys are judged: values may still hold template variables (autonomy steps and rules,
+ * filled and decoded in full per tick).
+ */
+export const unknownIntentFields = (type: TransactionType, intent: unknown): ReadonlyArray<ParseResult.ParseIssue> => {
+  const decoded = Schema.decodeUnknownEither(IntentPayloads[type] as Schema.Schema<unknown, unknown, never>, {
+    errors: "all",
+    onExcessProperty: "error"
+  })(intent)
+  if (Either.isRight(decoded)) return []
+  return ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+    .filter((issue) => issue._tag === "Unexpected")
+    .map((issue) => new ParseResult.Pointer(["intent", ...issue.path], intent, new ParseResult.Unexpected(undefined, issue.message)))
+}
 
 // ---- protocol-version bodies (they carry an intent, so they live here, not in protocol.ts) ---
 

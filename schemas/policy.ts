@@ -1,12 +1,12 @@
 /**
- * Policies, their 11 rule types, the policy decision, the evaluation request, migration and
+ * Policies, their rule types (the spec's 11 and effect_bounds), the policy decision, the evaluation request, migration and
  * compatibility bodies, and the protocol / portfolio risk configs (spec: Policy decision, Policy,
  * Policy rules, Protocol risk config, Portfolio risk controls, Policies and Risk endpoints).
  * Lamport amounts decode to bigint (JSON integer or decimal string on the wire, see common.ts).
  * Required fields of each rule type are recorded in docs/decisions/policy.md ([n4]).
  */
 import * as Schema from "effect/Schema"
-import { Amount, Base58Address, BasisPoints, Label, Timestamp, Uuid } from "./common.js"
+import { Amount, AmountString, Base58Address, BasisPoints, Label, Timestamp, Uuid } from "./common.js"
 import { isProtocolId, PROTOCOLS } from "./protocol.js"
 
 /** Rules reject unknown fields: a misspelt limit must not silently become "no limit". */
@@ -127,6 +127,34 @@ export const PortfolioRiskRule = Schema.Struct({
 }).annotations({ identifier: "PortfolioRiskRule", ...strictFields })
 export type PortfolioRiskRule = typeof PortfolioRiskRule.Type
 
+/** A bound on one mint's outflow in an effect_bounds rule. */
+export const TokenOutflowBound = Schema.Struct({
+  mint: Base58Address,
+  maxAmount: AmountString
+}).annotations({ identifier: "TokenOutflowBound", ...strictFields })
+export type TokenOutflowBound = typeof TokenOutflowBound.Type
+
+/**
+ * Beyond the spec's eleven (issue 31): bounds on the transaction's simulated whole effect on the wallet
+ * (schemas/effect.ts), applied on every signing path. Every field is optional; an unset one bounds nothing.
+ */
+export const EffectBoundsRule = Schema.Struct({
+  type: Schema.Literal("effect_bounds"),
+  /** the most SOL the wallet's own account may lose in one transaction, the fee included */
+  maxSolOutflowLamports: Schema.optionalWith(Amount, { exact: true }),
+  /** per mint, the most base units that may leave the wallet's token accounts (other mints: unbounded) */
+  maxTokenOutflows: Schema.optionalWith(List(TokenOutflowBound), { exact: true }),
+  /** the only addresses that may gain SOL or tokens from the transaction (a token account counts for its owner) */
+  allowedRecipients: Schema.optionalWith(List(Base58Address), { exact: true }),
+  /** no token account of the wallet may get a delegate */
+  forbidDelegates: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** no owner, owner program, close, mint, freeze or nonce authority of the wallet's accounts may change */
+  forbidAuthorityChanges: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** no account of the wallet may be closed (not even to the wallet) */
+  forbidCloses: Schema.optionalWith(Schema.Boolean, { exact: true })
+}).annotations({ identifier: "EffectBoundsRule", ...strictFields })
+export type EffectBoundsRule = typeof EffectBoundsRule.Type
+
 export const PolicyRule = Schema.Union(
   SpendingLimitRule,
   AddressAllowlistRule,
@@ -138,7 +166,8 @@ export const PolicyRule = Schema.Union(
   TimeWindowRule,
   MaxSlippageRule,
   ProtocolRiskRule,
-  PortfolioRiskRule
+  PortfolioRiskRule,
+  EffectBoundsRule
 ).annotations({ identifier: "PolicyRule" })
 export type PolicyRule = typeof PolicyRule.Type
 export type PolicyRuleEncoded = typeof PolicyRule.Encoded
@@ -155,7 +184,8 @@ export const POLICY_RULE_TYPES: ReadonlyArray<PolicyRuleType> = [
   "time_window",
   "max_slippage",
   "protocol_risk",
-  "portfolio_risk"
+  "portfolio_risk",
+  "effect_bounds"
 ]
 
 export const PolicyRules = Schema.Array(PolicyRule)
@@ -288,7 +318,9 @@ export const ProtocolRiskConfig = Schema.Struct({
   maxQuoteAgeSeconds: Schema.optional(NonNegativeInt),
   deltaVarianceBpsThreshold: Schema.optional(BasisPoints),
   gaslessEligible: Schema.Boolean,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  /** Where each value comes from (issue 34): the defaults, the deployment-wide layer (tenant `*`), or the tenant's own. */
+  layers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Literal("default", "deployment", "tenant") }))
 }).annotations({ identifier: "ProtocolRiskConfig" })
 export type ProtocolRiskConfig = typeof ProtocolRiskConfig.Type
 

@@ -6,6 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import { AmountString, Base58Address, BasisPoints } from "./common.js"
+import { withWalletAddressAlias } from "./walletAlias.js"
 
 export const PROTOCOLS = [
   "system-program",
@@ -77,13 +78,12 @@ export const SwapProtocol = Schema.Literal("dex-aggregator", "amm-one", "amm-two
 })
 export type SwapProtocol = typeof SwapProtocol.Type
 
-/** Body of `POST /defi/quote` and `POST /defi/swap`. */
-export const QuoteBody = Schema.Struct({
+/** Body of `POST /defi/quote` and `POST /defi/swap` (`wallet`, or its alias `walletAddress`). */
+export const QuoteBody = withWalletAddressAlias({
   protocol: SwapProtocol,
   inputMint: Base58Address,
   outputMint: Base58Address,
   amount: PositiveAmountString,
-  wallet: Base58Address,
   slippageBps: Schema.optionalWith(BasisPoints, { exact: true, default: () => 50 })
 })
 export type QuoteBody = typeof QuoteBody.Type
@@ -95,25 +95,22 @@ export const StakeProtocol = Schema.Literal("liquid-staking", "lending-market").
 })
 
 /** Body of `POST /defi/stake`: amount in lamports. */
-export const StakeBody = Schema.Struct({
+export const StakeBody = withWalletAddressAlias({
   protocol: StakeProtocol,
-  wallet: Base58Address,
   amount: PositiveAmountString,
   validator: Schema.optionalWith(Base58Address, { exact: true })
 })
 export type StakeBody = typeof StakeBody.Type
 
-export const UnstakeBody = Schema.Struct({
+export const UnstakeBody = withWalletAddressAlias({
   protocol: StakeProtocol,
-  wallet: Base58Address,
   amount: PositiveAmountString
 })
 export type UnstakeBody = typeof UnstakeBody.Type
 
 /** Body of `POST /defi/lend/supply` and `POST /defi/lend/borrow`. */
-export const LendBody = Schema.Struct({
+export const LendBody = withWalletAddressAlias({
   protocol: Schema.Literal("lending-market").annotations({ message: () => "must be lending-market" }),
-  wallet: Base58Address,
   mint: Base58Address,
   amount: PositiveAmountString
 })

@@ -3,6 +3,7 @@
  * (spec: Transaction, Execution proof, Transactions endpoints; [n2] in docs/decisions/schemas.md).
  */
 import * as Schema from "effect/Schema"
+import { TransactionEffect } from "./effect.js"
 import { Amount, Timestamp, Uuid } from "./common.js"
 import { ErrorCodeSchema, FailedAtSchema } from "./envelope.js"
 import { TransactionType } from "./intent.js"
@@ -140,7 +141,11 @@ export const SimulationResult = Schema.Struct({
   ok: Schema.Boolean,
   logs: Schema.Array(Schema.String),
   unitsConsumed: Schema.optional(Schema.Number),
-  error: Schema.optional(Schema.String)
+  error: Schema.optional(Schema.String),
+  /** The transaction's whole simulated effect on the wallet, as policy judged it (schemas/effect.ts; amounts as strings). */
+  effect: Schema.optional(Schema.encodedSchema(TransactionEffect).annotations({ identifier: "TransactionEffect" })),
+  /** Why the effect could not be read (the transaction was then refused at policy). */
+  effectError: Schema.optional(Schema.String)
 })
 export type SimulationResult = typeof SimulationResult.Type
 

@@ -5,7 +5,7 @@
 import * as Schema from "effect/Schema"
 import { PaginationQuery, Timestamp, Uuid } from "./common.js"
 
-/** What a subscription may ask for: transaction stages, approvals waiting, agent pauses, policy denials. */
+/** What a subscription may ask for: transaction stages, approvals waiting, agent pauses, policy denials, freezes (the kill switch). */
 export const WEBHOOK_EVENT_TYPES = [
   "transaction.created",
   "transaction.built",
@@ -18,7 +18,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "transaction.failed",
   "approval.waiting",
   "agent.paused",
-  "policy.denied"
+  "policy.denied",
+  "freeze.applied",
+  "freeze.lifted"
 ] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 

@@ -10,6 +10,9 @@ import { Layer } from "effect"
 import { AgentSchedulerLive } from "../actors/agentScheduler.js"
 import { AgentSupervisorLive } from "../actors/agentSupervisor.js"
 import { ApprovalExpirerLive } from "../actors/approvalExpirer.js"
+import { RetentionLive } from "../actors/retention.js"
+import { AuditRetention } from "./audit/auditRetention.js"
+import { HistoryRetention } from "./pipeline/historyRetention.js"
 import { BudgetReconcilerLive } from "../actors/budgetReconciler.js"
 import { SettlementResolverLive } from "../actors/settlementResolver.js"
 import { PipelineWorkersLive } from "../actors/pipelineWorkers.js"
@@ -47,6 +50,7 @@ import { openApiRoutes } from "./gateway/openApiHttp.js"
 import { mcpRoutes } from "./mcp/routes.js"
 import { runtimeRoutes } from "./gateway/runtimeHttp.js"
 import { gatewayServerLayer } from "./gateway/server.js"
+import { ListeningPorts, RecordGatewayPortLive } from "./gateway/listeningPorts.js"
 import { StageStreamLive } from "./gateway/stream.js"
 import { prometheusRoutes } from "./observability/prometheus.js"
 import { StageTelemetry } from "./observability/stageTelemetry.js"
@@ -71,6 +75,7 @@ import { ReadOnlyIntents } from "./pipeline/readOnlyIntents.js"
 import { StageTransitions } from "./pipeline/stageTransitions.js"
 import { StageEventFeedLive, StageEvents } from "./pipeline/stageEvents.js"
 import { SignOnly } from "./pipeline/signOnly.js"
+import { EffectSimulation } from "./pipeline/effectSimulation.js"
 import { Submission } from "./pipeline/submission.js"
 import { Settlement } from "./pipeline/settlement.js"
 import { SignatureLanding } from "./chain/landing.js"
@@ -83,6 +88,11 @@ import { PolicyEngine } from "./policy/policyEngine.js"
 import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
+import { freezeRoutes } from "./freeze/http.js"
+import { valueLimitRoutes } from "./valueLimits/http.js"
+import { ValueLimitStore } from "./risk/valueLimits.js"
+import { KillSwitch } from "./freeze/killSwitch.js"
+import { FrozenGate } from "./pipeline/frozenGate.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
 import { escrowRoutes } from "./protocols/escrow/http.js"
 import { escrowHelperRoutes } from "./pipeline/escrowHelpersHttp.js"
@@ -108,6 +118,13 @@ import { KeyStore } from "./wallet/keyStore.js"
 import { MpcCluster } from "./wallet/mpc/mpcCluster.js"
 import { WalletRepo } from "./wallet/walletRepo.js"
 import { WalletService } from "./wallet/walletService.js"
+import { keyRoutes } from "./keys/http.js"
+import { KeyRingLive } from "./keys/keyRingLive.js"
+import { IssuedKeys } from "./keys/issuedKeys.js"
+import { KeyService } from "./keys/keyService.js"
+import { KeyUsage } from "./keys/keyUsage.js"
+import { KeyAgentsLive } from "./agents/keyAgentsPort.js"
+import { SigningFreezes } from "./wallet/signingFreezes.js"
 
 const componentRoutes = [
   ...healthRoutes,
@@ -118,6 +135,7 @@ const componentRoutes = [
   ...auditRoutes,
   ...prometheusRoutes,
   ...webhookRoutes,
+  ...keyRoutes,
   ...rpcPoolRoutes,
   ...protocolRoutes,
   ...defiRoutes,
@@ -129,6 +147,8 @@ const componentRoutes = [
   ...runtimeRoutes,
   ...policyRoutes,
   ...riskRoutes,
+  ...freezeRoutes,
+  ...valueLimitRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -146,27 +166,31 @@ const InfrastructureLive = Layer.mergeAll(
   SignatureLanding.Default.pipe(Layer.provideMerge(ChainClient.Default)),
   ActorRegistry.Default,
   StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
-  StageTelemetry.Default
+  StageTelemetry.Default,
+  ListeningPorts.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
 /** Component services. */
 const CoreComponentsLive = Layer.mergeAll(
-  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default))),
+  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default, ValueLimitStore.Default))),
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,
   WebhookRepo.Default,
   WebhookDeliveryQueue.Default,
+  SigningFreezes.Default,
   WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   // What the chain says settles every transaction whose bytes may have left (issue 30).
   Layer.provideMerge(Settlement.Default),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  // Every signing path simulates for the transaction's whole effect (issue 31).
+  Layer.provideMerge(EffectSimulation.Default),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
   Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive, AgentBudgetReleaseLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
@@ -200,17 +224,24 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(CoreComponentsLive)
 )
 
+/** Issued API keys (issue 36): the service, and the gateway's key ring kept current by NOTIFY. */
+const KeysLive = KeyRingLive.pipe(
+  Layer.provideMerge(Layer.mergeAll(KeyService.Default, KeyUsage.Default, IssuedKeys.Default)),
+  Layer.provideMerge(KeyAgentsLive)
+)
+
 /** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
 const AgentsLive = WalletSpendGateLive.pipe(
   Layer.provideMerge(WalletSpend.Default),
   Layer.provideMerge(AgentExecution.Default),
   Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
   Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),
+  Layer.provideMerge(KeysLive),
   Layer.provideMerge(AgentRepo.Default)
 )
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
-const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default).pipe(
+const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default).pipe(
   Layer.provideMerge(AgentsLive)
 )
 
@@ -224,11 +255,12 @@ const ActorsLive = Layer.mergeAll(
   SettlementResolverLive,
   AgentSchedulerLive,
   AgentSupervisorLive,
-  WebhookDeliverersLive
+  WebhookDeliverersLive,
+  RetentionLive.pipe(Layer.provide(Layer.merge(AuditRetention.Default, HistoryRetention.Default)))
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */
-const GatewayLive = StageStreamLive.pipe(Layer.provideMerge(gatewayServerLayer(routes)))
+const GatewayLive = Layer.merge(StageStreamLive, RecordGatewayPortLive).pipe(Layer.provideMerge(gatewayServerLayer(routes)))
 
 export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(AgentRuntimeLive),

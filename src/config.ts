@@ -55,6 +55,18 @@ const optionalUrl = (name: string) =>
     })
   )
 
+/** `tenant=lamports,...`: per-tenant overrides of a daily amount (whitespace ignored). */
+const tenantAmounts = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(""),
+    Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0).map((entry) => entry.split("=").map((s) => s.trim()))),
+    Config.validate({
+      message: `${name} must be a comma separated list of tenant=lamports (a non-negative integer)`,
+      validation: (entries) => entries.every((entry) => entry.length === 2 && entry[0] !== "" && /^\d{1,18}$/.test(entry[1] ?? ""))
+    }),
+    Config.map((entries) => new Map(entries.map(([tenant, lamports]) => [tenant ?? "", BigInt(lamports ?? "0")])))
+  )
+
 const bool = (name: string, fallback: boolean) => Config.boolean(name).pipe(Config.withDefault(fallback))
 
 const percentile = Config.integer("CHAIN_PRIORITY_FEE_PERCENTILE").pipe(
@@ -140,7 +152,14 @@ export const appConfig = Config.all({
     priorityFeeMultiplierBps: positiveInt("CHAIN_PRIORITY_FEE_MULTIPLIER_BPS", 11_500),
     priorityFeeMinMicroLamports: nonNegativeInt("CHAIN_PRIORITY_FEE_MIN_MICROLAMPORTS", 2_000),
     priorityFeeMaxMicroLamports: positiveInt("CHAIN_PRIORITY_FEE_MAX_MICROLAMPORTS", 200_000),
-    gaslessRpcUrl: optionalUrl("GASLESS_RPC_URL")
+    gaslessRpcUrl: optionalUrl("GASLESS_RPC_URL"),
+    // Sent as x-api-key to the relay (Kora's header); `npm start` sets it to its local relay's key.
+    gaslessRpcApiKey: optionalSecret("GASLESS_RPC_API_KEY")
+  }),
+  gasless: Config.all({
+    // Fees the relay may pay for one tenant's transactions per UTC day (0.1 SOL: some 20,000 plain transfers).
+    tenantDailyFeeQuotaLamports: nonNegativeInt("GASLESS_TENANT_DAILY_FEE_QUOTA_LAMPORTS", 100_000_000),
+    tenantFeeQuotas: tenantAmounts("GASLESS_TENANT_FEE_QUOTAS")
   }),
   outbox: Config.all({
     leaseMs: positiveInt("TX_OUTBOX_LEASE_MS", 30_000),
@@ -156,6 +175,12 @@ export const appConfig = Config.all({
     ttlMs: positiveInt("APPROVAL_TTL_MS", 24 * 60 * 60 * 1000),
     // How often the approval expirer looks for expired approvals (approve and the signer check expiry themselves).
     sweepMs: positiveInt("APPROVAL_EXPIRY_SWEEP_MS", 60_000)
+  }),
+  // Retention (actors/retention.ts; 0 keeps everything, the default): docs/decisions/production.md.
+  retention: Config.all({
+    auditDays: nonNegativeInt("AUDIT_RETENTION_DAYS", 0),
+    txHistoryDays: nonNegativeInt("TX_HISTORY_RETENTION_DAYS", 0),
+    sweepMs: positiveInt("RETENTION_SWEEP_MS", 600_000)
   }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { localRelayPort } from "./gasless/localRelayPort.js"
+import { loadOrCreateRelayApiKey } from "./gasless/relayApiKey.js"
 import { ensureSoftHsmToken } from "./wallet/hsm/softHsm.js"
 
 export interface DevCredentials {
@@ -68,6 +69,8 @@ export const devEnvironment = (env: NodeJS.ProcessEnv): { overrides: Record<stri
   // The fee-payer relay runs beside the local ledger (no CHAIN_RPC_URL): gasless intents use it by default.
   if ((env.CHAIN_RPC_URL ?? "").trim() === "" && (env.GASLESS_RPC_URL ?? "").trim() === "") {
     overrides.GASLESS_RPC_URL = `http://127.0.0.1:${localRelayPort(env)}`
+    // the key the local relay demands (the relay reads the same variable or file, src/gasless/relayApiKey.ts)
+    if ((env.GASLESS_RPC_API_KEY ?? "").trim() === "") overrides.GASLESS_RPC_API_KEY = loadOrCreateRelayApiKey(env.GASLESS_RELAY_API_KEY, dataDir)
   }
   devHsmToken(env, dataDir, overrides, notices)
   return { overrides, apiKey, notices }

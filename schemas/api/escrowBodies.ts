@@ -14,11 +14,13 @@ export const HelperFields = {
   idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true }),
   requireApproval: Schema.optionalWith(Schema.Boolean, { exact: true }),
   /** The signer's public key ([n14] in schemas.md); when given it must be the wallet's. */
-  wallet: Schema.optionalWith(Base58Address, { exact: true })
+  wallet: Schema.optionalWith(Base58Address, { exact: true }),
+  /** The spec's tool argument name for `wallet` (schemas/walletAlias.ts); the same check applies. */
+  walletAddress: Schema.optionalWith(Base58Address, { exact: true })
 }
 
 /** The keys that are not intent fields, dropped before the intent is assembled. */
-export const HELPER_KEYS = ["walletId", "idempotencyKey", "requireApproval", "wallet"] as const
+export const HELPER_KEYS = ["walletId", "idempotencyKey", "requireApproval", "wallet", "walletAddress"] as const
 
 export const EscrowCreateHelperBody = Schema.extend(CreateEscrowIntent, Schema.Struct(HelperFields))
 

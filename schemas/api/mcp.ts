@@ -11,7 +11,9 @@ export const McpTool = Schema.Struct({
   description: Schema.String,
   /** JSON Schema of the tool's arguments. */
   inputSchema: Schema.Unknown,
-  annotations: Schema.Struct({ readOnlyHint: Schema.Boolean, destructiveHint: Schema.Boolean })
+  /** JSON Schema of the tool's structured result (its route's answer, or `{result}` around it). */
+  outputSchema: Schema.Unknown,
+  annotations: Schema.Struct({ readOnlyHint: Schema.Boolean, destructiveHint: Schema.Boolean, idempotentHint: Schema.Boolean })
 }).annotations({ identifier: "McpTool" })
 
 const JSON_RPC = { type: "object", required: ["jsonrpc"], properties: { jsonrpc: { const: "2.0" } } }

@@ -2,6 +2,9 @@
 import * as Schema from "effect/Schema"
 import { PortfolioRiskControls, PortfolioRiskControlsUpdate, ProtocolRiskConfig, ProtocolRiskConfigUpdate } from "../policy.js"
 import { ProtocolId } from "../protocol.js"
+import { Freeze, FreezeCreate, FreezeIdParams, FreezeLift, FreezeListQuery } from "../freeze.js"
+import { Page, PageFields, PaginationQuery } from "../common.js"
+import { ValueLimitParams, ValueLimits, ValueLimitsUpdate } from "../valueLimits.js"
 import { endpoint } from "./endpoint.js"
 import { WalletIdParams } from "./wallets.js"
 
@@ -24,8 +27,9 @@ export const RiskApi = {
     success: ProtocolRiskConfig
   }),
   listPortfolio: endpoint("risk", "GET", "/api/v1/risk/portfolio", {
-    summary: "The tenant's portfolio risk controls",
-    success: Schema.Struct({ controls: Schema.Array(PortfolioRiskControls) })
+    summary: "The tenant's portfolio risk controls, by wallet id",
+    query: PaginationQuery,
+    success: Schema.Struct({ controls: Schema.Array(PortfolioRiskControls), ...PageFields })
   }),
   getPortfolio: endpoint("risk", "GET", "/api/v1/risk/portfolio/:walletId", {
     summary: "A wallet's portfolio risk controls",
@@ -37,5 +41,38 @@ export const RiskApi = {
     params: WalletIdParams,
     body: PortfolioRiskControlsUpdate,
     success: PortfolioRiskControls
+  }),
+  freeze: endpoint("risk", "POST", "/api/v1/risk/freezes", {
+    summary: "Kill switch: freeze a tenant, a wallet or an agent (nothing of it is signed from the commit on); 200 with the active freeze when it is frozen already",
+    body: FreezeCreate,
+    success: Freeze,
+    successStatuses: [201, 200]
+  }),
+  listFreezes: endpoint("risk", "GET", "/api/v1/risk/freezes", {
+    summary: "Freezes of the tenant, newest first (state=active, the default, or all)",
+    query: FreezeListQuery,
+    success: Page("freezes", Freeze)
+  }),
+  getFreeze: endpoint("risk", "GET", "/api/v1/risk/freezes/:freezeId", {
+    summary: "One freeze",
+    params: FreezeIdParams,
+    success: Freeze
+  }),
+  liftFreeze: endpoint("risk", "POST", "/api/v1/risk/freezes/:freezeId/lift", {
+    summary: "Lift a freeze (an operator act); a lifted freeze is answered as it is",
+    params: FreezeIdParams,
+    body: FreezeLift,
+    success: Freeze
+  }),
+  getValueLimits: endpoint("risk", "GET", "/api/v1/risk/value-limits/:scope/:targetId", {
+    summary: "A wallet's or an agent's value limits (USD or SOL over rolling windows) with what each window used and has left",
+    params: ValueLimitParams,
+    success: ValueLimits
+  }),
+  putValueLimits: endpoint("risk", "PUT", "/api/v1/risk/value-limits/:scope/:targetId", {
+    summary: "Set a wallet's or an agent's value limits (the whole set; [] clears it)",
+    params: ValueLimitParams,
+    body: ValueLimitsUpdate,
+    success: ValueLimits
   })
 }

@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import type { CapabilityManifest, IssueManifestBody, ManifestVerification } from "../../schemas/agent.js"
+import type { CapabilityManifest, IssueManifestBody, ManifestVerification, RevokeManifestBody } from "../../schemas/agent.js"
 import { NotFound, PolicyViolation, UpstreamUnavailable } from "../../schemas/errors.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { AppConfig } from "../config.js"
@@ -14,16 +14,6 @@ import type { CallerInfo } from "../gateway/caller.js"
 import type { StoredAgent } from "./agentRow.js"
 import { checkManifest, MANIFEST_ISSUER, MANIFEST_VERSION, manifestCovers, signManifest } from "./manifests.js"
 
-const boundedText = (max: number) =>
-  Schema.String.pipe(Schema.minLength(1, { message: () => `must be 1-${max} characters` }), Schema.maxLength(max, { message: () => `must be 1-${max} characters` }))
-
-/** `POST .../manifest/revoke`: the nonce, or the manifest itself (its nonce is used). */
-export const RevokeManifestBody = Schema.Struct({
-  nonce: Schema.optionalWith(boundedText(128), { exact: true }),
-  manifest: Schema.optionalWith(Schema.Struct({ nonce: boundedText(128) }), { exact: true }),
-  reason: Schema.optionalWith(boundedText(256), { exact: true })
-}).pipe(Schema.filter((body) => (body.nonce === undefined && body.manifest === undefined ? { path: ["nonce"], message: "is missing" } : true)))
-export type RevokeManifestBody = typeof RevokeManifestBody.Type
 
 const refused = (reason: string): Either.Either<CapabilityManifest, string> => Either.left(reason)
 

@@ -54,7 +54,7 @@ export const checkManifest = (
   input: unknown,
   context: { readonly agentId: string; readonly secret: string; readonly nowMillis: number }
 ): Either.Either<CapabilityManifest, string> => {
-  const decoded = decodeManifest(input, { onExcessProperty: "ignore" })
+  const decoded = decodeManifest(input, { onExcessProperty: "error" })
   if (Either.isLeft(decoded)) return Either.left("manifest is malformed")
   const manifest = decoded.right
   if (!signatureMatches(manifest, context.secret)) return Either.left("manifest signature is invalid")

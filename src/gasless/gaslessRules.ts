@@ -5,7 +5,7 @@
  * deposit, token account initialization), Kora's allowed programs and maximum fee, and a fee payer
  * that must only pay the fee (never appear in an instruction: no transfer, close or authority use).
  */
-import type { MessageView } from "../protocols/messageView.js"
+import { messageFeeLamports, type MessageView } from "../protocols/messageView.js"
 import {
   ASSOCIATED_TOKEN_PROGRAM,
   COMPUTE_BUDGET_PROGRAM_ID,
@@ -17,6 +17,8 @@ import {
 } from "../protocols/programIds.js"
 
 export { MEMO_PROGRAM, MEMO_V1_PROGRAM, TOKEN_2022_PROGRAM }
+/** Lamports the fee payer pays (messageView.ts). */
+export const feeLamports = messageFeeLamports
 const LOADERS = new Set([
   "BPFLoaderUpgradeab1e11111111111111111111111",
   "BPFLoader2111111111111111111111111111111111",
@@ -46,22 +48,6 @@ export const unsupportedForGasless = (view: MessageView): Array<string> => {
     }
   }
   return reasons
-}
-
-/** Lamports the fee payer pays: 5000 per signature plus the priority fee (unit price x unit limit). */
-export const feeLamports = (view: MessageView): bigint => {
-  let unitLimit: bigint | undefined
-  let unitPrice = 0n
-  let otherInstructions = 0n
-  for (const ix of view.instructions) {
-    if (ix.programId === COMPUTE_BUDGET_PROGRAM_ID) {
-      if (ix.data[0] === 2 && ix.data.length >= 5) unitLimit = BigInt(ix.data.readUInt32LE(1))
-      if (ix.data[0] === 3 && ix.data.length >= 9) unitPrice = ix.data.readBigUInt64LE(1)
-    } else otherInstructions += 1n
-  }
-  const units = unitLimit ?? 200_000n * otherInstructions
-  const priority = (unitPrice * units + 999_999n) / 1_000_000n
-  return 5_000n * BigInt(view.numRequiredSignatures) + priority
 }
 
 export interface RelayLimits {

@@ -3,11 +3,13 @@
  * the service). Its key comes from GASLESS_RELAY_PRIVATE_KEY or DATA_DIR; on the local ledger it is
  * funded by airdrop when low. Settings are read here once: GASLESS_RELAY_PORT (LEDGER_PORT + 2),
  * GASLESS_RELAY_MAX_FEE_LAMPORTS (100,000), GASLESS_RELAY_ALLOWED_PROGRAMS (comma list; default
- * system, token, token-2022, compute budget, memo).
+ * system, token, token-2022, compute budget, memo), GASLESS_RELAY_API_KEY (the key it demands in x-api-key;
+ * default one generated under DATA_DIR, src/gasless/relayApiKey.ts).
  */
 import { Config, Effect, Option, Redacted } from "effect"
 import * as path from "node:path"
 import { DEFAULT_ALLOWED_PROGRAMS } from "./gaslessRules.js"
+import { loadOrCreateRelayApiKey } from "./relayApiKey.js"
 import { loadRelaySeed } from "./relay/relayKey.js"
 import { startRelayServer } from "./relay/relayServer.js"
 
@@ -22,7 +24,8 @@ const RelaySettings = Config.all({
     Config.withDefault(""),
     Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0))
   ),
-  privateKey: Config.option(Config.redacted("GASLESS_RELAY_PRIVATE_KEY"))
+  privateKey: Config.option(Config.redacted("GASLESS_RELAY_PRIVATE_KEY")),
+  apiKey: Config.option(Config.redacted("GASLESS_RELAY_API_KEY"))
 })
 
 const FUND_BELOW_LAMPORTS = 1_000_000_000
@@ -51,7 +54,8 @@ export const startLocalRelay = (rpcUrl: string, dataDir: string) =>
           rpcUrl,
           feePayerSeed: seed,
           allowedPrograms: settings.allowedPrograms.length > 0 ? settings.allowedPrograms : DEFAULT_ALLOWED_PROGRAMS,
-          maxFeeLamports: BigInt(settings.maxFeeLamports)
+          maxFeeLamports: BigInt(settings.maxFeeLamports),
+          apiKey: loadOrCreateRelayApiKey(Option.getOrUndefined(Option.map(settings.apiKey, Redacted.value)), path.resolve(dataDir))
         })
       ),
       (running) => Effect.promise(() => running.close())

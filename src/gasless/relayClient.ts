@@ -3,7 +3,7 @@
  * payer (getPayerSigner, remembered once read), signTransaction and signAndSendTransaction of a
  * transaction the wallet has signed as authority. An unreachable relay is `unavailable` (the job retries); a refusal is not.
  */
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
 
 export class RelayError extends Data.TaggedError("RelayError")<{ readonly message: string; readonly unavailable: boolean }> {}
@@ -12,7 +12,9 @@ const TIMEOUT_MS = 15_000
 
 export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay", {
   effect: Effect.gen(function* () {
-    const url = (yield* AppConfig).chain.gaslessRpcUrl
+    const { gaslessRpcUrl: url, gaslessRpcApiKey: apiKey } = (yield* AppConfig).chain
+    // Kora's authentication header: our local relay demands it (src/gasless/relayApiKey.ts), a real Kora may.
+    const headers = { "content-type": "application/json", ...Option.match(apiKey, { onNone: () => ({}), onSome: (key) => ({ "x-api-key": Redacted.value(key) }) }) }
     let payer: string | undefined
     let id = 0
 
@@ -22,7 +24,7 @@ export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay",
         const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method, ...(params === undefined ? {} : { params }) })
         const reply = yield* Effect.tryPromise({
           try: async () => {
-            const response = await fetch(url.value, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+            const response = await fetch(url.value, { method: "POST", headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) })
             return (await response.json()) as { result?: A; error?: { code?: number; message?: string } }
           },
           catch: (error) => new RelayError({ message: `gasless relay unreachable: ${(error as Error).message}`, unavailable: true })

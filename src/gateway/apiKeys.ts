@@ -2,15 +2,15 @@
  * The gateway's API keys, parsed from API_GATEWAY_API_KEYS: entries `<key>:<tenant>:<scope1>,<scope2>`
  * separated by `;`, optionally with a fourth field `agent=<agentId>` that binds the key to one agent
  * (an agent's credential: it executes and reads that agent's state, nothing else; docs/decisions/access.md).
- * Keys are kept only as SHA-256 digests and compared in constant time.
+ * Keys are kept only as SHA-256 digests and compared in constant time. These are the bootstrap keys; keys
+ * issued over the API live in the database (src/keys/, reached through keyRing.ts).
  */
 import { Effect, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
+import { API_SCOPES, type ApiScope } from "../../schemas/apiKey.js"
 
-export const SCOPES = [
-  "wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "webhooks", "all"
-] as const
-export type Scope = (typeof SCOPES)[number]
+export const SCOPES = API_SCOPES
+export type Scope = ApiScope
 
 export interface ApiKeyEntry {
   /** A short, non-secret identifier for logs and rate limiting: the first 8 hex chars of the digest. */
@@ -20,6 +20,8 @@ export interface ApiKeyEntry {
   readonly scopes: ReadonlySet<Scope>
   /** The agent this key acts as, or null for an operator's key. */
   readonly agentId: string | null
+  /** Issued over the API (a row in the database), not configured in API_GATEWAY_API_KEYS. */
+  readonly issued: boolean
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -60,10 +62,9 @@ export const parseApiKeys = (raw: string): ReadonlyArray<ApiKeyEntry> =>
       }
       const agentId = parseBinding(binding, tenant, index + 1)
       const digest = digestOf(key)
-      return { keyId: digest.toString("hex").slice(0, 8), digest, tenant, scopes: new Set(scopes as Array<Scope>), agentId }
+      return { keyId: digest.toString("hex").slice(0, 8), digest, tenant, scopes: new Set(scopes as Array<Scope>), agentId, issued: false }
     })
 
-/** Finds the entry for a presented key; every entry is compared so timing reveals nothing. */
 /** API_GATEWAY_API_KEYS parsed, as start-up and the gateway read it: a malformed entry fails naming its position. */
 export const readApiKeys = (raw: Redacted.Redacted<string>) =>
   Effect.try({
@@ -71,6 +72,7 @@ export const readApiKeys = (raw: Redacted.Redacted<string>) =>
     catch: (error) => new Error(error instanceof Error ? error.message : "API_GATEWAY_API_KEYS is malformed")
   })
 
+/** Finds the configured (bootstrap) entry for a presented key; every entry is compared so timing reveals nothing. */
 export const findApiKey = (entries: ReadonlyArray<ApiKeyEntry>, presented: string): ApiKeyEntry | undefined => {
   const digest = digestOf(presented)
   let found: ApiKeyEntry | undefined

@@ -8,14 +8,15 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { NotFound } from "../../schemas/errors.js"
+import { projectPath } from "../entryPoints.js"
 import { route } from "./route.js"
 import { ConsoleApi } from "../../schemas/api/console.js"
 
 export const CONSOLE_PREFIX = "/console"
 
-const DIST_DIR = fileURLToPath(new URL("../../console/dist/", import.meta.url))
+// With its trailing separator, so the containment check below cannot match a sibling folder.
+const DIST_DIR = projectPath("console", "dist") + path.sep
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

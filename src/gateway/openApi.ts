@@ -7,6 +7,7 @@
  */
 import { JSONSchema, Schema } from "effect"
 import type { Endpoint } from "../../schemas/api/endpoint.js"
+import { withoutMarkerIds } from "../../schemas/api/jsonSchemaMarkers.js"
 import { ErrorCodeSchema, FailedAtSchema } from "../../schemas/envelope.js"
 import type { Route } from "./route.js"
 import { scopeForPath } from "./routeScopes.js"
@@ -22,21 +23,11 @@ const FAILURE_STATUSES: ReadonlyArray<readonly [status: number, description: str
   [403, "The key lacks the scope or access, or policy denied (POLICY_VIOLATION)", true],
   [404, "No such resource or route", false],
   [409, "The resource is in a state that does not allow this", false],
+  [415, "The body is not JSON: send content-type application/json (VALIDATION_ERROR)", false],
   [429, "Rate limited: see retry-after and x-ratelimit-* headers", true],
   [500, "Internal or pipeline error (PIPELINE_ERROR); the traceId finds it in the log", false]
 ]
 
-/** Effect's JSON Schema marks `unknown`/`any` with an `$id` that would clash once many share one document. */
-const withoutMarkerIds = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(withoutMarkerIds)
-  if (value === null || typeof value !== "object") return value
-  const out: Record<string, unknown> = {}
-  for (const [key, child] of Object.entries(value)) {
-    if (key === "$id" && typeof child === "string" && child.startsWith("/schemas/")) continue
-    out[key] = withoutMarkerIds(child)
-  }
-  return out
-}
 
 const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
 const pathNames = (path: string) => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!)
@@ -119,6 +110,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, info: { r
     }
     for (const [status, description, keyOnly] of FAILURE_STATUSES) {
       if (keyOnly && !needsKey) continue
+      if (status === 415 && route.method === "GET") continue
       const failureData = endpoint?.recordOnFailure === true ? { anyOf: [data, { type: "null" }] } : {}
       responses[String(status)] ??= { description, content: json(envelope(failureData, "failure")) }
     }

@@ -6,26 +6,44 @@ import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, type Exit, ParseResult, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
-import { ValidationError } from "../../schemas/errors.js"
+import { UnsupportedMediaType, ValidationError } from "../../schemas/errors.js"
 import { childPath, unsafeInput } from "./inputSafety.js"
+import { unknownFieldsMessage } from "../../schemas/strict.js"
 
 const formatPath = (path: ReadonlyArray<PropertyKey>) => path.reduce<string>(childPath, "")
 
-/** Turns a ParseError into a ValidationError naming the first offending field (prefixed by `root`). */
+const plural = (count: number) => (count === 1 ? "problem" : "problems")
+
+/**
+ * Turns a ParseError into a ValidationError naming the first offending field (prefixed by `root`). Unknown
+ * fields come first and are all named (strict input: docs/decisions/input-hardening.md).
+ */
 export const validationErrorFrom = (error: ParseResult.ParseError, root = ""): ValidationError => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const pathOf = (issue: ParseResult.ArrayFormatterIssue) => formatPath([...(root === "" ? [] : [root]), ...issue.path])
+  const unexpected = issues.filter((issue) => issue._tag === "Unexpected")
+  if (unexpected.length > 0) {
+    const unknown = unexpected.map((issue) => ({ field: pathOf(issue), key: String(issue.path[issue.path.length - 1] ?? ""), message: issue.message }))
+    const rest = issues.length - unexpected.length
+    const more = rest > 0 ? ` (and ${rest} more ${plural(rest)})` : ""
+    return new ValidationError({ message: `${unknownFieldsMessage(unknown)}${more}`, field: unknown[0]!.field })
+  }
   const first = issues[0]
-  const field = formatPath([...(root === "" ? [] : [root]), ...(first?.path ?? [])])
+  const field = first === undefined ? "" : pathOf(first)
   const detail = first?.message ?? "is invalid"
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : ""
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more ${plural(issues.length - 1)})` : ""
   return new ValidationError({ message: field === "" ? `body: ${detail}${more}` : `${field}: ${detail}${more}`, field: field === "" ? undefined : field })
 }
 
-/** Decodes an outside input; a NUL, unpaired surrogate or too deep nesting is refused before the schema runs. */
+/**
+ * Decodes an outside input strictly: a field the schema does not declare is refused like a wrong one
+ * (a schema may still open a subtree with its own `parseOptions`, as a Record does by nature). A NUL,
+ * unpaired surrogate or too deep nesting is refused before the schema runs.
+ */
 export const decodeWith = <A, I, R>(schema: Schema.Schema<A, I, R>, input: unknown, root = "") => {
   const unsafe = unsafeInput(input, root)
   if (unsafe !== undefined) return Effect.fail(unsafe)
-  return Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })(input).pipe(
+  return Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(input).pipe(
     Effect.mapError((error) => validationErrorFrom(error, root))
   )
 }
@@ -77,13 +95,30 @@ const bodies = new WeakMap<IncomingMessage, Exit.Exit<string, ValidationError>>(
 const bodyText = (source: IncomingMessage): Effect.Effect<string, ValidationError> =>
   Effect.suspend(() => bodies.get(source) ?? Effect.onExit(readAtMost(source, MAX_BODY_BYTES), (read) => Effect.sync(() => bodies.set(source, read))))
 
-/** The JSON body; an empty body counts as `{}`, malformed JSON is a 400 naming the body. */
+/** `application/json` or any `+json` type, with or without parameters (`; charset=utf-8`). */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+
+/**
+ * A body that is not declared JSON is refused with 415 (a form or text body would otherwise be read as
+ * JSON by accident). A request without content-type is read as JSON, as the spec's clients send it.
+ */
+const mediaTypeRefusal = (contentType: string | undefined): UnsupportedMediaType | undefined =>
+  contentType === undefined || contentType.trim() === "" || JSON_MEDIA_TYPE.test(contentType.trim())
+    ? undefined
+    : new UnsupportedMediaType({ contentType: contentType.split(";")[0]!.trim().slice(0, 100) })
+
+/**
+ * The JSON body; an empty body counts as `{}` (whatever its content-type), malformed JSON is a 400 naming the
+ * body, a body of another media type a 415.
+ */
 export const jsonBody = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   // Refuse by the declared length before reading, so the client gets the answer at once.
   if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) return yield* tooLarge()
   const text = yield* bodyText(NodeHttpServerRequest.toIncomingMessage(request))
   if (text.trim() === "") return {} as unknown
+  const refusal = mediaTypeRefusal(request.headers["content-type"])
+  if (refusal !== undefined) return yield* refusal
   const body = yield* Effect.try({
     try: () => JSON.parse(text) as unknown,
     catch: () => new ValidationError({ message: "body: malformed JSON", field: "body" })

@@ -11,6 +11,7 @@ import { type ApiError, Forbidden } from "../../schemas/errors.js"
 import { type AnswerEncoder, answerEncoder } from "./answerEncoder.js"
 import { actingAgent, Caller, type CallerInfo } from "./caller.js"
 import { envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
+import { undeclaredInputCheck } from "./undeclaredInput.js"
 
 export type Handler<R> = Effect.Effect<Reply | HttpServerResponse.HttpServerResponse, ApiError, R>
 
@@ -32,6 +33,8 @@ export interface Route<R> {
   readonly endpoint?: Endpoint
   /** The declared success schema's encoder, compiled once with the route (answerEncoder.ts). */
   readonly encodeAnswer?: AnswerEncoder
+  /** Refuses a query or body the contract does not declare (undeclaredInput.ts). */
+  readonly checkUndeclaredInput?: Effect.Effect<void, ApiError, HttpServerRequest.HttpServerRequest>
 }
 
 /**
@@ -50,13 +53,15 @@ export function route<R>(
     return { method: first, path: second as string, handler: third as Handler<R>, access: fourth ?? "operator" }
   }
   const encodeAnswer = answerEncoder(first)
+  const checkUndeclaredInput = undeclaredInputCheck(first)
   return {
     method: first.method,
     path: first.path,
     handler: second as Handler<R>,
     access: (third as RouteAccess | undefined) ?? "operator",
     endpoint: first,
-    ...(encodeAnswer === undefined ? {} : { encodeAnswer })
+    ...(encodeAnswer === undefined ? {} : { encodeAnswer }),
+    ...(checkUndeclaredInput === undefined ? {} : { checkUndeclaredInput })
   }
 }
 
@@ -87,13 +92,14 @@ const wrap = <R>(definition: Route<R>) => {
     const refusal = accessRefusal(definition.access, caller)
     if (refusal !== undefined) return envelopeResponse(failureReply(refusal), caller.traceId)
     const encode = definition.encodeAnswer
-    return yield* definition.handler.pipe(
+    const handler = definition.checkUndeclaredInput === undefined ? definition.handler : Effect.zipRight(definition.checkUndeclaredInput, definition.handler)
+    return yield* handler.pipe(
       Effect.flatMap((reply) => {
         if (!isReply(reply)) return Effect.succeed(reply)
-        if (encode === undefined) return Effect.succeed(envelopeResponse(reply, caller.traceId))
+        if (encode === undefined) return Effect.succeed(envelopeResponse(reply, caller.traceId, reply.headers))
         const encoded = encode(reply)
         if (Either.isRight(encoded)) {
-          const response = envelopeResponse(encoded.right.reply, caller.traceId)
+          const response = envelopeResponse(encoded.right.reply, caller.traceId, reply.headers)
           const { undeclared } = encoded.right
           if (undeclared.length === 0 || warned.has(undeclared.join())) return Effect.succeed(response)
           // Dropped from the answer; said once per route and field list, so a drift is seen without flooding the log.

@@ -27,7 +27,9 @@ const PREFIX_SCOPES: ReadonlyArray<readonly [prefix: string, scope: Scope]> = [
   ["/api/v1/stream", "transactions"],
   // Prometheus scrapes (docs/decisions/observability.md); webhook subscriptions have a scope of their own.
   ["/metrics", "audit"],
-  ["/api/v1/webhooks", "webhooks"]
+  ["/api/v1/webhooks", "webhooks"],
+  // Issued API keys (issue 36): a scope of their own, since a key that issues keys can grant what it holds.
+  ["/api/v1/keys", "keys"]
 ]
 
 /** The scope for a path, or undefined for routes outside the table (those are refused as unknown). */

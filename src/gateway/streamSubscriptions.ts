@@ -25,7 +25,8 @@ const Ids = {
   agentId: Schema.optional(Uuid)
 }
 
-const SubscriptionQuery = Schema.Struct(Ids)
+/** The connect URL's query: the ids, and the credentials a browser cannot send as headers (streamUpgrade.ts). */
+const SubscriptionQuery = Schema.Struct({ ...Ids, apiKey: Schema.optional(Schema.String), tenantId: Schema.optional(Schema.String) })
 
 /** A client message. A bare `subscribe` means everything; a bare `unsubscribe` means nothing. */
 export const SubscriptionMessage = Schema.Struct({
@@ -38,10 +39,10 @@ type Named = { readonly txId?: string | undefined; readonly walletId?: string | 
 
 const namesAny = (ids: Named) => ids.txId !== undefined || ids.walletId !== undefined || ids.agentId !== undefined
 
-/** Subscriptions from the connect URL's query; a malformed id is a ValidationError naming it. */
+/** Subscriptions from the connect URL's query; a malformed id or an unknown parameter is a ValidationError naming it. */
 export const subscriptionsFromQuery = (query: URLSearchParams) =>
   Effect.map(
-    decodeWith(SubscriptionQuery, Object.fromEntries([...query.entries()].filter(([name]) => name in Ids))),
+    decodeWith(SubscriptionQuery, Object.fromEntries(query.entries())),
     (ids): Subscriptions => ({
       all: !namesAny(ids),
       txIds: new Set(ids.txId === undefined ? [] : [ids.txId]),

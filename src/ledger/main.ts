@@ -3,7 +3,7 @@
 // LEDGER_PRICE_REFRESH_MS (10000: how often the seeded oracle feeds are posted again; 0 never),
 // LEDGER_PARENT_PID (exit when that process is gone; an IPC channel to the parent works the same way).
 import { existsSync } from "node:fs"
-import { fileURLToPath } from "node:url"
+import { projectPath } from "../entryPoints.js"
 import { LOCAL_AMM_PROGRAM_IDS } from "../protocols/amm/ammIds.js"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../protocols/staking/stakingIds.js"
 import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../protocols/lending/lendingIds.js"
@@ -44,12 +44,12 @@ async function main(): Promise<void> {
   if (priceRefreshMs !== undefined && !(Number.isInteger(priceRefreshMs) && priceRefreshMs >= 0)) {
     throw new Error(`LEDGER_PRICE_REFRESH_MS must be a non-negative integer (milliseconds), got ${process.env.LEDGER_PRICE_REFRESH_MS}`)
   }
-  const escrowPath = fileURLToPath(new URL("../../programs/dist/escrow.so", import.meta.url))
+  const escrowPath = projectPath("programs", "dist", "escrow.so")
   const programs: Array<{ programId: string; path: string }> = []
   if (existsSync(escrowPath)) programs.push({ programId: escrowProgramId, path: escrowPath })
   else log(`escrow program not found at ${escrowPath}; starting without it`)
   // One AMM program, deployed twice (two fee tiers seeded); AMM_*_PROGRAM_ID move them, LEDGER_SEED_POOLS=false skips seeding.
-  const ammPath = fileURLToPath(new URL("../../programs/dist/amm.so", import.meta.url))
+  const ammPath = projectPath("programs", "dist", "amm.so")
   const ammIds = {
     "amm-one": process.env.AMM_ONE_PROGRAM_ID ?? LOCAL_AMM_PROGRAM_IDS["amm-one"],
     "amm-two": process.env.AMM_TWO_PROGRAM_ID ?? LOCAL_AMM_PROGRAM_IDS["amm-two"]
@@ -58,13 +58,13 @@ async function main(): Promise<void> {
   else log(`amm program not found at ${ammPath}; starting without it`)
   const seedPools = existsSync(ammPath) && process.env.LEDGER_SEED_POOLS !== "false" ? ammIds : undefined
   // The liquid-staking program and its one pool (seeded with a stake and rewards, so the rate is above 1).
-  const stakingPath = fileURLToPath(new URL("../../programs/dist/liquid-staking.so", import.meta.url))
+  const stakingPath = projectPath("programs", "dist", "liquid-staking.so")
   const stakingId = process.env.LIQUID_STAKING_PROGRAM_ID ?? LOCAL_LIQUID_STAKING_PROGRAM_ID
   if (existsSync(stakingPath)) programs.push({ programId: stakingId, path: stakingPath })
   else log(`liquid-staking program not found at ${stakingPath}; starting without it`)
   const seedStakePool = existsSync(stakingPath) && process.env.LEDGER_SEED_POOLS !== "false" ? stakingId : undefined
   // The lending market: SOL and USDC reserves with liquidity; it needs the test mints and price feeds the AMM seed makes.
-  const lendingPath = fileURLToPath(new URL("../../programs/dist/lending-market.so", import.meta.url))
+  const lendingPath = projectPath("programs", "dist", "lending-market.so")
   const lendingId = process.env.LENDING_MARKET_PROGRAM_ID ?? LOCAL_LENDING_MARKET_PROGRAM_ID
   if (existsSync(lendingPath)) programs.push({ programId: lendingId, path: lendingPath })
   else log(`lending-market program not found at ${lendingPath}; starting without it`)

@@ -1,9 +1,9 @@
-// Starts the ledger as a child process (node + tsx loader, resolved from this project, not the cwd)
-// and resolves once it answers getHealth. The child watches its IPC channel and exits with its parent.
+// Starts the ledger as a child process (dist/ledger.js when this process runs the build, else its source
+// through the tsx loader: src/entryPoints.ts) and resolves once it answers getHealth. The child watches
+// its IPC channel and exits with its parent.
 import { spawn, type ChildProcess } from "node:child_process"
-import { createRequire } from "node:module"
 import { resolve } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { nodeArgumentsFor, PROJECT_ROOT } from "../entryPoints.js"
 
 export interface SpawnedLedger {
   readonly rpcUrl: string
@@ -14,9 +14,6 @@ export interface SpawnedLedger {
 
 const READY_TIMEOUT_MS = 30_000
 const STOP_TIMEOUT_MS = 10_000
-
-const projectRoot = fileURLToPath(new URL("../..", import.meta.url))
-const mainPath = fileURLToPath(new URL("./main.ts", import.meta.url))
 
 async function isHealthy(rpcUrl: string): Promise<boolean> {
   try {
@@ -41,9 +38,8 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 export async function spawnLedger(opts: { port: number; dataDir: string; env?: Record<string, string> }): Promise<SpawnedLedger> {
-  const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
-  const child = spawn(process.execPath, ["--import", tsxLoader, mainPath], {
-    cwd: projectRoot,
+  const child = spawn(process.execPath, nodeArgumentsFor("ledger"), {
+    cwd: PROJECT_ROOT,
     env: {
       ...process.env,
       LEDGER_PORT: String(opts.port),

@@ -6,6 +6,8 @@ import { gatewayRequestTool } from "./tools/gatewayRequestTool.js"
 import { policyTools } from "./tools/policyTools.js"
 import { protocolTools } from "./tools/protocolTools.js"
 import { riskTools } from "./tools/riskTools.js"
+import { freezeTools } from "./tools/freezeTools.js"
+import { keyTools } from "./tools/keyTools.js"
 import { strategyTools } from "./tools/strategyTools.js"
 import { transactionTools } from "./tools/transactionTools.js"
 import { walletTools } from "./tools/walletTools.js"
@@ -17,9 +19,14 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
   ...agentTools,
   ...protocolTools,
   ...riskTools,
+  ...freezeTools,
   ...strategyTools,
   ...auditTools,
+  ...keyTools,
   gatewayRequestTool
 ]
 
-export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((definition) => [definition.name, definition]))
+/** By the spec's dotted name and by the MCP name: `/mcp/call` and MCP `tools/call` accept either. */
+export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(
+  TOOLS.flatMap((definition) => [[definition.name, definition] as const, [definition.mcpName, definition] as const])
+)

@@ -8,27 +8,29 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import type { GatewayIdentity } from "./gatewayClient.js"
+import { TOOLS_BY_NAME } from "./catalog.js"
+import { structuredContentOf } from "./outputSchema.js"
 import { runTool } from "./runTool.js"
-import { TOOL_DESCRIPTIONS } from "./toolList.js"
+import { MCP_TOOL_DESCRIPTIONS, TOOL_OUTPUTS } from "./toolList.js"
 
 export const SERVER_INFO = { name: "agent-custody", version: "0.1.0" } as const
 
-/** MCP's structured content is an object: the gateway's data when it is one, else `{ result }`. */
-const structured = (data: unknown): Record<string, unknown> =>
-  typeof data === "object" && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : { result: data }
-
+/**
+ * A tool's answer: the data as text and as structured content matching the tool's outputSchema. A failed
+ * call is `isError` with the message (errorCode, stage and traceId in it) and no structured content: MCP
+ * clients check structured content against the output schema, which describes a success.
+ */
 export const callToolResult = (identity: GatewayIdentity, name: string, args: unknown): Promise<CallToolResult> =>
   Effect.runPromise(
     runTool(identity, name, args).pipe(
-      Effect.map((data): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(data ?? null) }], structuredContent: structured(data) })),
+      Effect.map((data): CallToolResult => {
+        const output = TOOL_OUTPUTS.get(TOOLS_BY_NAME.get(name)!.name)!
+        return { content: [{ type: "text", text: JSON.stringify(data ?? null) }], structuredContent: structuredContentOf(output, data) }
+      }),
       Effect.catchTag("ToolError", (error) =>
         error.httpStatus === 404
           ? Effect.die(new McpError(ErrorCode.InvalidParams, error.message))
-          : Effect.succeed<CallToolResult>({
-              isError: true,
-              content: [{ type: "text", text: error.message }],
-              structuredContent: { error: error.message, errorCode: error.errorCode ?? null, stage: error.stage ?? null, traceId: error.traceId ?? null }
-            })
+          : Effect.succeed<CallToolResult>({ isError: true, content: [{ type: "text", text: error.message }] })
       )
     )
   )
@@ -37,9 +39,9 @@ export const createMcpServer = (identity: GatewayIdentity) => {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:
-      "Custody and execution on Solana. Create a wallet (wallet.create), send intents (tx.create), poll tx.get until confirmed or failed, read tx.proof. Every call runs with this connection's API key, its scopes, tenant and the wallet's policies."
+      "Custody and execution on Solana. Create a wallet (wallet_create), send intents (tx_create, which waits for the outcome), read tx_get until confirmed or failed, read tx_proof. Every call runs with this connection's API key, its scopes, tenant and the wallet's policies."
   })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_DESCRIPTIONS.map((t) => ({ ...t })) }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOL_DESCRIPTIONS.map((t) => ({ ...t })) }))
   server.setRequestHandler(CallToolRequestSchema, (request) => callToolResult(identity, request.params.name, request.params.arguments ?? {}))
   return server
 }

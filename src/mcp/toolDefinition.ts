@@ -1,9 +1,12 @@
 /**
  * One tool of the tool interface: its name, what it does, the Effect Schema of its arguments (the one
- * source of truth: the JSON Schema published to clients is derived from it), MCP annotations, and the
- * gateway request it stands for. A tool is nothing but a typed way to call one gateway route.
+ * source of truth: the JSON Schema published to clients is derived from it), MCP annotations, the gateway
+ * route it calls (whose declared answer is the tool's output schema) and the request it makes. A tool is
+ * nothing but a typed way to call one gateway route.
  */
 import { JSONSchema, Schema } from "effect"
+import type { Endpoint } from "../../schemas/api/endpoint.js"
+import { withoutMarkerIds } from "../../schemas/api/jsonSchemaMarkers.js"
 
 export type GatewayMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
@@ -15,15 +18,28 @@ export interface GatewayRequest {
   readonly body?: unknown
 }
 
+/**
+ * The name MCP hosts accept (`^[a-zA-Z0-9_-]{1,64}$`: Claude Desktop, Cursor and the OpenAI Agents SDK withhold
+ * every tool when one name fails): the spec's dotted name with `_` for `.` (`wallet.create` -> `wallet_create`).
+ */
+export const mcpToolName = (name: string) => name.replaceAll(".", "_")
+
 export interface ToolDefinition {
+  /** The spec's name (`wallet.create`): `/mcp/tools` and `/mcp/call`. */
   readonly name: string
+  /** The name on the MCP protocol (`wallet_create`); `/mcp/call` accepts it too. */
+  readonly mcpName: string
   readonly description: string
   /** The arguments; decoding with it is the tool's validation (extra keys are kept for pass-through tools). */
   readonly args: Schema.Schema<any, any, never>
+  /** The route it calls; its declared answer is the tool's output. Undefined for the generic gateway.request. */
+  readonly endpoint: Endpoint | undefined
   /** Only reads: an MCP client may call it without asking. */
   readonly readOnly: boolean
   /** Moves value or cannot be undone (signing, transfers, rejecting, policy changes). */
   readonly destructive: boolean
+  /** Calling it again with the same arguments has no further effect (every read; a PUT of settings). */
+  readonly idempotent: boolean
   readonly request: (args: any) => GatewayRequest
 }
 
@@ -32,10 +48,18 @@ export const tool = <A, I>(definition: {
   readonly name: string
   readonly description: string
   readonly args: Schema.Schema<A, I, never>
+  readonly endpoint: Endpoint | undefined
   readonly readOnly: boolean
   readonly destructive?: boolean
+  /** Defaults to readOnly. */
+  readonly idempotent?: boolean
   readonly request: (args: A) => GatewayRequest
-}): ToolDefinition => ({ ...definition, destructive: definition.destructive ?? false })
+}): ToolDefinition => ({
+  ...definition,
+  mcpName: mcpToolName(definition.name),
+  destructive: definition.destructive ?? false,
+  idempotent: definition.idempotent ?? definition.readOnly
+})
 
 /** `/api/v1/...` with each path parameter escaped. */
 export const apiPath = (strings: TemplateStringsArray, ...params: ReadonlyArray<string | number>) =>
@@ -50,6 +74,6 @@ export const AnyFields = Schema.Record({ key: Schema.String, value: Schema.Unkno
 
 /** The JSON Schema of a tool's arguments (always an object schema, as MCP requires). */
 export const argsJsonSchema = (definition: ToolDefinition): Record<string, unknown> => {
-  const { $schema: _ignored, ...derived } = JSONSchema.make(definition.args) as unknown as Record<string, unknown>
+  const { $schema: _ignored, ...derived } = withoutMarkerIds(JSONSchema.make(definition.args)) as Record<string, unknown>
   return derived.type === "object" ? derived : { type: "object", properties: {}, additionalProperties: false }
 }

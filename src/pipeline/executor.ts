@@ -39,9 +39,12 @@ import { buildExecutionProof } from "./proof.js"
 import { SignOnly } from "./signOnly.js"
 import { GaslessStages } from "./gaslessStages.js"
 import { X402Stages } from "./x402Stages.js"
+import { EffectSimulation } from "./effectSimulation.js"
+import { recordedEffect, spendFacts } from "./effectFacts.js"
 import { Settlement } from "./settlement.js"
 import { earlierAttempts } from "./earlierAttempt.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
+import { signingFailure } from "./signingFailure.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
 import { AuditLog } from "../audit/auditLog.js"
 
@@ -84,6 +87,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const audit = yield* AuditLog
     const gasless = yield* GaslessStages
     const x402 = yield* X402Stages
+    const effects = yield* EffectSimulation
     const settlement = yield* Settlement
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
@@ -158,13 +162,13 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
-        const gaslessRefusals = gasless.refusals(row, compiled.messageBase64)
+        const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
         if (gaslessRefusals.length > 0) {
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
             unwritten: { fields: buildFields, via: [builtStage] }
           })
         }
-        const simulation = yield* simulate(compiled.messageBase64, compiled.extraSignatures)
+        const simulation = yield* simulate(wallet.publicKey, compiled.messageBase64, compiled.extraSignatures)
         if (!simulation.ok) {
           const recorded = yield* move(row, { from: ["pending"], to: builtStage.status, stage: builtStage.stage, message: builtStage.message, fields: buildFields, eventType: builtStage.eventType })
           return recorded === undefined ? undefined : yield* failSimulation(recorded, simulation)
@@ -200,21 +204,15 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         }
       })
 
-    /** Simulates the built message (signatures not verified: nothing is signed yet). */
-    const simulate = (messageBase64: string, extraSignatures: Record<string, string>) =>
+    /** Simulates the built message (signatures not verified: nothing is signed yet) for its whole effect on `wallet`. */
+    const simulate = (wallet: string, messageBase64: string, extraSignatures: Record<string, string>) =>
       Effect.gen(function* () {
         yield* chaosAt("simulation", "build")
-        const wire = assembleTransaction(messageBase64, extraSignatures)
-        const { value } = yield* chain
-          .rpc<{ value: { err: unknown; logs: Array<string> | null; unitsConsumed?: number } }>("simulateTransaction", [
-            wire.toString("base64"),
-            { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" }
-          ])
-          .pipe(Effect.catchAll(chainRetryable("build")))
-        const logs = value.logs ?? []
-        const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
-        if (value.err === null) return { ok: true as const, logs, ...units }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(value.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58(), lendingMarket.programId.toBase58()) }
+        const simulated = yield* effects.simulate(wallet, messageBase64, extraSignatures).pipe(Effect.catchAll(chainRetryable("build")))
+        const { logs } = simulated
+        const units = simulated.unitsConsumed === undefined ? {} : { unitsConsumed: simulated.unitsConsumed }
+        if (simulated.ok) return { ok: true as const, logs, ...units, ...("effect" in simulated ? { effect: simulated.effect } : { effectError: simulated.effectError }) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(simulated.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58(), lendingMarket.programId.toBase58()) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -222,9 +220,9 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
       fail(row, new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed: ${simulation.error}`, stage: "simulate" }), { simulation })
 
     /** A transaction recorded at `simulating` (its run stopped after the build was written): simulate it. */
-    const simulating = (row: TransactionRow) =>
+    const simulating = (row: TransactionRow, wallet: string) =>
       Effect.gen(function* () {
-        const simulation = yield* simulate(row.message_base64 ?? "", row.extra_signatures ?? {})
+        const simulation = yield* simulate(wallet, row.message_base64 ?? "", row.extra_signatures ?? {})
         if (!simulation.ok) return yield* failSimulation(row, simulation)
         return yield* move(row, {
           from: ["simulating"], to: "policy_eval", stage: "policy", message: "simulation ok", fields: { simulation }, eventType: "transaction.simulated"
@@ -243,13 +241,23 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const withUnwritten = (change: Transition): Transition => ({
           ...change, fields: { ...unwritten.fields, ...change.fields }, via: [...unwritten.via, ...(change.via ?? [])]
         })
+        const recorded = recordedEffect(row.type, unwritten.fields.simulation ?? row.simulation)
+        if (recorded.kind === "refused") {
+          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${recorded.reason}`, stage: "policy" }), { unwritten })
+        }
+        const effect = recorded.kind === "effect" ? recorded.effect : undefined
+        const spend = spendFacts(row.type, {
+          amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
+          destination: built?.destination ?? undefined
+        }, effect)
         const decision = yield* policy.decideForTransaction({
           txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id, traceId: row.trace_id ?? undefined,
           type: row.type, protocol: row.protocol, intent: row.intent,
           facts: {
-            destination: built?.destination ?? undefined,
+            destination: spend.destination,
             tokenMint: built?.tokenMint ?? undefined,
-            amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
+            amountLamports: spend.amountLamports,
+            effect,
             tokenAmount: built?.tokenAmount === null || built?.tokenAmount === undefined ? undefined : BigInt(built.tokenAmount),
             programIds: built?.programIds ?? [],
             slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
@@ -315,14 +323,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             })
           )
         }
-        const signed = yield* signer.sign(row.id).pipe(
-          Effect.mapError((refused) => new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `signing refused: ${refused.message}`, stage: "sign" }))
-        )
+        const signed = yield* signer.sign(row.id).pipe(Effect.mapError(signingFailure))
         if (SIGN_ONLY_TYPES.has(row.type)) return yield* signedOnly(row, signed)
         return yield* move(row, {
           from: ["signing"], to: "submitting", stage: "send", message: "signed",
           fields: { signature: signed.signature, signedTransaction: signed.signedTransaction },
-          eventType: "transaction.signed", eventMetadata: { signature: signed.signature }
+          eventType: "transaction.signed", eventMetadata: { signature: signed.signature, signedAt: signed.signedAt }
         })
       })
 
@@ -369,7 +375,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         case "pending":
           return pending(row, context)
         case "simulating":
-          return simulating(row)
+          return simulating(row, context.publicKey)
         case "policy_eval":
           return policyEval(row)
         case "signing":

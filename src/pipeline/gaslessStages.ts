@@ -16,7 +16,8 @@ import {
   gaslessProtocolUsageMetric
 } from "../audit/metricNames.js"
 import { MetricCounters } from "../audit/metricCounters.js"
-import { unsupportedForGasless } from "../gasless/gaslessRules.js"
+import { feeLamports, unsupportedForGasless } from "../gasless/gaslessRules.js"
+import { GaslessQuota } from "./gaslessQuota.js"
 import { splitWireTransaction, viewMessage } from "../protocols/messageView.js"
 import { GaslessRelay, type RelayError } from "../gasless/relayClient.js"
 import { attemptOf, Settlement } from "./settlement.js"
@@ -34,9 +35,10 @@ const relayFailure = (failedAt: "build" | "send") => (error: RelayError): Effect
 type RelaySignature = { readonly _tag: "Signed"; readonly signature: string } | { readonly _tag: "Refused"; readonly row: TransactionRow | undefined }
 
 export class GaslessStages extends Effect.Service<GaslessStages>()("GaslessStages", {
-  dependencies: [GaslessRelay.Default],
+  dependencies: [GaslessRelay.Default, GaslessQuota.Default],
   effect: Effect.gen(function* () {
     const relay = yield* GaslessRelay
+    const quotas = yield* GaslessQuota
     const submission = yield* Submission
     const settlement = yield* Settlement
     const metrics = yield* MetricCounters
@@ -48,9 +50,23 @@ export class GaslessStages extends Effect.Service<GaslessStages>()("GaslessStage
     const feePayer = (row: TransactionRow, wallet: PublicKey) =>
       !row.gasless || !relay.configured ? Effect.succeed(wallet) : relay.feePayer.pipe(Effect.map((address) => new PublicKey(address)), Effect.catchAll(relayFailure("build")))
 
-    /** Why the relay would not carry this message (empty when it would, or when it is not gasless). */
-    const refusals = (row: TransactionRow, messageBase64: string): Array<string> =>
-      row.gasless ? unsupportedForGasless(viewMessage(Buffer.from(messageBase64, "base64"))).map((reason) => `gasless: ${reason}`) : []
+    /**
+     * Why the relay would not carry this message (empty when it would, or when it is not gasless); when it
+     * would, its fee is reserved from the tenant's daily quota of relayed fees (gaslessQuota.ts).
+     */
+    const admit = (row: TransactionRow, messageBase64: string) =>
+      Effect.gen(function* () {
+        if (!row.gasless) return []
+        const view = viewMessage(Buffer.from(messageBase64, "base64"))
+        const unsupported = unsupportedForGasless(view).map((reason) => `gasless: ${reason}`)
+        if (unsupported.length > 0) return unsupported
+        const fee = feeLamports(view)
+        const quota = yield* quotas.reserve(row.id, row.tenant_id, fee)
+        return quota.ok ? [] : [
+          `gasless: tenant '${row.tenant_id}' has used ${quota.usedLamports} of its ${quota.quotaLamports} lamports of relayed fees for ${quota.utcDay} (UTC); ` +
+          `this transaction's fee of ${fee} lamports would pass that quota (send it with gasless: false, or raise GASLESS_TENANT_DAILY_FEE_QUOTA_LAMPORTS or the tenant's entry in GASLESS_TENANT_FEE_QUOTAS)`
+        ]
+      })
 
     /**
      * The relay's fee-payer signature of this attempt (the transaction's id): logged before anything is
@@ -105,6 +121,6 @@ export class GaslessStages extends Effect.Service<GaslessStages>()("GaslessStage
     const countFailure = (row: TransactionRow | undefined) =>
       row !== undefined && row.gasless && row.status === "failed" ? metrics.increment(GASLESS_TRANSACTION_FAILURE_TOTAL) : Effect.void
 
-    return { feePayer, refusals, submit, countFailure }
+    return { feePayer, admit, submit, countFailure }
   })
 }) {}

@@ -50,11 +50,17 @@ export const createAndReply = <E, R>(decodeRequest: Effect.Effect<AcceptedReques
     })
   )
 
-/** A body's `manifest` field (as on execute), when it is an object. */
-const manifestField = (body: unknown): unknown =>
-  typeof body === "object" && body !== null && "manifest" in body ? (body as { manifest: unknown }).manifest : undefined
+/** A body's `manifest` field (as on execute) apart from the request it rides with; the pipeline checks it. */
+const splitManifest = (body: unknown): { readonly request: unknown; readonly manifest: unknown } => {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || !("manifest" in body)) return { request: body, manifest: undefined }
+  const { manifest, ...request } = body as Record<string, unknown>
+  return { request, manifest }
+}
 
-export const createTransactionHandler = Effect.flatMap(jsonBody, (body) => createAndReply(decodeTransactionRequest(body), manifestField(body)))
+export const createTransactionHandler = Effect.flatMap(jsonBody, (body) => {
+  const { request, manifest } = splitManifest(body)
+  return createAndReply(decodeTransactionRequest(request), manifest)
+})
 
 export const transactionRoutes = [
   route(TransactionsApi.create, createTransactionHandler, "agent"),

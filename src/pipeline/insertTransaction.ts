@@ -34,6 +34,7 @@ export type InsertOutcome =
   | { readonly _tag: "Governed" }
   | { readonly _tag: "WalletNotActive"; readonly status: string }
   | { readonly _tag: "AgentNotFound" }
+  | { readonly _tag: "Frozen"; readonly freezeId: string }
   | { readonly _tag: "Conflict"; readonly tenantId: string }
   | { readonly _tag: "Inserted"; readonly row: TransactionRow }
 
@@ -43,6 +44,7 @@ type ResultRow = Partial<TransactionRow> & {
   readonly wallet_status: string | null
   readonly agent_ok: boolean | null
   readonly governed: boolean | null
+  readonly freeze_id: string | null
   readonly notified?: unknown
 }
 
@@ -51,8 +53,9 @@ const outcomeOf = (result: ResultRow | undefined): InsertOutcome => {
   if (result.governed === true) return { _tag: "Governed" }
   if (result.wallet_status !== "active") return { _tag: "WalletNotActive", status: result.wallet_status }
   if (result.agent_ok !== true) return { _tag: "AgentNotFound" }
+  if (result.freeze_id !== null) return { _tag: "Frozen", freezeId: result.freeze_id }
   if (result.id === undefined || result.id === null) return { _tag: "Conflict", tenantId: result.wallet_tenant ?? "" }
-  const { batch_ord: _ord, wallet_tenant: _tenant, wallet_status: _status, agent_ok: _agent, governed: _governed, notified: _notified, ...row } = result
+  const { batch_ord: _ord, wallet_tenant: _tenant, wallet_status: _status, agent_ok: _agent, governed: _governed, freeze_id: _freeze, notified: _notified, ...row } = result
   return { _tag: "Inserted", row: row as TransactionRow }
 }
 
@@ -86,14 +89,18 @@ export const insertTransactionsWithJobs = (
       SELECT v.*, w.tenant_id AS tenant, w.status AS wallet_status,
         (v.agent_id IS NULL OR EXISTS (SELECT 1 FROM agents a WHERE a.id = v.agent_id AND a.tenant_id = w.tenant_id AND a.wallet_id = w.id)) AS agent_ok,
         -- A spend that names no agent is plain only when no agent acts through the wallet (walletSpend.ts takes it otherwise).
-        (v.ungoverned_only AND EXISTS (SELECT 1 FROM agents a WHERE a.wallet_id = w.id)) AS governed
+        (v.ungoverned_only AND EXISTS (SELECT 1 FROM agents a WHERE a.wallet_id = w.id)) AS governed,
+        -- An operator's freeze of the tenant, the wallet or the agent refuses the request (docs/decisions/freeze.md).
+        (SELECT f.id FROM signing_freezes f WHERE f.tenant_id = w.tenant_id AND f.unfrozen_at IS NULL AND (f.scope = 'tenant'
+          OR (f.scope = 'wallet' AND f.target_id = w.id::text) OR (f.scope = 'agent' AND f.target_id = v.agent_id::text))
+          ORDER BY f.frozen_at LIMIT 1) AS freeze_id
       FROM input v JOIN wallets w ON w.id = v.wallet_id AND (v.wallet_tenant IS NULL OR w.tenant_id = v.wallet_tenant)
     ), inserted AS (
       INSERT INTO transactions (id, tenant_id, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
         require_approval, idempotency_key, status, stage, history, trace_id)
       SELECT id, tenant, wallet_id, agent_id, type, protocol, intent, request, request_hash, gasless,
         require_approval, idempotency_key, 'pending', 'validation', history, trace_id
-      FROM checked WHERE wallet_status = 'active' AND agent_ok AND NOT governed
+      FROM checked WHERE wallet_status = 'active' AND agent_ok AND NOT governed AND freeze_id IS NULL
       ORDER BY ord
       ON CONFLICT DO NOTHING
       RETURNING *
@@ -107,7 +114,7 @@ export const insertTransactionsWithJobs = (
         'transaction', 'pipeline', c.trace_id
       FROM inserted i JOIN checked c ON c.id = i.id ORDER BY c.ord
     )
-    SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok, checked.governed${notified}
+    SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok, checked.governed, checked.freeze_id${notified}
     FROM input v LEFT JOIN checked ON checked.ord = v.ord LEFT JOIN inserted ON inserted.id = v.id
   `.pipe(
     Effect.map((rows) => {

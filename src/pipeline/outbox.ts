@@ -114,12 +114,15 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         )
         SELECT c.id AS job_id, c.tx_id AS job_tx_id, c.action AS job_action, c.status AS job_status, c.attempts AS job_attempts,
           c.lease_id AS job_lease_id, c.lease_expires_at AS job_lease_expires_at, c.created_at AS job_created_at,
-          t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps,
-          r.config->'maxQuoteAgeSeconds' AS max_quote_age_seconds
+          t.*, w.public_key AS wallet_public_key,
+          -- the tighter of the tenant's config and the deployment-wide one (tenant '*', issue 34)
+          least((r.config->>'deltaVarianceBpsThreshold')::int, (d.config->>'deltaVarianceBpsThreshold')::int) AS delta_variance_bps,
+          least((r.config->>'maxQuoteAgeSeconds')::int, (d.config->>'maxQuoteAgeSeconds')::int) AS max_quote_age_seconds
         FROM claimed c
         LEFT JOIN counted t ON t.id = c.tx_id
         LEFT JOIN wallets w ON w.id = t.wallet_id
         LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
+        LEFT JOIN protocol_risk_configs d ON d.tenant_id = '*' AND d.protocol = t.protocol
         ORDER BY c.created_at, c.id
       `.pipe(Effect.map((rows) => rows.map(claimedJobOf)), Effect.orDie)
 

@@ -14,8 +14,11 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { auditEventMetric } from "../audit/metricNames.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
+import { SigningFreezes } from "../wallet/signingFreezes.js"
+import { freezeNotice } from "../../schemas/freeze.js"
 import { treasuryRefusal } from "./treasuryRights.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { approvalExpired, makeApprovalExpiry } from "./approvalExpiry.js"
 import { earlierAttempts, retryHistoryEntry } from "./earlierAttempt.js"
@@ -45,6 +48,14 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const budgets = yield* AgentBudgetOnRetry
     const settlement = yield* Settlement
     const expiry = yield* makeApprovalExpiry
+    const freezes = yield* SigningFreezes
+
+    /** The 403 of a request in a frozen scope, naming the freeze (docs/decisions/freeze.md). */
+    const frozenRefusal = (freezeId: string) =>
+      Effect.map(freezes.find(freezeId, null), (freeze) => {
+        const message = freeze === undefined ? `frozen: freeze ${freezeId}` : freezeNotice(freeze)
+        return new PolicyViolation({ message, reasons: [message] })
+      })
 
     // Concurrent creates share one insert statement (statementBatch.ts).
     const inserts = makeStatementBatch(
@@ -98,6 +109,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return yield* Effect.fail(new NotFound({ resource: "wallet", id: request.walletId }))
           case "AgentNotFound":
             return yield* Effect.fail(new NotFound({ resource: "agent", id: agentId ?? "" }))
+          case "Frozen":
+            return yield* Effect.fail(yield* frozenRefusal(outcome.freezeId))
           case "WalletNotActive":
             return yield* Effect.fail(new ValidationError({ message: `walletId: wallet ${request.walletId} is ${outcome.status}`, field: "walletId" }))
           case "Conflict": {
@@ -241,6 +254,9 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             })
           )
         }
+        // A frozen scope takes no new attempt (unfreezing is an operator act; then the retry may run).
+        const freeze = yield* freezes.activeFor({ tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id })
+        if (freeze !== undefined) return yield* Effect.fail(yield* frozenRefusal(freeze.id))
         // Nothing is built again while an earlier signature of the transaction could still land (issue 30).
         const context = yield* outbox.contextOf(txId)
         if (context !== undefined) {
@@ -303,12 +319,12 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           : Effect.succeed(row.execution_proof)
       )
 
-    const listByWallet = (caller: CallerInfo, walletId: string, options: { limit: number; offset: number; status?: string }) =>
+    const listByWallet = (caller: CallerInfo, walletId: string, options: PageRequest & { status?: string }) =>
       Effect.gen(function* () {
         const wallet = yield* wallets.find(walletId, caller.readTenant)
         if (wallet === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: walletId }))
         const page = yield* repo.listByWallet(walletId, caller.readTenant, options)
-        return { transactions: page.rows.map(toTransactionRecord), total: page.total, limit: options.limit, offset: options.offset }
+        return { transactions: page.items.map(toTransactionRecord), ...page.info }
       })
 
     return { create, createIfUngoverned, get: getRecord, approve, reject, retry, replay, proof, listByWallet, publish }

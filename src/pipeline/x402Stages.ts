@@ -33,7 +33,7 @@ type Simulation = { readonly ok: true; readonly logs: ReadonlyArray<string> } | 
 
 /** What the executor lends this stage: its simulation and its policy stage. */
 export interface PipelineHooks {
-  readonly simulate: (messageBase64: string, extraSignatures: Record<string, string>) => Effect.Effect<Simulation, Retryable>
+  readonly simulate: (wallet: string, messageBase64: string, extraSignatures: Record<string, string>) => Effect.Effect<Simulation, Retryable>
   readonly policyEval: (row: TransactionRow, unwritten: Unwritten) => Effect.Effect<TransactionRow | undefined, Retryable | Terminal>
 }
 
@@ -178,7 +178,7 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
           status: "simulating", stage: "build", eventType: "transaction.built", at,
           message: `x402 payment built: ${amount} of ${requirement.asset} to ${requirement.payTo} on ${requirement.network} (x402 v${paymentRequired.x402Version})`
         } as const
-        const simulation = yield* hooks.simulate(built.messageBase64, {})
+        const simulation = yield* hooks.simulate(walletAddress, built.messageBase64, {})
         if (!simulation.ok) {
           return yield* fail(row, new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed: ${simulation.error}`, stage: "simulate" }), {
             simulation, unwritten: { fields: buildFields, via: [builtStage] }

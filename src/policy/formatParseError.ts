@@ -1,8 +1,10 @@
 /**
  * Turns a Schema ParseError into "rules[2].maxBps: must be between 0 and 10000" lines, one per field
- * (the first message of each path: a union reports one line per member, which only repeats itself).
+ * (the first message of each path: a union reports one line per member, which only repeats itself); an
+ * unknown field reads `rules[0].maxLamportPerTx: unknown field; did you mean maxLamportsPerTx?`.
  */
 import * as ParseResult from "effect/ParseResult"
+import { unknownFieldsMessage } from "../../schemas/strict.js"
 
 export const formatPath = (prefix: string, path: ReadonlyArray<PropertyKey>): string => {
   let out = prefix
@@ -19,7 +21,8 @@ export const formatParseError = (error: ParseResult.ParseError, prefix = ""): Ar
     const path = formatPath(prefix, issue.path)
     if (seen.has(path)) continue
     seen.add(path)
-    lines.push(`${path}: ${issue.message}`)
+    const key = String(issue.path[issue.path.length - 1] ?? "")
+    lines.push(issue._tag === "Unexpected" ? unknownFieldsMessage([{ field: path, key, message: issue.message }]) : `${path}: ${issue.message}`)
   }
   return lines
 }

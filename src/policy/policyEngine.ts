@@ -20,15 +20,18 @@ import { hotSpan } from "../observability/tracing.js"
 import { PortfolioProjector } from "../risk/portfolioProjection.js"
 import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
+import { ValueLimitStore } from "../risk/valueLimits.js"
+import { withValueLimits } from "./valueLimitOutcome.js"
 import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
 import type { CompiledPolicy } from "./compileRules.js"
 import { evaluatePolicies } from "./evaluate.js"
-import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects } from "./evaluationState.js"
+import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects, type TransactionFacts } from "./evaluationState.js"
 import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
+import { effectCheck } from "./effectJudgement.js"
 import { recordIfUnconstrained, type UnconstrainedRecord } from "./unconstrainedDecision.js"
 import { utcDayKey } from "./utcTime.js"
 import { makeWhatIfReadBatch } from "./whatIfReadBatch.js"
@@ -63,7 +66,7 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
 }
 
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
-  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default],
+  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default, ValueLimitStore.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PolicyRepo
@@ -71,6 +74,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     const risk = yield* RiskConfigRepo
     const wallets = yield* WalletRepo
     const portfolios = yield* PortfolioProjector
+    const valueLimits = yield* ValueLimitStore
     const audit = yield* AuditLog
     const config = yield* AppConfig
     const relayConfigured = Option.isSome(config.chain.gaslessRpcUrl)
@@ -87,7 +91,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       request: EvaluateRequest,
       tenantId: string,
       now: Date,
-      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean; observe: boolean; tokenOutflow?: { mint: string; amount: bigint } },
+      extra: TransactionFacts & { portfolio: boolean; observe: boolean; tokenOutflow?: { mint: string; amount: bigint } },
       known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts">
     ) =>
       Effect.gen(function* () {
@@ -124,7 +128,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
             pool: extra.pool,
             quoteAgeSeconds: extra.quoteAgeSeconds,
             oracleDeviationBps: extra.oracleDeviationBps,
-            outputMint: extra.outputMint
+            outputMint: extra.outputMint,
+            effect: extra.effect
           }
         }
         return state
@@ -168,6 +173,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       const combined = aggregateOutcomes([
         gaslessCheck(input, protocolConfig, relayConfigured),
         protocolConfigCheck(input, protocolConfig),
+        effectCheck(input, policies),
         controlsOutcome,
         { decision: evaluation.decision, reasons: evaluation.reasons },
         approvalRequestedCheck(input.requireApproval)
@@ -190,7 +196,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       ...(input.facts.pool === undefined ? {} : { pool: input.facts.pool }),
       ...(input.facts.quoteAgeSeconds === undefined ? {} : { quoteAgeSeconds: input.facts.quoteAgeSeconds }),
       ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps }),
-      ...(input.facts.outputMint === undefined ? {} : { outputMint: input.facts.outputMint })
+      ...(input.facts.outputMint === undefined ? {} : { outputMint: input.facts.outputMint }),
+      ...(input.facts.effect === undefined ? {} : { effect: input.facts.effect })
     })
 
     /**
@@ -215,7 +222,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
               ? { tokenOutflow: { mint: input.facts.tokenMint, amount: input.facts.tokenAmount } }
               : {})
           })
-          const { decision, effects, approvalSpend, pauseAgent } = combine(input, protocolConfig, controls, policies, state)
+          // Value limits (issue 34): judged and reserved under the same lock, with the decision (valueLimits.ts).
+          const subject = { tenantId: input.tenantId, walletId: input.walletId, agentId: input.agentId }
+          const limits = yield* valueLimits.judge(subject, input.facts, state.now)
+          const { decision, effects, approvalSpend, pauseAgent } = withValueLimits(combine(input, protocolConfig, controls, policies, state), limits.denied)
+          if (decision.decision !== "deny" && limits.value !== undefined) yield* valueLimits.reserve(input.txId, subject, limits.value)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
           yield* store.recordDecision(input.txId, input.tenantId, input.walletId, decision, approvalSpend)
           if (pauseAgent) yield* onPauseBreach(decision.reasons)
@@ -275,11 +286,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
      * Called in the retry's SQL transaction. Dies on SQL errors.
      */
     const startOver = (txId: string): Effect.Effect<void> =>
-      store.startOver(txId).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.startOver"))
+      store.startOver(txId).pipe(Effect.zipRight(valueLimits.release(txId)), Effect.orDie, Effect.withSpan("PolicyEngine.startOver"))
 
-    /** The transaction failed before submission: its daily spend is given back (idempotent). Dies on SQL errors. */
+    /** The transaction failed before submission: its daily spend and reserved value are given back (idempotent). Dies on SQL errors. */
     const releaseSpend = (txId: string): Effect.Effect<void> =>
-      store.release(txId).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.releaseSpend"))
+      store.release(txId).pipe(Effect.zipRight(valueLimits.release(txId)), Effect.orDie, Effect.withSpan("PolicyEngine.releaseSpend"))
 
     /** The stored decision of a transaction, if any. */
     const decisionOf = (txId: string) => store.findDecision(txId).pipe(Effect.orDie)

@@ -3,11 +3,13 @@
  * intent's protocol (spec order: slippage, pools, programs, pool concentration against the
  * pre-balance, quote age, oracle deviation), then the wallet's portfolio risk controls.
  */
+import type { TransactionEffect } from "../../schemas/effect.js"
 import type { EvaluateRequest, PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
 import { portfolioRiskChecks } from "./portfolioRiskChecks.js"
 import { protocolRiskChecks } from "./protocolRiskChecks.js"
 import type { PortfolioMetrics } from "./evaluationState.js"
-import { ALLOW, deny, type RuleOutcome } from "./outcome.js"
+import { ALLOW, combineOutcomes, deny, type RuleOutcome } from "./outcome.js"
+import type { EffectiveProtocolConfig } from "../risk/protocolLayers.js"
 
 /** What the pipeline knows about a transaction when it asks for a decision. */
 export interface TransactionRiskInput {
@@ -34,6 +36,8 @@ export interface TransactionRiskInput {
     readonly oracleDeviationBps?: number | undefined
     /** a swap's oracle price was too old to compare: why */
     readonly oracleUnavailable?: string | undefined
+    /** the simulated whole effect on the wallet (issue 31); absent for a message, which has none on chain */
+    readonly effect?: TransactionEffect | undefined
   }
   readonly preBalanceLamports: bigint
   readonly gasless: boolean
@@ -53,25 +57,26 @@ export const gaslessCheck = (
   return ALLOW
 }
 
-export const protocolConfigCheck = (input: TransactionRiskInput, config: ProtocolRiskConfig | undefined): RuleOutcome =>
-  config === undefined
-    ? ALLOW
-    : protocolRiskChecks(
-        config,
-        {
-          type: input.type,
-          slippageBps: input.facts.slippageBps,
-          pool: input.facts.pool,
-          pools: input.facts.pools,
-          programIds: input.facts.programIds,
-          amountLamports: input.facts.amountLamports,
-          preBalanceLamports: input.preBalanceLamports,
-          quoteAgeSeconds: input.facts.quoteAgeSeconds,
-          oracleDeviationBps: input.facts.oracleDeviationBps,
-          oracleUnavailable: input.facts.oracleUnavailable
-        },
-        `protocol risk (${input.protocol} config v${config.version})`
-      )
+/** The protocol's effective risk config (its tenant's layer over the deployment's); the deployment's allowlists are checked too. */
+export const protocolConfigCheck = (input: TransactionRiskInput, config: EffectiveProtocolConfig | undefined): RuleOutcome => {
+  if (config === undefined) return ALLOW
+  const facts = {
+    type: input.type,
+    slippageBps: input.facts.slippageBps,
+    pool: input.facts.pool,
+    pools: input.facts.pools,
+    programIds: input.facts.programIds,
+    amountLamports: input.facts.amountLamports,
+    preBalanceLamports: input.preBalanceLamports,
+    quoteAgeSeconds: input.facts.quoteAgeSeconds,
+    oracleDeviationBps: input.facts.oracleDeviationBps,
+    oracleUnavailable: input.facts.oracleUnavailable
+  }
+  const own = protocolRiskChecks(config, facts, `protocol risk (${input.protocol} config v${config.version})`)
+  return config.inherited === undefined
+    ? own
+    : combineOutcomes([own, protocolRiskChecks(config.inherited, facts, `protocol risk (${input.protocol} deployment-wide config)`)])
+}
 
 export const hasPortfolioLimits = (controls: PortfolioRiskControls): boolean =>
   controls.maxDrawdownLamports !== undefined ||

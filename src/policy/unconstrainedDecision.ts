@@ -1,6 +1,6 @@
 /**
  * The policy engine's fast path, for a wallet with nothing to check against shared state: no active
- * policy, no protocol risk config for the intent's protocol, no portfolio risk controls, and no
+ * policy, no protocol risk config for the intent's protocol (its tenant's or the deployment-wide one), no portfolio risk controls, and no
  * decision recorded yet for the transaction. Then no daily spend or rate count is read, so there is
  * nothing to serialise under the wallet's lock: the decision (made by the same pure code as the locked
  * path, before anything is read), its effects (the day's spend, counted so a daily limit added later
@@ -63,8 +63,9 @@ export const recordIfUnconstrained = (sql: SqlClient.SqlClient, records: Readonl
     ), unconstrained AS (
       SELECT v.* FROM input v
       WHERE NOT EXISTS (SELECT 1 FROM policies p WHERE p.wallet_id = v.wallet_id AND p.tenant_id = v.tenant_id AND p.active)
-        AND NOT EXISTS (SELECT 1 FROM protocol_risk_configs r WHERE r.tenant_id = v.tenant_id AND r.protocol = v.protocol)
+        AND NOT EXISTS (SELECT 1 FROM protocol_risk_configs r WHERE r.tenant_id IN (v.tenant_id, '*') AND r.protocol = v.protocol)
         AND NOT EXISTS (SELECT 1 FROM portfolio_risk_controls c WHERE c.wallet_id = v.wallet_id AND c.tenant_id = v.tenant_id)
+        AND NOT EXISTS (SELECT 1 FROM value_limits l WHERE (l.scope = 'wallet' AND l.target_id = v.wallet_id) OR (l.scope = 'agent' AND l.target_id = v.agent_id))
     ), decided AS (
       INSERT INTO policy_decisions (tx_id, tenant_id, wallet_id, decision, approval_spend_lamports)
       SELECT tx_id, tenant_id, wallet_id, decision, approval_spend FROM unconstrained ORDER BY ord

@@ -16,8 +16,8 @@ export interface CompatibilityResult {
 
 /**
  * Whether `{ type, intent }` can run on `adapter` at its current version: errors make it
- * incompatible (type not a capability, field missing or of the wrong kind); warnings do not
- * (legacy field name, unused field, adapter without a builder yet).
+ * incompatible (type not a capability, field missing, unknown or of the wrong kind); warnings do not
+ * (legacy field name, adapter without a builder yet).
  */
 export const checkCompatibility = (
   adapter: ProtocolAdapterInfo,
@@ -64,7 +64,8 @@ export const checkCompatibility = (
       const problem = intent[current] === undefined ? kindProblem(fields[current]?.kind ?? "string", intent[name]) : null
       if (problem !== null) errors.push(`intent.${name} ${problem}`)
     } else {
-      warnings.push(`intent.${name} is not read by ${adapter.protocol} ${adapter.version} and is ignored`)
+      // Strict input: the service refuses a field it does not know (docs/decisions/input-hardening.md).
+      errors.push(`intent.${name} is not a field of ${type} on ${adapter.protocol} ${adapter.version}: unknown fields are refused`)
     }
   }
   return result()

@@ -4,6 +4,7 @@
  * the pipeline reads the same view for its gasless and x402 checks.
  */
 import bs58 from "bs58"
+import { COMPUTE_BUDGET_PROGRAM_ID } from "./programIds.js"
 
 export interface CompiledInstructionView {
   readonly programId: string
@@ -105,3 +106,26 @@ export const joinWireTransaction = (signatures: ReadonlyArray<Uint8Array>, messa
 
 /** Position of `address` among the message's static account keys, or -1. */
 export const accountIndexOf = (view: MessageView, address: string): number => view.accountKeys.indexOf(address)
+
+const MAX_COMPUTE_UNIT_LIMIT = 1_400_000n
+
+/**
+ * Lamports the fee payer pays, as the runtime charges them: 5000 per signature plus the priority fee
+ * (unit price in micro-lamports x unit limit, rounded up; without a limit 200,000 units per other
+ * instruction, at most 1,400,000).
+ */
+export const messageFeeLamports = (view: MessageView): bigint => {
+  let unitLimit: bigint | undefined
+  let unitPrice = 0n
+  let otherInstructions = 0n
+  for (const ix of view.instructions) {
+    if (ix.programId === COMPUTE_BUDGET_PROGRAM_ID) {
+      if (ix.data[0] === 2 && ix.data.length >= 5) unitLimit = BigInt(ix.data.readUInt32LE(1))
+      if (ix.data[0] === 3 && ix.data.length >= 9) unitPrice = ix.data.readBigUInt64LE(1)
+    } else otherInstructions += 1n
+  }
+  const requested = unitLimit ?? 200_000n * otherInstructions
+  const units = requested > MAX_COMPUTE_UNIT_LIMIT ? MAX_COMPUTE_UNIT_LIMIT : requested
+  const priority = (unitPrice * units + 999_999n) / 1_000_000n
+  return 5_000n * BigInt(view.numRequiredSignatures) + priority
+}

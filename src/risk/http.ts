@@ -6,17 +6,21 @@
  * configured answers its defaults.
  */
 import { Effect, Schema } from "effect"
-import { Uuid } from "../../schemas/common.js"
+import { PaginationQuery, Uuid } from "../../schemas/common.js"
 import { NotFound } from "../../schemas/errors.js"
 import { PortfolioRiskControlsUpdate, ProtocolRiskConfigUpdate } from "../../schemas/policy.js"
 import { ProtocolId } from "../../schemas/protocol.js"
 import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
-import { decodeBody, pathParam } from "../gateway/request.js"
+import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { RiskApi } from "../../schemas/api/risk.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
-import { defaultProtocolConfig, RiskConfigRepo } from "./riskConfigRepo.js"
+import { defaultProtocolConfig, DEPLOYMENT_TENANT, RiskConfigRepo } from "./riskConfigRepo.js"
+import { shownConfig } from "./protocolLayers.js"
+
+/** The layer a caller's protocol config reads and writes: its tenant's, or the deployment-wide one for a key reading every tenant (issue 34). */
+const configTenant = (caller: { readonly readTenant: string | null }) => caller.readTenant ?? DEPLOYMENT_TENANT
 
 const protocolParam = pathParam("protocol", Schema.compose(Schema.String, ProtocolId, { strict: false }))
 const walletParam = pathParam("walletId", Uuid)
@@ -36,7 +40,7 @@ export const riskRoutes = [
     RiskApi.listProtocols,
     Effect.gen(function* () {
       const caller = yield* Caller
-      return ok({ protocols: yield* orDie((yield* RiskConfigRepo).listProtocols(caller.readTenant)) })
+      return ok({ protocols: (yield* orDie((yield* RiskConfigRepo).listProtocols(caller.readTenant))).map(shownConfig) })
     })
   ),
   route(
@@ -44,9 +48,9 @@ export const riskRoutes = [
     Effect.gen(function* () {
       const protocol = yield* protocolParam
       const caller = yield* Caller
-      const config = yield* orDie((yield* RiskConfigRepo).findProtocol(caller.tenant, protocol))
+      const config = yield* orDie((yield* RiskConfigRepo).findProtocol(configTenant(caller), protocol))
       // Never set: the defaults the engine applies (as portfolio controls answer theirs).
-      return ok(config ?? defaultProtocolConfig(protocol))
+      return ok(config === undefined ? defaultProtocolConfig(protocol) : shownConfig(config))
     })
   ),
   route(
@@ -55,14 +59,15 @@ export const riskRoutes = [
       const protocol = yield* protocolParam
       const body = yield* decodeBody(ProtocolRiskConfigUpdate)
       const caller = yield* Caller
-      return ok(yield* (yield* RiskConfigRepo).putProtocol(caller.tenant, protocol, body))
+      return ok(shownConfig(yield* (yield* RiskConfigRepo).putProtocol(configTenant(caller), protocol, body)))
     })
   ),
   route(
     RiskApi.listPortfolio,
     Effect.gen(function* () {
       const caller = yield* Caller
-      return ok({ controls: yield* orDie((yield* RiskConfigRepo).listPortfolio(caller.readTenant)) })
+      const page = yield* decodeQuery(PaginationQuery)
+      return ok(yield* (yield* RiskConfigRepo).listPortfolio(caller.readTenant, page))
     })
   ),
   route(

@@ -6,6 +6,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { ValidationError } from "../../schemas/errors.js"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { type DeploymentLayer, deploymentConfig, layeredConfig, looserThanDeployment } from "./protocolLayers.js"
 import {
   PortfolioRiskControls,
   PortfolioRiskControlsUpdate,
@@ -28,7 +31,11 @@ export class CorruptRiskConfig extends Schema.TaggedError<CorruptRiskConfig>()("
 const PROTOCOL_DEFAULTS = { version: "1", allowedPools: [], allowedPrograms: [], requireOracleForSwap: false, gaslessEligible: false }
 const PORTFOLIO_DEFAULTS = { autoPauseOnBreach: true }
 
+/** The tenant id of the deployment-wide layer (issue 34 item 4): written by a key that reads every tenant. */
+export const DEPLOYMENT_TENANT = "*"
+
 const decodeProtocol = Schema.decodeUnknown(ProtocolRiskConfig)
+const decodeDeploymentLayer = Schema.decodeUnknown(ProtocolRiskConfigUpdate)
 const decodePortfolio = Schema.decodeUnknown(PortfolioRiskControls)
 const encodeProtocolUpdate = Schema.encodeSync(ProtocolRiskConfigUpdate)
 const encodePortfolioUpdate = Schema.encodeSync(PortfolioRiskControlsUpdate)
@@ -46,6 +53,12 @@ const iso = (value: Date | string) => new Date(value).toISOString()
 const toProtocolConfig = (row: ConfigRow) =>
   decodeProtocol({ ...(parse(row.body) as object), protocol: row.key, updatedAt: iso(row.updated_at) }).pipe(
     Effect.mapError(() => new CorruptRiskConfig({ message: `protocol risk config for ${row.key} is corrupt` }))
+  )
+
+const toDeploymentLayer = (row: ConfigRow) =>
+  decodeDeploymentLayer(parse(row.body)).pipe(
+    Effect.map((layer): { layer: DeploymentLayer; updatedAt: string } => ({ layer, updatedAt: iso(row.updated_at) })),
+    Effect.mapError(() => new CorruptRiskConfig({ message: `deployment-wide protocol risk config for ${row.key} is corrupt` }))
   )
 
 const toPortfolioControls = (row: ConfigRow) =>
@@ -81,27 +94,76 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
         ORDER BY protocol, tenant_id
       `
 
-    /** The tenant's config for a protocol, or undefined. Fails on SQL errors and corrupt rows. */
+    /** The stored rows of a tenant and of the deployment-wide layer for a protocol (null: every protocol). */
+    const layerRows = (tenantId: string, protocol: string | null) =>
+      sql<ConfigRow>`
+        SELECT protocol AS key, tenant_id, config::text AS body, updated_at FROM protocol_risk_configs
+        WHERE tenant_id IN (${tenantId}, ${DEPLOYMENT_TENANT}) ${protocol === null ? sql`` : sql`AND protocol = ${protocol}`}
+        ORDER BY protocol, tenant_id
+      `
+
+    /** One protocol's effective config from its rows: the deployment's layer itself for tenant `*`. */
+    const effective = (tenantId: string, protocol: string, rows: ReadonlyArray<ConfigRow>) =>
+      Effect.gen(function* () {
+        const deploymentRow = rows.find((row) => row.tenant_id === DEPLOYMENT_TENANT && row.key === protocol)
+        const deployment = deploymentRow === undefined ? undefined : yield* toDeploymentLayer(deploymentRow)
+        if (tenantId === DEPLOYMENT_TENANT) {
+          return deployment === undefined ? undefined : deploymentConfig(defaultProtocolConfig(protocol), deployment.layer, deployment.updatedAt)
+        }
+        const tenantRow = rows.find((row) => row.tenant_id === tenantId && row.key === protocol)
+        if (tenantRow === undefined && deployment === undefined) return undefined
+        const own = tenantRow === undefined ? defaultProtocolConfig(protocol) : yield* toProtocolConfig(tenantRow)
+        return layeredConfig(own, tenantRow !== undefined, deployment?.layer)
+      })
+
+    /**
+     * The tenant's effective config for a protocol (its own over the deployment-wide layer; for tenant `*`
+     * the deployment's layer), or undefined when neither is set. Fails on SQL errors and corrupt rows.
+     */
     const findProtocol = (tenantId: string, protocol: string) =>
-      protocolRows(tenantId, protocol).pipe(
-        Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(undefined) : toProtocolConfig(rows[0])))
-      )
+      layerRows(tenantId, protocol).pipe(Effect.flatMap((rows) => effective(tenantId, protocol, rows)))
 
+    /** Every config the caller's tenant has in effect; a key reading every tenant sees each stored row (the deployment's as its layer). */
     const listProtocols = (readTenant: string | null) =>
-      protocolRows(readTenant, null).pipe(Effect.orDie, Effect.flatMap((rows) => Effect.forEach(rows, toProtocolConfig)))
+      Effect.gen(function* () {
+        if (readTenant === null) {
+          const rows = yield* protocolRows(null, null)
+          const configs = yield* Effect.forEach(rows, (row) =>
+            row.tenant_id === DEPLOYMENT_TENANT ? effective(DEPLOYMENT_TENANT, row.key, [row]) : toProtocolConfig(row)
+          )
+          return configs.filter((config) => config !== undefined)
+        }
+        const rows = yield* layerRows(readTenant, null)
+        const protocols = [...new Set(rows.map((row) => row.key))]
+        const configs = yield* Effect.forEach(protocols, (protocol) => effective(readTenant, protocol, rows))
+        return configs.filter((config) => config !== undefined)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
 
+    /**
+     * A PUT: the deployment-wide layer keeps only the fields its operator sets; a tenant's write that would
+     * be looser than the deployment's is refused (400 naming the field, nothing written). Answers the
+     * effective config after the write.
+     */
     const putProtocol = (tenantId: string, protocol: string, update: ProtocolRiskConfigUpdate) =>
       Effect.gen(function* () {
         const patch = JSON.stringify(encodeProtocolUpdate(update))
-        const [row] = yield* sql<ConfigRow>`
+        if (tenantId !== DEPLOYMENT_TENANT) {
+          const rows = yield* layerRows(tenantId, protocol).pipe(Effect.orDie)
+          const deploymentRow = rows.find((row) => row.tenant_id === DEPLOYMENT_TENANT)
+          const deployment = deploymentRow === undefined ? undefined : yield* Effect.orDie(toDeploymentLayer(deploymentRow))
+          const looser = looserThanDeployment(update, deployment?.layer)
+          if (looser !== undefined) return yield* Effect.fail(new ValidationError({ message: looser.message, field: looser.field }))
+        }
+        const initial = tenantId === DEPLOYMENT_TENANT ? {} : PROTOCOL_DEFAULTS
+        yield* sql`
           INSERT INTO protocol_risk_configs (tenant_id, protocol, config)
-          VALUES (${tenantId}, ${protocol}, jsonb_strip_nulls(${JSON.stringify(PROTOCOL_DEFAULTS)}::jsonb || ${patch}::jsonb))
+          VALUES (${tenantId}, ${protocol}, jsonb_strip_nulls(${JSON.stringify(initial)}::jsonb || ${patch}::jsonb))
           ON CONFLICT (tenant_id, protocol) DO UPDATE
             SET config = jsonb_strip_nulls(protocol_risk_configs.config || ${patch}::jsonb), updated_at = now()
-          RETURNING protocol AS key, tenant_id, config::text AS body, updated_at
-        `
-        return yield* toProtocolConfig(row)
-      }).pipe(Effect.orDie, Effect.withSpan("RiskConfigRepo.putProtocol"))
+        `.pipe(Effect.orDie)
+        const written = yield* Effect.orDie(findProtocol(tenantId, protocol).pipe(Effect.catchTag("SqlError", Effect.die)))
+        return written ?? defaultProtocolConfig(protocol)
+      }).pipe(Effect.withSpan("RiskConfigRepo.putProtocol"))
 
     // ---- portfolio risk controls ----
 
@@ -118,8 +180,22 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
         Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(defaultPortfolioControls(walletId)) : toPortfolioControls(rows[0])))
       )
 
-    const listPortfolio = (readTenant: string | null) =>
-      portfolioRows(readTenant, null).pipe(Effect.orDie, Effect.flatMap((rows) => Effect.forEach(rows, toPortfolioControls)))
+    const portfolioOrder = makeKeyset(sql, [{ column: "wallet_id", descending: false, type: "uuid" }])
+
+    /** A page of the tenant's controls, by wallet id. */
+    const listPortfolio = (readTenant: string | null, page: PageRequest) =>
+      Effect.gen(function* () {
+        const conditions = readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]
+        const where = yield* portfolioOrder.where(conditions, page)
+        const rows = yield* sql<ConfigRow & { page_key: unknown }>`
+          SELECT wallet_id::text AS key, tenant_id, controls::text AS body, updated_at, ${portfolioOrder.keyColumn}
+          FROM portfolio_risk_controls WHERE ${where}
+          ORDER BY ${portfolioOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* portfolioOrder.cappedTotal(sql`portfolio_risk_controls`, conditions).pipe(Effect.orDie)
+        const { items, info } = portfolioOrder.pageOf(rows, page, counted)
+        return { controls: yield* Effect.forEach(items, toPortfolioControls).pipe(Effect.orDie), ...info }
+      })
 
     const putPortfolio = (tenantId: string, walletId: string, update: PortfolioRiskControlsUpdate) =>
       Effect.gen(function* () {

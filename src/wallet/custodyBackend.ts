@@ -8,6 +8,10 @@ import { type Ed25519Key, signBytes } from "./ed25519.js"
 
 export class KeyUnavailable extends Error {
   readonly _tag = "KeyUnavailable"
+  /** `frozen`: the wallet engine refused because an operator froze the transaction's scope (the message names the freeze). */
+  constructor(message: string, readonly frozen: boolean = false) {
+    super(message)
+  }
 }
 
 export interface CustodyBackend {

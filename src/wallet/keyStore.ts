@@ -21,6 +21,12 @@ export interface KeySignRequest {
   readonly message: Uint8Array
 }
 
+/** A signature and when it was made (inside the signing's freeze lock: docs/decisions/freeze.md). */
+export interface KeySignature {
+  readonly signature: Uint8Array
+  readonly signedAt: Date
+}
+
 export interface CreatedKey {
   readonly publicKey: Uint8Array
   readonly backend: KeyBackend
@@ -38,11 +44,13 @@ export class KeyStore extends Effect.Service<KeyStore>()("KeyStore", {
       // Split deployment: this process holds no key; the wallet engine creates and signs.
       const engine = walletEngineClient(config.walletEngine.url.value, Redacted.value(config.walletEngine.internalToken.value))
       return {
+        /** The engine signs (and checks freezes under its own lock): holding a lock here across its call could wait on itself. */
+        remote: true,
         createKey: (walletId: string) =>
           Effect.tryPromise({ try: () => engine.createKey(walletId), catch: (cause) => unavailable(cause, "could not create the wallet key") }),
         sign: (request: KeySignRequest) =>
           Effect.tryPromise({
-            try: () => engine.sign(request.txId, request.walletId, request.message),
+            try: (): Promise<KeySignature> => engine.sign(request.txId, request.walletId, request.message),
             catch: (cause) => unavailable(cause, `the key of wallet ${request.walletId} could not sign`)
           })
       }
@@ -68,10 +76,10 @@ export class KeyStore extends Effect.Service<KeyStore>()("KeyStore", {
     /** Signs message bytes with the wallet's key, in the backend recorded for the wallet. */
     const sign = (request: KeySignRequest) =>
       Effect.tryPromise({
-        try: () => backendOf(request.backend).sign(request.walletId, request.message),
+        try: async (): Promise<KeySignature> => ({ signature: await backendOf(request.backend).sign(request.walletId, request.message), signedAt: new Date() }),
         catch: (cause) => unavailable(cause, `the key of wallet ${request.walletId} could not sign`)
       })
 
-    return { createKey, sign }
+    return { remote: false, createKey, sign }
   })
 }) {}

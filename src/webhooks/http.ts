@@ -4,13 +4,15 @@
  */
 import { Effect } from "effect"
 import { PaginationQuery, Uuid } from "../../schemas/common.js"
-import { InvalidState, NotFound } from "../../schemas/errors.js"
+import { InvalidState, NotFound, ValidationError } from "../../schemas/errors.js"
+import { ListeningPorts } from "../gateway/listeningPorts.js"
 import { CreateWebhookBody, DeliveriesQuery } from "../../schemas/webhook.js"
 import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
 import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { WebhooksApi } from "../../schemas/api/webhooks.js"
+import { selfTargetRefusal } from "./selfTarget.js"
 import { WebhookRepo } from "./webhookRepo.js"
 
 const webhookId = pathParam("webhookId", Uuid)
@@ -22,6 +24,9 @@ export const webhookRoutes = [
     WebhooksApi.create,
     Effect.gen(function* () {
       const body = yield* decodeBody(CreateWebhookBody)
+      const ports = yield* ListeningPorts
+      const selfTarget = yield* Effect.promise(() => selfTargetRefusal(body.url, ports.isOurPort))
+      if (selfTarget !== undefined) return yield* Effect.fail(new ValidationError({ message: selfTarget, field: "url" }))
       return ok(yield* (yield* WebhookRepo).create(yield* Caller, body), 201)
     })
   ),

@@ -5,12 +5,14 @@
 export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   wallets: "wallet",
   autofund_daily: "wallet",
+  signing_freezes: "wallet",
   audit_events: "audit",
   metric_counters: "audit",
   transactions: "pipeline",
   outbox_jobs: "pipeline",
   transaction_signatures: "pipeline",
   chaos_config: "pipeline",
+  gasless_fee_reservations: "pipeline",
   policies: "policy",
   policy_versions: "policy",
   policy_wallet_locks: "policy",
@@ -21,6 +23,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   protocol_risk_configs: "risk",
   portfolio_risk_controls: "risk",
   portfolio_values: "risk",
+  value_limits: "risk",
+  value_reservations: "risk",
   agents: "agents",
   agent_budget_reservations: "agents",
   agent_manifests: "agents",
@@ -37,7 +41,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   x402_payments: "protocols",
   webhook_subscriptions: "webhooks",
   webhook_deliveries: "webhooks",
-  positions: "positions"
+  positions: "positions",
+  api_keys: "keys"
 }
 
 /**
@@ -56,7 +61,7 @@ export const ACTOR_COMPONENTS: Readonly<Record<string, string>> = {
 export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly tables: ReadonlyArray<string>; readonly why: string }> = [
   {
     file: "src/pipeline/insertTransaction.ts",
-    tables: ["wallets", "agents", "audit_events"],
+    tables: ["wallets", "agents", "audit_events", "signing_freezes"],
     why: "the create path's one statement: checks the wallet and agent, inserts the row, its job and its audit event atomically (batched)"
   },
   {
@@ -71,7 +76,7 @@ export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly 
   },
   {
     file: "src/policy/unconstrainedDecision.ts",
-    tables: ["protocol_risk_configs", "portfolio_risk_controls", "audit_events"],
+    tables: ["protocol_risk_configs", "portfolio_risk_controls", "value_limits", "audit_events"],
     why: "the fast path checks the wallet is unconstrained and records the decision with its audit event in one statement (batched)"
   },
   {

@@ -72,6 +72,22 @@ describe("POST /api/v1/audit/events", () => {
     expect((await query("limit=1")).body.data.total).toBe(before)
   })
 
+  it("refuses the service's own event names (any case): 400 naming eventType, nothing stored, no built-in counter moved", async () => {
+    const counters = async () => (await makeClient(service.baseUrl, OPS).audit.metrics({})).body.data as Record<string, number>
+    const before = { total: (await query("limit=1")).body.data.total, confirmed: (await counters())["audit_event.transaction.confirmed"] ?? 0 }
+    for (const eventType of ["transaction.confirmed", "Transaction.Confirmed", "agent.paused", "policy.evaluated", "approval.waiting", "transaction"]) {
+      const refused = await api(service.baseUrl, "POST", "/api/v1/audit/events", { eventType, message: "forged" }, A)
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", failedAt: "validation" })
+      expect(refused.body.error).toContain("eventType")
+      expect(refused.body.error).toContain("built-in event name")
+    }
+    expect((await query("limit=1")).body.data.total).toBe(before.total)
+    expect((await counters())["audit_event.transaction.confirmed"] ?? 0).toBe(before.confirmed)
+    // a name of its own that merely contains a built-in word is the tenant's
+    expect((await post({ eventType: "custom.transaction.confirmed", message: "ours" })).status).toBe(201)
+  })
+
   it("needs the audit scope", async () => {
     const refused = await post({ eventType: "x", message: "x" }, WALLETS_ONLY)
     expect(refused.status).toBe(403)

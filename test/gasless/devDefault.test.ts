@@ -7,6 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { devEnvironment } from "../../src/devCredentials.js"
+import { loadOrCreateRelayApiKey, relayApiKeyFile } from "../../src/gasless/relayApiKey.js"
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gasless-dev-"))
 
@@ -20,5 +21,18 @@ describe("GASLESS_RPC_URL in development", () => {
   it("is left alone when set, or when the ledger is remote", () => {
     expect(devEnvironment({ DATA_DIR: dataDir, GASLESS_RPC_URL: "https://kora.example" }).overrides.GASLESS_RPC_URL).toBeUndefined()
     expect(devEnvironment({ DATA_DIR: dataDir, CHAIN_RPC_URL: "https://api.devnet.solana.com" }).overrides.GASLESS_RPC_URL).toBeUndefined()
+  })
+})
+
+describe("the local relay's key in development (issue 31)", () => {
+  it("is generated once under DATA_DIR (mode 0600) and given to the service as GASLESS_RPC_API_KEY; GASLESS_RELAY_API_KEY wins", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gasless-key-"))
+    const first = devEnvironment({ DATA_DIR: dir }).overrides.GASLESS_RPC_API_KEY
+    expect(first).toMatch(/^relay_[A-Za-z0-9_-]{32}$/)
+    expect(fs.statSync(relayApiKeyFile(dir)).mode & 0o777).toBe(0o600)
+    expect(devEnvironment({ DATA_DIR: dir }).overrides.GASLESS_RPC_API_KEY).toBe(first)
+    expect(loadOrCreateRelayApiKey(undefined, dir)).toBe(first)
+    expect(devEnvironment({ DATA_DIR: dir, GASLESS_RELAY_API_KEY: "chosen" }).overrides.GASLESS_RPC_API_KEY).toBe("chosen")
+    expect(devEnvironment({ DATA_DIR: dir, GASLESS_RPC_API_KEY: "own" }).overrides.GASLESS_RPC_API_KEY).toBeUndefined()
   })
 })

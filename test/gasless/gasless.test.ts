@@ -16,9 +16,12 @@ import { startFaultProxy } from "../support/faultProxy.js"
 import { freePort } from "../support/freePort.js"
 import { startTestLedger } from "../support/ledger.js"
 import { makeClient } from "../support/client.js"
-import { type RunningService, startService } from "../support/service.js"
+import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { sleep } from "../support/wait.js"
+
+const RELAY_KEY = "relay-key-of-this-test"
+const FRUGAL_KEY = "frugal-tenant-key"
 
 let ledger: Awaited<ReturnType<typeof startTestLedger>>
 let relay: RunningRelay
@@ -32,11 +35,20 @@ beforeAll(async () => {
     rpcUrl: ledger.rpcUrl,
     feePayerSeed: randomBytes(32),
     allowedPrograms: DEFAULT_ALLOWED_PROGRAMS,
-    maxFeeLamports: 100_000n
+    maxFeeLamports: 100_000n,
+    apiKey: RELAY_KEY
   })
   const funded = await connection().requestAirdrop(new PublicKey(relay.feePayer), 10_000_000_000)
   await connection().confirmTransaction(funded, "confirmed")
-  service = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: relay.url } })
+  service = await startService({
+    rpcUrl: ledger.rpcUrl,
+    env: {
+      GASLESS_RPC_URL: relay.url, GASLESS_RPC_API_KEY: RELAY_KEY,
+      API_GATEWAY_API_KEYS: `${ADMIN_KEY}:*:all;${FRUGAL_KEY}:frugal:all`,
+      // tenant `frugal` may have one transfer's fee relayed a day (two signatures and a priority fee: about 10,300 lamports), not two
+      GASLESS_TENANT_FEE_QUOTAS: "frugal=15000"
+    }
+  })
 })
 
 afterAll(async () => {
@@ -154,5 +166,52 @@ describe("gasless submission through the fee-payer relay", () => {
       await strictService.stop()
       await strict.close()
     }
+  })
+})
+
+describe("who the relay serves and how much (issue 31)", () => {
+  it("answers only requests with its key: anyone else reaching the port gets 401 and nothing is signed", async () => {
+    const user = await createWallet(service.baseUrl, 1_000_000_000)
+    const before = await connection().getBalance(new PublicKey(relay.feePayer))
+    for (const headers of [{}, { "x-api-key": "guess" }] as Array<Record<string, string>>) {
+      const response = await fetch(relay.url, {
+        method: "POST", headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "signAndSendTransaction", params: { transaction: "AQ==" } })
+      })
+      expect(response.status).toBe(401)
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain("unauthorized")
+    }
+    const getter = await fetch(relay.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getPayerSigner" }) })
+    expect(getter.status).toBe(401)
+    expect(await connection().getBalance(new PublicKey(relay.feePayer))).toBe(before)
+    expect(user.publicKey).toBeDefined()
+  })
+
+  it("refuses a tenant's gasless transaction past its daily fee quota at policy with a clear error; nothing signed, other tenants unaffected", async () => {
+    const as = { "x-api-key": FRUGAL_KEY }
+    const riskOk = await api(service.baseUrl, "PUT", "/api/v1/risk/protocols/system-program", { gaslessEligible: true }, as)
+    expect(riskOk.status).toBe(200)
+    const payer = await createWallet(service.baseUrl, 1_000_000_000, as)
+    const other = (await createWallet(service.baseUrl, 1_000_000_000, as)).publicKey
+    const transfer = async () => {
+      const created = await submit(service.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other, lamports: 1000 } }, as)
+      return (await waitSettled(service.baseUrl, created.body.data.id, 30_000, as)).body
+    }
+    const first = await transfer()
+    expect(first.data.status, first.error).toBe("confirmed")
+    const relayBefore = await connection().getBalance(new PublicKey(relay.feePayer))
+    const refused = await transfer()
+    expect(refused).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect(refused.error).toMatch(/gasless: tenant 'frugal' has used \d+ of its 15000 lamports of relayed fees for \d{4}-\d{2}-\d{2} \(UTC\)/)
+    expect(refused.data.signature).toBeUndefined()
+    expect(await connection().getBalance(new PublicKey(other))).toBe(1_000_001_000)
+    expect(await connection().getBalance(new PublicKey(relay.feePayer))).toBe(relayBefore)
+    // the refused one does not count: the quota is what was relayed, and the default tenant has its own
+    const again = await transfer()
+    expect(again.error).toMatch(/has used \d+ of its 15000/)
+    expect(again.error).toContain(refused.error?.match(/has used (\d+)/)?.[1] ?? "missing")
+    const defaultPayer = await createWallet(service.baseUrl, 1_000_000_000)
+    await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
+    expect((await run({ walletId: defaultPayer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other, lamports: 1000 } })).data.status).toBe("confirmed")
   })
 })

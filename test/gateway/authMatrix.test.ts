@@ -4,6 +4,8 @@
  * a key without the route's scope, another tenant's key using this tenant's ids, a tenant header
  * mismatch, and an agent-bound key (of another agent than the one whose ids are used). Each answer is
  * checked for its exact status and envelope; none is 2xx where it must refuse, none is 5xx.
+ * The matrix runs twice: with bootstrap keys (API_GATEWAY_API_KEYS) and with the same keys issued over the
+ * API (issue 36), the agent-bound one bound to a real second agent of tenant A.
  * One service start, on a dead ledger URL: no request here needs the chain.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -12,8 +14,9 @@ import { isConsolePath } from "../../src/gateway/consoleHttp.js"
 import { scopeForPath } from "../../src/gateway/routeScopes.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { dataOf, makeClient } from "../support/client.js"
+import { onlyDeclared } from "../../src/gateway/declaredFields.js"
 
-const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "webhooks"] as const
+const SCOPES = ["wallets", "transactions", "policies", "agents", "protocols", "risk", "strategy", "treasury", "audit", "mcp", "webhooks", "keys"] as const
 const BOUND_AGENT = "7d0e6c1a-5b8f-4c3e-9a2d-1f4b6e8c0a9d"
 const KEYS = [
   "op-a:tenant-a:all",
@@ -25,10 +28,35 @@ const KEYS = [
 
 const OWNER = { "x-api-key": "op-a" }
 type Envelope = Awaited<ReturnType<typeof api>>
+type KeyName = "op-a" | "op-b" | "ops" | "agent-a" | `only-${(typeof SCOPES)[number]}`
+
+/** The keys the matrix uses by name, and the agent its agent-bound key acts as. */
+interface KeySet {
+  readonly source: "bootstrap" | "issued"
+  readonly keys: Record<string, string>
+  boundAgent: string
+}
+const bootstrap: KeySet = { source: "bootstrap", keys: {}, boundAgent: BOUND_AGENT }
+const issued: KeySet = { source: "issued", keys: {}, boundAgent: "" }
+const keyOf = (set: KeySet, name: KeyName) => set.keys[name] ?? name
 
 let service: RunningService
 /** Tenant A's resources, created through the API by tenant A's operator. */
-const ids = { walletId: "", agentId: "", agentWalletId: "", policyId: "", txId: "" }
+const ids = { walletId: "", agentId: "", agentWalletId: "", policyId: "", txId: "", keyId: "" }
+
+/** The bootstrap keys again, issued over the API by the deployment's key; the agent key bound to a second agent of tenant A. */
+const issueKeySet = async () => {
+  const ops = makeClient(service.baseUrl, { "x-api-key": "ops" })
+  issued.boundAgent = dataOf(await makeClient(service.baseUrl, OWNER).agents.create({ body: { name: "tenant a's other agent" } })).id
+  const wanted: Array<[KeyName, { tenant: string; scopes: Array<(typeof SCOPES)[number] | "all">; agentId?: string }]> = [
+    ["op-a", { tenant: "tenant-a", scopes: ["all"] }],
+    ["op-b", { tenant: "tenant-b", scopes: ["all"] }],
+    ["ops", { tenant: "*", scopes: ["all"] }],
+    ["agent-a", { tenant: "tenant-a", scopes: ["all"], agentId: issued.boundAgent }],
+    ...SCOPES.map((scope): [KeyName, { tenant: string; scopes: Array<(typeof SCOPES)[number]> }] => [`only-${scope}`, { tenant: "tenant-a", scopes: [scope] }])
+  ]
+  for (const [name, body] of wanted) issued.keys[name] = dataOf(await ops.keys.issue({ body })).secret
+}
 
 beforeAll(async () => {
   // No pause between passes over the dead ledger URL: the market-data routes that try it answer their 503
@@ -41,6 +69,8 @@ beforeAll(async () => {
   ids.agentWalletId = agent.walletId
   ids.policyId = dataOf(await owner.policies.create({ body: { walletId: ids.walletId, name: "p", rules: [] } })).id
   ids.txId = dataOf(await owner.transactions.create({ body: { walletId: ids.walletId, type: "query_balance", protocol: "system-program", intent: {} } })).id
+  ids.keyId = dataOf(await owner.keys.issue({ body: { scopes: ["wallets"], label: "tenant a's key" } })).id
+  await issueKeySet()
   before = await tenantAState()
 }, 120_000)
 
@@ -56,6 +86,7 @@ const fillPath = (path: string) =>
       case "txId": return ids.txId
       case "agentId": return ids.agentId
       case "policyId": return ids.policyId
+      case "keyId": return ids.keyId
       case "version": return "1"
       case "protocol": return "system-program"
       case "id": return "1"
@@ -64,7 +95,7 @@ const fillPath = (path: string) =>
     }
   })
 
-/** A body naming tenant A's ids under every name a route reads them by (extra fields are ignored). */
+/** A body naming tenant A's ids under every name a route reads them by (each route is sent the fields it declares). */
 const body = () => ({
   walletId: ids.walletId,
   agentId: ids.agentId,
@@ -93,10 +124,12 @@ const body = () => ({
 /** Market data an agent may read: pools, quotes, swap previews and oracle prices hold no tenant's state. */
 const MARKET_DATA = new Set(["GET /api/v1/defi/pools", "POST /api/v1/defi/quote", "POST /api/v1/defi/swap", "GET /api/v1/defi/oracle/prices"])
 
-/** Routes whose body schema refuses the generic body's extra fields: a valid body, so their id checks are reached. */
+/** Routes that need a valid body of their own, so their id checks are reached. */
 const BODY_OVERRIDES: Record<string, () => unknown> = {
   "PUT /api/v1/risk/portfolio/:walletId": () => ({ autoPauseOnBreach: true }),
-  "POST /api/v1/agents/:agentId/manifest/revoke": () => ({ nonce: "matrix-nonce" })
+  "POST /api/v1/agents/:agentId/manifest/revoke": () => ({ nonce: "matrix-nonce" }),
+  "POST /api/v1/keys/:keyId/revoke": () => ({ reason: "matrix" }),
+  "POST /api/v1/keys/:keyId/rotate": () => ({ graceSeconds: 0 })
 }
 
 // Public paths need no key: /health, and the console's static page (its data comes from the API with the operator's key).
@@ -107,7 +140,7 @@ const call = (route: (typeof routes)[number], headers: Record<string, string>) =
     service.baseUrl,
     route.method,
     fillPath(route.path),
-    route.method === "GET" ? undefined : (BODY_OVERRIDES[`${route.method} ${route.path}`] ?? body)(),
+    route.method === "GET" ? undefined : (BODY_OVERRIDES[`${route.method} ${route.path}`] ?? (() => onlyDeclared(route.endpoint?.body, body())))(),
     headers
   )
 
@@ -124,11 +157,14 @@ const expectRefusal = (response: Envelope, status: number, failedAt: string, mes
 }
 
 /** Which tenant A id a route's path names (its answer for another tenant must be that id's 404). */
-const ownedParam = (path: string) => ["walletId", "txId", "agentId", "policyId"].find((name) => path.includes(`:${name}`))
-const RESOURCE: Record<string, string> = { walletId: "wallet", txId: "transaction", agentId: "agent", policyId: "policy" }
+const ownedParam = (path: string) => ["walletId", "txId", "agentId", "policyId", "keyId"].find((name) => path.includes(`:${name}`))
+const RESOURCE: Record<string, string> = { walletId: "wallet", txId: "transaction", agentId: "agent", policyId: "policy", keyId: "api key" }
 
-describe.each(PROTECTED.map((route) => ({ method: route.method, path: route.path, route })))("$method $path", ({ route }) => {
+const CASES = [bootstrap, issued].flatMap((set) => PROTECTED.map((route) => ({ source: set.source, set, method: route.method, path: route.path, route })))
+
+describe.each(CASES)("$source keys: $method $path", ({ set, route }) => {
   const scope = scopeForPath(route.path)
+  const key = (name: KeyName) => ({ "x-api-key": keyOf(set, name) })
 
   it("has a scope in the route-to-scope table", () => {
     expect(scope).toBeDefined()
@@ -141,24 +177,25 @@ describe.each(PROTECTED.map((route) => ({ method: route.method, path: route.path
 
   it("refuses a key without the route's scope (403 naming it)", async () => {
     const other = SCOPES.find((candidate) => candidate !== scope)!
-    expectRefusal(await call(route, { "x-api-key": `only-${other}` }), 403, "gateway", `Insufficient scope: this route requires the '${scope}' scope`)
+    expectRefusal(await call(route, key(`only-${other}`)), 403, "gateway", `Insufficient scope: this route requires the '${scope}' scope`)
   })
 
   it("refuses a tenant header mismatch (403)", async () => {
-    expectRefusal(await call(route, { ...OWNER, "x-tenant-id": "tenant-b" }), 403, "gateway", "Tenant mismatch: this key is bound to tenant 'tenant-a', not 'tenant-b'")
+    expectRefusal(await call(route, { ...key("op-a"), "x-tenant-id": "tenant-b" }), 403, "gateway", "Tenant mismatch: this key is bound to tenant 'tenant-a', not 'tenant-b'")
   })
 
   it("refuses an agent-bound key unless the route is an agent's, and then shows it nothing of another agent", async () => {
-    const response = await call(route, { "x-api-key": "agent-a" })
+    const response = await call(route, key("agent-a"))
     if (route.access !== "agent") {
       expectRefusal(response, 403, "gateway", /^Operator credential required: this key acts as agent /)
       return
     }
     if (route.method === "GET" && route.path === "/api/v1/agents") {
       expect(response.status).toBe(200)
-      expect(response.body.data).toEqual(expect.objectContaining({ agents: [] }))
+      // Its own agent only (the bootstrap key's agent does not exist).
+      expect(response.body.data).toEqual(expect.objectContaining({ agents: set.source === "bootstrap" ? [] : [expect.objectContaining({ id: set.boundAgent })] }))
     } else if (route.method === "POST" && route.path === "/api/v1/transactions") {
-      expectRefusal(response, 403, "gateway", `This key acts as agent ${BOUND_AGENT}: it spends only from that agent's wallet, as that agent`)
+      expectRefusal(response, 403, "gateway", `This key acts as agent ${set.boundAgent}: it spends only from that agent's wallet, as that agent`)
     } else if (MARKET_DATA.has(`${route.method} ${route.path}`)) {
       // No tenant's state: the agent is admitted and learns no tenant id (503: this service has no ledger).
       expect([200, 400, 503]).toContain(response.status)
@@ -172,7 +209,7 @@ describe.each(PROTECTED.map((route) => ({ method: route.method, path: route.path
   })
 
   it("never lets another tenant's key reach this tenant's data; never 2xx on its ids, never 5xx", async () => {
-    const response = await call(route, { "x-api-key": "op-b" })
+    const response = await call(route, key("op-b"))
     // Market data reads the chain, which this service cannot reach: 503 is that, not a fault.
     if (MARKET_DATA.has(`${route.method} ${route.path}`)) expect([200, 400, 503]).toContain(response.status)
     else expect(response.status).toBeLessThan(500)
@@ -220,12 +257,13 @@ const tenantAState = async () => {
     policy: (await owner.policies.versions({ params: { policyId: ids.policyId } })).body.data,
     portfolio: (await owner.risk.getPortfolio({ params: { walletId: ids.walletId } })).body.data,
     transactions: (await owner.transactions.listByWallet({ params: { walletId: ids.walletId } })).body.data.transactions.map((tx) => tx.id),
-    agentTransactions: (await owner.transactions.listByWallet({ params: { walletId: ids.agentWalletId } })).body.data.total
+    agentTransactions: (await owner.transactions.listByWallet({ params: { walletId: ids.agentWalletId } })).body.data.total,
+    apiKey: (await owner.keys.get({ params: { keyId: ids.keyId } })).body.data
   }
 }
 let before: Awaited<ReturnType<typeof tenantAState>>
 
-describe("deployment-wide operations", () => {
+describe.each([bootstrap, issued])("deployment-wide operations ($source keys)", (set) => {
   const deployment = PROTECTED.filter((route) => route.access === "deployment")
 
   it("include metrics, outbox stats, chaos and runtime actors", () => {
@@ -239,16 +277,16 @@ describe("deployment-wide operations", () => {
     for (const route of deployment) {
       const path = fillPath(route.path)
       const payload = route.method === "GET" ? undefined : route.path === "/api/v1/metrics/inc" ? { name: "matrix.count", value: 1 } : {}
-      const narrowed: Array<Record<string, string>> = [{ "x-api-key": "op-a" }, { "x-api-key": "ops", "x-tenant-id": "tenant-a" }]
+      const narrowed: Array<Record<string, string>> = [{ "x-api-key": keyOf(set, "op-a") }, { "x-api-key": keyOf(set, "ops"), "x-tenant-id": "tenant-a" }]
       for (const headers of narrowed) {
         expectRefusal(await api(service.baseUrl, route.method, path, payload, headers), 403, "gateway", /deployment-wide operation/)
       }
       if (route.path === "/metrics") {
         // The Prometheus text format, not an envelope (refusals above are envelopes).
-        expect((await fetch(service.baseUrl + path, { headers: { "x-api-key": "ops" } })).status).toBe(200)
+        expect((await fetch(service.baseUrl + path, { headers: { "x-api-key": keyOf(set, "ops") } })).status).toBe(200)
         continue
       }
-      const admitted = await api(service.baseUrl, route.method, path, payload, { "x-api-key": "ops" })
+      const admitted = await api(service.baseUrl, route.method, path, payload, { "x-api-key": keyOf(set, "ops") })
       // PUT /chaos answers 403 while CHAOS_ENABLED is false: that refusal is the deployment's, not the key's.
       if (route.method === "PUT" && route.path === "/api/v1/chaos") expect(admitted.body.error).not.toMatch(/Operator credential/)
       // The path names no known feed (and this service has no ledger): admitted, then that feed's 404.

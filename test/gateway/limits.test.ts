@@ -6,6 +6,7 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket } from "ws"
+import { INNER_CALL_HEADER, innerCallToken } from "../../src/gateway/innerCall.js"
 import { makeClient } from "../support/client.js"
 import { type RunningService, startService } from "../support/service.js"
 
@@ -44,12 +45,12 @@ const connect = (key: string) =>
     ws.once("error", reject)
   })
 
-/** A GET from a chosen loopback source address (node's fetch cannot pick one). */
-const getFrom = (localAddress: string, key: string | undefined) =>
+/** A request from a chosen loopback source address (node's fetch cannot pick one). */
+const requestFrom = (localAddress: string, method: "GET" | "POST", path: string, headers: Record<string, string>, body?: unknown) =>
   new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Record<string, unknown> }>((resolve, reject) => {
-    const url = new URL("/api/v1/wallets", service.baseUrl)
+    const url = new URL(path, service.baseUrl)
     const request = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "GET", localAddress, headers: key === undefined ? {} : { "x-api-key": key } },
+      { host: url.hostname, port: url.port, path: url.pathname, method, localAddress, headers: body === undefined ? headers : { ...headers, "content-type": "application/json" } },
       (response) => {
         let text = ""
         response.on("data", (chunk: Buffer) => (text += chunk.toString()))
@@ -57,8 +58,11 @@ const getFrom = (localAddress: string, key: string | undefined) =>
       }
     )
     request.once("error", reject)
-    request.end()
+    request.end(body === undefined ? undefined : JSON.stringify(body))
   })
+
+const getFrom = (localAddress: string, key: string | undefined) =>
+  requestFrom(localAddress, "GET", "/api/v1/wallets", key === undefined ? {} : { "x-api-key": key })
 
 describe("stage stream connections per key", () => {
   it("refuses the connection past the limit with a 429 envelope, counts per key, and frees a slot on close", async () => {
@@ -113,5 +117,23 @@ describe("failed authentication per source address", () => {
     expect(stream).toBe(429)
     expect((await getFrom("127.0.0.8", "key-one")).status).toBe(200)
     expect((await makeClient(service.baseUrl, { "x-api-key": "key-one" }).wallets.list({})).status).toBe(200)
+  })
+})
+
+describe("the MCP tool calls' inner requests (issue 31)", () => {
+  it("never count as failed authentications, and are not blocked when their loopback address is", async () => {
+    // an inner request (this process's token) with a key that fails: 401 each time, never counted
+    for (let i = 0; i < 5; i++) {
+      const refused = await requestFrom("127.0.0.10", "GET", "/api/v1/wallets", { "x-api-key": "revoked-meanwhile", [INNER_CALL_HEADER]: innerCallToken })
+      expect(refused.status).toBe(401)
+    }
+    expect((await getFrom("127.0.0.10", "key-one")).status).toBe(200)
+    // the service's own loopback address is locked out by failures (the webhook self-delivery of the issue)...
+    for (let i = 0; i < 3; i++) expect((await getFrom("127.0.0.1", `guess-${i}`)).status).toBe(401)
+    expect((await getFrom("127.0.0.1", "key-one")).status).toBe(429)
+    // ...and a tool call from a client elsewhere still works: its inner request goes through 127.0.0.1
+    const tool = await requestFrom("127.0.0.11", "POST", "/mcp/call", { "x-api-key": "key-one" }, { tool: "wallet.list", args: {} })
+    expect(tool.status).toBe(200)
+    expect(tool.body).toMatchObject({ status: "success" })
   })
 })

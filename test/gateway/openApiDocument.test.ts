@@ -136,7 +136,7 @@ describe("the OpenAPI document", () => {
       .filter((r) => r.method !== "GET" && r.method !== "DELETE" && r.endpoint?.raw === undefined && r.endpoint?.body === undefined)
       .map((r) => `${r.method} ${r.path}`)
     expect(bodiless.sort()).toEqual([
-      "POST /api/v1/agents/:agentId/manifest/revoke", "POST /api/v1/agents/:agentId/resume", "POST /api/v1/agents/:agentId/start",
+      "POST /api/v1/agents/:agentId/resume", "POST /api/v1/agents/:agentId/start",
       "POST /api/v1/agents/:agentId/stop", "POST /api/v1/transactions/:txId/approve", "POST /api/v1/transactions/:txId/retry",
       "POST /api/v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver", "POST /api/v1/webhooks/:webhookId/rotate-secret"
     ])

@@ -43,11 +43,11 @@ const callOk = async (c: Client, name: string, args: Record<string, unknown>) =>
   return result.structuredContent as Record<string, any>
 }
 
-/** Reads the transaction through the `tx.get` tool until it reaches one of `statuses` (or failed). */
+/** Reads the transaction through the `tx_get` tool until it reaches one of `statuses` (or failed). */
 const waitForTool = async (c: Client, txId: string, statuses: ReadonlyArray<string>) => {
   let tx: Record<string, any> = {}
   await waitFor(`transaction ${txId} to reach ${statuses.join(" or ")}`, async () => {
-    tx = await callOk(c, "tx.get", { txId })
+    tx = await callOk(c, "tx_get", { txId })
     return statuses.includes(tx.status) || tx.status === "failed"
   }, 30_000, 100)
   return tx
@@ -63,50 +63,58 @@ describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
     await shared?.close()
   })
 
-  it("lists more than 70 tools with input schemas and annotations", async () => {
+  it("lists more than 70 tools under names MCP hosts accept, with input and output schemas and annotations", async () => {
     const c = shared
     const { tools } = await c.listTools()
     expect(tools.length).toBeGreaterThan(70)
-    for (const t of tools) expect(t.inputSchema.type).toBe("object")
+    for (const t of tools) {
+      expect(t.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/)
+      expect(t.inputSchema.type).toBe("object")
+      expect(t.outputSchema?.type).toBe("object")
+    }
     const byName = new Map(tools.map((t) => [t.name, t]))
-    expect(byName.get("tx.create")!.inputSchema.required).toEqual(expect.arrayContaining(["walletId", "type", "protocol", "intent"]))
-    expect(byName.get("wallet.get")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
-    expect(byName.get("wallet.sign_transaction")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+    expect(byName.get("tx_create")!.inputSchema.required).toEqual(expect.arrayContaining(["walletId", "type", "protocol", "intent"]))
+    expect(byName.get("wallet_get")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
+    expect(byName.get("wallet_sign_transaction")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false })
   })
 
-  it("wallet.create -> tx.create (transfer_sol) -> tx.get until confirmed -> tx.proof", async () => {
+  it("wallet_create -> tx_create (transfer_sol) -> tx_get until confirmed -> tx_proof", async () => {
     const c = shared
-    const wallet = await callOk(c, "wallet.create", { label: `mcp ${name}`, autoFund: true, fundLamports: 1_000_000_000 })
+    const wallet = await callOk(c, "wallet_create", { label: `mcp ${name}`, autoFund: true, fundLamports: 1_000_000_000 })
     const destination = Keypair.generate().publicKey.toBase58()
-    const created = await callOk(c, "tx.create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 2_000_000 } })
+    const created = await callOk(c, "tx_create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 2_000_000 } })
     const settled = await waitForTool(c, created.id, ["confirmed"])
     expect(settled.status).toBe("confirmed")
-    const proof = await callOk(c, "tx.proof", { txId: created.id })
+    const proof = await callOk(c, "tx_proof", { txId: created.id })
     expect(proof).toMatchObject({ txId: created.id, walletId: wallet.id, signature: settled.signature })
     expect(proof.proofHash).toMatch(/^[0-9a-f]{64}$/)
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(2_000_000)
   })
 
-  it("a policy that requires approval -> tx.pending_approvals -> tx.approve -> confirmed", async () => {
+  it("a policy that requires approval -> tx_pending_approvals -> tx_approve -> confirmed", async () => {
     const c = shared
-    const wallet = await callOk(c, "wallet.create", { autoFund: true, fundLamports: 1_000_000_000 })
-    await callOk(c, "policy.create", { walletId: wallet.id, name: "approve big", active: true, rules: [{ type: "spending_limit", requireApprovalAboveLamports: 1_000_000 }] })
+    const wallet = await callOk(c, "wallet_create", { autoFund: true, fundLamports: 1_000_000_000 })
+    await callOk(c, "policy_create", { walletId: wallet.id, name: "approve big", active: true, rules: [{ type: "spending_limit", requireApprovalAboveLamports: 1_000_000 }] })
     const destination = Keypair.generate().publicKey.toBase58()
-    const created = await callOk(c, "tx.create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 3_000_000 } })
+    const created = await callOk(c, "tx_create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 3_000_000 } })
     expect((await waitForTool(c, created.id, ["approval_gate"])).status).toBe("approval_gate")
-    const pending = await callOk(c, "tx.pending_approvals", { walletId: wallet.id })
+    const pending = await callOk(c, "tx_pending_approvals", { walletId: wallet.id })
     expect(pending.transactions.map((t: { id: string }) => t.id)).toEqual([created.id])
-    await callOk(c, "tx.approve", { txId: created.id })
+    await callOk(c, "tx_approve", { txId: created.id })
     expect((await waitForTool(c, created.id, ["confirmed"])).status).toBe("confirmed")
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(3_000_000)
   })
 
   it("reports a bad argument as a tool error and an unknown tool as a protocol error", async () => {
     const c = shared
-    const bad = await c.callTool({ name: "wallet.get", arguments: { walletId: "nope" } })
+    const bad = await c.callTool({ name: "wallet_get", arguments: { walletId: "nope" } })
     expect(bad.isError).toBe(true)
     expect(JSON.stringify(bad.content)).toContain("args.walletId")
-    await expect(c.callTool({ name: "wallet.teleport", arguments: {} })).rejects.toThrow(/unknown tool/)
+    // A gateway refusal is a tool error carrying its errorCode, stage and traceId in the text.
+    const missing = await c.callTool({ name: "wallet_get", arguments: { walletId: "00000000-0000-4000-8000-000000000000" } })
+    expect(missing.isError).toBe(true)
+    expect(JSON.stringify(missing.content)).toMatch(/VALIDATION_ERROR at stage validation \(HTTP 404, traceId [0-9a-f-]{36}\)/)
+    await expect(c.callTool({ name: "wallet_teleport", arguments: {} })).rejects.toThrow(/unknown tool/)
   })
 })
 

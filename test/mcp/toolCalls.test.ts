@@ -68,6 +68,15 @@ describe("GET /mcp/tools", () => {
     expect(byName.get("gateway.request")!.inputSchema.required).toEqual(expect.arrayContaining(["path", "method"]))
   })
 
+  it("takes a tool by the spec's dotted name or by its MCP name (wallet_get)", async () => {
+    const created = await call<WalletWire>("wallet_create", { label: "mcp name" })
+    expect(created.status).toBe(200)
+    const dotted = await call<WalletWire>("wallet.get", { walletId: created.body.data.id })
+    const underscored = await call<WalletWire>("wallet_get", { walletId: created.body.data.id })
+    expect(underscored.body.data).toEqual(dotted.body.data)
+    expect((await call("wallet_teleport", {})).status).toBe(404)
+  })
+
   it("needs the mcp scope", async () => {
     const refused = await api(env.service.baseUrl, "GET", "/mcp/tools", undefined, {})
     expect(refused.status).toBe(401)
@@ -165,7 +174,8 @@ describe("POST /mcp/call", () => {
       intent: { destination, lamports: 1000 }, name: "x", rules: [{ type: "spending_limit", maxLamportsPerTx: 1 }], active: true,
       message: Buffer.from("hello").toString("base64"), transaction: Buffer.from("not a transaction").toString("base64"),
       steps: [{ type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1 }, timestamp: new Date().toISOString() }],
-      agentId: randomUUID(), escrowId: "1", creator: walletB.publicKey
+      agentId: randomUUID(), escrowId: "1", creator: walletB.publicKey, counterparty: walletB.publicKey, feeRecipient: walletB.publicKey,
+      winnerIsCreator: false
     }
     const walletTools = tools.filter((t) => t.inputSchema.required?.includes("walletId"))
     expect(walletTools.length).toBeGreaterThan(15)

@@ -47,7 +47,7 @@ describe("fail closed", () => {
     { name: "missing required field", rule: { type: "max_slippage" }, reason: /rules\[0\]\.maxBps: is missing/ },
     { name: "wrong field type", rule: { type: "rate_limit", maxTx: "10", windowSeconds: 60 }, reason: /rules\[0\]\.maxTx/ },
     { name: "out of range", rule: { type: "time_window", startHourUtc: 24, endHourUtc: 6 }, reason: /rules\[0\]\.startHourUtc: must be between 0 and 23/ },
-    { name: "misspelt field", rule: { type: "spending_limit", maxLamportPerTx: 1 }, reason: /rules\[0\]\.maxLamportPerTx: is unexpected/ },
+    { name: "misspelt field", rule: { type: "spending_limit", maxLamportPerTx: 1 }, reason: /rules\[0\]\.maxLamportPerTx: unknown field; did you mean maxLamportsPerTx\?/ },
     { name: "not an object", rule: "spending_limit", reason: /rules\[0\]/ },
     { name: "null", rule: null, reason: /rules\[0\]/ },
     { name: "no type", rule: { maxBps: 1 }, reason: /rules\[0\]/ }

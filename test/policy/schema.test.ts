@@ -52,6 +52,6 @@ describe("policy schemas", () => {
 
   it("a risk config update takes only provided fields and null clears a bound", () => {
     expect(Schema.decodeUnknownSync(ProtocolRiskConfigUpdate)({ maxSlippageBps: null })).toEqual({ maxSlippageBps: null })
-    expect(errorsOf(ProtocolRiskConfigUpdate, { maxSlipageBps: 5 })[0]).toMatch(/^maxSlipageBps: is unexpected/)
+    expect(errorsOf(ProtocolRiskConfigUpdate, { maxSlipageBps: 5 })[0]).toMatch(/^maxSlipageBps: unknown field; did you mean maxSlippageBps\?/)
   })
 })

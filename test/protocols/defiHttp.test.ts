@@ -66,6 +66,24 @@ describe("DeFi helpers where our programs are not configured", () => {
     expect(health.body.data.message).toContain("LIQUID_STAKING_PROGRAM_ID is not set")
   })
 
+  it("takes walletAddress (the spec's tool argument name) for wallet; refuses neither, or two that differ", async () => {
+    for (const [path, { wallet, ...rest }] of [...LENDING, ...STAKING]) {
+      const aliased = await api(service.baseUrl, "POST", path, { ...rest, walletAddress: wallet })
+      expect(aliased.status, path).toBe(500)
+      expect(aliased.body).toMatchObject({ errorCode: "PIPELINE_ERROR", failedAt: "build" })
+      const both = await api(service.baseUrl, "POST", path, { ...rest, wallet, walletAddress: wallet })
+      expect(both.status, path).toBe(500)
+      const neither = await api(service.baseUrl, "POST", path, rest)
+      expect(neither.status, path).toBe(400)
+      expect(neither.body.error).toMatch(/^wallet: is missing \(or send walletAddress\)/)
+      const differ = await api(service.baseUrl, "POST", path, { ...rest, wallet, walletAddress: MINT_B })
+      expect(differ.status, path).toBe(400)
+      expect(differ.body.error).toMatch(/^walletAddress: must equal wallet when both are given/)
+    }
+    const quote = await api(service.baseUrl, "POST", "/api/v1/defi/quote", { protocol: "amm-one", inputMint: MINT_B, outputMint: WALLET, amount: "1", walletAddress: WALLET })
+    expect(quote.body.error ?? "").not.toMatch(/wallet/)
+  })
+
   it("refuses a bad body with a 400 naming the field", async () => {
     const response = await api(service.baseUrl, "POST", "/api/v1/defi/stake", { protocol: "amm-one", wallet: WALLET, amount: "1" })
     expect(response.status).toBe(400)

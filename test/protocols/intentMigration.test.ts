@@ -92,15 +92,16 @@ describe("checkCompatibility", () => {
     expect(r.errors[0]).toMatch(/type swap is not a capability of system-program 1.0.0/)
   })
 
-  it("errors on missing and mistyped fields, warns on unused ones", () => {
+  it("errors on missing, mistyped and unknown fields", () => {
     const r = checkCompatibility(adapter("spl-token"), { type: "transfer_spl", intent: { destination: "0OIl", amount: -1, memo: "x" } })
     expect(r.compatible).toBe(false)
     expect(r.errors).toEqual([
       "intent.destination must be a base58 address",
       "intent.mint is required",
-      "intent.amount must be a non-negative integer (number or decimal string)"
+      "intent.amount must be a non-negative integer (number or decimal string)",
+      "intent.memo is not a field of transfer_spl on spl-token 1.0.0: unknown fields are refused"
     ])
-    expect(r.warnings).toEqual(["intent.memo is not read by spl-token 1.0.0 and is ignored"])
+    expect(r.warnings).toEqual([])
   })
 
   it("accepts the legacy slippageBps with a warning that points at migrate-intent", () => {

@@ -94,7 +94,9 @@ describe("DeFi and escrow helpers", () => {
   })
 
   it("stake and lend name their missing fields", () => {
-    expect(pathsOf(StakeBody, { protocol: "liquid-staking" })).toEqual(["amount", "wallet"])
+    expect(pathsOf(StakeBody, { protocol: "liquid-staking" })).toEqual(["amount"])
+    // `wallet` (or its alias walletAddress) is judged once the other fields decode.
+    expect(pathsOf(StakeBody, { protocol: "liquid-staking", amount: "1" })).toEqual(["wallet"])
     expect(pathsOf(LendBody, { protocol: "lending-market", wallet: WALLET, mint: MINT, amount: "0" })).toEqual(["amount"])
   })
 

@@ -24,6 +24,7 @@ import { McpApi } from "../../schemas/api/mcp.js"
 import { RpcPoolApi } from "../../schemas/api/operations.js"
 import { PositionsApi } from "../../schemas/api/positions.js"
 import { WebhooksApi } from "../../schemas/api/webhooks.js"
+import { KeysApi } from "../../schemas/api/keys.js"
 import { ADMIN_KEY, api, type ApiAnswer } from "./service.js"
 
 type Encoded<S> = S extends Schema.Schema<any, infer I, never> ? I : never
@@ -101,7 +102,8 @@ export const makeClient = (baseUrl: string, headers: Record<string, string> = { 
   runtime: bind(RuntimeApi, baseUrl, headers),
   strategy: bind(StrategyApi, baseUrl, headers),
   treasury: bind(TreasuryApi, baseUrl, headers),
-  webhooks: bind(WebhooksApi, baseUrl, headers)
+  webhooks: bind(WebhooksApi, baseUrl, headers),
+  keys: bind(KeysApi, baseUrl, headers)
 })
 
 export type Client = ReturnType<typeof makeClient>

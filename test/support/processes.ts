@@ -119,7 +119,8 @@ export interface ServiceProcess {
 export interface ServiceProcessOptions {
   readonly databaseUrl?: string
   readonly dataDir: string
-  readonly rpcUrl: string
+  /** The ledger; without it the service starts its own local ledger child (on LEDGER_PORT of `env`). */
+  readonly rpcUrl?: string
   readonly env?: Record<string, string>
   readonly port?: number
   readonly readyTimeoutMs?: number
@@ -130,6 +131,8 @@ export interface ServiceProcessOptions {
   readonly nodeArgs?: ReadonlyArray<string>
   /** As `npm start`: `--dev` (development credentials under DATA_DIR) and no WALLET_KEY_ENCRYPTION_SECRET. */
   readonly dev?: boolean
+  /** Runs the production build as `npm run start:prod` does (`node <flags> dist/main.js`; `npm run build` first). */
+  readonly built?: boolean
 }
 
 const children = new Set<ChildProcess>()
@@ -153,15 +156,18 @@ export const killAllChildren = () => {
 process.once("exit", killAllChildren)
 
 /** The node flags of `npm start` and `npm run start:prod` (package.json): the service runs here as deployed. */
-const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"]
+export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"]
 
-/** Starts `tsx src/main.ts` (production mode) and resolves once the gateway announced it listens. */
+/** Starts `tsx src/main.ts` (production mode; or the build) and resolves once the gateway announced it listens. */
 export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
   const port = options.port ?? (await freePort())
+  const mode = options.dev === true ? ["--dev"] : []
   const [command, args] =
-    options.nodeArgs === undefined
-      ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), [...SERVICE_NODE_FLAGS, "src/main.ts", ...(options.dev === true ? ["--dev"] : [])]]
-      : [process.execPath, [...SERVICE_NODE_FLAGS, ...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...(options.dev === true ? ["--dev"] : [])]]
+    options.built === true
+      ? [process.execPath, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), "dist/main.js", ...mode]]
+      : options.nodeArgs === undefined
+        ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), [...SERVICE_NODE_FLAGS, "src/main.ts", ...mode]]
+        : [process.execPath, [...SERVICE_NODE_FLAGS, ...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...mode]]
   const child = spawn(command, args, {
     cwd: PROJECT_ROOT,
     // Its own process group, so one signal reaches tsx and the node process it runs main.ts in.
@@ -170,7 +176,7 @@ export const startServiceProcess = async (options: ServiceProcessOptions): Promi
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? os.tmpdir(),
       DATA_DIR: options.dataDir,
-      CHAIN_RPC_URL: options.rpcUrl,
+      ...(options.rpcUrl === undefined ? {} : { CHAIN_RPC_URL: options.rpcUrl }),
       API_GATEWAY_PORT: String(port),
       API_GATEWAY_API_KEYS: `${SERVICE_API_KEY}:*:all`,
       API_GATEWAY_RATE_LIMIT_PER_MINUTE: "10000000",

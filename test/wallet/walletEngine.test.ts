@@ -7,7 +7,6 @@
  * multi-process tests do.
  */
 import { PublicKey } from "@solana/web3.js"
-import { type ChildProcess, spawn } from "node:child_process"
 import { createPublicKey, verify } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -20,7 +19,8 @@ import { freePort } from "../support/freePort.js"
 import { defined } from "../support/defined.js"
 import type { SignAnswer } from "../support/undeclaredAnswers.js"
 import { startTestLedger } from "../support/ledger.js"
-import { createPostgresDatabase, type FreshDatabase, PROJECT_ROOT } from "../support/processes.js"
+import { createPostgresDatabase, type FreshDatabase } from "../support/processes.js"
+import { startWalletEngine } from "../support/walletEngineProcess.js"
 import { makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { createFundedWallet, expectTransferSignedBy } from "./custodyChecks.js"
@@ -33,45 +33,8 @@ const gatewayDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-gateway-"))
 let ledger: Awaited<ReturnType<typeof startTestLedger>>
 let database: FreshDatabase
 let gateway: RunningService | undefined
-let engine: ChildProcess | undefined
+let engine: Awaited<ReturnType<typeof startWalletEngine>> | undefined
 let engineUrl: string
-let engineOutput = ""
-
-const startEngine = async (port: number) => {
-  const child = spawn(path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/wallet/engine/main.ts"], {
-    cwd: PROJECT_ROOT,
-    detached: true,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? os.tmpdir(),
-      DATA_DIR: engineDir,
-      DATABASE_URL: database.url,
-      WALLET_ENGINE_PORT: String(port),
-      WALLET_ENGINE_INTERNAL_TOKEN: TOKEN,
-      WALLET_SIGNER_BACKEND: "encrypted-file",
-      WALLET_KEY_ENCRYPTION_SECRET: ENGINE_SECRET
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  child.stdout?.on("data", (chunk: Buffer) => void (engineOutput += chunk.toString()))
-  child.stderr?.on("data", (chunk: Buffer) => void (engineOutput += chunk.toString()))
-  const deadline = Date.now() + 60_000
-  while (!engineOutput.includes("wallet engine listening")) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the wallet engine did not start:\n${engineOutput}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return child
-}
-
-const stopEngine = () => {
-  if (engine?.pid !== undefined && engine.exitCode === null) {
-    try {
-      process.kill(-engine.pid, "SIGKILL")
-    } catch {
-      // Already gone.
-    }
-  }
-}
 
 beforeAll(async () => {
   database = await createPostgresDatabase()
@@ -84,11 +47,11 @@ beforeAll(async () => {
     reuse: { dataDir: gatewayDir, database },
     env: { WALLET_ENGINE_URL: engineUrl, WALLET_ENGINE_INTERNAL_TOKEN: TOKEN, WALLET_KEY_ENCRYPTION_SECRET: "" }
   })
-  engine = await startEngine(port)
+  engine = await startWalletEngine({ port, dataDir: engineDir, databaseUrl: database.url, internalToken: TOKEN, keySecret: ENGINE_SECRET })
 }, 120_000)
 
 afterAll(async () => {
-  stopEngine()
+  engine?.stop()
   await gateway?.stop()
   await ledger?.close()
   fs.rmSync(engineDir, { recursive: true, force: true })
@@ -156,7 +119,7 @@ describe("split deployment", () => {
     // A key is never made over an existing wallet's.
     const overwrite = await engineCall("/internal/v1/keys", { walletId: confirmed.walletId }, auth)
     expect(overwrite).toMatchObject({ status: 409, body: { error: "a wallet with this id exists" } })
-    expect(engineOutput).not.toContain(ENGINE_SECRET)
+    expect(engine?.output()).not.toContain(ENGINE_SECRET)
   })
 
   it("checks the recorded approval as the signer actor does: one given after it expired signs nothing", async () => {

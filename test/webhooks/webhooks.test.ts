@@ -5,6 +5,7 @@
  * receiver with the `standardwebhooks` library; a receiver failing three times gets the event exactly
  * once more; a receiver that never answers leaves a dead delivery that can be redelivered.
  */
+import * as os from "node:os"
 import { Keypair } from "@solana/web3.js"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -122,6 +123,26 @@ describe("webhook subscriptions", () => {
     await hooks("DELETE", `/${some.id}`)
   })
 
+  it("refuses a URL that targets the service itself (loopback, its names, this machine's addresses, on a port it listens on): 400 naming url, nothing created", async () => {
+    const before = (await hooks<Wire<"list">>("GET", "")).body.data.total
+    const port = new URL(service.baseUrl).port
+    const ownInterfaces = Object.values(os.networkInterfaces()).flatMap((entries) => entries ?? []).filter((entry) => entry.family === "IPv4" && !entry.internal)
+    const targets = [
+      `http://127.0.0.1:${port}/api/v1/wallets`, `http://localhost:${port}/`, `http://[::1]:${port}/x`, `http://0.0.0.0:${port}/`, `http://127.0.0.2:${port}/`,
+      ...ownInterfaces.map((entry) => `http://${entry.address}:${port}/`)
+    ]
+    for (const url of targets) {
+      const refused = await hooks("POST", "", { url, eventTypes: ["transaction.confirmed"] })
+      expect(refused.status, url).toBe(400)
+      expect(refused.body.errorCode).toBe("VALIDATION_ERROR")
+      expect(refused.body.error, url).toMatch(/^url: .* is this service's own address/)
+    }
+    expect((await hooks<Wire<"list">>("GET", "")).body.data.total).toBe(before)
+    // this machine on a port the service does not listen on (a receiver beside it) is fine
+    const beside = await subscribe(["transaction.failed"], ADMIN_KEY, receiver.url.replace("127.0.0.1", "localhost"))
+    await hooks("DELETE", `/${beside.id}`)
+  })
+
   it("needs the webhooks scope, and keeps each tenant's subscriptions to itself", async () => {
     expect((await hooks<Wire<"list">>("GET", "", undefined, NO_WEBHOOKS)).status).toBe(403)
     const mine = await subscribe(["agent.paused"], TENANT_A)
@@ -194,6 +215,27 @@ describe("webhook deliveries", () => {
     const [delivery] = (await deliveriesOf(subscription.id)).filter((d) => expect.objectContaining({ data: expect.objectContaining({ txId: first.body.data.id }) }).asymmetricMatch(d.payload))
     expect(delivery).toMatchObject({ status: "delivered", attempts: 4, lastStatusCode: 204 })
     await hooks("DELETE", `/${subscription.id}`)
+  })
+
+  it("never delivers to the service itself, whatever a stored URL says: each attempt refused before connecting, the gateway untouched", async () => {
+    const port = new URL(service.baseUrl).port
+    const literal = await subscribe(["transaction.created"])
+    const named = await subscribe(["transaction.created"])
+    // as if stored before the rule, or a name that resolves here only later
+    await service.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+      UPDATE webhook_subscriptions SET url = CASE WHEN id = ${literal.id} THEN ${`http://127.0.0.1:${port}/api/v1/wallets`} ELSE ${`http://localhost:${port}/api/v1/wallets`} END
+      WHERE id IN (${literal.id}, ${named.id})`))
+    const wallet = await createWallet(service.baseUrl, 1_000_000_000)
+    await transfer(wallet.id, 1_000)
+    for (const subscription of [literal, named]) {
+      let dead: Awaited<ReturnType<typeof deliveriesOf>> = []
+      await waitFor("a dead self-delivery", async () => (dead = await deliveriesOf(subscription.id, "dead")).length === 1, 30_000)
+      expect(dead[0]).toMatchObject({ attempts: 5, lastStatusCode: null })
+      expect(dead[0].lastError).toMatch(/^refused: .* is this service's own address/)
+      await hooks("DELETE", `/${subscription.id}`)
+    }
+    // no delivery reached the gateway, so loopback was never counted as failing authentication
+    expect((await hooks<Wire<"list">>("GET", "")).status).toBe(200)
   })
 
   it("after the last attempt a delivery is dead, visible, and can be redelivered", async () => {

@@ -7,11 +7,12 @@
  * Fees are free (Kora's `free` price model): no fee token is taken from the user.
  */
 import bs58 from "bs58"
-import { createPublicKey, verify } from "node:crypto"
+import { createHash, createPublicKey, timingSafeEqual, verify } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { feeLamports, relayRefusals, type RelayLimits } from "../gaslessRules.js"
 import { joinWireTransaction, splitWireTransaction, viewMessage } from "../../protocols/messageView.js"
 import { relaySigner, type RelaySigner } from "./relayKey.js"
+import { simulateForFeePayer } from "./feePayerEffect.js"
 
 export interface RelayOptions {
   readonly port: number
@@ -24,6 +25,11 @@ export interface RelayOptions {
   readonly maxFeeLamports: bigint
   readonly maxSignatures?: number
   readonly supportedTokens?: ReadonlyArray<string>
+  /**
+   * When set, only requests presenting it in `x-api-key` (Kora's header) are served: the relay pays fees, so it
+   * serves its own service's processes only (src/gasless/relayApiKey.ts). Others get HTTP 401.
+   */
+  readonly apiKey?: string
 }
 
 export interface RunningRelay {
@@ -77,6 +83,7 @@ export const startRelayServer = async (options: RelayOptions): Promise<RunningRe
     maxFeeLamports: options.maxFeeLamports,
     maxSignatures: options.maxSignatures ?? 4
   }
+  const allowedPrograms: ReadonlySet<string> = new Set(options.allowedPrograms)
   let rpcId = 0
   const ledger = async <A>(method: string, params: ReadonlyArray<unknown>): Promise<A> => {
     const response = await fetch(options.rpcUrl, {
@@ -118,11 +125,13 @@ export const startRelayServer = async (options: RelayOptions): Promise<RunningRe
   const signChecked = async (params: Record<string, unknown>) => {
     const { signatures, message, view } = accept(params)
     const unsigned = joinWireTransaction(signatures, message).toString("base64")
-    const simulated = await ledger<{ value: { err: unknown; logs: Array<string> | null } }>("simulateTransaction", [
-      unsigned,
-      { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" }
-    ])
-    if (simulated.value.err !== null) throw new RpcFailure(-32000, `simulation failed: ${JSON.stringify(simulated.value.err)}`)
+    // the whole effect on the fee payer: it pays the fee and nothing else (feePayerEffect.ts)
+    const judged = await simulateForFeePayer(ledger, unsigned, view, signer.address, allowedPrograms).catch((error: unknown) => {
+      if (error instanceof RpcFailure) throw error
+      throw new RpcFailure(-32000, `transaction refused: its effect could not be read: ${error instanceof Error ? error.message : String(error)}`)
+    })
+    if ("err" in judged) throw new RpcFailure(-32000, `simulation failed: ${JSON.stringify(judged.err)}`)
+    if (judged.refusals.length > 0) throw new RpcFailure(-32000, `transaction refused: ${judged.refusals.join("; ")}`)
     const signature = signer.sign(message)
     const signed = joinWireTransaction([signature, ...signatures.slice(1)], message)
     return { signature: bs58.encode(signature), signed: signed.toString("base64"), view }
@@ -186,7 +195,19 @@ export const startRelayServer = async (options: RelayOptions): Promise<RunningRe
     response.end(text)
   }
 
+  const keyDigest = options.apiKey === undefined ? undefined : createHash("sha256").update(options.apiKey).digest()
+  /** Constant time over digests (the presented key's length says nothing). */
+  const presentsKey = (request: IncomingMessage) => {
+    if (keyDigest === undefined) return true
+    const presented = request.headers["x-api-key"]
+    return typeof presented === "string" && timingSafeEqual(createHash("sha256").update(presented).digest(), keyDigest)
+  }
+
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (!presentsKey(request)) {
+      request.resume()
+      return answer(response, 401, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "unauthorized: this relay pays fees only for its own service's processes (x-api-key)" } })
+    }
     if (request.method !== "POST") return answer(response, 405, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "POST a JSON-RPC 2.0 request" } })
     let id: unknown = null
     try {

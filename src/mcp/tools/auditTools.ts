@@ -1,15 +1,20 @@
 /** Audit and operations tools (spec: Tool interface, Audit; plus the operations reads the gateway serves). */
 import { Schema } from "effect"
+import { AuditApi } from "../../../schemas/api/audit.js"
+import type { Endpoint } from "../../../schemas/api/endpoint.js"
+import { OutboxApi, RpcPoolApi } from "../../../schemas/api/operations.js"
+import { RuntimeApi } from "../../../schemas/api/runtime.js"
 import { JsonObject } from "../args.js"
 import { tool } from "../toolDefinition.js"
 
-const read = (name: string, path: string, description: string) =>
-  tool({ name, description, args: Schema.Struct({}), readOnly: true, request: () => ({ method: "GET", path }) })
+const read = (name: string, endpoint: Endpoint, description: string) =>
+  tool({ name, description, endpoint, args: Schema.Struct({}), readOnly: true, request: () => ({ method: "GET", path: endpoint.path }) })
 
 export const auditTools = [
   tool({
     name: "audit.events",
     description: "Audit events, filtered by any of txId, agentId, walletId, protocol, escrowId, entityType, category, limit.",
+    endpoint: AuditApi.list,
     args: Schema.Struct({
       txId: Schema.optional(Schema.String),
       agentId: Schema.optional(Schema.String),
@@ -23,15 +28,16 @@ export const auditTools = [
     readOnly: true,
     request: (args) => ({ method: "GET", path: "/api/v1/audit/events", query: args })
   }),
-  read("audit.metrics", "/api/v1/metrics", "The metric counters (name to integer)."),
+  read("audit.metrics", AuditApi.metrics, "The metric counters (name to integer)."),
   tool({
     name: "audit.record_event",
     description: "Record a custom audit event (eventType, message, metadata?).",
+    endpoint: AuditApi.post,
     args: Schema.Struct({ eventType: Schema.String, message: Schema.String, metadata: Schema.optional(JsonObject) }),
     readOnly: false,
     request: (args) => ({ method: "POST", path: "/api/v1/audit/events", body: args })
   }),
-  read("ops.rpc_pool_status", "/api/v1/rpc/pool/status", "The RPC pool's endpoints: score, latency, health."),
-  read("ops.outbox_stats", "/api/v1/outbox/stats", "Outbox jobs by state: pending, processing, failed, done."),
-  read("ops.actors", "/api/v1/runtime/actors", "The service's long-lived actors: status, restarts, last error.")
+  read("ops.rpc_pool_status", RpcPoolApi.status, "The RPC pool's endpoints: score, latency, health."),
+  read("ops.outbox_stats", OutboxApi.stats, "Outbox jobs by state: pending, processing, failed, done."),
+  read("ops.actors", RuntimeApi.actors, "The service's long-lived actors: status, restarts, last error.")
 ]

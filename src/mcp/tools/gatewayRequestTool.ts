@@ -15,6 +15,7 @@ export const gatewayRequestTool = tool({
     query: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) })),
     body: Schema.optional(JsonObject)
   }),
+  endpoint: undefined,
   readOnly: false,
   destructive: true,
   request: ({ path, method, query, body }) => ({

@@ -1,5 +1,6 @@
 /** Policy tools (spec: Tool interface, Policy; plus update and versions, which the gateway also serves). */
 import { Schema } from "effect"
+import { PoliciesApi } from "../../../schemas/api/policies.js"
 import { Amount, Base58Address, PolicyId, ProtocolName, Rules, TransactionType, WalletId } from "../args.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
@@ -8,8 +9,9 @@ const Version = Schema.Number.pipe(Schema.int({ message: () => "must be an integ
 export const policyTools = [
   tool({
     name: "policy.create",
-    description: "Create a policy for a wallet (rules: spending_limit, address_allowlist, program_allowlist, time_window, rate_limit, ...).",
-    args: Schema.Struct({ walletId: WalletId, name: Schema.String, rules: Rules, active: Schema.Boolean }),
+    description: "Create a policy for a wallet (rules: spending_limit, address_allowlist, program_allowlist, time_window, rate_limit, ...); active defaults to true.",
+    endpoint: PoliciesApi.create,
+    args: Schema.Struct({ walletId: WalletId, name: Schema.String, rules: Rules, active: Schema.optional(Schema.Boolean) }),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: "/api/v1/policies", body: args })
@@ -17,6 +19,7 @@ export const policyTools = [
   tool({
     name: "policy.list_wallet",
     description: "The policies of a wallet.",
+    endpoint: PoliciesApi.listByWallet,
     args: Schema.Struct({ walletId: WalletId }),
     readOnly: true,
     request: ({ walletId }) => ({ method: "GET", path: apiPath`/api/v1/wallets/${walletId}/policies` })
@@ -24,6 +27,7 @@ export const policyTools = [
   tool({
     name: "policy.compatibility_check",
     description: "Check a rule set for errors and conflicts without saving it.",
+    endpoint: PoliciesApi.compatibilityCheck,
     args: Schema.Struct({ rules: Rules }),
     readOnly: true,
     request: (args) => ({ method: "POST", path: "/api/v1/policies/compatibility-check", body: args })
@@ -31,6 +35,7 @@ export const policyTools = [
   tool({
     name: "policy.migrate",
     description: "Migrate a policy to one of its versions (mode safe by default: only to a version at least as restrictive).",
+    endpoint: PoliciesApi.migrate,
     args: Schema.Struct({ policyId: PolicyId, targetVersion: Version, mode: Schema.optional(Schema.Literal("safe", "force", "dry-run")) }),
     readOnly: false,
     destructive: true,
@@ -39,6 +44,7 @@ export const policyTools = [
   tool({
     name: "policy.evaluate",
     description: "Ask what the wallet's policies would decide for an action (allow, deny, require_approval), without doing it.",
+    endpoint: PoliciesApi.evaluate,
     args: Schema.Struct({
       walletId: WalletId,
       type: TransactionType,
@@ -55,6 +61,7 @@ export const policyTools = [
   tool({
     name: "policy.update",
     description: "Change a policy's name, rules or active flag; this creates a new version.",
+    endpoint: PoliciesApi.update,
     args: Schema.Struct({ policyId: PolicyId, name: Schema.optional(Schema.String), rules: Schema.optional(Rules), active: Schema.optional(Schema.Boolean) }),
     readOnly: false,
     destructive: true,
@@ -63,6 +70,7 @@ export const policyTools = [
   tool({
     name: "policy.versions",
     description: "All versions of a policy.",
+    endpoint: PoliciesApi.versions,
     args: Schema.Struct({ policyId: PolicyId }),
     readOnly: true,
     request: ({ policyId }) => ({ method: "GET", path: apiPath`/api/v1/policies/${policyId}/versions` })
@@ -70,6 +78,7 @@ export const policyTools = [
   tool({
     name: "policy.version",
     description: "One version of a policy.",
+    endpoint: PoliciesApi.version,
     args: Schema.Struct({ policyId: PolicyId, version: Version }),
     readOnly: true,
     request: ({ policyId, version }) => ({ method: "GET", path: apiPath`/api/v1/policies/${policyId}/versions/${version}` })

@@ -1,5 +1,8 @@
 /** Transaction tools (spec: Tool interface, Transaction). */
 import { Schema } from "effect"
+import type { Endpoint } from "../../../schemas/api/endpoint.js"
+import { EscrowApi } from "../../../schemas/api/escrow.js"
+import { TransactionsApi } from "../../../schemas/api/transactions.js"
 import { AgentId, Intent, Limit, Offset, ProtocolName, TransactionType, TxId, WalletId } from "../args.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
@@ -9,10 +12,11 @@ const WaitMs = Schema.Number.pipe(Schema.int({ message: () => "must be an intege
   description: "wait up to this many ms for the transaction to settle (confirmed, failed or at the approval gate)"
 })
 
-const txAction = (name: string, action: string, description: string, destructive: boolean) =>
+const txAction = (name: string, action: string, endpoint: Endpoint, description: string, destructive: boolean) =>
   tool({
     name,
     description,
+    endpoint,
     args: byTx,
     readOnly: false,
     destructive,
@@ -23,6 +27,7 @@ export const transactionTools = [
   tool({
     name: "tx.create",
     description: "Submit an intent (e.g. type transfer_sol, protocol system-program, intent {destination, lamports}); it runs the pipeline with policy. Poll tx.get until confirmed or failed.",
+    endpoint: TransactionsApi.create,
     args: Schema.Struct({
       walletId: WalletId,
       type: TransactionType,
@@ -41,15 +46,17 @@ export const transactionTools = [
   tool({
     name: "tx.get",
     description: "Read a transaction: status, stage, signature, policy decision, history.",
+    endpoint: TransactionsApi.get,
     args: byTx,
     readOnly: true,
     request: ({ txId }) => ({ method: "GET", path: apiPath`/api/v1/transactions/${txId}` })
   }),
-  txAction("tx.retry", "retry", "Retry a failed transaction (PIPELINE_ERROR or CONFIRMATION_FAILED) with a fresh build and policy decision.", false),
-  txAction("tx.approve", "approve", "Approve a transaction waiting at the approval gate; it continues to signing.", true),
+  txAction("tx.retry", "retry", TransactionsApi.retry, "Retry a failed transaction (PIPELINE_ERROR or CONFIRMATION_FAILED) with a fresh build and policy decision.", true),
+  txAction("tx.approve", "approve", TransactionsApi.approve, "Approve a transaction waiting at the approval gate; it continues to signing.", true),
   tool({
     name: "tx.reject",
     description: "Reject a transaction waiting at the approval gate; it fails and is never signed.",
+    endpoint: TransactionsApi.reject,
     args: Schema.Struct({ txId: TxId, reason: Schema.optional(Schema.String) }),
     readOnly: false,
     destructive: true,
@@ -58,6 +65,7 @@ export const transactionTools = [
   tool({
     name: "tx.proof",
     description: "The execution proof of a settled transaction (hashes of request, decision, simulation, signed bytes).",
+    endpoint: TransactionsApi.proof,
     args: byTx,
     readOnly: true,
     request: ({ txId }) => ({ method: "GET", path: apiPath`/api/v1/transactions/${txId}/proof` })
@@ -65,6 +73,7 @@ export const transactionTools = [
   tool({
     name: "tx.replay",
     description: "Everything recorded about a transaction: request, policy decision, simulation, proof, history.",
+    endpoint: TransactionsApi.replay,
     args: byTx,
     readOnly: true,
     request: ({ txId }) => ({ method: "GET", path: apiPath`/api/v1/transactions/${txId}/replay` })
@@ -72,6 +81,7 @@ export const transactionTools = [
   tool({
     name: "tx.list_by_wallet",
     description: "A wallet's transactions, newest first.",
+    endpoint: TransactionsApi.listByWallet,
     args: Schema.Struct({ walletId: WalletId, status: Schema.optional(Schema.String), limit: Schema.optional(Limit), offset: Schema.optional(Offset) }),
     readOnly: true,
     request: ({ walletId, ...query }) => ({ method: "GET", path: apiPath`/api/v1/wallets/${walletId}/transactions`, query })
@@ -79,6 +89,7 @@ export const transactionTools = [
   tool({
     name: "tx.pending_approvals",
     description: "A wallet's transactions waiting at the approval gate.",
+    endpoint: TransactionsApi.pendingApprovals,
     args: byWallet,
     readOnly: true,
     request: ({ walletId }) => ({ method: "GET", path: apiPath`/api/v1/wallets/${walletId}/pending-approvals` })
@@ -86,6 +97,7 @@ export const transactionTools = [
   tool({
     name: "tx.positions",
     description: "A wallet's positions (native SOL, tokens, stake and escrow positions, with value), read by a query_positions intent (read-only: no policy, no signing).",
+    endpoint: TransactionsApi.create,
     args: byWallet,
     readOnly: true,
     request: ({ walletId }) => ({
@@ -98,6 +110,7 @@ export const transactionTools = [
   tool({
     name: "tx.escrows",
     description: "A wallet's escrow records.",
+    endpoint: EscrowApi.listByWallet,
     args: byWallet,
     readOnly: true,
     request: ({ walletId }) => ({ method: "GET", path: apiPath`/api/v1/wallets/${walletId}/escrows` })

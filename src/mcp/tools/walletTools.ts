@@ -1,5 +1,6 @@
 /** Wallet tools (spec: Tool interface, Wallet). */
 import { Schema } from "effect"
+import { WalletsApi } from "../../../schemas/api/wallets.js"
 import { Base64, Limit, Offset, WalletId } from "../args.js"
 import { apiPath, tool } from "../toolDefinition.js"
 
@@ -9,6 +10,7 @@ export const walletTools = [
   tool({
     name: "wallet.create",
     description: "Create a custodied wallet (the key stays in the service). Optional label; autoFund/fundLamports on devnet or the local ledger.",
+    endpoint: WalletsApi.create,
     args: Schema.Struct({
       label: Schema.optional(Schema.String),
       autoFund: Schema.optional(Schema.Boolean),
@@ -20,6 +22,7 @@ export const walletTools = [
   tool({
     name: "wallet.list",
     description: "List the wallets this key can see, optionally filtered by public key.",
+    endpoint: WalletsApi.list,
     args: Schema.Struct({ publicKey: Schema.optional(Schema.String), limit: Schema.optional(Limit), offset: Schema.optional(Offset) }),
     readOnly: true,
     request: (args) => ({ method: "GET", path: "/api/v1/wallets", query: args })
@@ -27,6 +30,7 @@ export const walletTools = [
   tool({
     name: "wallet.get",
     description: "Read one wallet (id, public key, provider, status).",
+    endpoint: WalletsApi.get,
     args: byWallet,
     readOnly: true,
     request: ({ walletId }) => ({ method: "GET", path: apiPath`/api/v1/wallets/${walletId}` })
@@ -34,6 +38,7 @@ export const walletTools = [
   tool({
     name: "wallet.balance",
     description: "A wallet's SOL balance (lamports and sol).",
+    endpoint: WalletsApi.balance,
     args: byWallet,
     readOnly: true,
     request: ({ walletId }) => ({ method: "GET", path: apiPath`/api/v1/wallets/${walletId}/balance` })
@@ -41,6 +46,7 @@ export const walletTools = [
   tool({
     name: "wallet.tokens",
     description: "A wallet's token balances.",
+    endpoint: WalletsApi.tokens,
     args: byWallet,
     readOnly: true,
     request: ({ walletId }) => ({ method: "GET", path: apiPath`/api/v1/wallets/${walletId}/tokens` })
@@ -48,6 +54,7 @@ export const walletTools = [
   tool({
     name: "wallet.sign_message",
     description: "Sign a message (base64) in the Solana off-chain message format, if the wallet's policy allows message signing. Refuses bytes that are a transaction.",
+    endpoint: WalletsApi.sign,
     args: Schema.Struct({ walletId: WalletId, message: Base64 }),
     readOnly: false,
     destructive: true,
@@ -56,6 +63,7 @@ export const walletTools = [
   tool({
     name: "wallet.sign_transaction",
     description: "Sign a serialized transaction (base64) after simulation and policy: its outflows count against limits and budgets; returns the signature of exactly those bytes.",
+    endpoint: WalletsApi.sign,
     args: Schema.Struct({ walletId: WalletId, transaction: Base64 }),
     readOnly: false,
     destructive: true,

@@ -7,12 +7,12 @@
  */
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
-import { Uuid } from "../../../schemas/common.js"
+import { ArrayPageQuery, Uuid } from "../../../schemas/common.js"
 import { NotFound, UpstreamUnavailable, ValidationError } from "../../../schemas/errors.js"
 import { EscrowNumericId } from "../../../schemas/intent.js"
 import { Caller } from "../../gateway/caller.js"
 import { ok } from "../../gateway/envelope.js"
-import { decodeWith, jsonBody, pathParam } from "../../gateway/request.js"
+import { decodeQuery, decodeWith, jsonBody, pathParam } from "../../gateway/request.js"
 import { route } from "../../gateway/route.js"
 import { EscrowApi } from "../../../schemas/api/escrow.js"
 import { ChainFacts } from "../../chain/chainFacts.js"
@@ -35,6 +35,7 @@ interface HelperFields {
   readonly idempotencyKey?: string
   readonly requireApproval?: boolean
   readonly wallet?: string
+  readonly walletAddress?: string
 }
 
 const escrowIdFromPath = pathParam("id", EscrowNumericId)
@@ -47,13 +48,17 @@ const escrowIdOf = (body: { readonly escrowNumericId?: string }) =>
       : Effect.fail(new ValidationError({ message: `escrowNumericId: must match the escrow id in the path (${id})`, field: "escrowNumericId" }))
   )
 
-/** `wallet`, when given, must be the public key of `walletId` (the one that signs). */
+/** `wallet` (or its alias `walletAddress`), when given, must be the public key of `walletId` (the one that signs). */
 const checkSigner = (helper: HelperFields) =>
   Effect.gen(function* () {
-    if (helper.wallet === undefined) return
+    if (helper.wallet !== undefined && helper.walletAddress !== undefined && helper.wallet !== helper.walletAddress) {
+      return yield* new ValidationError({ message: "walletAddress: must equal wallet when both are given", field: "walletAddress" })
+    }
+    const [field, address] = helper.wallet !== undefined ? ["wallet", helper.wallet] : ["walletAddress", helper.walletAddress]
+    if (address === undefined) return
     const stored = yield* (yield* WalletRepo).find(helper.walletId, (yield* Caller).readTenant)
-    if (stored !== undefined && stored.wallet.publicKey !== helper.wallet) {
-      return yield* new ValidationError({ message: `wallet: is not the public key of wallet ${helper.walletId} (${stored.wallet.publicKey})`, field: "wallet" })
+    if (stored !== undefined && stored.wallet.publicKey !== address) {
+      return yield* new ValidationError({ message: `${field}: is not the public key of wallet ${helper.walletId} (${stored.wallet.publicKey})`, field })
     }
   })
 
@@ -139,8 +144,10 @@ export const escrowRoutes = [
       const walletId = yield* pathParam("walletId", Uuid)
       const stored = yield* (yield* WalletRepo).find(walletId, (yield* Caller).readTenant)
       if (stored === undefined) return yield* new NotFound({ resource: "wallet", id: walletId })
-      const rows = yield* (yield* EscrowRepo).listForWallet(stored.tenantId, walletId, stored.wallet.publicKey)
-      return ok(rows.map((row) => toEscrowRecord(row, walletId)))
+      const query = yield* decodeQuery(ArrayPageQuery)
+      const page = yield* (yield* EscrowRepo).pageForWallet(stored.tenantId, walletId, stored.wallet.publicKey, { ...query, offset: 0 })
+      const headers: Record<string, string> = page.nextCursor === null ? {} : { "x-next-cursor": page.nextCursor }
+      return { ...ok(page.rows.map((row) => toEscrowRecord(row, walletId))), headers }
     })
   )
 ]

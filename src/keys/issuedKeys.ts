@@ -1,0 +1,121 @@
+/**
+ * This process's copy of the issued keys that may authenticate, so the gateway's look-up is a map read and
+ * one constant-time compare, with no SQL on the request path. Kept current by NOTIFY (keyRepo.ts announces
+ * every issue, rotation and revocation in its own statement): a change reaches every process in
+ * milliseconds, and this process's own changes are applied at once (`refresh`).
+ *
+ * A lost LISTEN connection must not leave a revoked key working: the process NOTIFYs itself a heartbeat
+ * every second, and while its own heartbeat has not come back for 3 s it reloads every key each second
+ * instead (and once more when the heartbeat returns). A full reload every minute is the last safety net.
+ * The listener runs as the supervised actor `api-key-listener`.
+ */
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Schedule, Stream } from "effect"
+import { randomUUID, timingSafeEqual } from "node:crypto"
+import { superviseActor } from "../../actors/supervise.js"
+import type { ApiKeyEntry, Scope } from "../gateway/apiKeys.js"
+import type { IssuedKeyLookup } from "../gateway/keyRing.js"
+import { issuedKeyId, keyDigest } from "./keyFormat.js"
+import { ApiKeyRepo, type GatewayKeyRow, KEYS_CHANNEL } from "./keyRepo.js"
+
+interface IssuedEntry {
+  readonly entry: ApiKeyEntry
+  /** Epoch ms; null: never expires. */
+  readonly expiresAt: number | null
+}
+
+const HEARTBEAT_EVERY = "1 second"
+const HEARTBEAT_STALE_MS = 3_000
+const FULL_RELOAD_EVERY = "60 seconds"
+
+const entryOf = (row: GatewayKeyRow): IssuedEntry => ({
+  entry: {
+    keyId: row.id,
+    digest: Buffer.from(row.key_hash),
+    tenant: row.tenant_id,
+    scopes: new Set(row.scopes as ReadonlyArray<Scope>),
+    agentId: row.agent_id,
+    issued: true
+  },
+  expiresAt: row.expires_at === null ? null : new Date(row.expires_at).getTime()
+})
+
+export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {
+  dependencies: [ApiKeyRepo.Default],
+  scoped: Effect.gen(function* () {
+    const repo = yield* ApiKeyRepo
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    let keys = new Map<string, IssuedEntry>()
+
+    const apply = (id: string, row: GatewayKeyRow | undefined) => {
+      if (row === undefined || row.revoked) keys.delete(id)
+      else keys.set(id, entryOf(row))
+    }
+    /** Reads one key again (after its NOTIFY, or this process's own change). */
+    const refresh = (id: string) => Effect.map(repo.gatewayKey(id), (row) => apply(id, row))
+    const reloadAll = Effect.map(repo.activeKeys, (rows) => {
+      keys = new Map(rows.map((row) => [row.id, entryOf(row)]))
+    })
+
+    const find = (presented: string, now: number): IssuedKeyLookup => {
+      const id = issuedKeyId(presented)
+      if (id === undefined) return { _tag: "NotIssued" }
+      const known = keys.get(id)
+      // A well-formed key we do not hold: never issued here, or revoked. Its id is public; nothing else is kept.
+      if (known === undefined) return { _tag: "Refused", keyId: id, tenant: null, reason: "unknown" }
+      if (!timingSafeEqual(known.entry.digest, keyDigest(presented))) {
+        return { _tag: "Refused", keyId: id, tenant: known.entry.tenant, reason: "wrong_secret" }
+      }
+      if (known.expiresAt !== null && known.expiresAt <= now) {
+        return { _tag: "Refused", keyId: id, tenant: known.entry.tenant, reason: "expired" }
+      }
+      return { _tag: "Found", entry: known.entry }
+    }
+
+    const isCurrent = (id: string, now: number) => {
+      const known = keys.get(id)
+      return known !== undefined && (known.expiresAt === null || known.expiresAt > now)
+    }
+
+    // Keys known before the gateway answers its first request.
+    yield* reloadAll
+
+    const origin = randomUUID()
+    const heartbeat = `heartbeat:${origin}`
+    let heardAt = 0
+    yield* superviseActor(
+      "api-key-listener",
+      () =>
+        pg.listen(KEYS_CHANNEL).pipe(
+          Stream.runForEach((payload) => {
+            if (payload === heartbeat) return Effect.sync(() => void (heardAt = Date.now()))
+            if (payload.startsWith("heartbeat:")) return Effect.void
+            return refresh(payload)
+          })
+        ),
+      { kind: "gateway" }
+    )
+
+    // The heartbeat, and the fallback while it is not heard.
+    let degraded = true
+    const tick = Effect.gen(function* () {
+      yield* sql`SELECT pg_notify(${KEYS_CHANNEL}, ${heartbeat})`
+      const stale = Date.now() - heardAt > HEARTBEAT_STALE_MS
+      if (stale && !degraded) yield* Effect.logWarning("api key NOTIFY not heard: reloading keys every second until it is")
+      // Once more on recovery: a change made before LISTEN worked again was never announced to it.
+      if (stale || degraded) yield* reloadAll
+      degraded = stale
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("api key heartbeat failed", cause)))
+    yield* tick.pipe(Effect.repeat(Schedule.spaced(HEARTBEAT_EVERY)), Effect.forkScoped)
+    yield* reloadAll.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("api key reload failed", cause)),
+      Effect.repeat(Schedule.spaced(FULL_RELOAD_EVERY)),
+      Effect.delay(FULL_RELOAD_EVERY),
+      Effect.forkScoped
+    )
+
+    return { find, isCurrent, refresh }
+  })
+}) {}

@@ -1,0 +1,163 @@
+/**
+ * The `api_keys` table (owner: the keys component). Every change NOTIFYs `api_keys` with the key's id in
+ * the same statement, so PostgreSQL delivers it to every gateway process when the change commits (never
+ * for a rollback). Queries a caller makes filter by its tenant; the hash leaves this file only towards the
+ * gateway's in-memory key ring (`activeKeys`, `gatewayKey`), never in an answer.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { ApiKey, ApiKeysQuery } from "../../schemas/apiKey.js"
+import { prefixOf } from "./keyFormat.js"
+
+export const KEYS_CHANNEL = "api_keys"
+
+interface KeyRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly scopes: ReadonlyArray<string>
+  readonly agent_id: string | null
+  readonly label: string | null
+  readonly created_at: Date | string
+  readonly created_by: string
+  readonly expires_at: Date | string | null
+  readonly revoked_at: Date | string | null
+  readonly revoked_by: string | null
+  readonly last_used_at: Date | string | null
+  readonly rotated_from: string | null
+  readonly replaced_by: string | null
+  readonly expired: boolean
+}
+
+/** What the gateway needs of a key that may authenticate. */
+export interface GatewayKeyRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly scopes: ReadonlyArray<string>
+  readonly agent_id: string | null
+  readonly key_hash: Buffer
+  readonly expires_at: Date | string | null
+  readonly revoked: boolean
+}
+
+export interface NewKeyRow {
+  readonly id: string
+  readonly tenantId: string
+  readonly scopes: ReadonlyArray<string>
+  readonly agentId: string | null
+  readonly label: string | null
+  readonly digest: Buffer
+  readonly createdBy: string
+  readonly expiresAt: Date | null
+  readonly rotatedFrom: string | null
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString()
+const isoOrNull = (value: Date | string | null) => (value === null ? null : iso(value))
+
+const keyOf = (row: KeyRow): ApiKey => ({
+  id: row.id,
+  prefix: prefixOf(row.id),
+  tenantId: row.tenant_id,
+  scopes: [...row.scopes],
+  agentId: row.agent_id,
+  label: row.label,
+  status: row.revoked_at !== null ? "revoked" : row.expired ? "expired" : "active",
+  createdAt: iso(row.created_at),
+  createdBy: row.created_by,
+  expiresAt: isoOrNull(row.expires_at),
+  revokedAt: isoOrNull(row.revoked_at),
+  revokedBy: row.revoked_by,
+  lastUsedAt: isoOrNull(row.last_used_at),
+  rotatedFrom: row.rotated_from,
+  replacedBy: row.replaced_by
+})
+
+export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(`id, tenant_id, scopes, agent_id, label, created_at, created_by, expires_at, revoked_at, revoked_by,
+      last_used_at, rotated_from, replaced_by, (expires_at IS NOT NULL AND expires_at <= now()) AS expired`)
+    const visible = (readTenant: string | null) => (readTenant === null ? sql`true` : sql`tenant_id = ${readTenant}`)
+    const notify = (id: string) => sql`pg_notify(${KEYS_CHANNEL}, ${id})`
+
+    /** Inserts a key (in the caller's SQL transaction, if any) and announces it. */
+    const insert = (key: NewKeyRow) =>
+      sql<KeyRow>`
+        INSERT INTO api_keys (id, tenant_id, scopes, agent_id, label, key_hash, created_by, expires_at, rotated_from)
+        VALUES (${key.id}, ${key.tenantId}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(key.scopes)}::jsonb)),
+          ${key.agentId}, ${key.label}, ${key.digest}, ${key.createdBy}, ${key.expiresAt}, ${key.rotatedFrom})
+        RETURNING ${columns}, ${notify(key.id)} AS notified
+      `.pipe(Effect.map((rows) => keyOf(rows[0]!)), Effect.orDie)
+
+    const find = (readTenant: string | null, id: string) =>
+      sql<KeyRow>`SELECT ${columns} FROM api_keys WHERE id = ${id} AND ${visible(readTenant)}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : keyOf(rows[0]))),
+        Effect.orDie
+      )
+
+    const statusFilter = (status: ApiKeysQuery["status"]) => {
+      switch (status) {
+        case undefined: return sql`true`
+        case "revoked": return sql`revoked_at IS NOT NULL`
+        case "expired": return sql`revoked_at IS NULL AND expires_at <= now()`
+        case "active": return sql`revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`
+      }
+    }
+
+    const list = (readTenant: string | null, query: ApiKeysQuery) =>
+      Effect.gen(function* () {
+        const where = sql`${visible(readTenant)} AND ${statusFilter(query.status)} AND ${query.agentId === undefined ? sql`true` : sql`agent_id = ${query.agentId}`}`
+        const rows = yield* sql<KeyRow>`
+          SELECT ${columns} FROM api_keys WHERE ${where} ORDER BY created_at DESC, id LIMIT ${query.limit} OFFSET ${query.offset}
+        `
+        const [{ n }] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM api_keys WHERE ${where}`
+        return { keys: rows.map(keyOf), total: Number(n), limit: query.limit, offset: query.offset }
+      }).pipe(Effect.orDie)
+
+    /** Revokes a key the caller sees; a key already revoked keeps its first revocation. Undefined: not found. */
+    const revoke = (readTenant: string | null, id: string, revokedBy: string, reason: string | null) =>
+      sql<KeyRow>`
+        UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()), revoked_by = COALESCE(revoked_by, ${revokedBy}),
+          revoke_reason = CASE WHEN revoked_at IS NULL THEN ${reason} ELSE revoke_reason END
+        WHERE id = ${id} AND ${visible(readTenant)}
+        RETURNING ${columns}, ${notify(id)} AS notified
+      `.pipe(Effect.map((rows) => (rows[0] === undefined ? undefined : keyOf(rows[0]))), Effect.orDie)
+
+    /** A key the caller sees, locked until the caller's SQL transaction ends (revoke, rotate). */
+    const lock = (readTenant: string | null, id: string) =>
+      sql<KeyRow>`SELECT ${columns} FROM api_keys WHERE id = ${id} AND ${visible(readTenant)} FOR UPDATE`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : keyOf(rows[0]))),
+        Effect.orDie
+      )
+
+    /** The old key of a rotation: it works `graceSeconds` more (never longer than it would have) and names its successor. */
+    const retire = (id: string, successor: string, graceSeconds: number) =>
+      sql<KeyRow>`
+        UPDATE api_keys SET replaced_by = ${successor},
+          expires_at = LEAST(COALESCE(expires_at, 'infinity'::timestamptz), now() + make_interval(secs => ${graceSeconds}))
+        WHERE id = ${id}
+        RETURNING ${columns}, ${notify(id)} AS notified
+      `.pipe(Effect.map((rows) => keyOf(rows[0]!)), Effect.orDie)
+
+    const gatewayColumns = sql.literal("id, tenant_id, scopes, agent_id, key_hash, expires_at, revoked_at IS NOT NULL AS revoked")
+
+    /** Every key that may still authenticate (the gateway's start and its safety-net reload). */
+    const activeKeys = sql<GatewayKeyRow>`
+      SELECT ${gatewayColumns} FROM api_keys WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+    `.pipe(Effect.orDie)
+
+    /** One key as the gateway needs it after a NOTIFY (revoked ones too: the gateway forgets them). */
+    const gatewayKey = (id: string) =>
+      sql<GatewayKeyRow>`SELECT ${gatewayColumns} FROM api_keys WHERE id = ${id}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+    /** Last uses, in one statement for the batch; a time never moves backwards. */
+    const touch = (uses: ReadonlyArray<{ readonly id: string; readonly at: string }>) =>
+      sql`
+        UPDATE api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
+        FROM jsonb_to_recordset(${JSON.stringify(uses)}::jsonb) AS u(id text, at timestamptz)
+        WHERE k.id = u.id
+      `.pipe(Effect.asVoid)
+
+    return { insert, find, list, revoke, lock, retire, activeKeys, gatewayKey, touch }
+  })
+}) {}

@@ -1,0 +1,111 @@
+/**
+ * Every signing path simulates through here (issue 31): the accounts the message can write (and the
+ * wallet) are read, then the transaction is simulated asking for the same accounts as it leaves them and
+ * for its inner instructions, and its whole effect on the wallet is analysed (src/policy/effect). The
+ * catalog of programs the analysis explains is the deployment's: the standard ones plus ours (both AMMs,
+ * liquid staking, the lending market, escrow) at the ids this service is configured with.
+ */
+import { Effect, Either, Schema } from "effect"
+import { TransactionEffect } from "../../schemas/effect.js"
+import { ChainClient, type ChainError } from "../chain/chainClient.js"
+import { ChainFacts } from "../chain/chainFacts.js"
+import { accountsToRead, analyzeEffect } from "../policy/effect/analyzeEffect.js"
+import type { AccountState } from "../policy/effect/accountState.js"
+import { programCatalog, taggedProgram, type ProgramCatalog } from "../policy/effect/programCatalog.js"
+import { AmmPrograms } from "../protocols/amm/programs.js"
+import { IX_ADD_LIQUIDITY, IX_INIT_POOL, IX_REMOVE_LIQUIDITY, IX_SWAP } from "../protocols/amm/instructions.js"
+import { ESCROW_INSTRUCTION } from "../protocols/escrow/layout.js"
+import { EscrowProgram } from "../protocols/escrow/program.js"
+import * as lending from "../protocols/lending/instructions.js"
+import { LendingMarketProgram } from "../protocols/lending/program.js"
+import { viewMessage } from "../protocols/messageView.js"
+import * as staking from "../protocols/staking/instructions.js"
+import { LiquidStakingProgram } from "../protocols/staking/program.js"
+import { assembleTransaction } from "./wireTransaction.js"
+
+interface RpcAccount {
+  readonly lamports: number
+  readonly owner: string
+  readonly data: [string, string]
+}
+
+interface RpcSimulation {
+  readonly err: unknown
+  readonly logs: Array<string> | null
+  readonly unitsConsumed?: number
+  readonly accounts?: Array<RpcAccount | null> | null
+  readonly innerInstructions?: unknown
+}
+
+/** What a simulation found: the effect (encoded, as a transaction records it), or why it could not be read. */
+export type SimulatedEffect = { readonly logs: ReadonlyArray<string>; readonly unitsConsumed?: number; readonly walletLamportsBefore: bigint } & (
+  | { readonly ok: true; readonly effect: typeof TransactionEffect.Encoded }
+  | { readonly ok: true; readonly effectError: string }
+  | { readonly ok: false; readonly err: unknown }
+)
+
+const encodeEffect = Schema.encodeSync(TransactionEffect)
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+const asState = (account: RpcAccount | null | undefined): AccountState | null =>
+  account === null || account === undefined ? null : { lamports: BigInt(account.lamports), owner: account.owner, data: Buffer.from(account.data[0], "base64") }
+
+export class EffectSimulation extends Effect.Service<EffectSimulation>()("EffectSimulation", {
+  effect: Effect.gen(function* () {
+    const chain = yield* ChainClient
+    const facts = yield* ChainFacts
+    const amm = yield* AmmPrograms
+    const escrow = yield* EscrowProgram
+    const lendingMarket = yield* LendingMarketProgram
+    const liquidStaking = yield* LiquidStakingProgram
+    const catalog: ProgramCatalog = programCatalog([
+      ...amm.all.map((program) => [program.programId.toBase58(), taggedProgram(program.protocol, {
+        [IX_INIT_POOL]: "initialize_pool", [IX_ADD_LIQUIDITY]: "add_liquidity", [IX_SWAP]: "swap", [IX_REMOVE_LIQUIDITY]: "remove_liquidity"
+      })] as const),
+      [liquidStaking.programId.toBase58(), taggedProgram("liquid-staking", {
+        [staking.IX_INIT_POOL]: "initialize_pool", [staking.IX_STAKE]: "stake", [staking.IX_UNSTAKE]: "unstake", [staking.IX_ADD_REWARDS]: "add_rewards"
+      })],
+      [lendingMarket.programId.toBase58(), taggedProgram("lending-market", {
+        [lending.IX_INIT_RESERVE]: "initialize_reserve", [lending.IX_SUPPLY]: "supply", [lending.IX_BORROW]: "borrow", [lending.IX_FLASH_BORROW]: "flash_borrow",
+        [lending.IX_FLASH_REPAY]: "flash_repay", [lending.IX_WITHDRAW]: "withdraw", [lending.IX_REPAY]: "repay"
+      })],
+      [escrow.programId.toBase58(), taggedProgram("escrow", Object.fromEntries(Object.entries(ESCROW_INSTRUCTION).map(([name, tag]) => [tag, name])))]
+    ])
+
+    /**
+     * Simulates `messageBase64` (signatures not verified: nothing is signed yet) and analyses its effect on
+     * `wallet`. The accounts are read before the simulation, so a change landing in between is counted as
+     * this transaction's (the stricter reading).
+     */
+    const simulate = (wallet: string, messageBase64: string, extraSignatures: Record<string, string>): Effect.Effect<SimulatedEffect, ChainError> =>
+      Effect.gen(function* () {
+        const read = Either.try(() => {
+          const view = viewMessage(Buffer.from(messageBase64, "base64"))
+          return { view, accounts: accountsToRead(view, wallet) }
+        })
+        if (Either.isLeft(read)) return { ok: true, logs: [], walletLamportsBefore: 0n, effectError: errorText(read.left) }
+        const { view, accounts } = read.right
+        const before = yield* facts.accounts(accounts)
+        const walletLamportsBefore = before[0]?.lamports ?? 0n
+        const wire = assembleTransaction(messageBase64, extraSignatures)
+        const { value } = yield* chain.rpc<{ value: RpcSimulation }>("simulateTransaction", [
+          wire.toString("base64"),
+          {
+            encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed", innerInstructions: true,
+            accounts: { addresses: accounts, encoding: "base64" }
+          }
+        ])
+        const logs = value.logs ?? []
+        const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
+        const seen = { logs, ...units, walletLamportsBefore }
+        if (value.err !== null && value.err !== undefined) return { ok: false, ...seen, err: value.err }
+        const analysed = Either.try(() =>
+          analyzeEffect({ wallet, message: view, accounts, before, after: (value.accounts ?? []).map(asState), innerInstructions: value.innerInstructions ?? null, catalog })
+        )
+        return Either.isRight(analysed) ? { ok: true, ...seen, effect: encodeEffect(analysed.right) } : { ok: true, ...seen, effectError: errorText(analysed.left) }
+      })
+
+    return { simulate, catalog }
+  })
+}) {}

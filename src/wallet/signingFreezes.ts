@@ -1,0 +1,141 @@
+/**
+ * The kill switch's table (signing_freezes, owned here: what may be signed is the wallet's rule;
+ * docs/decisions/freeze.md). A freeze of a tenant, a wallet or an agent commits under an exclusive
+ * advisory lock of its tenant; every signing (the signer actor, the wallet engine process) checks the
+ * freezes under the same lock held shared until the signature exists. So a signature is either made
+ * before the freeze committed, or sees it and is refused: nothing of a frozen scope is signed after the
+ * commit, whichever process signs.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import type { Freeze, FreezeScope } from "../../schemas/freeze.js"
+
+/** The advisory lock class of freezes (the second key is the tenant's hash: a collision only waits longer). */
+const FREEZE_LOCK_CLASS = 34034
+
+interface FreezeRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly scope: FreezeScope
+  readonly target_id: string
+  readonly reason: string
+  readonly frozen_by: string
+  readonly frozen_at: Date | string
+  readonly unfrozen_at: Date | string | null
+  readonly unfrozen_by: string | null
+  readonly unfreeze_reason: string | null
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString()
+
+const toFreeze = (row: FreezeRow): Freeze => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  scope: row.scope,
+  targetId: row.target_id,
+  reason: row.reason,
+  active: row.unfrozen_at === null,
+  frozenBy: row.frozen_by,
+  frozenAt: iso(row.frozen_at),
+  unfrozenAt: row.unfrozen_at === null ? null : iso(row.unfrozen_at),
+  unfrozenBy: row.unfrozen_by,
+  unfreezeReason: row.unfreeze_reason
+})
+
+/** What a signing or a new request is checked against: its tenant, wallet and (if any) agent. */
+export interface FreezeSubject {
+  readonly tenantId: string
+  readonly walletId: string
+  readonly agentId: string | null
+}
+
+export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFreezes", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The active freezes covering any of `subjects` (one statement). */
+    const coveringRows = (subjects: ReadonlyArray<FreezeSubject>) =>
+      sql<FreezeRow & { readonly ord: number }>`
+        SELECT v.ord, f.* FROM jsonb_to_recordset(${JSON.stringify(subjects.map((subject, ord) => ({ ord, ...subject })))}::jsonb)
+          AS v(ord int, "tenantId" text, "walletId" text, "agentId" text)
+        JOIN signing_freezes f ON f.tenant_id = v."tenantId" AND f.unfrozen_at IS NULL AND (
+          f.scope = 'tenant' OR (f.scope = 'wallet' AND f.target_id = v."walletId") OR (f.scope = 'agent' AND f.target_id = v."agentId"))
+        ORDER BY v.ord, f.frozen_at
+      `
+
+    /** Per subject (by index), the active freeze that covers it, if any. */
+    const covering = (subjects: ReadonlyArray<FreezeSubject>) =>
+      subjects.length === 0
+        ? Effect.succeed(new Map<number, Freeze>())
+        : coveringRows(subjects).pipe(
+            Effect.map((rows) => {
+              const found = new Map<number, Freeze>()
+              for (const row of rows) if (!found.has(row.ord)) found.set(row.ord, toFreeze(row))
+              return found
+            })
+          )
+
+    /** The active freeze covering one subject, if any (new requests are refused with it). */
+    const activeFor = (subject: FreezeSubject) =>
+      covering([subject]).pipe(Effect.map((found) => found.get(0)), Effect.orDie)
+
+    /**
+     * Inside the signer's SQL transaction, before any key signs: holds the freeze lock of each subject's
+     * tenant (shared, until that transaction ends) and answers, per subject, the freeze that forbids it.
+     * Tenants are locked in one order, so two signers never wait for each other.
+     */
+    const guardSigning = (subjects: ReadonlyArray<FreezeSubject>) =>
+      Effect.gen(function* () {
+        const tenants = [...new Set(subjects.map((subject) => subject.tenantId))].sort()
+        for (const tenant of tenants) yield* sql`SELECT pg_advisory_xact_lock_shared(${FREEZE_LOCK_CLASS}, hashtext(${tenant}))`
+        return yield* covering(subjects)
+      })
+
+    /**
+     * Commits a freeze (in the caller's SQL transaction): waits for every signing of the tenant in
+     * progress, then records the freeze stamped with the time it took the lock. Answers the scope's active
+     * freeze when there is one already (`created: false`).
+     */
+    const freeze = (input: { tenantId: string; scope: FreezeScope; targetId: string; reason: string; frozenBy: string }) =>
+      Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(${FREEZE_LOCK_CLASS}, hashtext(${input.tenantId}))`
+        const inserted = yield* sql<FreezeRow>`
+          INSERT INTO signing_freezes (id, tenant_id, scope, target_id, reason, frozen_by, frozen_at)
+          VALUES (${randomUUID()}, ${input.tenantId}, ${input.scope}, ${input.targetId}, ${input.reason}, ${input.frozenBy}, clock_timestamp())
+          ON CONFLICT (tenant_id, scope, target_id) WHERE unfrozen_at IS NULL DO NOTHING
+          RETURNING *
+        `
+        if (inserted.length > 0) return { freeze: toFreeze(inserted[0]), created: true }
+        const existing = yield* sql<FreezeRow>`
+          SELECT * FROM signing_freezes
+          WHERE tenant_id = ${input.tenantId} AND scope = ${input.scope} AND target_id = ${input.targetId} AND unfrozen_at IS NULL
+        `
+        return { freeze: toFreeze(existing[0]), created: false }
+      })
+
+    /** Lifts an active freeze (in the caller's SQL transaction); undefined when it is not active or not visible. */
+    const lift = (id: string, readTenant: string | null, input: { unfrozenBy: string; reason: string | null }) =>
+      sql<FreezeRow>`
+        UPDATE signing_freezes SET unfrozen_at = clock_timestamp(), unfrozen_by = ${input.unfrozenBy}, unfreeze_reason = ${input.reason}
+        WHERE id = ${id} AND unfrozen_at IS NULL ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
+        RETURNING *
+      `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toFreeze(rows[0]))))
+
+    const find = (id: string, readTenant: string | null) =>
+      sql<FreezeRow>`
+        SELECT * FROM signing_freezes WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
+      `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toFreeze(rows[0]))), Effect.orDie)
+
+    /** Newest first; `active`: only freezes in force. */
+    const list = (readTenant: string | null, options: { activeOnly: boolean; limit: number; offset: number }) =>
+      Effect.gen(function* () {
+        const where = sql`WHERE true ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`} ${options.activeOnly ? sql`AND unfrozen_at IS NULL` : sql``}`
+        const rows = yield* sql<FreezeRow>`SELECT * FROM signing_freezes ${where} ORDER BY frozen_at DESC, id LIMIT ${options.limit} OFFSET ${options.offset}`
+        const [count] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM signing_freezes ${where}`
+        return { freezes: rows.map(toFreeze), total: Number(count?.n ?? 0) }
+      }).pipe(Effect.orDie)
+
+    return { activeFor, covering: (subjects: ReadonlyArray<FreezeSubject>) => covering(subjects).pipe(Effect.orDie), guardSigning, freeze, lift, find, list }
+  })
+}) {}

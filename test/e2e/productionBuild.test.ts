@@ -1,0 +1,93 @@
+/**
+ * The production build (issue 35): `npm run build` writes dist/, and the service started as
+ * `npm run start:prod` starts it (with its own local ledger, as a production process on one machine would
+ * without CHAIN_RPC_URL) runs plain JavaScript: no TypeScript loader in the service or in its ledger child,
+ * and no import of TypeScript tooling anywhere in the build. A transfer confirms through it.
+ */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import type { TransactionsApi } from "../../schemas/api/transactions.js"
+import type { WireDataOf } from "../support/client.js"
+import { freePortPair } from "../support/freePort.js"
+import { commandLineOf, descendantsOf } from "../support/processTree.js"
+import {
+  call,
+  createFundedWallet,
+  createPostgresDatabase,
+  type FreshDatabase,
+  PROJECT_ROOT,
+  SERVICE_NODE_FLAGS,
+  type ServiceProcess,
+  startServiceProcess,
+  tempDir
+} from "../support/processes.js"
+
+const TOOLING = /\b(tsx|typescript|esbuild|vite|vitest|ts-node)\b/
+
+const environmentOf = (pid: number) => fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((part) => part !== "")
+
+/** The import specifiers of the build's JavaScript that name a package (not a relative chunk). */
+const packageImports = (dir: string): Set<string> => {
+  const specifiers = new Set<string>()
+  for (const file of fs.readdirSync(dir, { recursive: true, encoding: "utf8" })) {
+    if (!file.endsWith(".js")) continue
+    const text = fs.readFileSync(path.join(dir, file), "utf8")
+    for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)"([^".][^"]*)"/g)) specifiers.add(match[1]!)
+  }
+  return specifiers
+}
+
+let database: FreshDatabase | undefined
+let service: ServiceProcess | undefined
+const dataDir = tempDir("custody-built-")
+
+afterAll(async () => {
+  await service?.stop(5_000)
+  await database?.drop()
+  fs.rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe("the production build", () => {
+  it("builds, starts with no TypeScript loader (service and ledger child) and confirms a transfer", async () => {
+    const built = spawnSync("npm", ["run", "build"], { cwd: PROJECT_ROOT, encoding: "utf8" })
+    expect(built.status, built.stdout + built.stderr).toBe(0)
+    const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    expect(manifest.scripts["start:prod"]).toBe(`node ${SERVICE_NODE_FLAGS.join(" ")} dist/main.js`)
+    for (const program of ["main", "ledger", "mcp", "wallet-engine", "mpc-node", "kms-rotate"]) {
+      expect(fs.existsSync(path.join(PROJECT_ROOT, "dist", `${program}.js`)), program).toBe(true)
+    }
+    const tooling = [...packageImports(path.join(PROJECT_ROOT, "dist"))].filter((specifier) => TOOLING.test(specifier))
+    expect(tooling).toEqual([])
+
+    database = await createPostgresDatabase()
+    service = await startServiceProcess({ built: true, databaseUrl: database.url, dataDir, env: { LEDGER_PORT: String(await freePortPair()) } })
+
+    const processes = [service.pid, ...descendantsOf(service.pid)]
+    const commandLines = processes.map(commandLineOf)
+    // The service and its ledger child, each node running a file of dist/ and nothing else.
+    expect(commandLines.map((argv) => argv.find((arg) => arg.endsWith(".js")))).toEqual([
+      "dist/main.js",
+      path.join(PROJECT_ROOT, "dist", "ledger.js")
+    ])
+    for (const [index, argv] of commandLines.entries()) {
+      expect(argv[0], argv.join(" ")).toBe(process.execPath)
+      expect(argv.filter((arg) => /^--(import|require|loader|experimental-loader)\b|^-r$/.test(arg) || TOOLING.test(arg)), argv.join(" ")).toEqual([])
+      const environment = environmentOf(processes[index]!)
+      expect(environment.filter((entry) => entry.startsWith("NODE_OPTIONS="))).toEqual([])
+    }
+
+    const wallet = await createFundedWallet(service.baseUrl, 1_000_000_000)
+    const transfer = await call<WireDataOf<typeof TransactionsApi.create>>(service.baseUrl, "POST", "/api/v1/transactions?waitMs=30000", {
+      walletId: wallet.id,
+      type: "transfer_sol",
+      protocol: "system-program",
+      intent: { destination: "11111111111111111111111111111112", lamports: 1_000_000 }
+    })
+    expect(transfer.status).toBe(201)
+    expect(transfer.body.data.status).toBe("confirmed")
+    const proof = await call(service.baseUrl, "GET", `/api/v1/transactions/${transfer.body.data.id}/proof`)
+    expect(proof.status).toBe(200)
+  }, 180_000)
+})
