@@ -172,11 +172,14 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Transactions matching `where` with their run's context (as a claim reads it), least recently updated first. */
     const contexts = (where: ReturnType<typeof sql.and>, limit: number) =>
       sql<RunContextColumns>`
-        SELECT t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps,
-          r.config->'maxQuoteAgeSeconds' AS max_quote_age_seconds
+        SELECT t.*, w.public_key AS wallet_public_key,
+          -- the tighter of the tenant's config and the deployment-wide one (tenant '*'), as the claim reads them
+          least((r.config->>'deltaVarianceBpsThreshold')::int, (d.config->>'deltaVarianceBpsThreshold')::int) AS delta_variance_bps,
+          least((r.config->>'maxQuoteAgeSeconds')::int, (d.config->>'maxQuoteAgeSeconds')::int) AS max_quote_age_seconds
         FROM transactions t
         JOIN wallets w ON w.id = t.wallet_id
         LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
+        LEFT JOIN protocol_risk_configs d ON d.tenant_id = '*' AND d.protocol = t.protocol
         WHERE ${where}
         ORDER BY t.updated_at
         LIMIT ${limit}

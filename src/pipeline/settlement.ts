@@ -109,13 +109,14 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
         if (row.agent_id !== null) yield* budgets.release(row.id, reason)
       })
 
-    /** Failed, with a proof; its spend given back (`reason` goes to the agent budget's audit event). */
+    /**
+     * Failed, with a proof, its spend given back (`reason` goes to the agent budget's audit event). Given
+     * back first: a client that reads `failed` finds the spend released too. Only a fact about the chain
+     * (or that nothing was sent) leads here, so no other outcome can follow a release; a crash between the
+     * two leaves the transaction unresolved, and the resolver fails it again (releases are idempotent).
+     */
     const failReleasing = (row: TransactionRow, failure: Terminal, reason: string) =>
-      Effect.gen(function* () {
-        const moved = yield* fail(row, failure)
-        if (moved !== undefined) yield* releaseSpend(row, reason)
-        return moved
-      })
+      Effect.zipRight(releaseSpend(row, reason), fail(row, failure))
 
     /** How a transaction someone else paid the fee for is confirmed (its wallet is not account 0; the landed signature is not the wallet's). */
     const confirmOptions = (row: TransactionRow, walletPublicKey: string, signature: string) =>

@@ -63,6 +63,12 @@ const run = async (body: Record<string, unknown>) => {
   return (await waitSettled(service.baseUrl, created.body.data.id)).body
 }
 
+/**
+ * The admin key acting for tenant `default`, where the tests' wallets live: a protocol risk config written
+ * without a tenant is the deployment-wide layer, which cannot make a protocol gasless-eligible for a tenant.
+ */
+const tenantClient = (baseUrl: string) => makeClient(baseUrl, { "x-api-key": ADMIN_KEY, "x-tenant-id": "default" })
+
 const counter = async (name: string) => ((await makeClient(service.baseUrl).audit.metrics({})).body.data[name] as number | undefined) ?? 0
 
 describe("gasless submission through the fee-payer relay", () => {
@@ -77,7 +83,7 @@ describe("gasless submission through the fee-payer relay", () => {
     expect((await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "1", destination: receiver.publicKey } })).data.status).toBe("confirmed")
     expect(await connection().getBalance(new PublicKey(holder.publicKey))).toBe(0)
 
-    const eligible = await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
+    const eligible = await tenantClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
     expect(eligible.status).toBe(200)
     const successBefore = await counter("gasless_transaction_success_total")
 
@@ -111,7 +117,7 @@ describe("gasless submission through the fee-payer relay", () => {
     expect(ineligible.error).toContain("gaslessEligible")
     expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000)
 
-    await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
+    await tenantClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
     const mintTx = await run({ walletId: payer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 0 } })
     const mint = String(mintTx.data.result?.mint)
     await run({ walletId: payer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "10" } })
@@ -127,9 +133,9 @@ describe("gasless submission through the fee-payer relay", () => {
 
   it("a lost answer from the relay: signAndSendTransaction sends, its answer is lost, then the relay is unreachable past the attempt limit; never failed, the resolver confirms it: paid once", async () => {
     const relayProxy = await startFaultProxy(relay.url)
-    const lossy = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: relayProxy.url, TX_OUTBOX_MAX_ATTEMPTS: "2", TX_SETTLEMENT_SWEEP_MS: "200" } })
+    const lossy = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: relayProxy.url, GASLESS_RPC_API_KEY: RELAY_KEY, TX_OUTBOX_MAX_ATTEMPTS: "2", TX_SETTLEMENT_SWEEP_MS: "200" } })
     try {
-      await makeClient(lossy.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
+      await tenantClient(lossy.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
       const payer = await createWallet(lossy.baseUrl, 1_000_000_000)
       const other = await createWallet(lossy.baseUrl, 1_000_000_000)
       relayProxy.add({ methods: ["signAndSendTransaction"], times: 1, action: { kind: "loseAnswer" }, then: [{ action: { kind: "unavailable" }, forMs: 3_000 }] })
@@ -154,7 +160,7 @@ describe("gasless submission through the fee-payer relay", () => {
     await connection().confirmTransaction(await connection().requestAirdrop(new PublicKey(strict.feePayer), 1_000_000_000), "confirmed")
     const strictService = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: strict.url } })
     try {
-      await makeClient(strictService.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
+      await tenantClient(strictService.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
       const payer = await createWallet(strictService.baseUrl, 1_000_000_000)
       const other = await createWallet(strictService.baseUrl, 1_000_000_000)
       const created = await submit(strictService.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 1000 } })
@@ -211,7 +217,7 @@ describe("who the relay serves and how much (issue 31)", () => {
     expect(again.error).toMatch(/has used \d+ of its 15000/)
     expect(again.error).toContain(refused.error?.match(/has used (\d+)/)?.[1] ?? "missing")
     const defaultPayer = await createWallet(service.baseUrl, 1_000_000_000)
-    await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
+    await tenantClient(service.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
     expect((await run({ walletId: defaultPayer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other, lamports: 1000 } })).data.status).toBe("confirmed")
   })
 })

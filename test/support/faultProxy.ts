@@ -87,13 +87,14 @@ export const startFaultProxy = async (upstream: string): Promise<FaultProxy> => 
   const faults = new Map<string, number>()
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
 
-  const forward = async (body: unknown): Promise<unknown> => {
-    const response = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
-    return response.json()
+  /** Forwards a body with the caller's credentials (an x-api-key, say); answers the upstream's status and JSON. */
+  const forward = async (body: unknown, headers: Record<string, string> = {}): Promise<{ readonly status: number; readonly json: unknown }> => {
+    const response = await fetch(upstream, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) })
+    return { status: response.status, json: await response.json() }
   }
 
   const currentSlot = async () => {
-    const answer = (await forward({ jsonrpc: "2.0", id: 0, method: "getSlot", params: [] })) as Answer
+    const answer = (await forward({ jsonrpc: "2.0", id: 0, method: "getSlot", params: [] })).json as Answer
     return Number(answer.result)
   }
 
@@ -166,9 +167,13 @@ export const startFaultProxy = async (upstream: string): Promise<FaultProxy> => 
       res.end("service unavailable (injected)")
       return
     }
-    const answered = forward(body)
-    if (action?.kind === "duplicate") void forward(body).catch(() => undefined)
-    let answer = await answered
+    const credentials = Object.fromEntries(
+      Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === "string" && !["host", "content-length", "connection"].includes(entry[0]))
+    )
+    const answered = forward(body, credentials)
+    if (action?.kind === "duplicate") void forward(body, credentials).catch(() => undefined)
+    const { status, json } = await answered
+    let answer = json
     if (action?.kind === "loseAnswer") {
       req.socket.destroy()
       return
@@ -181,7 +186,7 @@ export const startFaultProxy = async (upstream: string): Promise<FaultProxy> => 
     }
     if (action?.kind === "delay") await new Promise((resolve) => setTimeout(resolve, action.ms))
     if (res.destroyed) return
-    res.writeHead(200, { "content-type": "application/json" })
+    res.writeHead(status, { "content-type": "application/json" })
     res.end(JSON.stringify(answer))
   }
 
