@@ -186,12 +186,17 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       `.pipe(Effect.map((rows) => rows.map(runContextOf)), Effect.orDie)
 
     /**
-     * Transactions left at `submitting` with no job running or due for them (the outbox gave up while
-     * their bytes may have left, or a run left them unresolved), oldest first, each with its run's
-     * context: what the settlement resolver settles against the chain.
+     * Transactions left at `submitting` with no job running or due for them, least recently updated
+     * first, each with its run's context: what the settlement resolver settles against the chain. They
+     * are the ones marked unresolved (unresolvedTransactions.ts), and those whose job failed in the last
+     * day (a process that died between failing the job and marking the transaction).
      */
     const unresolved = (limit: number) =>
       contexts(sql.and([
+        sql`t.id IN (
+          SELECT tx_id FROM unresolved_transactions
+          UNION SELECT tx_id FROM outbox_jobs WHERE status = 'failed' AND updated_at > now() - interval '1 day'
+        )`,
         sql`t.status = 'submitting'`,
         sql`NOT EXISTS (SELECT 1 FROM outbox_jobs j WHERE j.tx_id = t.id AND j.status IN ('pending', 'processing'))`
       ]), limit)
