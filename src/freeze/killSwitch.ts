@@ -121,7 +121,7 @@ export class KillSwitch extends Effect.Service<KillSwitch>()("KillSwitch", {
         found === undefined ? Effect.fail(new NotFound({ resource: "freeze", id: freezeId })) : Effect.succeed(found)
       )
 
-    const list = (caller: CallerInfo, options: PageRequest & { activeOnly: boolean }) => freezes.list(caller.readTenant, options)
+    const list = (caller: CallerInfo, options: PageRequest & { readonly activeOnly: boolean }) => freezes.list(caller.readTenant, options)
 
     return { freeze, lift, get, list }
   })

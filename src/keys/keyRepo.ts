@@ -105,7 +105,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
       }
     }
 
-    // Newest first, with a cursor beside limit/offset (src/db/keysetPage.ts).
+    // Newest first; the id (unique) breaks ties so a cursor is exact.
     const newestFirst = makeKeyset(sql, [
       { column: "created_at", descending: true, type: "timestamptz" },
       { column: "id", descending: false, type: "text" }
@@ -113,7 +113,11 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
 
     const list = (readTenant: string | null, query: ApiKeysQuery) =>
       Effect.gen(function* () {
-        const conditions = [visible(readTenant), statusFilter(query.status), query.agentId === undefined ? sql`true` : sql`agent_id = ${query.agentId}`]
+        const conditions = [
+          visible(readTenant),
+          statusFilter(query.status),
+          query.agentId === undefined ? sql`true` : sql`agent_id = ${query.agentId}`
+        ]
         const where = yield* newestFirst.where(conditions, query)
         const rows = yield* sql<KeyRow & { page_key: unknown }>`
           SELECT ${columns}, ${newestFirst.keyColumn} FROM api_keys WHERE ${where}

@@ -128,15 +128,18 @@ export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFre
         SELECT * FROM signing_freezes WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
       `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toFreeze(rows[0]))), Effect.orDie)
 
-    /** Newest first; `active`: only freezes in force. */
     const newestFirst = makeKeyset(sql, [
       { column: "frozen_at", descending: true, type: "timestamptz" },
       { column: "id", descending: false, type: "uuid" }
     ])
 
-    const list = (readTenant: string | null, options: PageRequest & { activeOnly: boolean }) =>
+    /** Newest first; `active`: only freezes in force. */
+    const list = (readTenant: string | null, options: PageRequest & { readonly activeOnly: boolean }) =>
       Effect.gen(function* () {
-        const conditions = [...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]), ...(options.activeOnly ? [sql`unfrozen_at IS NULL`] : [])]
+        const conditions = [
+          ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]),
+          ...(options.activeOnly ? [sql`unfrozen_at IS NULL`] : [])
+        ]
         const where = yield* newestFirst.where(conditions, options)
         const rows = yield* sql<FreezeRow & { page_key: unknown }>`
           SELECT *, ${newestFirst.keyColumn} FROM signing_freezes WHERE ${where}
