@@ -22,6 +22,7 @@ import signingFreezes from "./0140_signing_freezes.js"
 import valueLimits from "./0141_value_limits.js"
 import growth from "./0150_growth.js"
 import apiKeys from "./0160_api_keys.js"
+import sealedKeys from "./0161_sealed_keys.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -42,5 +43,6 @@ export const migrations = Migrator.fromRecord({
   "0140_signing_freezes": signingFreezes,
   "0141_value_limits": valueLimits,
   "0150_growth": growth,
-  "0160_api_keys": apiKeys
+  "0160_api_keys": apiKeys,
+  "0161_sealed_keys": sealedKeys
 })
