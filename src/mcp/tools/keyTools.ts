@@ -3,7 +3,6 @@
  * with the caller's key, whose routes need the `keys` scope and an operator key (an agent's key is refused);
  * a key never grants more than the caller's own. Issue and rotate answer the new secret, once.
  */
-import { KeysApi } from "../../../schemas/api/keys.js"
 import { Schema } from "effect"
 import { API_KEY_STATUSES, ApiKeyIdParams, IssueApiKeyBody, RevokeApiKeyBody, RotateApiKeyBody } from "../../../schemas/apiKey.js"
 import { AgentId, Limit, Offset } from "../args.js"
