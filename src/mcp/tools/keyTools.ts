@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { API_KEY_STATUSES, ApiKeyIdParams, IssueApiKeyBody, RevokeApiKeyBody, RotateApiKeyBody } from "../../../schemas/apiKey.js"
 import { AgentId, Limit, Offset } from "../args.js"
+import { KeysApi } from "../../../schemas/api/keys.js"
 import { strict } from "../../../schemas/strict.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
