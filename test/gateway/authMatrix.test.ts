@@ -133,7 +133,8 @@ const BODY_OVERRIDES: Record<string, () => unknown> = {
   "POST /api/v1/agents/:agentId/manifest/revoke": () => ({ nonce: "matrix-nonce" }),
   "POST /api/v1/keys/:keyId/revoke": () => ({ reason: "matrix" }),
   "POST /api/v1/keys/:keyId/rotate": () => ({ graceSeconds: 0 }),
-  "PUT /api/v1/risk/value-limits/:scope/:targetId": () => ({ limits: [] })
+  "PUT /api/v1/risk/value-limits/:scope/:targetId": () => ({ limits: [] }),
+  "PUT /api/v1/wallets/:walletId/approval-quorum": () => ({ approvalsRequired: 2 })
 }
 
 // Public paths need no key: /health, and the console's static page (its data comes from the API with the operator's key).
@@ -260,6 +261,7 @@ const tenantAState = async () => {
     budget: { ...(await owner.agents.budget({ params: { agentId: ids.agentId } })).body.data, updatedAt: undefined },
     policy: (await owner.policies.versions({ params: { policyId: ids.policyId } })).body.data,
     portfolio: (await owner.risk.getPortfolio({ params: { walletId: ids.walletId } })).body.data,
+    approvalQuorum: (await owner.approvals.getQuorum({ params: { walletId: ids.walletId } })).body.data,
     transactions: (await owner.transactions.listByWallet({ params: { walletId: ids.walletId } })).body.data.transactions.map((tx) => tx.id),
     agentTransactions: (await owner.transactions.listByWallet({ params: { walletId: ids.agentWalletId } })).body.data.total,
     apiKey: (await owner.keys.get({ params: { keyId: ids.keyId } })).body.data
