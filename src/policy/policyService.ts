@@ -49,7 +49,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         stored === undefined ? Effect.fail(new NotFound({ resource: "policy", id })) : Effect.succeed(stored.policy)
       )
 
-    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; rules: ReadonlyArray<unknown> }) =>
+    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; shadow?: boolean | undefined; rules: ReadonlyArray<unknown> }) =>
       Effect.gen(function* () {
         const rules = yield* validateRules(body.rules)
         const wallet = yield* visibleWallet(caller, body.walletId)
@@ -59,6 +59,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
           walletId: body.walletId,
           name: body.name,
           active: body.active,
+          shadow: body.shadow,
           rules: encodeRules(rules)
         })
         return stored.policy
@@ -131,6 +132,10 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         return yield* repo.listByWallet(walletId, caller.readTenant, page)
       })
 
-    return { create, get, update, versions, version, migrate, listForWallet, visibleWallet }
+    /** GET /policies: what the caller's tenant holds (every tenant for a key reading all), filtered. */
+    const list = (caller: CallerInfo, query: PageRequest & { readonly walletId?: string | undefined; readonly active?: boolean | undefined }) =>
+      repo.list(caller.readTenant, query, query)
+
+    return { create, get, update, versions, version, migrate, list, listForWallet, visibleWallet }
   })
 }) {}

@@ -204,7 +204,7 @@ describe("who the relay serves and how much (issue 31)", () => {
       return (await waitSettled(service.baseUrl, created.body.data.id, 30_000, as)).body
     }
     const first = await transfer()
-    expect(first.data.status, first.error).toBe("confirmed")
+    expect(first.data.status, JSON.stringify([first.error, first.data.error, first.data.failedAt])).toBe("confirmed")
     const relayBefore = await connection().getBalance(new PublicKey(relay.feePayer))
     const refused = await transfer()
     expect(refused).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
