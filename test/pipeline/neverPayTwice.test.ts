@@ -112,6 +112,9 @@ describe("never pay twice", () => {
 
     const unresolved = await waitUnresolved(txId)
     expect(unresolved).toMatchObject({ status: "submitting", failedAt: null, errorCode: null })
+    // The supervised resolver that settles it is visible to operators.
+    const resolver = (await client().runtime.actor({ params: { name: "settlement-resolver" } })).body.data
+    expect(resolver).toMatchObject({ name: "settlement-resolver", kind: "settlement-resolver" })
     expect(unresolved.error).toMatch(/^unresolved: the outbox gave up after 3 attempts .*; it may still land until block height \d+/)
     // The bytes are on the ledger already: nothing may be signed again.
     expect(await balance(destination)).toBe(0.1 * SOL)
