@@ -8,6 +8,7 @@ import { type Access, VIEWS } from "./views"
 import { Agents } from "./views/Agents"
 import { Approvals } from "./views/Approvals"
 import { Audit } from "./views/Audit"
+import { Keys } from "./views/Keys"
 import { Login, probeAccess } from "./views/Login"
 import { Operations } from "./views/Operations"
 import { Policies } from "./views/Policies"
@@ -46,6 +47,8 @@ const ViewBody = ({ view, id }: { view: string; id: string | undefined }) => {
       return <Policies />
     case "audit":
       return <Audit />
+    case "keys":
+      return <Keys />
     case "operations":
       return <Operations />
     default:

@@ -132,3 +132,20 @@ export interface Policy {
   readonly rules: ReadonlyArray<Record<string, unknown>>
   readonly updatedAt: string
 }
+
+/** An API key as listed (never its secret). */
+export interface ApiKey {
+  readonly id: string
+  readonly prefix: string
+  readonly tenantId: string
+  readonly scopes: ReadonlyArray<string>
+  readonly agentId: string | null
+  readonly label: string | null
+  readonly status: "active" | "expired" | "revoked"
+  readonly createdAt: string
+  readonly createdBy: string
+  readonly expiresAt: string | null
+  readonly revokedAt: string | null
+  readonly lastUsedAt: string | null
+  readonly replacedBy: string | null
+}

@@ -10,6 +10,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   metric_counters: "audit",
   transactions: "pipeline",
   outbox_jobs: "pipeline",
+  transaction_signatures: "pipeline",
   chaos_config: "pipeline",
   gasless_fee_reservations: "pipeline",
   policies: "policy",
