@@ -42,7 +42,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   webhook_subscriptions: "webhooks",
   webhook_deliveries: "webhooks",
   positions: "positions",
-  api_keys: "keys"
+  api_keys: "keys",
+  sealed_keys: "wallet"
 }
 
 /**

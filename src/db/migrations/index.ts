@@ -23,6 +23,7 @@ import valueLimits from "./0141_value_limits.js"
 import shadowPolicies from "./0142_shadow_policies.js"
 import growth from "./0150_growth.js"
 import apiKeys from "./0160_api_keys.js"
+import sealedKeys from "./0161_sealed_keys.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -44,5 +45,6 @@ export const migrations = Migrator.fromRecord({
   "0141_value_limits": valueLimits,
   "0142_shadow_policies": shadowPolicies,
   "0150_growth": growth,
-  "0160_api_keys": apiKeys
+  "0160_api_keys": apiKeys,
+  "0161_sealed_keys": sealedKeys
 })
