@@ -207,7 +207,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-        /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
+    /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
     const shadowForWallet = (walletId: string, tenantId: string) =>
       sql<PolicyRow>`
         SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
