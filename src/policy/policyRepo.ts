@@ -156,7 +156,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         const conditions = [sql`v.policy_id = ${id}`, ...(readTenant === null ? [] : [sql`v.tenant_id = ${readTenant}`])]
         const where = yield* versionOrder.where(conditions, page)
         const rows = yield* sql<PolicyRow & { page_key: unknown }>`
-          SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+          SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text,
             p.created_at, v.created_at AS updated_at, ${versionOrder.keyColumn}
           FROM policy_versions v JOIN policies p ON p.id = v.policy_id
           WHERE ${where} ORDER BY ${versionOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
@@ -207,7 +207,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-        /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
+    /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
     const shadowForWallet = (walletId: string, tenantId: string) =>
       sql<PolicyRow>`
         SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
