@@ -36,7 +36,10 @@ export const agentActorBody = (agentId: string, ownerId: string, handle: ActorHa
         yield* Effect.sleep(Duration.millis(Math.min(due - now, interval)))
         continue
       }
-      const tick = yield* store.beginTick(agentId, ownerId, now, now + interval)
+      // On the cadence's grid while the actor keeps up (a tick that starts late does not push the next one
+      // later); from now on after a gap longer than an interval (a restart, a paused agent resumed).
+      const next = due !== null && now - due < interval ? due + interval : now + interval
+      const tick = yield* store.beginTick(agentId, ownerId, now, next)
       if (tick === undefined) return
       yield* handle.setStatus("running")
       const report = yield* runTick({ stored, ownerId, tick, nowMs: now }).pipe(

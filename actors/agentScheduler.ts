@@ -23,8 +23,8 @@ const reconcile = (ownerId: string, actors: FiberMap.FiberMap<string>, handle: A
     const agents = yield* AgentRepo
     const leases = yield* AgentLeases
     const config = yield* AppConfig
-    const running = (yield* agents.listByStatusSystem("running")).filter((stored) => stored.agent.autonomy.enabled)
-    const held = yield* leases.claim(running.map((stored) => stored.agent.id), ownerId, leaseTtlMs(config.agents.loopIntervalMs))
+    const running = yield* agents.runningAutonomousIds
+    const held = yield* leases.claim(running, ownerId, leaseTtlMs(config.agents.loopIntervalMs))
     for (const [agentId] of [...actors]) {
       if (!held.has(agentId)) yield* FiberMap.remove(actors, agentId)
     }

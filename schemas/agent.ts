@@ -4,10 +4,11 @@
  */
 import * as Schema from "effect/Schema"
 import { AgentKeyRequest, IssuedApiKey } from "./apiKey.js"
-import { Amount, Label, Timestamp, Uuid } from "./common.js"
+import { Amount, Label, PageFields, Timestamp, Uuid } from "./common.js"
 import { TransactionType, unknownIntentFields } from "./intent.js"
 import { ProtocolId } from "./protocol.js"
 import { IdempotencyKey } from "./transaction.js"
+import { ValueLimitState } from "./valueLimits.js"
 
 /** A Literal union's own message only shows with `override` (else each member reports "Expected x"). */
 const mustBeOneOf = (values: ReadonlyArray<string>) => () => ({
@@ -170,7 +171,7 @@ export const Agent = Schema.Struct({
 export type Agent = typeof Agent.Type
 export type AgentEncoded = typeof Agent.Encoded
 
-export const AgentList = Schema.Struct({ agents: Schema.Array(Agent) })
+export const AgentList = Schema.Struct({ agents: Schema.Array(Agent), ...PageFields })
 export const AgentIdParams = Schema.Struct({ agentId: Uuid })
 
 export const CreateAgentBody = Schema.Struct({
@@ -208,7 +209,9 @@ export const AgentBudget = Schema.Struct({
   budgetLamports: Schema.optional(Amount),
   remainingLamports: Schema.optional(Amount),
   spentLamportsToday: Amount,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  /** The agent's value limits with their use now (issue 34): used, remaining and window of each. */
+  valueLimits: Schema.optional(Schema.Array(ValueLimitState))
 })
 export type AgentBudget = typeof AgentBudget.Type
 

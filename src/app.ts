@@ -10,6 +10,9 @@ import { Layer } from "effect"
 import { AgentSchedulerLive } from "../actors/agentScheduler.js"
 import { AgentSupervisorLive } from "../actors/agentSupervisor.js"
 import { ApprovalExpirerLive } from "../actors/approvalExpirer.js"
+import { RetentionLive } from "../actors/retention.js"
+import { AuditRetention } from "./audit/auditRetention.js"
+import { HistoryRetention } from "./pipeline/historyRetention.js"
 import { BudgetReconcilerLive } from "../actors/budgetReconciler.js"
 import { SettlementResolverLive } from "../actors/settlementResolver.js"
 import { PipelineWorkersLive } from "../actors/pipelineWorkers.js"
@@ -86,6 +89,8 @@ import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { freezeRoutes } from "./freeze/http.js"
+import { valueLimitRoutes } from "./valueLimits/http.js"
+import { ValueLimitStore } from "./risk/valueLimits.js"
 import { KillSwitch } from "./freeze/killSwitch.js"
 import { FrozenGate } from "./pipeline/frozenGate.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
@@ -143,6 +148,7 @@ const componentRoutes = [
   ...policyRoutes,
   ...riskRoutes,
   ...freezeRoutes,
+  ...valueLimitRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -166,7 +172,7 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Component services. */
 const CoreComponentsLive = Layer.mergeAll(
-  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default))),
+  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default, ValueLimitStore.Default))),
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,
@@ -249,7 +255,8 @@ const ActorsLive = Layer.mergeAll(
   SettlementResolverLive,
   AgentSchedulerLive,
   AgentSupervisorLive,
-  WebhookDeliverersLive
+  WebhookDeliverersLive,
+  RetentionLive.pipe(Layer.provide(Layer.merge(AuditRetention.Default, HistoryRetention.Default)))
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */

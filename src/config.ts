@@ -174,6 +174,12 @@ export const appConfig = Config.all({
     // How often the approval expirer looks for expired approvals (approve and the signer check expiry themselves).
     sweepMs: positiveInt("APPROVAL_EXPIRY_SWEEP_MS", 60_000)
   }),
+  // Retention (actors/retention.ts; 0 keeps everything, the default): docs/decisions/production.md.
+  retention: Config.all({
+    auditDays: nonNegativeInt("AUDIT_RETENTION_DAYS", 0),
+    txHistoryDays: nonNegativeInt("TX_HISTORY_RETENTION_DAYS", 0),
+    sweepMs: positiveInt("RETENTION_SWEEP_MS", 600_000)
+  }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),
   agents: Config.all({

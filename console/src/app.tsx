@@ -16,6 +16,7 @@ import { TransactionDetail } from "./views/TransactionDetail"
 import { Transactions } from "./views/Transactions"
 import { Wallets } from "./views/Wallets"
 import { ApiError } from "./api"
+import { FreezeBanner, FreezesProvider } from "./freeze"
 
 const currentRoute = () => {
   const [view = "transactions", id] = location.hash.replace(/^#\/?/, "").split("/")
@@ -92,6 +93,7 @@ export const App = () => {
   const refusal = access === null || current === undefined ? undefined : access[current.id]
   return (
     <SessionContext.Provider value={sessionOf(apiKey)}>
+      <FreezesProvider>
       <div class="shell">
         <nav>
           <div class="brand">agent-custody</div>
@@ -113,6 +115,7 @@ export const App = () => {
           </button>
         </nav>
         <main class="content">
+          <FreezeBanner />
           {access === null ? (
             <p class="muted">checking the key…</p>
           ) : refusal !== undefined && current !== undefined ? (
@@ -125,6 +128,7 @@ export const App = () => {
           )}
         </main>
       </div>
+      </FreezesProvider>
     </SessionContext.Provider>
   )
 }

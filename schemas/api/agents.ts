@@ -17,7 +17,7 @@ import {
   UpdateCapabilitiesBody,
   VerifyManifestBody
 } from "../agent.js"
-import { Timestamp, Uuid } from "../common.js"
+import { PaginationQuery, Timestamp, Uuid } from "../common.js"
 import { endpoint } from "./endpoint.js"
 import { CreateWaitQuery, TransactionRecord } from "./transactions.js"
 
@@ -47,7 +47,7 @@ export const AgentsApi = {
     success: AgentCreated.annotations({ identifier: "AgentCreated" }),
     successStatuses: [201]
   }),
-  list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents", success: AgentList }),
+  list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents, oldest first", query: PaginationQuery, success: AgentList }),
   get: endpoint("agents", "GET", "/api/v1/agents/:agentId", { summary: "An agent", params: AgentIdParams, success: AgentResource }),
   updateCapabilities: endpoint("agents", "PUT", "/api/v1/agents/:agentId/capabilities", {
     summary: "Change an agent's capabilities",

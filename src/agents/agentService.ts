@@ -11,6 +11,7 @@ import { SqlClient } from "@effect/sql"
 import { type AgentKeyRequest, DEFAULT_AGENT_KEY_SCOPES } from "../../schemas/apiKey.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { AppConfig } from "../config.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import { hasScope } from "../gateway/apiKeys.js"
 import { actingAgent, type CallerInfo } from "../gateway/caller.js"
 import { KeyService } from "../keys/keyService.js"
@@ -20,6 +21,7 @@ import type { StoredAgent } from "./agentRow.js"
 import { AGENT_TRANSITIONS, invalidTransitionMessage, type AgentAction } from "./agentTransitions.js"
 import { AgentBudgets } from "./budgets.js"
 import { Strategy } from "./strategy.js"
+import { ValueLimitStore } from "../risk/valueLimits.js"
 
 const DEFAULT_AUTONOMY = Schema.decodeUnknownSync(Autonomy)({})
 const MAX_LABEL = 128
@@ -29,6 +31,7 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
     const repo = yield* AgentRepo
     const wallets = yield* WalletService
     const budgets = yield* AgentBudgets
+    const valueLimits = yield* ValueLimitStore
     const strategy = yield* Strategy
     const audit = yield* AuditLog
     const config = yield* AppConfig
@@ -99,10 +102,7 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         return { ...stored.agent, apiKey }
       }).pipe(Effect.withSpan("AgentService.create"))
 
-    const list = (caller: CallerInfo) => {
-      const self = actingAgent(caller)
-      return Effect.map(repo.list(caller.readTenant), (agents) => ({ agents: self === null ? agents : agents.filter((agent) => agent.id === self) }))
-    }
+    const list = (caller: CallerInfo, page: PageRequest) => repo.list(caller.readTenant, page, actingAgent(caller))
 
     const updateCapabilities = (caller: CallerInfo, id: string, body: UpdateCapabilitiesBody) =>
       Effect.gen(function* () {
@@ -154,7 +154,11 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         return moved.agent
       }).pipe(Effect.withSpan(`AgentService.${action}`))
 
-    const budget = (caller: CallerInfo, id: string) => Effect.flatMap(get(caller, id), budgets.view)
+    /** Today's budget, and the agent's value limits with their use now (issue 34). */
+    const budget = (caller: CallerInfo, id: string) =>
+      Effect.flatMap(get(caller, id), (stored) =>
+        Effect.zipWith(budgets.view(stored), valueLimits.state("agent", stored.agent.id, stored.tenantId, new Date()), (view, limits) => ({ ...view, valueLimits: limits.limits }))
+      )
 
     /**
      * The automatic pause of the state table (supervisor): a running autonomous agent becomes paused with
@@ -178,8 +182,7 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
      */
     const pauseForFreeze = (freeze: { readonly id: string; readonly tenantId: string; readonly scope: string; readonly targetId: string; readonly reason: string }) =>
       Effect.gen(function* () {
-        const inScope = (yield* repo.list(freeze.tenantId)).filter((agent) =>
-          agent.status === "running" &&
+        const inScope = (yield* repo.runningOfTenant(freeze.tenantId)).filter((agent) =>
           (freeze.scope === "tenant" || (freeze.scope === "wallet" && agent.walletId === freeze.targetId) || (freeze.scope === "agent" && agent.id === freeze.targetId))
         )
         const reason = `frozen by operator (freeze ${freeze.id}): ${freeze.reason}`

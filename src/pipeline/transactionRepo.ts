@@ -7,6 +7,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { type BuildFactsRow, RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
 
@@ -237,19 +238,27 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
     /** Applies a transition in a statement shared with other workers' transitions (never in a caller's SQL transaction). */
     const transitionShared = (txId: string, change: Transition) => shared.submit([txId, change])
 
-    const listByWallet = (walletId: string, readTenant: string | null, options: { limit: number; offset: number; status?: string }) =>
+    // A wallet's list, newest first, along the index transactions_wallet_created.
+    const walletOrder = makeKeyset(sql, [
+      { column: "created_at", descending: true, type: "timestamptz" },
+      { column: "id", descending: false, type: "uuid" }
+    ])
+
+    const listByWallet = (walletId: string, readTenant: string | null, options: PageRequest & { status?: string }) =>
       Effect.gen(function* () {
-        const where = sql.and([
+        const conditions = [
           sql`wallet_id = ${walletId}`,
           ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]),
           ...(options.status === undefined ? [] : [sql`status = ${options.status}`])
-        ])
-        const rows = yield* sql<TransactionRecordRow>`
-          SELECT ${recordColumns} FROM transactions WHERE ${where} ORDER BY created_at DESC, id LIMIT ${options.limit} OFFSET ${options.offset}
-        `
-        const [{ total }] = yield* sql<{ total: string }>`SELECT count(*)::text AS total FROM transactions WHERE ${where}`
-        return { rows, total: Number(total) }
-      }).pipe(Effect.orDie)
+        ]
+        const where = yield* walletOrder.where(conditions, options)
+        const rows = yield* sql<TransactionRecordRow & { page_key: unknown }>`
+          SELECT ${recordColumns}, ${walletOrder.keyColumn} FROM transactions WHERE ${where}
+          ORDER BY ${walletOrder.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* walletOrder.cappedTotal(sql`transactions`, conditions).pipe(Effect.orDie)
+        return walletOrder.pageOf(rows, options, counted)
+      })
 
     const expiredApprovalsQuery = SqlSchema.findAll({
       Request: Schema.Struct({ now: Schema.String, limit: Schema.Number }),

@@ -18,6 +18,7 @@ import { SigningFreezes } from "../wallet/signingFreezes.js"
 import { freezeNotice } from "../../schemas/freeze.js"
 import { treasuryRefusal } from "./treasuryRights.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { approvalExpired, makeApprovalExpiry } from "./approvalExpiry.js"
 import { earlierAttempts, retryHistoryEntry } from "./earlierAttempt.js"
@@ -318,12 +319,12 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           : Effect.succeed(row.execution_proof)
       )
 
-    const listByWallet = (caller: CallerInfo, walletId: string, options: { limit: number; offset: number; status?: string }) =>
+    const listByWallet = (caller: CallerInfo, walletId: string, options: PageRequest & { status?: string }) =>
       Effect.gen(function* () {
         const wallet = yield* wallets.find(walletId, caller.readTenant)
         if (wallet === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: walletId }))
         const page = yield* repo.listByWallet(walletId, caller.readTenant, options)
-        return { transactions: page.rows.map(toTransactionRecord), total: page.total, limit: options.limit, offset: options.offset }
+        return { transactions: page.items.map(toTransactionRecord), ...page.info }
       })
 
     return { create, createIfUngoverned, get: getRecord, approve, reject, retry, replay, proof, listByWallet, publish }

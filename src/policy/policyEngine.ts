@@ -20,6 +20,8 @@ import { hotSpan } from "../observability/tracing.js"
 import { PortfolioProjector } from "../risk/portfolioProjection.js"
 import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
+import { ValueLimitStore } from "../risk/valueLimits.js"
+import { withValueLimits } from "./valueLimitOutcome.js"
 import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
 import type { CompiledPolicy } from "./compileRules.js"
@@ -64,7 +66,7 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
 }
 
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
-  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default],
+  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default, ValueLimitStore.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PolicyRepo
@@ -72,6 +74,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     const risk = yield* RiskConfigRepo
     const wallets = yield* WalletRepo
     const portfolios = yield* PortfolioProjector
+    const valueLimits = yield* ValueLimitStore
     const audit = yield* AuditLog
     const config = yield* AppConfig
     const relayConfigured = Option.isSome(config.chain.gaslessRpcUrl)
@@ -219,7 +222,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
               ? { tokenOutflow: { mint: input.facts.tokenMint, amount: input.facts.tokenAmount } }
               : {})
           })
-          const { decision, effects, approvalSpend, pauseAgent } = combine(input, protocolConfig, controls, policies, state)
+          // Value limits (issue 34): judged and reserved under the same lock, with the decision (valueLimits.ts).
+          const subject = { tenantId: input.tenantId, walletId: input.walletId, agentId: input.agentId }
+          const limits = yield* valueLimits.judge(subject, input.facts, state.now)
+          const { decision, effects, approvalSpend, pauseAgent } = withValueLimits(combine(input, protocolConfig, controls, policies, state), limits.denied)
+          if (decision.decision !== "deny" && limits.value !== undefined) yield* valueLimits.reserve(input.txId, subject, limits.value)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
           yield* store.recordDecision(input.txId, input.tenantId, input.walletId, decision, approvalSpend)
           if (pauseAgent) yield* onPauseBreach(decision.reasons)
@@ -279,11 +286,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
      * Called in the retry's SQL transaction. Dies on SQL errors.
      */
     const startOver = (txId: string): Effect.Effect<void> =>
-      store.startOver(txId).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.startOver"))
+      store.startOver(txId).pipe(Effect.zipRight(valueLimits.release(txId)), Effect.orDie, Effect.withSpan("PolicyEngine.startOver"))
 
-    /** The transaction failed before submission: its daily spend is given back (idempotent). Dies on SQL errors. */
+    /** The transaction failed before submission: its daily spend and reserved value are given back (idempotent). Dies on SQL errors. */
     const releaseSpend = (txId: string): Effect.Effect<void> =>
-      store.release(txId).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.releaseSpend"))
+      store.release(txId).pipe(Effect.zipRight(valueLimits.release(txId)), Effect.orDie, Effect.withSpan("PolicyEngine.releaseSpend"))
 
     /** The stored decision of a transaction, if any. */
     const decisionOf = (txId: string) => store.findDecision(txId).pipe(Effect.orDie)

@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Policy } from "../../schemas/policy.js"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
 
 interface PolicyRow {
   readonly id: string
@@ -141,24 +142,45 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ORDER BY v.version
       `.pipe(Effect.map((rows) => rows.map(toStored)), Effect.orDie)
 
-    /** Every version, oldest first (a version's updatedAt is when it was written). */
-    const listVersions = (id: string, readTenant: string | null) => versionRows(id, readTenant, null)
+    const versionOrder = makeKeyset(sql, [{ column: "v.version", descending: false, type: "integer" }])
+
+    /** A page of the versions, oldest first (a version's updatedAt is when it was written). */
+    const listVersions = (id: string, readTenant: string | null, page: PageRequest) =>
+      Effect.gen(function* () {
+        const conditions = [sql`v.policy_id = ${id}`, ...(readTenant === null ? [] : [sql`v.tenant_id = ${readTenant}`])]
+        const where = yield* versionOrder.where(conditions, page)
+        const rows = yield* sql<PolicyRow & { page_key: unknown }>`
+          SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+            p.created_at, v.created_at AS updated_at, ${versionOrder.keyColumn}
+          FROM policy_versions v JOIN policies p ON p.id = v.policy_id
+          WHERE ${where} ORDER BY ${versionOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* versionOrder.cappedTotal(sql`policy_versions v`, conditions).pipe(Effect.orDie)
+        const { items, info } = versionOrder.pageOf(rows, page, counted)
+        return { versions: items.map((row) => toStored(row).policy), ...info }
+      })
 
     const findVersion = (id: string, version: number, readTenant: string | null) =>
       versionRows(id, readTenant, version).pipe(Effect.map((rows) => rows[0]))
 
-    const listByWallet = (walletId: string, readTenant: string | null, page: { limit: number; offset: number }) =>
+    const walletOrder = makeKeyset(sql, [
+      { column: "created_at", descending: false, type: "timestamptz" },
+      { column: "id", descending: false, type: "uuid" }
+    ])
+
+    const listByWallet = (walletId: string, readTenant: string | null, page: PageRequest) =>
       Effect.gen(function* () {
-        const rows = yield* sql<PolicyRow>`
-          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
-          FROM policies WHERE wallet_id = ${walletId} ${tenantFilter(readTenant)}
-          ORDER BY created_at, id LIMIT ${page.limit} OFFSET ${page.offset}
-        `
-        const [{ total }] = yield* sql<{ total: string }>`
-          SELECT count(*)::text AS total FROM policies WHERE wallet_id = ${walletId} ${tenantFilter(readTenant)}
-        `
-        return { policies: rows.map((row) => toStored(row).policy), total: Number(total) }
-      }).pipe(Effect.orDie)
+        const conditions = [sql`wallet_id = ${walletId}`, ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`])]
+        const where = yield* walletOrder.where(conditions, page)
+        const rows = yield* sql<PolicyRow & { page_key: unknown }>`
+          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at, ${walletOrder.keyColumn}
+          FROM policies WHERE ${where}
+          ORDER BY ${walletOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* walletOrder.cappedTotal(sql`policies`, conditions).pipe(Effect.orDie)
+        const { items, info } = walletOrder.pageOf(rows, page, counted)
+        return { policies: items.map((row) => toStored(row).policy), ...info }
+      })
 
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>

@@ -7,6 +7,7 @@ import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidState, NotFound, ValidationError } from "../../schemas/errors.js"
 import { PolicyRules, type MigrationMode, type MigrationResult, type PolicyRule } from "../../schemas/policy.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { compileRules } from "./compileRules.js"
@@ -71,11 +72,10 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         return stored.policy
       })
 
-    const versions = (caller: CallerInfo, id: string) =>
+    const versions = (caller: CallerInfo, id: string, page: PageRequest) =>
       Effect.gen(function* () {
-        const rows = yield* repo.listVersions(id, caller.readTenant)
-        if (rows.length === 0) return yield* Effect.fail(new NotFound({ resource: "policy", id }))
-        return rows.map((row) => row.policy)
+        if ((yield* repo.find(id, caller.readTenant)) === undefined) return yield* Effect.fail(new NotFound({ resource: "policy", id }))
+        return yield* repo.listVersions(id, caller.readTenant, page)
       })
 
     const version = (caller: CallerInfo, id: string, v: number) =>
@@ -125,11 +125,10 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         return { result: { ...base, applied: true, policy: stored.policy } } satisfies MigrationOutcome
       })
 
-    const listForWallet = (caller: CallerInfo, walletId: string, page: { limit: number; offset: number }) =>
+    const listForWallet = (caller: CallerInfo, walletId: string, page: PageRequest) =>
       Effect.gen(function* () {
         yield* visibleWallet(caller, walletId)
-        const { policies, total } = yield* repo.listByWallet(walletId, caller.readTenant, page)
-        return { policies, total, limit: page.limit, offset: page.offset }
+        return yield* repo.listByWallet(walletId, caller.readTenant, page)
       })
 
     return { create, get, update, versions, version, migrate, listForWallet, visibleWallet }

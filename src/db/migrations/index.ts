@@ -16,11 +16,13 @@ import x402Payments from "./0011_x402_payments.js"
 import webhooks from "./0012_webhooks.js"
 import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
+import transactionSignatures from "./0100_transaction_signatures.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import signingFreezes from "./0140_signing_freezes.js"
+import valueLimits from "./0141_value_limits.js"
+import growth from "./0150_growth.js"
 import apiKeys from "./0160_api_keys.js"
 import sealedKeys from "./0161_sealed_keys.js"
-import transactionSignatures from "./0100_transaction_signatures.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -36,9 +38,11 @@ export const migrations = Migrator.fromRecord({
   "0012_webhooks": webhooks,
   "0014_positions": positions,
   "0016_portfolio_values": portfolioValues,
+  "0100_transaction_signatures": transactionSignatures,
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0140_signing_freezes": signingFreezes,
+  "0141_value_limits": valueLimits,
+  "0150_growth": growth,
   "0160_api_keys": apiKeys,
-  "0161_sealed_keys": sealedKeys,
-  "0100_transaction_signatures": transactionSignatures,
+  "0161_sealed_keys": sealedKeys
 })
