@@ -17,6 +17,15 @@ import { WalletIdParams } from "./wallets.js"
 
 export const PolicyIdParams = Schema.Struct({ policyId: Uuid })
 
+/** `GET /policies`: the tenant's policies, optionally of one wallet and by `active` (`true` / `false`). */
+export const PolicyListQuery = Schema.extend(
+  PaginationQuery,
+  Schema.Struct({
+    walletId: Schema.optional(Uuid),
+    active: Schema.optional(Schema.BooleanFromString.annotations({ message: () => ({ message: "must be true or false", override: true }) }))
+  })
+)
+
 const VersionNumber = Schema.NumberFromString.pipe(
   Schema.int({ message: () => "must be an integer" }),
   Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" })
@@ -35,6 +44,11 @@ export const PoliciesApi = {
     summary: "Check a rule list without storing it",
     body: CompatibilityCheckBody,
     success: CompatibilityCheckResult
+  }),
+  list: endpoint("policies", "GET", "/api/v1/policies", {
+    summary: "The policies this key can see, oldest first (filters walletId, active)",
+    query: PolicyListQuery,
+    success: Page("policies", Policy)
   }),
   get: endpoint("policies", "GET", "/api/v1/policies/:policyId", { summary: "A policy", params: PolicyIdParams, success: Policy }),
   update: endpoint("policies", "PUT", "/api/v1/policies/:policyId", {

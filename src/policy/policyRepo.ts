@@ -163,24 +163,35 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     const findVersion = (id: string, version: number, readTenant: string | null) =>
       versionRows(id, readTenant, version).pipe(Effect.map((rows) => rows[0]))
 
-    const walletOrder = makeKeyset(sql, [
+    const listOrder = makeKeyset(sql, [
       { column: "created_at", descending: false, type: "timestamptz" },
       { column: "id", descending: false, type: "uuid" }
     ])
 
-    const listByWallet = (walletId: string, readTenant: string | null, page: PageRequest) =>
+    /** The policies `readTenant` sees (all tenants for null), optionally of one wallet and by `active`, oldest first, a page at a time. */
+    const list = (
+      readTenant: string | null,
+      filter: { readonly walletId?: string | undefined; readonly active?: boolean | undefined },
+      page: PageRequest
+    ) =>
       Effect.gen(function* () {
-        const conditions = [sql`wallet_id = ${walletId}`, ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`])]
-        const where = yield* walletOrder.where(conditions, page)
+        const conditions = [
+          ...(filter.walletId === undefined ? [] : [sql`wallet_id = ${filter.walletId}`]),
+          ...(filter.active === undefined ? [] : [sql`active = ${filter.active}`]),
+          ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`])
+        ]
+        const where = yield* listOrder.where(conditions, page)
         const rows = yield* sql<PolicyRow & { page_key: unknown }>`
-          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at, ${walletOrder.keyColumn}
+          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at, ${listOrder.keyColumn}
           FROM policies WHERE ${where}
-          ORDER BY ${walletOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+          ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
         `.pipe(Effect.orDie)
-        const counted = yield* walletOrder.cappedTotal(sql`policies`, conditions).pipe(Effect.orDie)
-        const { items, info } = walletOrder.pageOf(rows, page, counted)
+        const counted = yield* listOrder.cappedTotal(sql`policies`, conditions).pipe(Effect.orDie)
+        const { items, info } = listOrder.pageOf(rows, page, counted)
         return { policies: items.map((row) => toStored(row).policy), ...info }
       })
+
+    const listByWallet = (walletId: string, readTenant: string | null, page: PageRequest) => list(readTenant, { walletId }, page)
 
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
@@ -190,6 +201,6 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-    return { create, appendVersion, find, listVersions, findVersion, listByWallet, activeForWallet }
+    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet }
   })
 }) {}

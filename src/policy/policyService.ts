@@ -131,6 +131,10 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         return yield* repo.listByWallet(walletId, caller.readTenant, page)
       })
 
-    return { create, get, update, versions, version, migrate, listForWallet, visibleWallet }
+    /** GET /policies: what the caller's tenant holds (every tenant for a key reading all), filtered. */
+    const list = (caller: CallerInfo, query: PageRequest & { readonly walletId?: string | undefined; readonly active?: boolean | undefined }) =>
+      repo.list(caller.readTenant, query, query)
+
+    return { create, get, update, versions, version, migrate, list, listForWallet, visibleWallet }
   })
 }) {}
