@@ -65,6 +65,9 @@ import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./chain/chainFacts.js"
 import { PipelineExecutor } from "./pipeline/executor.js"
 import { transactionRoutes } from "./pipeline/http.js"
+import { approvalRoutes } from "./pipeline/approvals/http.js"
+import { WalletQuorums } from "./pipeline/approvals/walletQuorums.js"
+import { ApprovalGate } from "./pipeline/approvals/approvalGate.js"
 import { signRoutes } from "./pipeline/signHttp.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
 import { Outbox, OutboxDepthLive } from "./pipeline/outbox.js"
@@ -90,6 +93,9 @@ import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { freezeRoutes } from "./freeze/http.js"
 import { valueLimitRoutes } from "./valueLimits/http.js"
+import { policyBacktestRoutes } from "./policyBacktest/http.js"
+import { PolicyBacktests } from "./policyBacktest/policyBacktest.js"
+import { RecordedTransactions } from "./pipeline/recordedTransactions.js"
 import { ValueLimitStore } from "./risk/valueLimits.js"
 import { KillSwitch } from "./freeze/killSwitch.js"
 import { FrozenGate } from "./pipeline/frozenGate.js"
@@ -130,6 +136,7 @@ const componentRoutes = [
   ...healthRoutes,
   ...walletRoutes,
   ...transactionRoutes,
+  ...approvalRoutes,
   ...signRoutes,
   ...chaosRoutes,
   ...auditRoutes,
@@ -149,6 +156,7 @@ const componentRoutes = [
   ...riskRoutes,
   ...freezeRoutes,
   ...valueLimitRoutes,
+  ...policyBacktestRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -183,12 +191,12 @@ const CoreComponentsLive = Layer.mergeAll(
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default, RecordedTransactions.Default).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   // What the chain says settles every transaction whose bytes may have left (issue 30).
   Layer.provideMerge(Settlement.Default),
-  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default, ApprovalGate.Default)),
   // Every signing path simulates for the transaction's whole effect (issue 31).
   Layer.provideMerge(EffectSimulation.Default),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
@@ -202,6 +210,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(
     Layer.mergeAll(
       TransactionRepo.Default,
+      WalletQuorums.Default,
       TransactionSummaries.Default,
       Outbox.Default,
       ChainFacts.Default,
@@ -241,7 +250,7 @@ const AgentsLive = WalletSpendGateLive.pipe(
 )
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
-const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default).pipe(
+const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default, PolicyBacktests.Default).pipe(
   Layer.provideMerge(AgentsLive)
 )
 

@@ -16,6 +16,8 @@ interface PolicyRow {
   readonly name: string
   readonly version: number
   readonly active: boolean
+  /** a shadow policy: never enforced, evaluated beside every decision (issue 34) */
+  readonly shadow: boolean
   readonly rules_text: string
   readonly created_at: Date | string
   readonly updated_at: Date | string
@@ -48,6 +50,7 @@ const toStored = (row: PolicyRow): StoredPolicyRow => ({
     name: row.name,
     version: Number(row.version),
     active: row.active,
+    ...(row.shadow ? { shadow: true } : {}),
     // Returned as stored: rules in their encoded wire form (amounts as numbers or decimal strings).
     rules: parseStoredRules(row.rules_text) as Policy["rules"],
     createdAt: iso(row.created_at),
@@ -61,6 +64,8 @@ export interface NewPolicy {
   readonly walletId: string
   readonly name: string
   readonly active: boolean
+  /** In shadow: stored inactive, evaluated beside every decision, never enforced. */
+  readonly shadow?: boolean | undefined
   /** Encoded rules (JSON-serialisable). */
   readonly rules: unknown
 }
@@ -90,9 +95,9 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const [row] = yield* sql<PolicyRow>`
-            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, rules)
-            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active}, ${JSON.stringify(input.rules)}::jsonb)
-            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, shadow, rules)
+            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active && input.shadow !== true}, ${input.shadow === true}, ${JSON.stringify(input.rules)}::jsonb)
+            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -104,7 +109,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const current = yield* sql<PolicyRow>`
-            SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
             FROM policies WHERE id = ${id} ${tenantFilter(readTenant)} FOR UPDATE
           `
           if (current.length === 0) return undefined
@@ -115,11 +120,12 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
             UPDATE policies SET
               name = ${change.name ?? before.name},
               active = ${change.active ?? before.active},
+              shadow = ${change.active === true ? false : before.shadow},
               rules = ${rulesText}::jsonb,
               version = version + 1,
               updated_at = clock_timestamp()
             WHERE id = ${id}
-            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -128,13 +134,13 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     const find = (id: string, readTenant: string | null) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
         FROM policies WHERE id = ${id} ${tenantFilter(readTenant)}
       `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
 
     const versionRows = (id: string, readTenant: string | null, version: number | null) =>
       sql<PolicyRow>`
-        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text,
           p.created_at, v.created_at AS updated_at
         FROM policy_versions v JOIN policies p ON p.id = v.policy_id
         WHERE v.policy_id = ${id} ${readTenant === null ? sql`` : sql`AND v.tenant_id = ${readTenant}`}
@@ -182,7 +188,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ]
         const where = yield* listOrder.where(conditions, page)
         const rows = yield* sql<PolicyRow & { page_key: unknown }>`
-          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at, ${listOrder.keyColumn}
+          SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at, ${listOrder.keyColumn}
           FROM policies WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
         `.pipe(Effect.orDie)
@@ -196,11 +202,19 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet }
+        /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
+    const shadowForWallet = (walletId: string, tenantId: string) =>
+      sql<PolicyRow>`
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
+        FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND shadow AND NOT active
+        ORDER BY created_at, id
+      `.pipe(Effect.map((rows) => rows.map(toStored)))
+
+    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet }
   })
 }) {}

@@ -49,7 +49,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         stored === undefined ? Effect.fail(new NotFound({ resource: "policy", id })) : Effect.succeed(stored.policy)
       )
 
-    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; rules: ReadonlyArray<unknown> }) =>
+    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; shadow?: boolean | undefined; rules: ReadonlyArray<unknown> }) =>
       Effect.gen(function* () {
         const rules = yield* validateRules(body.rules)
         const wallet = yield* visibleWallet(caller, body.walletId)
@@ -59,6 +59,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
           walletId: body.walletId,
           name: body.name,
           active: body.active,
+          shadow: body.shadow,
           rules: encodeRules(rules)
         })
         return stored.policy

@@ -9,6 +9,8 @@ import { type ProofCheck, recomputeProof } from "../proof"
 import { useSession } from "../session"
 import type { Replay, Transaction } from "../types"
 import { useStageStream } from "../useStream"
+import { DecisionTrace, ShadowVerdicts } from "../riskViews"
+import { PreviewView } from "./ApprovalPreview"
 
 /** A failed transaction is answered as a failure envelope that still carries the record. */
 const recordOf = (error: unknown, txId: string): Transaction | undefined =>
@@ -120,13 +122,19 @@ export const TransactionDetail = ({ txId }: { txId: string }) => {
                 <li key={reason}>{reason}</li>
               ))}
             </ul>
+            <ShadowVerdicts shadow={tx.policyDecision.shadow} />
+            <DecisionTrace trace={tx.policyDecision.trace} />
           </div>
         )}
         {tx.approval === undefined ? null : (
-          <p>
-            approval {tx.approval.status}
-            {tx.approval.reason === undefined ? "" : `: ${tx.approval.reason}`}
-          </p>
+          <>
+            <p data-testid="approval-status">
+              approval {tx.approval.status}
+              {tx.approval.reason === undefined ? "" : `: ${tx.approval.reason}`}
+              {tx.approval.decidedBy === undefined ? "" : ` (by ${tx.approval.decidedBy})`}
+            </p>
+            {tx.approval.preview === undefined ? null : <PreviewView approval={tx.approval} preview={tx.approval.preview} />}
+          </>
         )}
       </Section>
       <Section title="Delta guard">

@@ -19,7 +19,6 @@ export const keyTools = [
       "Issue an API key: scopes (required), tenant, agentId (binds it to one agent), expiresAt, label. The answer shows the secret " +
       "once (it is stored only as a hash); every gateway process accepts it within a second. Needs the keys scope; grants at most what the caller holds.",
     args: IssueApiKeyBody,
-    endpoint: KeysApi.issue,
     readOnly: false,
     request: (args) => ({ method: "POST", path: "/api/v1/keys", body: args })
   }),
@@ -32,7 +31,6 @@ export const keyTools = [
       limit: Schema.optional(Limit),
       offset: Schema.optional(Offset)
     }).pipe(strict),
-    endpoint: KeysApi.list,
     readOnly: true,
     request: (args) => ({ method: "GET", path: "/api/v1/keys", query: args })
   }),
@@ -40,7 +38,6 @@ export const keyTools = [
     name: "keys.get",
     description: "One API key: tenant, scopes, agent, status, who issued and revoked it, its last use (never its secret).",
     args: Schema.Struct({ keyId: KeyId }).pipe(strict),
-    endpoint: KeysApi.get,
     readOnly: true,
     request: (args) => ({ method: "GET", path: apiPath`/api/v1/keys/${args.keyId}` })
   }),
@@ -48,7 +45,6 @@ export const keyTools = [
     name: "keys.revoke",
     description: "Revoke an API key (reason optional): every gateway process refuses it within a second. Cannot be undone.",
     args: Schema.Struct({ keyId: KeyId, ...RevokeApiKeyBody.fields }).pipe(strict),
-    endpoint: KeysApi.revoke,
     idempotent: true,
     readOnly: false,
     destructive: true,
@@ -60,7 +56,6 @@ export const keyTools = [
       "Replace an API key by a new one with the same tenant, scopes and agent (the answer shows the new secret once); the old one " +
       "keeps working for graceSeconds (0: it stops now). expiresAt and label apply to the new key.",
     args: Schema.Struct({ keyId: KeyId, ...RotateApiKeyBody.fields }).pipe(strict),
-    endpoint: KeysApi.rotate,
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: apiPath`/api/v1/keys/${args.keyId}/rotate`, body: omit(args, "keyId") })
