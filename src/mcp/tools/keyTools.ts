@@ -15,6 +15,7 @@ const KeyId = ApiKeyIdParams.fields.keyId.annotations({ description: "key id: th
 export const keyTools = [
   tool({
     name: "keys.issue",
+    endpoint: KeysApi.issue,
     description:
       "Issue an API key: scopes (required), tenant, agentId (binds it to one agent), expiresAt, label. The answer shows the secret " +
       "once (it is stored only as a hash); every gateway process accepts it within a second. Needs the keys scope; grants at most what the caller holds.",
@@ -24,6 +25,7 @@ export const keyTools = [
   }),
   tool({
     name: "keys.list",
+    endpoint: KeysApi.list,
     description: "API keys the caller's tenant sees, newest first, never their secrets (status: active, expired or revoked; agentId).",
     args: Schema.Struct({
       status: Schema.optional(Schema.Literal(...API_KEY_STATUSES)),
@@ -36,6 +38,7 @@ export const keyTools = [
   }),
   tool({
     name: "keys.get",
+    endpoint: KeysApi.get,
     description: "One API key: tenant, scopes, agent, status, who issued and revoked it, its last use (never its secret).",
     args: Schema.Struct({ keyId: KeyId }).pipe(strict),
     readOnly: true,
@@ -43,6 +46,7 @@ export const keyTools = [
   }),
   tool({
     name: "keys.revoke",
+    endpoint: KeysApi.revoke,
     description: "Revoke an API key (reason optional): every gateway process refuses it within a second. Cannot be undone.",
     args: Schema.Struct({ keyId: KeyId, ...RevokeApiKeyBody.fields }).pipe(strict),
     idempotent: true,
@@ -52,6 +56,7 @@ export const keyTools = [
   }),
   tool({
     name: "keys.rotate",
+    endpoint: KeysApi.rotate,
     description:
       "Replace an API key by a new one with the same tenant, scopes and agent (the answer shows the new secret once); the old one " +
       "keeps working for graceSeconds (0: it stops now). expiresAt and label apply to the new key.",
