@@ -214,23 +214,34 @@ export const Policy = Schema.Struct({
   version: Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)),
   active: Schema.Boolean,
   rules: PolicyRules,
+  /** Distinct operator approvals each transaction of the wallet needs at the gate while this policy is active (issue 31). */
+  approvalsRequired: Schema.optional(Schema.Number),
   createdAt: Timestamp,
   updatedAt: Timestamp
 }).annotations({ identifier: "Policy" })
+
+/** 1-10 distinct operators (docs/decisions/approvals.md). */
+export const ApprovalsRequired = Schema.Number.pipe(
+  Schema.int({ message: () => "must be an integer from 1 to 10" }),
+  Schema.between(1, 10, { message: () => "must be an integer from 1 to 10" })
+)
 export type Policy = typeof Policy.Type
 
 export const PolicyCreateBody = Schema.Struct({
   walletId: Uuid,
   name: Label,
   active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
-  rules: PolicyRules
+  rules: PolicyRules,
+  approvalsRequired: Schema.optional(ApprovalsRequired)
 })
 export type PolicyCreateBody = typeof PolicyCreateBody.Type
 
 export const PolicyUpdateBody = Schema.Struct({
   name: Schema.optional(Label),
   rules: Schema.optional(PolicyRules),
-  active: Schema.optional(Schema.Boolean)
+  active: Schema.optional(Schema.Boolean),
+  /** null: the policy no longer asks for more than one approval */
+  approvalsRequired: Schema.optional(Schema.NullOr(ApprovalsRequired))
 })
 export type PolicyUpdateBody = typeof PolicyUpdateBody.Type
 

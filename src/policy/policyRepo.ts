@@ -17,6 +17,7 @@ interface PolicyRow {
   readonly version: number
   readonly active: boolean
   readonly rules_text: string
+  readonly approvals_required: number | null
   readonly created_at: Date | string
   readonly updated_at: Date | string
 }
@@ -50,6 +51,7 @@ const toStored = (row: PolicyRow): StoredPolicyRow => ({
     active: row.active,
     // Returned as stored: rules in their encoded wire form (amounts as numbers or decimal strings).
     rules: parseStoredRules(row.rules_text) as Policy["rules"],
+    ...(row.approvals_required === null || row.approvals_required === undefined ? {} : { approvalsRequired: row.approvals_required }),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at)
   }
@@ -63,6 +65,7 @@ export interface NewPolicy {
   readonly active: boolean
   /** Encoded rules (JSON-serialisable). */
   readonly rules: unknown
+  readonly approvalsRequired?: number | undefined
 }
 
 export interface PolicyChange {
@@ -70,6 +73,8 @@ export interface PolicyChange {
   readonly active?: boolean | undefined
   /** Encoded rules; undefined keeps the current ones. */
   readonly rules?: unknown
+  /** undefined keeps it; null clears it */
+  readonly approvalsRequired?: number | null | undefined
   /** When set, the change applies only if the current version is still this one (else "stale"). */
   readonly expectedVersion?: number | undefined
 }
@@ -81,18 +86,18 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     const insertVersion = (row: PolicyRow) =>
       sql`
-        INSERT INTO policy_versions (policy_id, version, tenant_id, wallet_id, name, active, rules, created_at)
+        INSERT INTO policy_versions (policy_id, version, tenant_id, wallet_id, name, active, rules, approvals_required, created_at)
         VALUES (${row.id}, ${row.version}, ${row.tenant_id}, ${row.wallet_id}, ${row.name}, ${row.active},
-          ${row.rules_text}::jsonb, ${row.updated_at})
+          ${row.rules_text}::jsonb, ${row.approvals_required}, ${row.updated_at})
       `
 
     const create = (input: NewPolicy) =>
       sql.withTransaction(
         Effect.gen(function* () {
           const [row] = yield* sql<PolicyRow>`
-            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, rules)
-            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active}, ${JSON.stringify(input.rules)}::jsonb)
-            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, rules, approvals_required)
+            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active}, ${JSON.stringify(input.rules)}::jsonb, ${input.approvalsRequired ?? null})
+            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -104,7 +109,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const current = yield* sql<PolicyRow>`
-            SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
             FROM policies WHERE id = ${id} ${tenantFilter(readTenant)} FOR UPDATE
           `
           if (current.length === 0) return undefined
@@ -116,10 +121,11 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
               name = ${change.name ?? before.name},
               active = ${change.active ?? before.active},
               rules = ${rulesText}::jsonb,
+              approvals_required = ${change.approvalsRequired === undefined ? before.approvals_required : change.approvalsRequired},
               version = version + 1,
               updated_at = clock_timestamp()
             WHERE id = ${id}
-            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -128,13 +134,13 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     const find = (id: string, readTenant: string | null) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE id = ${id} ${tenantFilter(readTenant)}
       `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
 
     const versionRows = (id: string, readTenant: string | null, version: number | null) =>
       sql<PolicyRow>`
-        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text, v.approvals_required,
           p.created_at, v.created_at AS updated_at
         FROM policy_versions v JOIN policies p ON p.id = v.policy_id
         WHERE v.policy_id = ${id} ${readTenant === null ? sql`` : sql`AND v.tenant_id = ${readTenant}`}
@@ -150,7 +156,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         const conditions = [sql`v.policy_id = ${id}`, ...(readTenant === null ? [] : [sql`v.tenant_id = ${readTenant}`])]
         const where = yield* versionOrder.where(conditions, page)
         const rows = yield* sql<PolicyRow & { page_key: unknown }>`
-          SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+          SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text, v.approvals_required,
             p.created_at, v.created_at AS updated_at, ${versionOrder.keyColumn}
           FROM policy_versions v JOIN policies p ON p.id = v.policy_id
           WHERE ${where} ORDER BY ${versionOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
@@ -173,7 +179,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         const conditions = [sql`wallet_id = ${walletId}`, ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`])]
         const where = yield* walletOrder.where(conditions, page)
         const rows = yield* sql<PolicyRow & { page_key: unknown }>`
-          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at, ${walletOrder.keyColumn}
+          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at, ${walletOrder.keyColumn}
           FROM policies WHERE ${where}
           ORDER BY ${walletOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
         `.pipe(Effect.orDie)
@@ -185,11 +191,17 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-    return { create, appendVersion, find, listVersions, findVersion, listByWallet, activeForWallet }
+    /** The most distinct approvals any active policy of the wallet asks for (1 when none does; issue 31). */
+    const approvalsRequiredFor = (walletId: string, tenantId: string) =>
+      sql<{ n: number | null }>`
+        SELECT max(approvals_required) AS n FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
+      `.pipe(Effect.map((rows) => rows[0]?.n ?? 1), Effect.orDie)
+
+    return { create, appendVersion, find, listVersions, findVersion, listByWallet, activeForWallet, approvalsRequiredFor }
   })
 }) {}

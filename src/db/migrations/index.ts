@@ -19,6 +19,7 @@ import portfolioValues from "./0016_portfolio_values.js"
 import transactionSignatures from "./0100_transaction_signatures.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import approvalQuorums from "./0121_approval_quorums.js"
+import policyApprovalsRequired from "./0122_policy_approvals_required.js"
 import signingFreezes from "./0140_signing_freezes.js"
 import valueLimits from "./0141_value_limits.js"
 import growth from "./0150_growth.js"
@@ -41,6 +42,7 @@ export const migrations = Migrator.fromRecord({
   "0100_transaction_signatures": transactionSignatures,
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0121_approval_quorums": approvalQuorums,
+  "0122_policy_approvals_required": policyApprovalsRequired,
   "0140_signing_freezes": signingFreezes,
   "0141_value_limits": valueLimits,
   "0150_growth": growth,
