@@ -22,6 +22,7 @@ import pg from "pg"
 import { LIST_TOTAL_CAP } from "../schemas/common.js"
 import { createFundedWallet, createPostgresDatabase, killAllChildren, startLedgerProcess, startServiceProcess, tempDir } from "../test/support/processes.js"
 import { generateGrowth, HEAVY_WALLET_SQL } from "./support/growthData.js"
+import { benchBuilt, buildIfBenchBuilt } from "./support/built.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
 import { ms, percentile, table } from "./support/stats.js"
 import { getJson, postJson } from "./support/transferClients.js"
@@ -141,10 +142,11 @@ const measure = async (baseUrl: string, databaseUrl: string, heavyWalletId: stri
 
 const main = async () => {
   console.log(`growth bench: ${settings.transactions} transactions, ${settings.auditEvents} audit events; ${settings.requests} requests per operation`)
+  buildIfBenchBuilt()
   const ledger = await startLedgerProcess()
   const database = await createPostgresDatabase(benchPostgresUrl())
   const dataDir = tempDir("custody-bench-growth-")
-  const start = () => startServiceProcess({ databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, built: process.env.BENCH_BUILT === "1" })
+  const start = () => startServiceProcess({ databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, built: benchBuilt })
   try {
     let service = await start()
     const empty = await measure(service.baseUrl, database.url, null)

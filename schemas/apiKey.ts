@@ -5,7 +5,7 @@
  * fields (a misspelt `expiresAt` must never issue a key that never expires).
  */
 import * as Schema from "effect/Schema"
-import { Label, Timestamp, Uuid } from "./common.js"
+import { Label, PaginationQuery, Timestamp, Uuid } from "./common.js"
 import { strict } from "./strict.js"
 
 /** The spec's scopes, plus `webhooks` ([n21]) and `keys` (this API). */
@@ -74,11 +74,8 @@ export type RevokeApiKeyBody = typeof RevokeApiKeyBody.Type
 
 export const API_KEY_STATUSES = ["active", "expired", "revoked"] as const
 
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
-
 export const ApiKeysQuery = Schema.Struct({
-  limit: Schema.optionalWith(IntFromQuery.pipe(Schema.between(1, 100, { message: () => "must be between 1 and 100" })), { default: () => 50 }),
-  offset: Schema.optionalWith(IntFromQuery.pipe(Schema.nonNegative({ message: () => "must not be negative" })), { default: () => 0 }),
+  ...PaginationQuery.fields,
   status: Schema.optionalWith(Schema.Literal(...API_KEY_STATUSES), { exact: true }),
   agentId: Schema.optionalWith(Uuid, { exact: true })
 }).pipe(strict)

@@ -198,10 +198,35 @@ export type Decision = typeof Decision.Type
 export const RiskTier = Schema.Literal("low", "medium", "high", "critical")
 export type RiskTier = typeof RiskTier.Type
 
+/** One check of a decision explained (issue 34): what it looked at, the value it saw, its limit, its verdict. */
+export const RuleTrace = Schema.Struct({
+  /** `policy "<name>" v<version> rules[<i>]`, or the check outside the policies (protocol risk config, value limits, risk tier). */
+  source: Schema.String,
+  ruleType: Schema.String,
+  lookedAt: Schema.Array(Schema.String),
+  observed: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  limit: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  verdict: Decision,
+  reasons: Schema.Array(Schema.String)
+}).annotations({ identifier: "RuleTrace" })
+export type RuleTrace = typeof RuleTrace.Type
+
 export const PolicyDecision = Schema.Struct({
   decision: Decision,
   reasons: Schema.Array(Schema.String),
-  riskTier: RiskTier
+  riskTier: RiskTier,
+  /** Every check with what it saw (POST /evaluate with `explain: true`; recorded with a transaction's decision). */
+  trace: Schema.optional(Schema.Array(RuleTrace)),
+  /** What each shadow policy of the wallet would have decided (issue 34): recorded, never enforced. */
+  shadow: Schema.optional(Schema.Array(Schema.Struct({
+    policyId: Uuid,
+    name: Schema.String,
+    version: Schema.Number,
+    decision: Decision,
+    reasons: Schema.Array(Schema.String),
+    /** false: a disagreement with the enforced decision */
+    agrees: Schema.Boolean
+  })))
 })
 export type PolicyDecision = typeof PolicyDecision.Type
 
@@ -213,6 +238,8 @@ export const Policy = Schema.Struct({
   name: Label,
   version: Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)),
   active: Schema.Boolean,
+  /** In shadow (issue 34): evaluated on every real decision of the wallet and recorded beside it, never enforced. */
+  shadow: Schema.optional(Schema.Boolean),
   rules: PolicyRules,
   /** Distinct operator approvals each transaction of the wallet needs at the gate while this policy is active (issue 31). */
   approvalsRequired: Schema.optional(Schema.Number),
@@ -231,6 +258,8 @@ export const PolicyCreateBody = Schema.Struct({
   walletId: Uuid,
   name: Label,
   active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  /** Create it in shadow: never enforced (stored inactive), evaluated beside every decision; activating it promotes it. */
+  shadow: Schema.optional(Schema.Boolean),
   rules: PolicyRules,
   approvalsRequired: Schema.optional(ApprovalsRequired)
 })
@@ -256,7 +285,9 @@ export const EvaluateBody = Schema.Struct({
   tokenMint: Schema.optional(Base58Address),
   amountLamports: Schema.optional(Amount),
   programIds: Schema.optional(List(Base58Address)),
-  slippageBps: Schema.optional(BasisPoints)
+  slippageBps: Schema.optional(BasisPoints),
+  /** Answer the decision's trace: every rule with what it looked at, the observed value, its limit and verdict. */
+  explain: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "EvaluateBody" })
 export type EvaluateBody = typeof EvaluateBody.Type
 

@@ -93,6 +93,9 @@ import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { freezeRoutes } from "./freeze/http.js"
 import { valueLimitRoutes } from "./valueLimits/http.js"
+import { policyBacktestRoutes } from "./policyBacktest/http.js"
+import { PolicyBacktests } from "./policyBacktest/policyBacktest.js"
+import { RecordedTransactions } from "./pipeline/recordedTransactions.js"
 import { ValueLimitStore } from "./risk/valueLimits.js"
 import { KillSwitch } from "./freeze/killSwitch.js"
 import { FrozenGate } from "./pipeline/frozenGate.js"
@@ -153,6 +156,7 @@ const componentRoutes = [
   ...riskRoutes,
   ...freezeRoutes,
   ...valueLimitRoutes,
+  ...policyBacktestRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -187,7 +191,7 @@ const CoreComponentsLive = Layer.mergeAll(
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default, RecordedTransactions.Default).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   // What the chain says settles every transaction whose bytes may have left (issue 30).
@@ -246,7 +250,7 @@ const AgentsLive = WalletSpendGateLive.pipe(
 )
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
-const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default).pipe(
+const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default, PolicyBacktests.Default).pipe(
   Layer.provideMerge(AgentsLive)
 )
 

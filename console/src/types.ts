@@ -6,10 +6,32 @@ export interface HistoryEntry {
   readonly message?: string
 }
 
+/** One check of a decision explained (issue 34). */
+export interface TraceEntry {
+  readonly source: string
+  readonly ruleType: string
+  readonly observed: Record<string, unknown>
+  readonly limit: Record<string, unknown>
+  readonly verdict: string
+  readonly reasons: ReadonlyArray<string>
+}
+
+/** What a shadow policy would have decided, beside the enforced decision (issue 34). */
+export interface ShadowVerdict {
+  readonly policyId: string
+  readonly name: string
+  readonly version: number
+  readonly decision: string
+  readonly reasons: ReadonlyArray<string>
+  readonly agrees: boolean
+}
+
 export interface PolicyDecision {
   readonly decision: "allow" | "deny" | "require_approval"
   readonly reasons: ReadonlyArray<string>
   readonly riskTier: string
+  readonly trace?: ReadonlyArray<TraceEntry>
+  readonly shadow?: ReadonlyArray<ShadowVerdict>
 }
 
 /** An amount exactly (`baseUnits`) and as people read it (`amount` in whole units, `display` with the symbol). */
@@ -158,6 +180,7 @@ export interface Policy {
   readonly name: string
   readonly version: number
   readonly active: boolean
+  readonly shadow?: boolean
   readonly rules: ReadonlyArray<Record<string, unknown>>
   readonly updatedAt: string
 }

@@ -1,4 +1,5 @@
 /** Policy endpoints (spec: Endpoints, Policies) and the wallet's policy list. */
+import { PolicyBacktest, PolicyBacktestBody } from "../policyBacktest.js"
 import * as Schema from "effect/Schema"
 import { Page, PaginationQuery, Uuid } from "../common.js"
 import {
@@ -16,6 +17,15 @@ import { endpoint } from "./endpoint.js"
 import { WalletIdParams } from "./wallets.js"
 
 export const PolicyIdParams = Schema.Struct({ policyId: Uuid })
+
+/** `GET /policies`: the tenant's policies, optionally of one wallet and by `active` (`true` / `false`). */
+export const PolicyListQuery = Schema.extend(
+  PaginationQuery,
+  Schema.Struct({
+    walletId: Schema.optional(Uuid),
+    active: Schema.optional(Schema.BooleanFromString.annotations({ message: () => ({ message: "must be true or false", override: true }) }))
+  })
+)
 
 const VersionNumber = Schema.NumberFromString.pipe(
   Schema.int({ message: () => "must be an integer" }),
@@ -35,6 +45,11 @@ export const PoliciesApi = {
     summary: "Check a rule list without storing it",
     body: CompatibilityCheckBody,
     success: CompatibilityCheckResult
+  }),
+  list: endpoint("policies", "GET", "/api/v1/policies", {
+    summary: "The policies this key can see, oldest first (filters walletId, active)",
+    query: PolicyListQuery,
+    success: Page("policies", Policy)
   }),
   get: endpoint("policies", "GET", "/api/v1/policies/:policyId", { summary: "A policy", params: PolicyIdParams, success: Policy }),
   update: endpoint("policies", "PUT", "/api/v1/policies/:policyId", {
@@ -70,5 +85,10 @@ export const PoliciesApi = {
     summary: "Evaluate a hypothetical intent against the wallet's policies",
     body: EvaluateBody,
     success: PolicyDecision
+  }),
+  backtest: endpoint("policies", "POST", "/api/v1/policies/backtest", {
+    summary: "Replay a candidate policy over a wallet's recorded transactions of the last N days: per transaction the decision it would have had, with its trace, and a summary",
+    body: PolicyBacktestBody,
+    success: PolicyBacktest
   })
 }

@@ -7,8 +7,8 @@ import { WalletIdParams } from "./wallets.js"
 export const WalletPosition = Schema.Struct({
   protocol: Schema.String,
   type: Schema.Literal("native", "token", "stake", "supply", "borrow", "escrow"),
-  /** Base units of `token` (lamports for SOL), a decimal string. */
-  amount: BaseUnitsText,
+  /** Base units of `token`: lamports for SOL, a JSON integer; any other token's, a decimal string. */
+  amount: Schema.Union(BaseUnitsText, LamportsText),
   /** A mint address, or `SOL`. */
   token: Schema.String,
   /** The SOL worth, where it has one. */

@@ -8,7 +8,7 @@
  */
 import { Effect } from "effect"
 import type { ExecuteBody } from "../../schemas/agent.js"
-import { InvalidState, PolicyViolation } from "../../schemas/errors.js"
+import { PolicyViolation } from "../../schemas/errors.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { AppConfig } from "../config.js"
 import type { CallerInfo } from "../gateway/caller.js"
@@ -67,14 +67,11 @@ export class AgentExecution extends Effect.Service<AgentExecution>()("AgentExecu
     /** The agent's gate, in the spec's order: not paused, capability allowlists, the manifest when required. */
     const gate = (stored: StoredAgent, type: string, protocol: string, manifest: unknown) =>
       Effect.gen(function* () {
-        // A paused agent (operator or breach) acts again only after resume.
+        // A paused agent (operator or breach) acts again only after resume: a refusal of policy (403), as the spec's
+        // agent refusals are, not a malformed request.
         if (stored.agent.status === "paused") {
-          return yield* Effect.fail(
-            new InvalidState({
-              message: `agent ${stored.agent.id} is paused (${stored.agent.pausedReason ?? "no reason"}): resume it to execute`,
-              currentState: "paused"
-            })
-          )
+          const message = `agent ${stored.agent.id} is paused (${stored.agent.pausedReason ?? "no reason"}): resume it to execute`
+          return yield* Effect.fail(new PolicyViolation({ message, reasons: [message] }))
         }
         const refusal = capabilityRefusal(stored, type, protocol)
         if (refusal !== undefined) return yield* Effect.fail(new PolicyViolation({ message: refusal, reasons: [refusal] }))

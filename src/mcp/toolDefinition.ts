@@ -72,8 +72,13 @@ export const omit = (value: Record<string, unknown>, ...keys: ReadonlyArray<stri
 /** Extra arguments a pass-through tool forwards to the gateway, which validates them. */
 export const AnyFields = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** The JSON Schema of a tool's arguments (always an object schema, as MCP requires). */
+/**
+ * The JSON Schema of a tool's arguments: an object schema, as MCP requires, inlined at the top even when the
+ * arguments are a named schema (a top-level `$ref` would leave hosts without the properties).
+ */
 export const argsJsonSchema = (definition: ToolDefinition): Record<string, unknown> => {
-  const { $schema: _ignored, ...derived } = withoutMarkerIds(JSONSchema.make(definition.args)) as Record<string, unknown>
-  return derived.type === "object" ? derived : { type: "object", properties: {}, additionalProperties: false }
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+  const derived = withoutMarkerIds(JSONSchema.fromAST(definition.args.ast, { definitions, topLevelReferenceStrategy: "skip" })) as Record<string, unknown>
+  const defs = Object.keys(definitions).length === 0 ? {} : { $defs: withoutMarkerIds(definitions) }
+  return derived.type === "object" ? { ...derived, ...defs } : { type: "object", properties: {}, additionalProperties: false }
 }

@@ -96,7 +96,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
 
-    const chaosAt = (stage: "simulation" | "build" | "sign" | "send", failedAt: Retryable["failedAt"]) =>
+    const chaosAt = (stage: "build" | "sign" | "send", failedAt: Retryable["failedAt"]) =>
       chaos.inject(stage).pipe(Effect.mapError((fault) => new Retryable({ message: fault.message, failedAt })))
 
     // ---- stages ---------------------------------------------------------------------------
@@ -227,7 +227,9 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     /** Simulates the built message (signatures not verified: nothing is signed yet) for its whole effect on `wallet`. */
     const simulate = (wallet: string, messageBase64: string, extraSignatures: Record<string, string>) =>
       Effect.gen(function* () {
-        yield* chaosAt("simulation", "build")
+        // An injected simulation failure is a failed simulation (simulating -> failed, with a failure proof), not a retry.
+        const injected = yield* Effect.either(chaos.inject("simulation"))
+        if (injected._tag === "Left") return { ok: false as const, logs: [], error: injected.left.message }
         const simulated = yield* effects.simulate(wallet, messageBase64, extraSignatures).pipe(Effect.catchAll(chainRetryable("build")))
         const { logs } = simulated
         const units = simulated.unitsConsumed === undefined ? {} : { unitsConsumed: simulated.unitsConsumed }

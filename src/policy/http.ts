@@ -28,7 +28,7 @@ import { PolicyEngine } from "./policyEngine.js"
  */
 const ENGINE_ONLY_FIELDS = ["agentId", "riskTierHint", "timestamp"] as const
 import { PolicyService } from "./policyService.js"
-import { PoliciesApi } from "../../schemas/api/policies.js"
+import { PoliciesApi, PolicyListQuery } from "../../schemas/api/policies.js"
 
 const UncheckedRules = Schema.Array(Schema.Unknown)
 const CreateBody = Schema.Struct({ ...PolicyCreateBody.fields, rules: UncheckedRules })
@@ -53,6 +53,13 @@ export const policyRoutes = [
     Effect.gen(function* () {
       const body = yield* decodeBody(CompatibilityCheckBody)
       return ok(checkCompatibility(body.rules))
+    })
+  ),
+  route(
+    PoliciesApi.list,
+    Effect.gen(function* () {
+      const query = yield* decodeQuery(PolicyListQuery)
+      return ok(yield* (yield* PolicyService).list(yield* Caller, query))
     })
   ),
   route(

@@ -22,6 +22,9 @@ import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { ValueLimitStore } from "../risk/valueLimits.js"
 import { withValueLimits } from "./valueLimitOutcome.js"
+import { transactionTrace, withTrace } from "./transactionTrace.js"
+import { explainPolicies } from "./explainDecision.js"
+import { shadowVerdicts, withShadow } from "./shadowDecisions.js"
 import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
 import type { CompiledPolicy } from "./compileRules.js"
@@ -85,6 +88,10 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     const loadPolicies = (walletId: string, tenantId: string) =>
       repo.activeForWallet(walletId, tenantId).pipe(Effect.map((rows) => rows.map((row) => cache.compile(row))))
 
+    /** The wallet's shadow policies (issue 34), compiled; evaluated beside the decision, never enforced. */
+    const loadShadows = (walletId: string, tenantId: string) =>
+      repo.shadowForWallet(walletId, tenantId).pipe(Effect.map((rows) => rows.map((row) => cache.compile(row))))
+
     /** The snapshot the evaluator needs, read inside the caller's transaction (under the lock when deciding). */
     const readState = (
       policies: ReadonlyArray<CompiledPolicy>,
@@ -142,7 +149,10 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           tenantId,
           eventType: "policy.evaluated",
           message: `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`,
-          metadata: { txId: context.txId ?? null, source: context.source, decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier },
+          metadata: {
+            txId: context.txId ?? null, source: context.source, decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier,
+            ...(decision.shadow === undefined ? {} : { shadow: decision.shadow })
+          },
           txId: context.txId ?? null,
           walletId: context.walletId,
           agentId: context.agentId ?? null,
@@ -213,7 +223,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const protocolConfig = yield* risk.findProtocol(input.tenantId, input.protocol)
           const controls = yield* risk.findPortfolio(input.walletId, input.tenantId)
           const policies = yield* loadPolicies(input.walletId, input.tenantId)
-          const state = yield* readState(policies, toRequest(input), input.tenantId, new Date(), {
+          const shadows = yield* loadShadows(input.walletId, input.tenantId)
+          const state = yield* readState([...policies, ...shadows], toRequest(input), input.tenantId, new Date(), {
             ...transactionFacts(input),
             portfolio: hasPortfolioLimits(controls),
             observe: true,
@@ -225,7 +236,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           // Value limits (issue 34): judged and reserved under the same lock, with the decision (valueLimits.ts).
           const subject = { tenantId: input.tenantId, walletId: input.walletId, agentId: input.agentId }
           const limits = yield* valueLimits.judge(subject, input.facts, state.now)
-          const { decision, effects, approvalSpend, pauseAgent } = withValueLimits(combine(input, protocolConfig, controls, policies, state), limits.denied)
+          const combined = withValueLimits(combine(input, protocolConfig, controls, policies, state), limits.denied)
+          const { effects, approvalSpend, pauseAgent } = combined
+          // Recorded with its trace (issue 34): /replay shows what each check saw.
+          const traced = withTrace(combined.decision, transactionTrace({ input, protocolConfig, controls, policies, state, relayConfigured, valueLimitsDenied: limits.denied, value: limits.value }))
+          const decision = withShadow(traced, shadowVerdicts(shadows, toRequest(input), state, traced.decision))
           if (decision.decision !== "deny" && limits.value !== undefined) yield* valueLimits.reserve(input.txId, subject, limits.value)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
           yield* store.recordDecision(input.txId, input.tenantId, input.walletId, decision, approvalSpend)
@@ -359,7 +374,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const policies = known !== undefined ? known.policies.map((row) => cache.compileText(row.policy, row.rulesText)) : yield* loadPolicies(request.walletId, tenantId)
           const state = yield* readState(policies, request, tenantId, now, { portfolio: false, observe: false }, known)
           const evaluation = evaluatePolicies(policies, request, state)
-          return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision
+          const explained = request.explain === true ? { trace: explainPolicies(policies, request, state) } : {}
+          return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier, ...explained } satisfies PolicyDecision
         }).pipe(
           Effect.timeout(ENGINE_TIMEOUT),
           Effect.catchAllCause((cause) => {

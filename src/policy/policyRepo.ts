@@ -16,6 +16,8 @@ interface PolicyRow {
   readonly name: string
   readonly version: number
   readonly active: boolean
+  /** a shadow policy: never enforced, evaluated beside every decision (issue 34) */
+  readonly shadow: boolean
   readonly rules_text: string
   readonly approvals_required: number | null
   readonly created_at: Date | string
@@ -49,6 +51,7 @@ const toStored = (row: PolicyRow): StoredPolicyRow => ({
     name: row.name,
     version: Number(row.version),
     active: row.active,
+    ...(row.shadow ? { shadow: true } : {}),
     // Returned as stored: rules in their encoded wire form (amounts as numbers or decimal strings).
     rules: parseStoredRules(row.rules_text) as Policy["rules"],
     ...(row.approvals_required === null || row.approvals_required === undefined ? {} : { approvalsRequired: row.approvals_required }),
@@ -63,6 +66,8 @@ export interface NewPolicy {
   readonly walletId: string
   readonly name: string
   readonly active: boolean
+  /** In shadow: stored inactive, evaluated beside every decision, never enforced. */
+  readonly shadow?: boolean | undefined
   /** Encoded rules (JSON-serialisable). */
   readonly rules: unknown
   readonly approvalsRequired?: number | undefined
@@ -95,9 +100,9 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const [row] = yield* sql<PolicyRow>`
-            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, rules, approvals_required)
-            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active}, ${JSON.stringify(input.rules)}::jsonb, ${input.approvalsRequired ?? null})
-            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
+            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, shadow, rules, approvals_required)
+            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active && input.shadow !== true}, ${input.shadow === true}, ${JSON.stringify(input.rules)}::jsonb, ${input.approvalsRequired ?? null})
+            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -109,7 +114,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const current = yield* sql<PolicyRow>`
-            SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
+            SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
             FROM policies WHERE id = ${id} ${tenantFilter(readTenant)} FOR UPDATE
           `
           if (current.length === 0) return undefined
@@ -120,12 +125,13 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
             UPDATE policies SET
               name = ${change.name ?? before.name},
               active = ${change.active ?? before.active},
+              shadow = ${change.active === true ? false : before.shadow},
               rules = ${rulesText}::jsonb,
               approvals_required = ${change.approvalsRequired === undefined ? before.approvals_required : change.approvalsRequired},
               version = version + 1,
               updated_at = clock_timestamp()
             WHERE id = ${id}
-            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
+            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -134,13 +140,13 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     const find = (id: string, readTenant: string | null) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE id = ${id} ${tenantFilter(readTenant)}
       `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
 
     const versionRows = (id: string, readTenant: string | null, version: number | null) =>
       sql<PolicyRow>`
-        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text, v.approvals_required,
+        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text, v.approvals_required,
           p.created_at, v.created_at AS updated_at
         FROM policy_versions v JOIN policies p ON p.id = v.policy_id
         WHERE v.policy_id = ${id} ${readTenant === null ? sql`` : sql`AND v.tenant_id = ${readTenant}`}
@@ -169,30 +175,49 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     const findVersion = (id: string, version: number, readTenant: string | null) =>
       versionRows(id, readTenant, version).pipe(Effect.map((rows) => rows[0]))
 
-    const walletOrder = makeKeyset(sql, [
+    const listOrder = makeKeyset(sql, [
       { column: "created_at", descending: false, type: "timestamptz" },
       { column: "id", descending: false, type: "uuid" }
     ])
 
-    const listByWallet = (walletId: string, readTenant: string | null, page: PageRequest) =>
+    /** The policies `readTenant` sees (all tenants for null), optionally of one wallet and by `active`, oldest first, a page at a time. */
+    const list = (
+      readTenant: string | null,
+      filter: { readonly walletId?: string | undefined; readonly active?: boolean | undefined },
+      page: PageRequest
+    ) =>
       Effect.gen(function* () {
-        const conditions = [sql`wallet_id = ${walletId}`, ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`])]
-        const where = yield* walletOrder.where(conditions, page)
+        const conditions = [
+          ...(filter.walletId === undefined ? [] : [sql`wallet_id = ${filter.walletId}`]),
+          ...(filter.active === undefined ? [] : [sql`active = ${filter.active}`]),
+          ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`])
+        ]
+        const where = yield* listOrder.where(conditions, page)
         const rows = yield* sql<PolicyRow & { page_key: unknown }>`
-          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at, ${walletOrder.keyColumn}
+          SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at, ${listOrder.keyColumn}
           FROM policies WHERE ${where}
-          ORDER BY ${walletOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+          ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
         `.pipe(Effect.orDie)
-        const counted = yield* walletOrder.cappedTotal(sql`policies`, conditions).pipe(Effect.orDie)
-        const { items, info } = walletOrder.pageOf(rows, page, counted)
+        const counted = yield* listOrder.cappedTotal(sql`policies`, conditions).pipe(Effect.orDie)
+        const { items, info } = listOrder.pageOf(rows, page, counted)
         return { policies: items.map((row) => toStored(row).policy), ...info }
       })
+
+    const listByWallet = (walletId: string, readTenant: string | null, page: PageRequest) => list(readTenant, { walletId }, page)
 
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, approvals_required, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
+        ORDER BY created_at, id
+      `.pipe(Effect.map((rows) => rows.map(toStored)))
+
+        /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
+    const shadowForWallet = (walletId: string, tenantId: string) =>
+      sql<PolicyRow>`
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
+        FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND shadow AND NOT active
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
@@ -202,6 +227,6 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         SELECT max(approvals_required) AS n FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
       `.pipe(Effect.map((rows) => rows[0]?.n ?? 1), Effect.orDie)
 
-    return { create, appendVersion, find, listVersions, findVersion, listByWallet, activeForWallet, approvalsRequiredFor }
+    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet, approvalsRequiredFor }
   })
 }) {}

@@ -49,7 +49,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         stored === undefined ? Effect.fail(new NotFound({ resource: "policy", id })) : Effect.succeed(stored.policy)
       )
 
-    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; rules: ReadonlyArray<unknown>; approvalsRequired?: number | undefined }) =>
+    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; shadow?: boolean | undefined; rules: ReadonlyArray<unknown>; approvalsRequired?: number | undefined }) =>
       Effect.gen(function* () {
         const rules = yield* validateRules(body.rules)
         const wallet = yield* visibleWallet(caller, body.walletId)
@@ -59,6 +59,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
           walletId: body.walletId,
           name: body.name,
           active: body.active,
+          shadow: body.shadow,
           rules: encodeRules(rules),
           approvalsRequired: body.approvalsRequired
         })
@@ -132,9 +133,13 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         return yield* repo.listByWallet(walletId, caller.readTenant, page)
       })
 
+    /** GET /policies: what the caller's tenant holds (every tenant for a key reading all), filtered. */
+    const list = (caller: CallerInfo, query: PageRequest & { readonly walletId?: string | undefined; readonly active?: boolean | undefined }) =>
+      repo.list(caller.readTenant, query, query)
+
     /** The most distinct operator approvals an active policy of the wallet asks for at the gate (1 when none does). */
     const approvalsRequiredFor = (walletId: string, tenantId: string) => repo.approvalsRequiredFor(walletId, tenantId)
 
-    return { create, get, update, versions, version, migrate, listForWallet, visibleWallet, approvalsRequiredFor }
+    return { create, get, update, versions, version, migrate, list, listForWallet, visibleWallet, approvalsRequiredFor }
   })
 }) {}

@@ -18,6 +18,7 @@ import { RiskApi } from "../../schemas/api/risk.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { defaultProtocolConfig, DEPLOYMENT_TENANT, RiskConfigRepo } from "./riskConfigRepo.js"
 import { shownConfig } from "./protocolLayers.js"
+import { portfolioControlsAnswer, protocolConfigAnswer } from "./riskAnswers.js"
 
 /** The layer a caller's protocol config reads and writes: its tenant's, or the deployment-wide one for a key reading every tenant (issue 34). */
 const configTenant = (caller: { readonly readTenant: string | null }) => caller.readTenant ?? DEPLOYMENT_TENANT
@@ -40,7 +41,7 @@ export const riskRoutes = [
     RiskApi.listProtocols,
     Effect.gen(function* () {
       const caller = yield* Caller
-      return ok({ protocols: (yield* orDie((yield* RiskConfigRepo).listProtocols(caller.readTenant))).map(shownConfig) })
+      return ok({ protocols: (yield* orDie((yield* RiskConfigRepo).listProtocols(caller.readTenant))).map((config) => protocolConfigAnswer(shownConfig(config))) })
     })
   ),
   route(
@@ -50,7 +51,7 @@ export const riskRoutes = [
       const caller = yield* Caller
       const config = yield* orDie((yield* RiskConfigRepo).findProtocol(configTenant(caller), protocol))
       // Never set: the defaults the engine applies (as portfolio controls answer theirs).
-      return ok(config === undefined ? defaultProtocolConfig(protocol) : shownConfig(config))
+      return ok(protocolConfigAnswer(config === undefined ? defaultProtocolConfig(protocol) : shownConfig(config)))
     })
   ),
   route(
@@ -59,7 +60,7 @@ export const riskRoutes = [
       const protocol = yield* protocolParam
       const body = yield* decodeBody(ProtocolRiskConfigUpdate)
       const caller = yield* Caller
-      return ok(shownConfig(yield* (yield* RiskConfigRepo).putProtocol(configTenant(caller), protocol, body)))
+      return ok(protocolConfigAnswer(shownConfig(yield* (yield* RiskConfigRepo).putProtocol(configTenant(caller), protocol, body))))
     })
   ),
   route(
@@ -67,7 +68,8 @@ export const riskRoutes = [
     Effect.gen(function* () {
       const caller = yield* Caller
       const page = yield* decodeQuery(PaginationQuery)
-      return ok(yield* (yield* RiskConfigRepo).listPortfolio(caller.readTenant, page))
+      const listed = yield* (yield* RiskConfigRepo).listPortfolio(caller.readTenant, page)
+      return ok({ ...listed, controls: listed.controls.map(portfolioControlsAnswer) })
     })
   ),
   route(
@@ -75,7 +77,7 @@ export const riskRoutes = [
     Effect.gen(function* () {
       const walletId = yield* walletParam
       const wallet = yield* visibleWallet(walletId)
-      return ok(yield* orDie((yield* RiskConfigRepo).findPortfolio(walletId, wallet.tenantId)))
+      return ok(portfolioControlsAnswer(yield* orDie((yield* RiskConfigRepo).findPortfolio(walletId, wallet.tenantId))))
     })
   ),
   route(
@@ -84,7 +86,7 @@ export const riskRoutes = [
       const walletId = yield* walletParam
       const body = yield* decodeBody(PortfolioRiskControlsUpdate)
       const wallet = yield* visibleWallet(walletId)
-      return ok(yield* (yield* RiskConfigRepo).putPortfolio(wallet.tenantId, walletId, body))
+      return ok(portfolioControlsAnswer(yield* (yield* RiskConfigRepo).putPortfolio(wallet.tenantId, walletId, body)))
     })
   )
 ]

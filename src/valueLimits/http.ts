@@ -48,9 +48,10 @@ export const valueLimitRoutes = [
   route(
     RiskApi.putValueLimits,
     Effect.gen(function* () {
+      // The body first: a refused body names its field whatever the path says.
+      const body = yield* decodeBody(ValueLimitsUpdate)
       const scope = yield* scopeParam
       const targetId = yield* targetParam
-      const body = yield* decodeBody(ValueLimitsUpdate)
       const units: Array<bigint> = []
       for (const [index, limit] of body.limits.entries()) {
         const max = toUnits(limit.currency, limit.max)

@@ -124,12 +124,13 @@ describe("agents", () => {
     expect(listed.map((a) => a.id)).not.toContain(agent.id)
   })
 
-  it("refuses to execute while paused, naming the state", async () => {
+  it("refuses to execute while paused: 403 POLICY_VIOLATION naming the state", async () => {
     const agent = (await client().agents.create({ body: { name: "paused" } })).body.data
     await client().agents.start({ params: { agentId: agent.id }, body: {} })
     await client().agents.pause({ params: { agentId: agent.id }, body: {} })
     const refused = await client().agents.execute({ params: { agentId: agent.id }, body: { type: "query_balance", protocol: "system-program" } })
-    expect(refused.status).toBe(400)
+    expect(refused.status).toBe(403)
+    expect(refused.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
     expect(refused.body.error).toContain("paused")
   })
 })

@@ -11,6 +11,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   transactions: "pipeline",
   outbox_jobs: "pipeline",
   transaction_signatures: "pipeline",
+  unresolved_transactions: "pipeline",
   chaos_config: "pipeline",
   gasless_fee_reservations: "pipeline",
   wallet_approval_quorums: "pipeline",
@@ -43,7 +44,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   webhook_subscriptions: "webhooks",
   webhook_deliveries: "webhooks",
   positions: "positions",
-  api_keys: "keys"
+  api_keys: "keys",
+  sealed_keys: "wallet"
 }
 
 /**

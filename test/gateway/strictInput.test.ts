@@ -119,6 +119,7 @@ describe("unknown fields are refused, naming them, and change nothing", () => {
       if (name === "id") return "1"
       if (name === "symbol") return "SOL"
       if (name === "name") return "stage-stream"
+      if (name === "keyId") return "0123456789abcdef"
       return ids[name] ?? "00000000-0000-4000-8000-000000000000"
     })
   const envelopeRoutes = routes.filter((route) => route.endpoint !== undefined && route.endpoint.raw === undefined && route.path !== "/health")

@@ -23,6 +23,18 @@ describe("wireJson", () => {
     )
   })
 
+  it("writes a SOL position's amount (lamports) as an integer; another token's amount stays a decimal string", () => {
+    const positions = [
+      { type: "native", token: "SOL", amount: "18446744073709551615", valueLamports: "18446744073709551615" },
+      { type: "escrow", token: "SOL", amount: "100000000" },
+      { type: "token", token: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", amount: "2500000" }
+    ]
+    expect(wireJson({ positions })).toBe(
+      '{"positions":[{"type":"native","token":"SOL","amount":18446744073709551615,"valueLamports":18446744073709551615},' +
+        '{"type":"escrow","token":"SOL","amount":100000000},{"type":"token","token":"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v","amount":"2500000"}]}'
+    )
+  })
+
   it("never turns a client's string into a number, whatever it contains", () => {
     const sneaky = { label: '#int-00000000-0000-0000-0000-000000000000:5', lamports: 1n }
     expect(JSON.parse(wireJson(sneaky))).toEqual({ label: sneaky.label, lamports: 1 })

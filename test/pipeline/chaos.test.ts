@@ -1,11 +1,12 @@
 /**
  * Chaos at send with rate 0.5: transactions still confirm within the attempt limit, each exactly once,
- * and the counters show the injected failures and the outbox retries.
+ * and the counters show the injected failures and the outbox retries. Chaos at simulation: a failed
+ * simulation, as the spec's states say (simulating -> failed, with a failure proof), not six retries.
  */
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { makeClient } from "../support/client.js"
+import { dataOf, makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 // 20 attempts: with a 0.5 failure rate the chance that one of 10 transfers fails 20 times is about 1e-5.
@@ -36,4 +37,27 @@ describe("chaos at send", () => {
     expect(metrics["outbox.retry_attempts"]).toBeGreaterThan(0)
     expect(metrics["tx.confirmed"]).toBe(10)
   }, 180_000) // each transfer may take up to 120 s of waitSettled on a loaded machine; vitest's 60 s default cut that short
+})
+
+describe("chaos at simulation", () => {
+  it("fails the transaction at simulating, once, with the injected reason and a failure proof; nothing is signed", async () => {
+    const client = makeClient(env.service.baseUrl)
+    expect((await client.chaos.update({ body: { enabled: true, failureRates: { simulation: 1 } } })).status).toBe(200)
+    try {
+      const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+      const destination = Keypair.generate().publicKey.toBase58()
+      const created = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1_000_000 } })
+      const settled = (await waitSettled(env.service.baseUrl, created.body.data.id, 60_000)).body
+      expect(settled).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+      expect(settled.data).toMatchObject({ status: "failed", attempts: 1 })
+      expect(settled.data.signature ?? null).toBeNull()
+      expect(settled.error).toMatch(/^simulation failed: chaos: injected failure at the simulation stage/)
+      expect(settled.data.history.map((entry: { status: string }) => entry.status)).toEqual(["pending", "simulating", "failed"])
+      const proof = dataOf(await client.transactions.proof({ params: { txId: created.body.data.id } }))
+      expect(proof.simulationHash).toMatch(/^[0-9a-f]{64}$/)
+      expect(await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(destination))).toBe(0)
+    } finally {
+      await client.chaos.update({ body: { enabled: false, failureRates: {} } })
+    }
+  }, 90_000)
 })

@@ -45,13 +45,16 @@ describe("retention", () => {
     await query((sql) => sql`
       UPDATE transactions SET created_at = created_at - interval '40 days', updated_at = updated_at - interval '40 days', confirmed_at = confirmed_at - interval '40 days'
       WHERE id = ${old.id} RETURNING id`)
-    await query((sql) => sql`UPDATE audit_events SET created_at = created_at - interval '40 days' WHERE tx_id IS DISTINCT FROM ${young.id} RETURNING id`)
+    const aged = await query<{ id: string }>((sql) => sql`
+      UPDATE audit_events SET created_at = created_at - interval '40 days' WHERE tx_id IS DISTINCT FROM ${young.id} RETURNING id`)
+    expect(aged.length).toBeGreaterThan(oldEvents.length)
 
     // The actor's next sweep (every 300 ms).
     const deadline = Date.now() + 20_000
     for (;;) {
       const [row] = await query<{ pruned: boolean; events: string }>((sql) => sql`
-        SELECT history_pruned_at IS NOT NULL AS pruned, (SELECT count(*)::text FROM audit_events WHERE tx_id IS DISTINCT FROM ${young.id}) AS events
+        SELECT history_pruned_at IS NOT NULL AS pruned,
+          (SELECT count(*)::text FROM audit_events WHERE id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(aged.map((e) => e.id))}::jsonb))) AS events
         FROM transactions WHERE id = ${old.id}`)
       if (row?.pruned === true && row.events === "0") break
       if (Date.now() > deadline) throw new Error(`not pruned: ${JSON.stringify(row)}`)

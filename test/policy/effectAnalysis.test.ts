@@ -33,6 +33,14 @@ const tokenAccount = (owner: PublicKey, amount: bigint, lamports = 2_039_280n): 
   return { lamports, owner: TOKEN_PROGRAM_ID.toBase58(), data }
 }
 
+const nonceAccount = (authority: PublicKey, lamports: bigint): AccountState => {
+  const data = Buffer.alloc(80)
+  data.writeUInt32LE(1, 0)
+  data.writeUInt32LE(1, 4)
+  authority.toBuffer().copy(data, 8)
+  return { lamports, owner: SYSTEM, data }
+}
+
 /** Analyses `message` with the states given per address (before, after); unlisted accounts are absent. */
 const analyse = (message: ReturnType<typeof messageOf>, states: Record<string, [AccountState | null, AccountState | null]>, inner: unknown = []) => {
   const accounts = accountsToRead(message, wallet.toBase58())
@@ -65,6 +73,26 @@ describe("balances and the instructions' own word", () => {
     expect(effect.tokenOutflows).toEqual([{ mint: mint.toBase58(), amount: 400n }])
     expect(effect.tokenChanges).toEqual([{ account: source.toBase58(), mint: mint.toBase58(), before: 1_000n, after: 600n }])
     expect(effect.recipients).toEqual([{ address: other.toBase58(), lamports: 0n, tokens: [{ mint: mint.toBase58(), amount: 400n }] }])
+  })
+})
+
+describe("SOL the wallet holds in the nonce accounts it controls", () => {
+  it("counts a withdrawal to someone else as an outflow, and one to the wallet as none", () => {
+    const nonce = Keypair.generate().publicKey
+    const withdraw = (to: PublicKey) => messageOf(SystemProgram.nonceWithdraw({ noncePubkey: nonce, authorizedPubkey: wallet, toPubkey: to, lamports: 5_000_000 }))
+    const away = analyse(withdraw(other), {
+      [wallet.toBase58()]: [system(10_000_000n), system(9_995_000n)],
+      [nonce.toBase58()]: [nonceAccount(wallet, 6_447_680n), nonceAccount(wallet, 1_447_680n)],
+      [other.toBase58()]: [null, system(5_000_000n)]
+    })
+    expect(away.solOutflowLamports).toBe(5_005_000n)
+    expect(away.recipients).toEqual([{ address: other.toBase58(), lamports: 5_000_000n, tokens: [] }])
+    const home = analyse(withdraw(wallet), {
+      [wallet.toBase58()]: [system(10_000_000n), system(14_995_000n)],
+      [nonce.toBase58()]: [nonceAccount(wallet, 6_447_680n), nonceAccount(wallet, 1_447_680n)]
+    })
+    expect(home.solOutflowLamports).toBe(5_000n)
+    expect(home.recipients).toEqual([])
   })
 })
 
@@ -123,17 +151,13 @@ describe("the baseline judgement", () => {
   it("finds a durable nonce only in the first instruction, its authority read from the nonce account", () => {
     const nonce = Keypair.generate().publicKey
     const stranger = Keypair.generate().publicKey
-    const nonceData = Buffer.alloc(80)
-    nonceData.writeUInt32LE(1, 0)
-    nonceData.writeUInt32LE(1, 4)
-    stranger.toBuffer().copy(nonceData, 8)
-    const nonceAccount: AccountState = { lamports: 1_447_680n, owner: SYSTEM, data: nonceData }
+    const theirs = nonceAccount(stranger, 1_447_680n)
     // the instruction names the wallet as authority; the account says who really controls it
     const advance = SystemProgram.nonceAdvance({ noncePubkey: nonce, authorizedPubkey: wallet })
-    const first = analyse(messageOf(advance), { [nonce.toBase58()]: [nonceAccount, nonceAccount] })
+    const first = analyse(messageOf(advance), { [nonce.toBase58()]: [theirs, theirs] })
     expect(first.durableNonce).toEqual({ account: nonce.toBase58(), authority: stranger.toBase58() })
     expect(judgeEffect(first, new Set()).decision).toBe("deny")
-    const later = analyse(messageOf(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: other, lamports: 1 }), advance), { [nonce.toBase58()]: [nonceAccount, nonceAccount] })
+    const later = analyse(messageOf(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: other, lamports: 1 }), advance), { [nonce.toBase58()]: [theirs, theirs] })
     expect(later.durableNonce).toBeUndefined()
   })
 })

@@ -24,6 +24,31 @@ afterAll(async () => {
 
 const newWallet = async (headers?: Record<string, string>) => (await makeClient(service.baseUrl, headers).wallets.create({ body: {} })).body.data.id as string
 
+describe("GET /api/v1/policies", () => {
+  it("lists the tenant's policies, oldest first, by wallet and by active, and never another tenant's", async () => {
+    const [first, second] = [await newWallet(A), await newWallet(A)]
+    const a = makeClient(service.baseUrl, A)
+    const p1 = (await a.policies.create({ body: { walletId: first, name: "one", rules: [] } })).body.data
+    const p2 = (await a.policies.create({ body: { walletId: second, name: "two", active: false, rules: [] } })).body.data
+    const p3 = (await a.policies.create({ body: { walletId: second, name: "three", rules: [] } })).body.data
+    const theirs = (await makeClient(service.baseUrl, B).policies.create({ body: { walletId: await newWallet(B), name: "b", rules: [] } })).body.data
+
+    const all = await a.policies.list({ query: {} })
+    expect(all.status).toBe(200)
+    expect(all.body.data).toMatchObject({ total: 3, limit: 50, offset: 0 })
+    expect(all.body.data.policies.map((p) => p.id)).toEqual([p1.id, p2.id, p3.id])
+    expect((await a.policies.list({ query: { walletId: second } })).body.data.policies.map((p) => p.id)).toEqual([p2.id, p3.id])
+    expect((await a.policies.list({ query: { walletId: second, active: "true" } })).body.data.policies.map((p) => p.id)).toEqual([p3.id])
+    expect((await a.policies.list({ query: { active: "false" } })).body.data.policies.map((p) => p.id)).toEqual([p2.id])
+    const page = await a.policies.list({ query: { limit: "1", offset: "1" } })
+    expect(page.body.data).toMatchObject({ total: 3, limit: 1, offset: 1, policies: [{ id: p2.id }] })
+    expect((await a.policies.list({ query: { walletId: theirs.walletId } })).body.data).toMatchObject({ total: 0, policies: [] })
+    const refused = await api(service.baseUrl, "GET", "/api/v1/policies?active=maybe", undefined, A)
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toMatch(/^active: must be true or false/)
+  })
+})
+
 describe("policies over HTTP", () => {
   it("creates a policy (201, version 1, active by default) and reads it back", async () => {
     const walletId = await newWallet()

@@ -25,13 +25,15 @@ const call = (method: string, path: string, body?: unknown, headers?: Record<str
 
 describe("protocol risk configs over HTTP", () => {
   it("creates on first PUT with defaults, then changes only the provided fields", async () => {
-    // Never configured: the defaults the engine applies, not a 404.
+    // Never configured: the defaults the engine applies, not a 404; every field of the spec, null for no bound,
+    // and no time of a change that never happened.
     const defaults = await makeClient(service.baseUrl, A).risk.getProtocol({ params: { protocol: "amm-one" } })
     expect(defaults.status).toBe(200)
     expect(defaults.body).toMatchObject({ status: "success", errorCode: null })
     expect(defaults.body.data).toEqual({
-      protocol: "amm-one", version: "1", allowedPools: [], allowedPrograms: [], requireOracleForSwap: false, gaslessEligible: false,
-      updatedAt: new Date(0).toISOString()
+      protocol: "amm-one", version: "1", maxSlippageBps: null, maxPoolConcentrationBps: null, allowedPools: [], allowedPrograms: [],
+      oracleDeviationBps: null, requireOracleForSwap: false, maxQuoteAgeSeconds: null, deltaVarianceBpsThreshold: null, gaslessEligible: false,
+      updatedAt: null
     })
     const created = await makeClient(service.baseUrl, A).risk.putProtocol({ params: { protocol: "amm-one" }, body: { maxSlippageBps: 150, allowedPools: [POOL] } })
     expect(created.status).toBe(200)
@@ -46,7 +48,8 @@ describe("protocol risk configs over HTTP", () => {
     })
     const updated = await makeClient(service.baseUrl, A).risk.putProtocol({ params: { protocol: "amm-one" }, body: { oracleDeviationBps: 200, maxSlippageBps: null, version: "2" } })
     expect(updated.body.data).toMatchObject({ version: "2", oracleDeviationBps: 200, allowedPools: [POOL] })
-    expect(updated.body.data.maxSlippageBps).toBeUndefined()
+    expect(updated.body.data.maxSlippageBps).toBeNull()
+    expect(Date.parse(updated.body.data.updatedAt ?? "")).toBeGreaterThan(Date.now() - 60_000)
     expect((await makeClient(service.baseUrl, A).risk.getProtocol({ params: { protocol: "amm-one" } })).body.data).toEqual(updated.body.data)
     const listed = await makeClient(service.baseUrl, A).risk.listProtocols({})
     expect(listed.body.data.protocols.map((p: { protocol: string }) => p.protocol)).toEqual(["amm-one"])
@@ -85,7 +88,7 @@ describe("protocol risk configs over HTTP", () => {
     await makeClient(service.baseUrl, A).risk.putProtocol({ params: { protocol: "lending-market" }, body: { maxPoolConcentrationBps: 500 } })
     const seenByB = await makeClient(service.baseUrl, B).risk.getProtocol({ params: { protocol: "lending-market" } })
     expect(seenByB.status).toBe(200)
-    expect(seenByB.body.data.maxPoolConcentrationBps).toBeUndefined()
+    expect(seenByB.body.data.maxPoolConcentrationBps).toBeNull()
     const listedB = await makeClient(service.baseUrl, B).risk.listProtocols({})
     expect(listedB.body.data.protocols).toEqual([])
   })
@@ -95,12 +98,15 @@ describe("portfolio risk controls over HTTP", () => {
   it("reads defaults for a wallet, updates partially, lists, and hides other tenants' wallets", async () => {
     const walletId = (await makeClient(service.baseUrl, A).wallets.create({ body: {} })).body.data.id as string
     const defaults = await makeClient(service.baseUrl, A).risk.getPortfolio({ params: { walletId } })
-    expect(defaults.body.data).toMatchObject({ walletId, autoPauseOnBreach: true })
+    expect(defaults.body.data).toEqual({
+      walletId, maxDrawdownLamports: null, maxDailyLossLamports: null, maxExposureBpsPerToken: null, maxExposureBpsPerProtocol: null,
+      autoPauseOnBreach: true, updatedAt: null
+    })
     const put = await makeClient(service.baseUrl, A).risk.putPortfolio({ params: { walletId }, body: { maxDrawdownLamports: "5000000000", maxExposureBpsPerToken: 2500 } })
     expect(put.body.data).toMatchObject({ walletId, maxDrawdownLamports: 5_000_000_000, maxExposureBpsPerToken: 2500, autoPauseOnBreach: true })
     const second = await makeClient(service.baseUrl, A).risk.putPortfolio({ params: { walletId }, body: { autoPauseOnBreach: false, maxExposureBpsPerToken: null } })
     expect(second.body.data).toMatchObject({ maxDrawdownLamports: 5_000_000_000, autoPauseOnBreach: false })
-    expect(second.body.data.maxExposureBpsPerToken).toBeUndefined()
+    expect(second.body.data.maxExposureBpsPerToken).toBeNull()
     const listed = await makeClient(service.baseUrl, A).risk.listPortfolio({})
     expect(listed.body.data.controls.map((c: { walletId: string }) => c.walletId)).toContain(walletId)
     expect((await makeClient(service.baseUrl, A).risk.putPortfolio({ params: { walletId }, body: { maxExposureBpsPerProtocol: 10_001 } })).body.error).toContain(

@@ -77,12 +77,16 @@ describe("stake positions", () => {
     // the LST is shown once, as the stake, not again as a plain token
     const all = (await api<{ readonly positions: ReadonlyArray<Position> }>(env.service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/positions`)).body.data.positions
     expect(all.filter((p) => p.token === pool.lstMint.toBase58())).toHaveLength(1)
-    expect(all.find((p) => p.type === "native")).toMatchObject({ protocol: "system-program", token: "SOL" })
+    // native SOL in lamports: a JSON integer, as every lamport amount (a token's amount stays a decimal string)
+    const native = all.find((p) => p.type === "native")
+    expect(native).toMatchObject({ protocol: "system-program", token: "SOL", amount: expect.any(Number) })
+    expect(native!.amount).toBe(native!.valueLamports)
 
     // a query_positions intent answers the same stake position
     const query = await run({ walletId: wallet.id, type: "query_positions", protocol: "system-program", intent: {} })
     expect(query.status).toBe("confirmed")
     expect((query.result?.positions as ReadonlyArray<Position>).filter((p) => p.type === "stake")).toEqual([position])
+    expect((query.result?.positions as ReadonlyArray<Position>).find((p) => p.type === "native")?.amount).toEqual(expect.any(Number))
 
     const half = lst / 2n
     expect((await run({ walletId: wallet.id, type: "unstake", protocol: "liquid-staking", intent: { amount: half.toString() } })).status).toBe("confirmed")
@@ -116,7 +120,7 @@ describe("stake positions", () => {
     expect(amount).toBeGreaterThan(0n)
     expect(token).toMatchObject({ protocol: "spl-token", value: `${amount / 1_000_000n}.${(amount % 1_000_000n).toString().padStart(6, "0")}` })
     const escrow = positions.find((p) => p.type === "escrow")
-    expect(escrow).toMatchObject({ protocol: "escrow", amount: "200000000", token: "SOL", valueLamports: 200_000_000, value: usdOf(200_000_000n) })
+    expect(escrow).toMatchObject({ protocol: "escrow", amount: 200_000_000, token: "SOL", valueLamports: 200_000_000, value: usdOf(200_000_000n) })
     // the counterparty has no escrow position: it locked nothing
     const theirs = (await api<{ readonly positions: ReadonlyArray<Position> }>(env.service.baseUrl, "GET", `/api/v1/wallets/${counterparty.id}/positions`)).body.data.positions
     expect(theirs.filter((p) => p.type === "escrow")).toEqual([])

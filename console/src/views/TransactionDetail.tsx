@@ -9,6 +9,7 @@ import { type ProofCheck, recomputeProof } from "../proof"
 import { useSession } from "../session"
 import type { Replay, Transaction } from "../types"
 import { useStageStream } from "../useStream"
+import { DecisionTrace, ShadowVerdicts } from "../riskViews"
 import { PreviewView } from "./ApprovalPreview"
 
 /** A failed transaction is answered as a failure envelope that still carries the record. */
@@ -121,6 +122,8 @@ export const TransactionDetail = ({ txId }: { txId: string }) => {
                 <li key={reason}>{reason}</li>
               ))}
             </ul>
+            <ShadowVerdicts shadow={tx.policyDecision.shadow} />
+            <DecisionTrace trace={tx.policyDecision.trace} />
           </div>
         )}
         {tx.approval === undefined ? null : (

@@ -3,10 +3,10 @@
  * with the caller's key, whose routes need the `keys` scope and an operator key (an agent's key is refused);
  * a key never grants more than the caller's own. Issue and rotate answer the new secret, once.
  */
-import { KeysApi } from "../../../schemas/api/keys.js"
 import { Schema } from "effect"
 import { API_KEY_STATUSES, ApiKeyIdParams, IssueApiKeyBody, RevokeApiKeyBody, RotateApiKeyBody } from "../../../schemas/apiKey.js"
 import { AgentId, Limit, Offset } from "../args.js"
+import { KeysApi } from "../../../schemas/api/keys.js"
 import { strict } from "../../../schemas/strict.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
@@ -49,6 +49,7 @@ export const keyTools = [
     endpoint: KeysApi.revoke,
     description: "Revoke an API key (reason optional): every gateway process refuses it within a second. Cannot be undone.",
     args: Schema.Struct({ keyId: KeyId, ...RevokeApiKeyBody.fields }).pipe(strict),
+    idempotent: true,
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: apiPath`/api/v1/keys/${args.keyId}/revoke`, body: omit(args, "keyId") })

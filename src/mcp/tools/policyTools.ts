@@ -1,7 +1,7 @@
 /** Policy tools (spec: Tool interface, Policy; plus update and versions, which the gateway also serves). */
 import { Schema } from "effect"
 import { PoliciesApi } from "../../../schemas/api/policies.js"
-import { Amount, Base58Address, PolicyId, ProtocolName, Rules, TransactionType, WalletId } from "../args.js"
+import { Amount, Base58Address, Limit, Offset, PolicyId, ProtocolName, Rules, TransactionType, WalletId } from "../args.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
 const Version = Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }), Schema.positive({ message: () => "must be positive" }))
@@ -15,6 +15,14 @@ export const policyTools = [
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: "/api/v1/policies", body: args })
+  }),
+  tool({
+    name: "policy.list",
+    description: "The policies this key can see, oldest first; optionally of one wallet (walletId) and by active.",
+    endpoint: PoliciesApi.list,
+    args: Schema.Struct({ walletId: Schema.optional(WalletId), active: Schema.optional(Schema.Boolean), limit: Schema.optional(Limit), offset: Schema.optional(Offset) }),
+    readOnly: true,
+    request: (args) => ({ method: "GET", path: "/api/v1/policies", query: args })
   }),
   tool({
     name: "policy.list_wallet",
