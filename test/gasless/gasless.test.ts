@@ -89,7 +89,7 @@ describe("gasless submission through the fee-payer relay", () => {
 
     const relayBefore = BigInt(await connection().getBalance(new PublicKey(relay.feePayer)))
     const sent = await run({ walletId: holder.id, type: "transfer_spl", protocol: "spl-token", gasless: true, intent: { destination: receiver.publicKey, mint, amount: "2000000" } })
-    expect(sent.data.status).toBe("confirmed")
+    expect(sent.data.status, sent.error).toBe("confirmed")
 
     const mintKey = new PublicKey(mint)
     expect((await getAccount(connection(), getAssociatedTokenAddressSync(mintKey, new PublicKey(receiver.publicKey)))).amount).toBe(2_000_001n)
@@ -165,7 +165,7 @@ describe("gasless submission through the fee-payer relay", () => {
       const other = await createWallet(strictService.baseUrl, 1_000_000_000)
       const created = await submit(strictService.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 1000 } })
       const refused = (await waitSettled(strictService.baseUrl, created.body.data.id)).body
-      expect(refused).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "send" })
+      expect(refused, refused.error).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "send" })
       expect(refused.error).toContain("exceeds the maximum 5000")
       expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000)
     } finally {
