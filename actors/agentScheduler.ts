@@ -23,13 +23,19 @@ const reconcile = (ownerId: string, actors: FiberMap.FiberMap<string>, handle: A
     const agents = yield* AgentRepo
     const leases = yield* AgentLeases
     const config = yield* AppConfig
-    const running = (yield* agents.listByStatusSystem("running")).filter((stored) => stored.agent.autonomy.enabled)
-    const held = yield* leases.claim(running.map((stored) => stored.agent.id), ownerId, leaseTtlMs(config.agents.loopIntervalMs))
+    const running = yield* agents.runningAutonomousIds
+    const held = yield* leases.claim(running, ownerId, leaseTtlMs(config.agents.loopIntervalMs))
+    const actorIds = new Set<string>()
     for (const [agentId] of [...actors]) {
       if (!held.has(agentId)) yield* FiberMap.remove(actors, agentId)
+      else actorIds.add(agentId)
     }
-    for (const agentId of held) {
-      yield* FiberMap.run(actors, agentId, runAgentActor(agentId, ownerId), { onlyIfMissing: true })
+    // Actors started in one pass (a process taking up many agents at once) spread their first ticks over
+    // one loop interval instead of all ticking in the same instant; a lone new agent starts at once.
+    const starting = [...held].filter((agentId) => !actorIds.has(agentId))
+    for (const [index, agentId] of starting.entries()) {
+      const delayMs = Math.floor((index * config.agents.loopIntervalMs) / starting.length)
+      yield* FiberMap.run(actors, agentId, runAgentActor(agentId, ownerId, delayMs), { onlyIfMissing: true })
     }
     // Leases of agents that stopped running: give them up (the actor noticed, or was just removed).
     yield* leases.releaseExcept(ownerId, [...held])

@@ -42,7 +42,7 @@
  * createdAt -> confirmedAt, CPU per transfer by process, and the ledger ceiling (32 clients and 1 client
  * sending pre-signed transfers and reading their status) of the same invocation. BENCH_LOOP_SPLIT=1 runs
  * the closed loop against an API process (TX_PIPELINE_WORKERS=0) beside a worker process, as the burst's
- * postgres-split does; BENCH_SERVICE_NODE_ARGS adds node arguments to its service process(es). BENCH_SERVICE_ENV
+ * postgres-split does (BENCH_LOOP_SPLIT=2: beside two worker processes); BENCH_SERVICE_NODE_ARGS adds node arguments to its service process(es). BENCH_SERVICE_ENV
  * ("NAME=value NAME2=value") adds environment to every service process of any mode (A/B runs of a setting). The load average is
  * printed with every figure: on a shared machine, figures without it mean little.
  */
@@ -99,7 +99,8 @@ const settings = {
   loopClients: intEnv("BENCH_LOOP_CLIENTS", 32),
   loopWarmup: intEnv("BENCH_LOOP_WARMUP", 3_000),
   /** closed loop: an API process (TX_PIPELINE_WORKERS=0) beside a worker process, instead of one process */
-  loopSplit: process.env.BENCH_LOOP_SPLIT === "1",
+  loopSplit: Number.parseInt(process.env.BENCH_LOOP_SPLIT ?? "0", 10) > 0,
+  loopSplitWorkers: Math.max(1, Number.parseInt(process.env.BENCH_LOOP_SPLIT ?? "1", 10) || 1),
   /** extra node arguments of the closed loop's service process(es), space-separated (e.g. an --import hook) */
   loopNodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(" ").filter((s) => s !== ""),
   /** extra environment of every service process, space-separated NAME=value pairs (A/B runs of a setting) */
@@ -330,6 +331,7 @@ const main = async () => {
       warmup: settings.loopWarmup,
       identicalTransfers: settings.identicalTransfers,
       split: settings.loopSplit,
+      splitWorkers: settings.loopSplitWorkers,
       serviceEnv: settings.serviceEnv,
       ...(settings.loopNodeArgs === undefined ? {} : { nodeArgs: settings.loopNodeArgs }),
       ...(settings.workers === undefined ? {} : { workers: settings.workers }),

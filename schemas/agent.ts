@@ -3,10 +3,12 @@
  * agent endpoints' bodies (spec: Agent, Agents endpoints; [n5] [n20] [n27] in docs/decisions/schemas.md).
  */
 import * as Schema from "effect/Schema"
-import { Amount, Label, Timestamp, Uuid } from "./common.js"
+import { AgentKeyRequest, IssuedApiKey } from "./apiKey.js"
+import { Amount, Label, PageFields, Timestamp, Uuid } from "./common.js"
 import { TransactionType, unknownIntentFields } from "./intent.js"
 import { ProtocolId } from "./protocol.js"
 import { IdempotencyKey } from "./transaction.js"
+import { ValueLimitState } from "./valueLimits.js"
 
 /** A Literal union's own message only shows with `override` (else each member reports "Expected x"). */
 const mustBeOneOf = (values: ReadonlyArray<string>) => () => ({
@@ -169,7 +171,7 @@ export const Agent = Schema.Struct({
 export type Agent = typeof Agent.Type
 export type AgentEncoded = typeof Agent.Encoded
 
-export const AgentList = Schema.Struct({ agents: Schema.Array(Agent) })
+export const AgentList = Schema.Struct({ agents: Schema.Array(Agent), ...PageFields })
 export const AgentIdParams = Schema.Struct({ agentId: Uuid })
 
 export const CreateAgentBody = Schema.Struct({
@@ -179,9 +181,14 @@ export const CreateAgentBody = Schema.Struct({
   allowedIntents: Schema.optionalWith(TransactionTypes, { exact: true, default: () => [...DEFAULT_ALLOWED_INTENTS] }),
   allowedProtocols: Schema.optionalWith(ProtocolIds, { exact: true }),
   budgetLamports: Schema.optionalWith(Amount, { exact: true }),
-  autonomy: Schema.optionalWith(Autonomy, { exact: true })
+  autonomy: Schema.optionalWith(Autonomy, { exact: true }),
+  /** Issue the agent's own API key in the same call (issue 36): needs the `keys` scope. */
+  apiKey: Schema.optionalWith(AgentKeyRequest, { exact: true })
 })
 export type CreateAgentBody = typeof CreateAgentBody.Type
+
+/** The answer of create: the agent, and its key (with the secret, shown this once) when `apiKey` asked for one. */
+export const AgentCreated = Schema.Struct({ ...Agent.fields, apiKey: Schema.optional(IssuedApiKey) })
 
 export const UpdateCapabilitiesBody = Schema.Struct({
   allowedIntents: TransactionTypes,
@@ -202,7 +209,9 @@ export const AgentBudget = Schema.Struct({
   budgetLamports: Schema.optional(Amount),
   remainingLamports: Schema.optional(Amount),
   spentLamportsToday: Amount,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  /** The agent's value limits with their use now (issue 34): used, remaining and window of each. */
+  valueLimits: Schema.optional(Schema.Array(ValueLimitState))
 })
 export type AgentBudget = typeof AgentBudget.Type
 

@@ -5,7 +5,8 @@
  * fields (a misspelt `expiresAt` must never issue a key that never expires).
  */
 import * as Schema from "effect/Schema"
-import { Label, Timestamp, Uuid } from "./common.js"
+import { Label, PaginationQuery, Timestamp, Uuid } from "./common.js"
+import { strict } from "./strict.js"
 
 /** The spec's scopes, plus `webhooks` ([n21]) and `keys` (this API). */
 export const API_SCOPES = [
@@ -16,7 +17,6 @@ export type ApiScope = (typeof API_SCOPES)[number]
 /** What an agent's own key may use when its create asks for one without naming scopes. */
 export const DEFAULT_AGENT_KEY_SCOPES: ReadonlyArray<ApiScope> = ["agents", "transactions", "mcp"]
 
-const strict = { parseOptions: { onExcessProperty: "error" as const } }
 
 export const ApiScopeSchema = Schema.Literal(...API_SCOPES).annotations({
   message: () => ({ message: `must be one of ${API_SCOPES.join(", ")}`, override: true })
@@ -51,7 +51,7 @@ export const IssueApiKeyBody = Schema.Struct({
   agentId: Schema.optionalWith(Uuid, { exact: true }),
   expiresAt: Schema.optionalWith(Instant, { exact: true }),
   label: Schema.optionalWith(Label, { exact: true })
-}).annotations(strict)
+}).pipe(strict)
 export type IssueApiKeyBody = typeof IssueApiKeyBody.Type
 
 /** At most 30 days of overlap: a rotation is a hand-over, not a second key. */
@@ -66,22 +66,19 @@ export const RotateApiKeyBody = Schema.Struct({
   /** The new key's expiry (default: none). */
   expiresAt: Schema.optionalWith(Instant, { exact: true }),
   label: Schema.optionalWith(Label, { exact: true })
-}).annotations(strict)
+}).pipe(strict)
 export type RotateApiKeyBody = typeof RotateApiKeyBody.Type
 
-export const RevokeApiKeyBody = Schema.Struct({ reason: Schema.optionalWith(Reason, { exact: true }) }).annotations(strict)
+export const RevokeApiKeyBody = Schema.Struct({ reason: Schema.optionalWith(Reason, { exact: true }) }).pipe(strict)
 export type RevokeApiKeyBody = typeof RevokeApiKeyBody.Type
 
 export const API_KEY_STATUSES = ["active", "expired", "revoked"] as const
 
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
-
 export const ApiKeysQuery = Schema.Struct({
-  limit: Schema.optionalWith(IntFromQuery.pipe(Schema.between(1, 100, { message: () => "must be between 1 and 100" })), { default: () => 50 }),
-  offset: Schema.optionalWith(IntFromQuery.pipe(Schema.nonNegative({ message: () => "must not be negative" })), { default: () => 0 }),
+  ...PaginationQuery.fields,
   status: Schema.optionalWith(Schema.Literal(...API_KEY_STATUSES), { exact: true }),
   agentId: Schema.optionalWith(Uuid, { exact: true })
-}).annotations(strict)
+}).pipe(strict)
 export type ApiKeysQuery = typeof ApiKeysQuery.Type
 
 export const ApiKeyIdParams = Schema.Struct({
@@ -126,5 +123,5 @@ export const AgentKeyRequest = Schema.Struct({
   scopes: Schema.optionalWith(ApiScopes, { exact: true }),
   expiresAt: Schema.optionalWith(Instant, { exact: true }),
   label: Schema.optionalWith(Label, { exact: true })
-}).annotations(strict)
+}).pipe(strict)
 export type AgentKeyRequest = typeof AgentKeyRequest.Type

@@ -1,6 +1,6 @@
 /** Audit events and metrics (spec: Events, Health and operations; [n6] in docs/decisions/schemas.md). */
 import * as Schema from "effect/Schema"
-import { Timestamp, Uuid } from "./common.js"
+import { PageCursor, PageFields, Timestamp, Uuid } from "./common.js"
 
 const boundedText = (max: number) =>
   Schema.String.pipe(
@@ -64,9 +64,7 @@ export type AuditEvent = typeof AuditEvent.Type
 
 export const AuditEventList = Schema.Struct({
   events: Schema.Array(AuditEvent),
-  total: Schema.Number,
-  limit: Schema.Number,
-  offset: Schema.Number
+  ...PageFields
 })
 
 const IntFromQuery = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
@@ -91,7 +89,8 @@ export const AuditQuery = Schema.Struct({
   offset: Schema.optionalWith(IntFromQuery.pipe(Schema.nonNegative({ message: () => "must not be negative" })), {
     exact: true,
     default: () => 0
-  })
+  }),
+  cursor: Schema.optionalWith(PageCursor, { exact: true })
 })
 export type AuditQuery = typeof AuditQuery.Type
 

@@ -3,6 +3,7 @@
  * Money is exact: lamports and token base units decode to `bigint` and encode back to a JSON
  * integer while it is a safe integer, else to a decimal string.
  */
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
 export const Uuid = Schema.UUID.annotations({ identifier: "Uuid", message: () => "must be a UUID" })
@@ -86,6 +87,42 @@ export const Label = Schema.String.pipe(
 /** Query-string integers arrive as text. */
 const IntFromQuery = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
 
+const notACursor = "must be a nextCursor this list answered"
+
+// base64url over UTF-8 with what every JavaScript runtime has (no Buffer: the schemas also run in browsers).
+const toBase64Url = (text: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+const fromBase64Url = (text: string) =>
+  new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)))
+
+/**
+ * A page cursor (docs/decisions/production.md "Lists"): opaque to clients, the `nextCursor` of the page
+ * before. Inside, base64url of the JSON array of the last item's sort key (its values as text); the list
+ * checks the values against its own key.
+ */
+export const PageCursor = Schema.transformOrFail(
+  Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,512}$/, { message: () => notACursor })),
+  Schema.Array(Schema.String),
+  {
+    strict: true,
+    decode: (text, _options, ast) => {
+      let values: unknown
+      try {
+        values = JSON.parse(fromBase64Url(text))
+      } catch {
+        values = undefined
+      }
+      return Array.isArray(values) && values.length > 0 && values.every((value) => typeof value === "string")
+        ? ParseResult.succeed(values as Array<string>)
+        : ParseResult.fail(new ParseResult.Type(ast, text, notACursor))
+    },
+    encode: (values) => ParseResult.succeed(toBase64Url(JSON.stringify(values)))
+  }
+).annotations({ identifier: "PageCursor" })
+
+/** The `nextCursor` a page answers for its last item's sort key. */
+export const encodePageCursor = Schema.encodeSync(PageCursor)
+
 export const PaginationQuery = Schema.Struct({
   limit: Schema.optionalWith(
     IntFromQuery.pipe(Schema.between(1, 100, { message: () => "must be between 1 and 100" })),
@@ -94,14 +131,44 @@ export const PaginationQuery = Schema.Struct({
   offset: Schema.optionalWith(
     IntFromQuery.pipe(Schema.nonNegative({ message: () => "must not be negative" })),
     { default: () => 0 }
-  )
+  ),
+  /** Continue after the page that answered this `nextCursor` (stable while rows are added; offset then skips within what follows). */
+  cursor: Schema.optionalWith(PageCursor, { exact: true })
 })
 export type PaginationQuery = typeof PaginationQuery.Type
+
+/**
+ * The query of a list that answers a bare array (kept for compatibility): at most `limit` items (1-100,
+ * default 100), the rest after `cursor`; the next page's cursor comes in the `x-next-cursor` header.
+ */
+export const ArrayPageQuery = Schema.Struct({
+  limit: Schema.optionalWith(
+    IntFromQuery.pipe(Schema.between(1, 100, { message: () => "must be between 1 and 100" })),
+    { default: () => 100 }
+  ),
+  cursor: Schema.optionalWith(PageCursor, { exact: true })
+})
+
+/**
+ * How a list counts its matches: exactly up to LIST_TOTAL_CAP, beyond which `total` is the cap and `totalCapped`
+ * true. Counting costs as much as the rows it counts: a thousand index entries is well under a millisecond,
+ * ten thousand was 5-6 ms (the whole cost of a page of a grown audit log; docs/decisions/production.md).
+ */
+export const LIST_TOTAL_CAP = 1_000
+
+/** The page fields every list answers beside its items. */
+export const PageFields = {
+  total: Schema.Number,
+  /** True when more than LIST_TOTAL_CAP items match (`total` is then the cap, not the count). */
+  totalCapped: Schema.Boolean,
+  limit: Schema.Number,
+  offset: Schema.Number,
+  /** Send as `?cursor=` for the next page; null on the last page. */
+  nextCursor: Schema.NullOr(Schema.String)
+}
 
 export const Page = <K extends string, A, I, R>(itemsKey: K, item: Schema.Schema<A, I, R>) =>
   Schema.Struct({
     ...({ [itemsKey]: Schema.Array(item) } as { readonly [P in K]: Schema.Array$<Schema.Schema<A, I, R>> }),
-    total: Schema.Number,
-    limit: Schema.Number,
-    offset: Schema.Number
+    ...PageFields
   })

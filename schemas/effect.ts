@@ -102,7 +102,7 @@ export const TransactionEffect = Schema.Struct({
   feeLamports: Amount,
   /** the wallet's own account */
   sol: Schema.Struct({ beforeLamports: Amount, afterLamports: Amount }),
-  /** SOL that leaves the wallet's own account: the fee when it pays it, included */
+  /** SOL that leaves the wallet's own account and the nonce accounts it controls (net): the fee when it pays it, included */
   solOutflowLamports: Amount,
   tokenChanges: Schema.Array(TokenBalanceChange),
   /** per mint, the tokens that leave the wallet's token accounts */

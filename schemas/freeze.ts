@@ -4,8 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { PaginationQuery, Timestamp, Uuid } from "./common.js"
-
-const strictFields = { parseOptions: { onExcessProperty: "error" as const } }
+import { STRICT_INPUT } from "./strict.js"
 
 export const FreezeScope = Schema.Literal("tenant", "wallet", "agent").annotations({
   identifier: "FreezeScope",
@@ -28,13 +27,13 @@ export const FreezeCreate = Schema.Struct({
   scope: FreezeScope,
   targetId: Schema.optional(TargetId),
   reason: Reason
-}).annotations({ identifier: "FreezeCreate", ...strictFields })
+}).annotations({ identifier: "FreezeCreate", ...STRICT_INPUT })
 export type FreezeCreate = typeof FreezeCreate.Type
 
 /** POST /risk/freezes/<id>/lift: why it is lifted. */
 export const FreezeLift = Schema.Struct({
   reason: Schema.optional(Reason)
-}).annotations({ identifier: "FreezeLift", ...strictFields })
+}).annotations({ identifier: "FreezeLift", ...STRICT_INPUT })
 export type FreezeLift = typeof FreezeLift.Type
 
 /** What the freeze did when it committed: transactions failed at the gate, agents paused. */
@@ -62,7 +61,7 @@ export type Freeze = typeof Freeze.Type
 export const FreezeListQuery = Schema.Struct({
   ...PaginationQuery.fields,
   state: Schema.optionalWith(Schema.Literal("active", "all"), { default: () => "active" as const })
-}).annotations({ ...strictFields })
+}).annotations({ ...STRICT_INPUT })
 
 export const FreezeIdParams = Schema.Struct({ freezeId: Uuid })
 

@@ -1,12 +1,12 @@
 /**
- * Policies, their 11 rule types, the policy decision, the evaluation request, migration and
+ * Policies, their rule types (the spec's 11 and effect_bounds), the policy decision, the evaluation request, migration and
  * compatibility bodies, and the protocol / portfolio risk configs (spec: Policy decision, Policy,
  * Policy rules, Protocol risk config, Portfolio risk controls, Policies and Risk endpoints).
  * Lamport amounts decode to bigint (JSON integer or decimal string on the wire, see common.ts).
  * Required fields of each rule type are recorded in docs/decisions/policy.md ([n4]).
  */
 import * as Schema from "effect/Schema"
-import { Amount, Base58Address, BasisPoints, Label, Timestamp, Uuid } from "./common.js"
+import { Amount, AmountString, Base58Address, BasisPoints, Label, Timestamp, Uuid } from "./common.js"
 import { isProtocolId, PROTOCOLS } from "./protocol.js"
 
 /** Rules reject unknown fields: a misspelt limit must not silently become "no limit". */
@@ -127,6 +127,34 @@ export const PortfolioRiskRule = Schema.Struct({
 }).annotations({ identifier: "PortfolioRiskRule", ...strictFields })
 export type PortfolioRiskRule = typeof PortfolioRiskRule.Type
 
+/** A bound on one mint's outflow in an effect_bounds rule. */
+export const TokenOutflowBound = Schema.Struct({
+  mint: Base58Address,
+  maxAmount: AmountString
+}).annotations({ identifier: "TokenOutflowBound", ...strictFields })
+export type TokenOutflowBound = typeof TokenOutflowBound.Type
+
+/**
+ * Beyond the spec's eleven (issue 31): bounds on the transaction's simulated whole effect on the wallet
+ * (schemas/effect.ts), applied on every signing path. Every field is optional; an unset one bounds nothing.
+ */
+export const EffectBoundsRule = Schema.Struct({
+  type: Schema.Literal("effect_bounds"),
+  /** the most SOL the wallet's own account may lose in one transaction, the fee included */
+  maxSolOutflowLamports: Schema.optionalWith(Amount, { exact: true }),
+  /** per mint, the most base units that may leave the wallet's token accounts (other mints: unbounded) */
+  maxTokenOutflows: Schema.optionalWith(List(TokenOutflowBound), { exact: true }),
+  /** the only addresses that may gain SOL or tokens from the transaction (a token account counts for its owner) */
+  allowedRecipients: Schema.optionalWith(List(Base58Address), { exact: true }),
+  /** no token account of the wallet may get a delegate */
+  forbidDelegates: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** no owner, owner program, close, mint, freeze or nonce authority of the wallet's accounts may change */
+  forbidAuthorityChanges: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** no account of the wallet may be closed (not even to the wallet) */
+  forbidCloses: Schema.optionalWith(Schema.Boolean, { exact: true })
+}).annotations({ identifier: "EffectBoundsRule", ...strictFields })
+export type EffectBoundsRule = typeof EffectBoundsRule.Type
+
 export const PolicyRule = Schema.Union(
   SpendingLimitRule,
   AddressAllowlistRule,
@@ -138,7 +166,8 @@ export const PolicyRule = Schema.Union(
   TimeWindowRule,
   MaxSlippageRule,
   ProtocolRiskRule,
-  PortfolioRiskRule
+  PortfolioRiskRule,
+  EffectBoundsRule
 ).annotations({ identifier: "PolicyRule" })
 export type PolicyRule = typeof PolicyRule.Type
 export type PolicyRuleEncoded = typeof PolicyRule.Encoded
@@ -155,7 +184,8 @@ export const POLICY_RULE_TYPES: ReadonlyArray<PolicyRuleType> = [
   "time_window",
   "max_slippage",
   "protocol_risk",
-  "portfolio_risk"
+  "portfolio_risk",
+  "effect_bounds"
 ]
 
 export const PolicyRules = Schema.Array(PolicyRule)
@@ -168,10 +198,35 @@ export type Decision = typeof Decision.Type
 export const RiskTier = Schema.Literal("low", "medium", "high", "critical")
 export type RiskTier = typeof RiskTier.Type
 
+/** One check of a decision explained (issue 34): what it looked at, the value it saw, its limit, its verdict. */
+export const RuleTrace = Schema.Struct({
+  /** `policy "<name>" v<version> rules[<i>]`, or the check outside the policies (protocol risk config, value limits, risk tier). */
+  source: Schema.String,
+  ruleType: Schema.String,
+  lookedAt: Schema.Array(Schema.String),
+  observed: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  limit: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  verdict: Decision,
+  reasons: Schema.Array(Schema.String)
+}).annotations({ identifier: "RuleTrace" })
+export type RuleTrace = typeof RuleTrace.Type
+
 export const PolicyDecision = Schema.Struct({
   decision: Decision,
   reasons: Schema.Array(Schema.String),
-  riskTier: RiskTier
+  riskTier: RiskTier,
+  /** Every check with what it saw (POST /evaluate with `explain: true`; recorded with a transaction's decision). */
+  trace: Schema.optional(Schema.Array(RuleTrace)),
+  /** What each shadow policy of the wallet would have decided (issue 34): recorded, never enforced. */
+  shadow: Schema.optional(Schema.Array(Schema.Struct({
+    policyId: Uuid,
+    name: Schema.String,
+    version: Schema.Number,
+    decision: Decision,
+    reasons: Schema.Array(Schema.String),
+    /** false: a disagreement with the enforced decision */
+    agrees: Schema.Boolean
+  })))
 })
 export type PolicyDecision = typeof PolicyDecision.Type
 
@@ -183,6 +238,8 @@ export const Policy = Schema.Struct({
   name: Label,
   version: Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)),
   active: Schema.Boolean,
+  /** In shadow (issue 34): evaluated on every real decision of the wallet and recorded beside it, never enforced. */
+  shadow: Schema.optional(Schema.Boolean),
   rules: PolicyRules,
   createdAt: Timestamp,
   updatedAt: Timestamp
@@ -193,6 +250,8 @@ export const PolicyCreateBody = Schema.Struct({
   walletId: Uuid,
   name: Label,
   active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  /** Create it in shadow: never enforced (stored inactive), evaluated beside every decision; activating it promotes it. */
+  shadow: Schema.optional(Schema.Boolean),
   rules: PolicyRules
 })
 export type PolicyCreateBody = typeof PolicyCreateBody.Type
@@ -215,7 +274,9 @@ export const EvaluateBody = Schema.Struct({
   tokenMint: Schema.optional(Base58Address),
   amountLamports: Schema.optional(Amount),
   programIds: Schema.optional(List(Base58Address)),
-  slippageBps: Schema.optional(BasisPoints)
+  slippageBps: Schema.optional(BasisPoints),
+  /** Answer the decision's trace: every rule with what it looked at, the observed value, its limit and verdict. */
+  explain: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "EvaluateBody" })
 export type EvaluateBody = typeof EvaluateBody.Type
 

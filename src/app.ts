@@ -10,7 +10,11 @@ import { Layer } from "effect"
 import { AgentSchedulerLive } from "../actors/agentScheduler.js"
 import { AgentSupervisorLive } from "../actors/agentSupervisor.js"
 import { ApprovalExpirerLive } from "../actors/approvalExpirer.js"
+import { RetentionLive } from "../actors/retention.js"
+import { AuditRetention } from "./audit/auditRetention.js"
+import { HistoryRetention } from "./pipeline/historyRetention.js"
 import { BudgetReconcilerLive } from "../actors/budgetReconciler.js"
+import { SettlementResolverLive } from "../actors/settlementResolver.js"
 import { PipelineWorkersLive } from "../actors/pipelineWorkers.js"
 import { ActorRegistry } from "../actors/registry.js"
 import { Signer } from "../actors/signer.js"
@@ -30,7 +34,7 @@ import { Strategy } from "./agents/strategy.js"
 import { Treasury } from "./agents/treasury.js"
 import { WalletSpend } from "./agents/walletSpend.js"
 import { OffChainIntentsLive } from "./agents/offChainIntents.js"
-import { AgentBreachReportLive, AgentBudgetOnRetryLive, WalletSpendGateLive } from "./agents/pipelinePorts.js"
+import { AgentBreachReportLive, AgentBudgetOnRetryLive, AgentBudgetReleaseLive, WalletSpendGateLive } from "./agents/pipelinePorts.js"
 import { strategyRoutes, treasuryRoutes } from "./agents/treasuryHttp.js"
 import { AuditEvents } from "./audit/auditEvents.js"
 import { AuditLog } from "./audit/auditLog.js"
@@ -73,6 +77,8 @@ import { StageEventFeedLive, StageEvents } from "./pipeline/stageEvents.js"
 import { SignOnly } from "./pipeline/signOnly.js"
 import { EffectSimulation } from "./pipeline/effectSimulation.js"
 import { Submission } from "./pipeline/submission.js"
+import { Settlement } from "./pipeline/settlement.js"
+import { SignatureLanding } from "./chain/landing.js"
 import { TransactionRepo } from "./pipeline/transactionRepo.js"
 import { TransactionService } from "./pipeline/transactionService.js"
 import { TransactionSummaries } from "./pipeline/transactionSummaries.js"
@@ -83,6 +89,11 @@ import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { freezeRoutes } from "./freeze/http.js"
+import { valueLimitRoutes } from "./valueLimits/http.js"
+import { policyBacktestRoutes } from "./policyBacktest/http.js"
+import { PolicyBacktests } from "./policyBacktest/policyBacktest.js"
+import { RecordedTransactions } from "./pipeline/recordedTransactions.js"
+import { ValueLimitStore } from "./risk/valueLimits.js"
 import { KillSwitch } from "./freeze/killSwitch.js"
 import { FrozenGate } from "./pipeline/frozenGate.js"
 import { RiskConfigRepo } from "./risk/riskConfigRepo.js"
@@ -140,6 +151,8 @@ const componentRoutes = [
   ...policyRoutes,
   ...riskRoutes,
   ...freezeRoutes,
+  ...valueLimitRoutes,
+  ...policyBacktestRoutes,
   ...agentRoutes,
   ...autonomyStateRoutes,
   ...treasuryRoutes,
@@ -154,7 +167,7 @@ export const routes = [...componentRoutes, ...openApiRoutes(componentRoutes)]
 /** Shared infrastructure every component may use from context. */
 const InfrastructureLive = Layer.mergeAll(
   AuditLog.Default,
-  ChainClient.Default,
+  SignatureLanding.Default.pipe(Layer.provideMerge(ChainClient.Default)),
   ActorRegistry.Default,
   StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
   StageTelemetry.Default,
@@ -163,7 +176,7 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Component services. */
 const CoreComponentsLive = Layer.mergeAll(
-  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default))),
+  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default, ValueLimitStore.Default))),
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,
@@ -174,14 +187,16 @@ const CoreComponentsLive = Layer.mergeAll(
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default, RecordedTransactions.Default).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
+  // What the chain says settles every transaction whose bytes may have left (issue 30).
+  Layer.provideMerge(Settlement.Default),
   Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
   // Every signing path simulates for the transaction's whole effect (issue 31).
   Layer.provideMerge(EffectSimulation.Default),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
-  Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive)),
+  Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive, AgentBudgetReleaseLive)),
   // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
   // a portfolio breach by an agent's spend is recorded for the supervisor.
   Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default, AgentBreaches.Default).pipe(Layer.provideMerge(AgentRepo.Default))),
@@ -230,7 +245,7 @@ const AgentsLive = WalletSpendGateLive.pipe(
 )
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
-const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default).pipe(
+const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default, PolicyBacktests.Default).pipe(
   Layer.provideMerge(AgentsLive)
 )
 
@@ -241,9 +256,11 @@ const ActorsLive = Layer.mergeAll(
   RpcProberLive,
   RpcFailoverMetricsLive,
   BudgetReconcilerLive,
+  SettlementResolverLive,
   AgentSchedulerLive,
   AgentSupervisorLive,
-  WebhookDeliverersLive
+  WebhookDeliverersLive,
+  RetentionLive.pipe(Layer.provide(Layer.merge(AuditRetention.Default, HistoryRetention.Default)))
 )
 
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */

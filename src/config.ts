@@ -169,13 +169,21 @@ export const appConfig = Config.all({
     pollMs: positiveInt("TX_OUTBOX_POLL_MS", 2_000),
     maxAttempts: positiveInt("TX_OUTBOX_MAX_ATTEMPTS", 6),
     // 0: an API-only process; pipeline workers run in other processes sharing the database (embedded or DATABASE_URL).
-    workers: nonNegativeInt("TX_PIPELINE_WORKERS", 64)
+    workers: nonNegativeInt("TX_PIPELINE_WORKERS", 64),
+    // How often the settlement resolver asks the chain about transactions left unresolved at `submitting` (issue 30).
+    settlementSweepMs: positiveInt("TX_SETTLEMENT_SWEEP_MS", 2_000)
   }),
   approvals: Config.all({
     // The spec's 24 hours by default; an operator may shorten how long a transaction may wait at the gate.
     ttlMs: positiveInt("APPROVAL_TTL_MS", 24 * 60 * 60 * 1000),
     // How often the approval expirer looks for expired approvals (approve and the signer check expiry themselves).
     sweepMs: positiveInt("APPROVAL_EXPIRY_SWEEP_MS", 60_000)
+  }),
+  // Retention (actors/retention.ts; 0 keeps everything, the default): docs/decisions/production.md.
+  retention: Config.all({
+    auditDays: nonNegativeInt("AUDIT_RETENTION_DAYS", 0),
+    txHistoryDays: nonNegativeInt("TX_HISTORY_RETENTION_DAYS", 0),
+    sweepMs: positiveInt("RETENTION_SWEEP_MS", 600_000)
   }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),

@@ -36,6 +36,8 @@ export interface LoopSettings {
   readonly cpuProfDir?: string
   /** An API process (TX_PIPELINE_WORKERS=0) that the clients talk to, beside a worker process that runs the pipeline. */
   readonly split?: boolean
+  /** Worker processes beside the API process when split (default 1). */
+  readonly splitWorkers?: number
   /** Extra node arguments for the service process(es) (e.g. an --import hook while investigating). */
   readonly nodeArgs?: ReadonlyArray<string>
   /** extra environment of the service process(es) */
@@ -57,6 +59,9 @@ export interface LoopFigures {
   readonly readsPerTransfer: number
   /** Whole-table scans of `transactions` per transfer (PostgreSQL's statistics): a statement that should look rows up by key but scans. */
   readonly seqScansPerTransfer: number
+  /** Commits in the run's database per confirmed transfer, and WAL bytes (the whole server's: other work on it counts too). */
+  readonly commitsPerTransfer: number
+  readonly walBytesPerTransfer: number
   readonly cpu: CpuSnapshot
   /** Split layout: the worker process's CPU seconds (also counted in cpu.service). */
   readonly workerCpuSeconds?: number
@@ -115,6 +120,18 @@ const tableScans = async (database: FreshDatabase) => {
   return Number(row?.seq_scan ?? 0)
 }
 
+/** The database's commits so far and the server's WAL position (capacity model, docs/benchmarks.md). */
+const databaseActivity = async (database: FreshDatabase) => {
+  const [row] = await database.query<{ commits: string; lsn: string }>(
+    "SELECT xact_commit::text AS commits, pg_current_wal_lsn()::text AS lsn FROM pg_stat_database WHERE datname = current_database()")
+  return { commits: Number(row?.commits ?? 0), lsn: row?.lsn ?? "0/0" }
+}
+
+const walBytesBetween = async (database: FreshDatabase, from: string, to: string) => {
+  const [row] = await database.query<{ bytes: string }>("SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text AS bytes", [from, to])
+  return Number(row?.bytes ?? 0)
+}
+
 const walletRecords = async (baseUrl: string, walletId: string): Promise<Array<LoopRecord>> => {
   const all: Array<LoopRecord> = []
   for (let offset = 0; ; offset += 100) {
@@ -144,9 +161,13 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       })
     // Split: the clients talk to an API process without workers; a second process (same database, keys and
     // ledger) runs the pipeline, woken by the API process's NOTIFY; waiting requests wake on its relayed stage events.
-    const workerProcess = settings.split === true ? await start("workers", settings.workers) : undefined
+    const workerProcesses = settings.split === true
+      ? await Promise.all(Array.from({ length: settings.splitWorkers ?? 1 }, (_, i) => start(i === 0 ? "workers" : `workers-${i + 1}`, settings.workers)))
+      : []
+    const workerProcess = workerProcesses[0]
     const service = await start(settings.split === true ? "api" : "service", settings.split === true ? "0" : settings.workers)
-    const servicePids = [service.pid, ...(workerProcess === undefined ? [] : [workerProcess.pid])]
+    const workerPids = workerProcesses.map((worker) => worker.pid)
+    const servicePids = [service.pid, ...workerPids]
     try {
       const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 1_000_000_000))
       const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
@@ -161,7 +182,8 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         const count = mode === "identical" ? settings.identicalTransfers : settings.transfers
         const scansBefore = await tableScans(database)
         const before = cpuSnapshot(servicePids, ledger.pid, databaseName)
-        const workerBefore = workerProcess === undefined ? undefined : cpuSnapshot([workerProcess.pid], ledger.pid, databaseName)
+        const workerBefore = workerProcess === undefined ? undefined : cpuSnapshot(workerPids, ledger.pid, databaseName)
+        const activityBefore = await databaseActivity(database)
         const startedAt = Date.now()
         const result = await runClosedLoop(service.baseUrl, { ...base, mode, count, offset: (index + 1) * 100_000 })
         // With extra node arguments (an investigation hook), the mode's wall-clock window, to match the hook's records.
@@ -169,7 +191,9 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         const cpu = cpuDelta(before, cpuSnapshot(servicePids, ledger.pid, databaseName))
         const workerCpuSeconds = workerProcess === undefined || workerBefore === undefined
           ? undefined
-          : cpuDelta(workerBefore, cpuSnapshot([workerProcess.pid], ledger.pid, databaseName)).service
+          : cpuDelta(workerBefore, cpuSnapshot(workerPids, ledger.pid, databaseName)).service
+        const activityAfter = await databaseActivity(database)
+        const walBytes = await walBytesBetween(database, activityBefore.lsn, activityAfter.lsn)
         await sleep(1_500) // PostgreSQL publishes a backend's table statistics within a second
         const scansAfter = await tableScans(database)
         const loadAverage = os.loadavg().map((n) => n.toFixed(2)).join(", ")
@@ -185,6 +209,8 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
           readsPerTransfer: result.reads / result.ids.length, cpu, loadAverage,
           ...(workerCpuSeconds === undefined ? {} : { workerCpuSeconds }),
           seqScansPerTransfer: (scansAfter - scansBefore) / result.ids.length,
+          commitsPerTransfer: (activityAfter.commits - activityBefore.commits) / Math.max(1, result.confirmed),
+          walBytesPerTransfer: walBytes / Math.max(1, result.confirmed),
           target: TARGETS[mode].text,
           met: result.failed === 0 && TARGETS[mode].met(perSecond, percentile(result.outcomeMs, 50))
         })
@@ -193,7 +219,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       return figures
     } finally {
       await service.stop(15_000)
-      await workerProcess?.stop(15_000)
+      for (const worker of workerProcesses) await worker.stop(15_000)
     }
   } finally {
     await ledger.close()
@@ -232,6 +258,10 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
         : `${per(loop.cpu.service)} (${per(loop.cpu.service - loop.workerCpuSeconds)} + ${per(loop.workerCpuSeconds)})`
       return [loop.mode, service, per(loop.cpu.postgres), per(loop.cpu.ledger), per(loop.cpu.bench)]
     })
+  ]))
+  console.log(table([
+    ["PostgreSQL per confirmed transfer", "commits (this database)", "WAL bytes (whole server)"],
+    ...loops.map((loop) => [loop.mode, loop.commitsPerTransfer.toFixed(1), loop.walBytesPerTransfer.toFixed(0)])
   ]))
   console.log(table([
     ["stage p50 (ms, from the records' history)", ...loops[0]!.stages.map((stage) => stage.name)],

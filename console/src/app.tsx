@@ -8,6 +8,7 @@ import { type Access, VIEWS } from "./views"
 import { Agents } from "./views/Agents"
 import { Approvals } from "./views/Approvals"
 import { Audit } from "./views/Audit"
+import { Keys } from "./views/Keys"
 import { Login, probeAccess } from "./views/Login"
 import { Operations } from "./views/Operations"
 import { Policies } from "./views/Policies"
@@ -15,6 +16,7 @@ import { TransactionDetail } from "./views/TransactionDetail"
 import { Transactions } from "./views/Transactions"
 import { Wallets } from "./views/Wallets"
 import { ApiError } from "./api"
+import { FreezeBanner, FreezesProvider } from "./freeze"
 
 const currentRoute = () => {
   const [view = "transactions", id] = location.hash.replace(/^#\/?/, "").split("/")
@@ -45,6 +47,8 @@ const ViewBody = ({ view, id }: { view: string; id: string | undefined }) => {
       return <Policies />
     case "audit":
       return <Audit />
+    case "keys":
+      return <Keys />
     case "operations":
       return <Operations />
     default:
@@ -89,6 +93,7 @@ export const App = () => {
   const refusal = access === null || current === undefined ? undefined : access[current.id]
   return (
     <SessionContext.Provider value={sessionOf(apiKey)}>
+      <FreezesProvider>
       <div class="shell">
         <nav>
           <div class="brand">agent-custody</div>
@@ -110,6 +115,7 @@ export const App = () => {
           </button>
         </nav>
         <main class="content">
+          <FreezeBanner />
           {access === null ? (
             <p class="muted">checking the key…</p>
           ) : refusal !== undefined && current !== undefined ? (
@@ -122,6 +128,7 @@ export const App = () => {
           )}
         </main>
       </div>
+      </FreezesProvider>
     </SessionContext.Provider>
   )
 }

@@ -6,10 +6,32 @@ export interface HistoryEntry {
   readonly message?: string
 }
 
+/** One check of a decision explained (issue 34). */
+export interface TraceEntry {
+  readonly source: string
+  readonly ruleType: string
+  readonly observed: Record<string, unknown>
+  readonly limit: Record<string, unknown>
+  readonly verdict: string
+  readonly reasons: ReadonlyArray<string>
+}
+
+/** What a shadow policy would have decided, beside the enforced decision (issue 34). */
+export interface ShadowVerdict {
+  readonly policyId: string
+  readonly name: string
+  readonly version: number
+  readonly decision: string
+  readonly reasons: ReadonlyArray<string>
+  readonly agrees: boolean
+}
+
 export interface PolicyDecision {
   readonly decision: "allow" | "deny" | "require_approval"
   readonly reasons: ReadonlyArray<string>
   readonly riskTier: string
+  readonly trace?: ReadonlyArray<TraceEntry>
+  readonly shadow?: ReadonlyArray<ShadowVerdict>
 }
 
 export interface Transaction {
@@ -106,6 +128,24 @@ export interface Policy {
   readonly name: string
   readonly version: number
   readonly active: boolean
+  readonly shadow?: boolean
   readonly rules: ReadonlyArray<Record<string, unknown>>
   readonly updatedAt: string
+}
+
+/** An API key as listed (never its secret). */
+export interface ApiKey {
+  readonly id: string
+  readonly prefix: string
+  readonly tenantId: string
+  readonly scopes: ReadonlyArray<string>
+  readonly agentId: string | null
+  readonly label: string | null
+  readonly status: "active" | "expired" | "revoked"
+  readonly createdAt: string
+  readonly createdBy: string
+  readonly expiresAt: string | null
+  readonly revokedAt: string | null
+  readonly lastUsedAt: string | null
+  readonly replacedBy: string | null
 }

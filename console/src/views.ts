@@ -16,6 +16,7 @@ export const VIEWS: ReadonlyArray<ViewInfo> = [
   { id: "wallets", title: "Wallets", scope: "wallets", probe: "/api/v1/wallets?limit=1" },
   { id: "policies", title: "Policies", scope: "policies", probe: "/api/v1/policies" },
   { id: "audit", title: "Audit", scope: "audit", probe: "/api/v1/audit/events?limit=1" },
+  { id: "keys", title: "API keys", scope: "keys", probe: "/api/v1/keys?limit=1" },
   { id: "operations", title: "Operations", scope: "audit", probe: "/api/v1/metrics" }
 ]
 

@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import {
   Agent,
   AgentBudget,
+  AgentCreated,
   AgentIdParams,
   AgentList,
   AutonomyState,
@@ -16,7 +17,7 @@ import {
   UpdateCapabilitiesBody,
   VerifyManifestBody
 } from "../agent.js"
-import { Timestamp, Uuid } from "../common.js"
+import { PaginationQuery, Timestamp, Uuid } from "../common.js"
 import { endpoint } from "./endpoint.js"
 import { CreateWaitQuery, TransactionRecord } from "./transactions.js"
 
@@ -40,8 +41,13 @@ const transition = (action: "start" | "stop" | "pause" | "resume") =>
   })
 
 export const AgentsApi = {
-  create: endpoint("agents", "POST", "/api/v1/agents", { summary: "Register an agent", body: CreateAgentBody, success: AgentResource, successStatuses: [201] }),
-  list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents", success: AgentList }),
+  create: endpoint("agents", "POST", "/api/v1/agents", {
+    summary: "Register an agent (and issue its API key, with `apiKey`)",
+    body: CreateAgentBody,
+    success: AgentCreated.annotations({ identifier: "AgentCreated" }),
+    successStatuses: [201]
+  }),
+  list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents, oldest first", query: PaginationQuery, success: AgentList }),
   get: endpoint("agents", "GET", "/api/v1/agents/:agentId", { summary: "An agent", params: AgentIdParams, success: AgentResource }),
   updateCapabilities: endpoint("agents", "PUT", "/api/v1/agents/:agentId/capabilities", {
     summary: "Change an agent's capabilities",

@@ -3,7 +3,7 @@
  * POST /transactions (the transaction record; 202 at the approval gate). Their bodies: ./escrowBodies.ts.
  */
 import * as Schema from "effect/Schema"
-import { Amount, Base58Address, BasisPoints, Timestamp, Uuid } from "../common.js"
+import { Amount, ArrayPageQuery, Base58Address, BasisPoints, Timestamp, Uuid } from "../common.js"
 import { EscrowPathParams } from "../escrow.js"
 import { ProtocolId } from "../protocol.js"
 import { type AnySchema, endpoint } from "./endpoint.js"
@@ -59,8 +59,9 @@ export const EscrowApi = {
   release: helper("/api/v1/escrow/:id/release", "Release an escrow (or a milestone) to the counterparty", true, EscrowReleaseHelperBody),
   resolve: helper("/api/v1/escrow/:id/resolve", "Resolve a disputed escrow as its arbiter", true, EscrowResolveHelperBody),
   listByWallet: endpoint("escrow", "GET", "/api/v1/wallets/:walletId/escrows", {
-    summary: "The escrows a wallet is a party to or acted on",
+    summary: "The escrows a wallet is a party to or acted on, oldest first (the next page's cursor in x-next-cursor)",
     params: WalletIdParams,
+    query: ArrayPageQuery,
     success: Schema.Array(EscrowRecord)
   })
 }

@@ -1,4 +1,5 @@
 /** Policy endpoints (spec: Endpoints, Policies) and the wallet's policy list. */
+import { PolicyBacktest, PolicyBacktestBody } from "../policyBacktest.js"
 import * as Schema from "effect/Schema"
 import { Page, PaginationQuery, Uuid } from "../common.js"
 import {
@@ -84,5 +85,10 @@ export const PoliciesApi = {
     summary: "Evaluate a hypothetical intent against the wallet's policies",
     body: EvaluateBody,
     success: PolicyDecision
+  }),
+  backtest: endpoint("policies", "POST", "/api/v1/policies/backtest", {
+    summary: "Replay a candidate policy over a wallet's recorded transactions of the last N days: per transaction the decision it would have had, with its trace, and a summary",
+    body: PolicyBacktestBody,
+    success: PolicyBacktest
   })
 }

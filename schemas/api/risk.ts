@@ -3,7 +3,8 @@ import * as Schema from "effect/Schema"
 import { PortfolioRiskControls, PortfolioRiskControlsUpdate, ProtocolRiskConfig, ProtocolRiskConfigUpdate } from "../policy.js"
 import { ProtocolId } from "../protocol.js"
 import { Freeze, FreezeCreate, FreezeIdParams, FreezeLift, FreezeListQuery } from "../freeze.js"
-import { Page, Timestamp } from "../common.js"
+import { Page, PageFields, PaginationQuery, Timestamp } from "../common.js"
+import { ValueLimitParams, ValueLimits, ValueLimitsUpdate } from "../valueLimits.js"
 import { endpoint } from "./endpoint.js"
 import { WalletIdParams } from "./wallets.js"
 
@@ -53,8 +54,9 @@ export const RiskApi = {
     success: ProtocolRiskConfigAnswer
   }),
   listPortfolio: endpoint("risk", "GET", "/api/v1/risk/portfolio", {
-    summary: "The tenant's portfolio risk controls",
-    success: Schema.Struct({ controls: Schema.Array(PortfolioRiskControlsAnswer) })
+    summary: "The tenant's portfolio risk controls, by wallet id",
+    query: PaginationQuery,
+    success: Schema.Struct({ controls: Schema.Array(PortfolioRiskControlsAnswer), ...PageFields })
   }),
   getPortfolio: endpoint("risk", "GET", "/api/v1/risk/portfolio/:walletId", {
     summary: "A wallet's portfolio risk controls",
@@ -88,5 +90,16 @@ export const RiskApi = {
     params: FreezeIdParams,
     body: FreezeLift,
     success: Freeze
+  }),
+  getValueLimits: endpoint("risk", "GET", "/api/v1/risk/value-limits/:scope/:targetId", {
+    summary: "A wallet's or an agent's value limits (USD or SOL over rolling windows) with what each window used and has left",
+    params: ValueLimitParams,
+    success: ValueLimits
+  }),
+  putValueLimits: endpoint("risk", "PUT", "/api/v1/risk/value-limits/:scope/:targetId", {
+    summary: "Set a wallet's or an agent's value limits (the whole set; [] clears it)",
+    params: ValueLimitParams,
+    body: ValueLimitsUpdate,
+    success: ValueLimits
   })
 }

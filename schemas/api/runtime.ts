@@ -1,6 +1,6 @@
 /** Runtime actors (deployment routes): the supervised fibers of the answering process. */
 import * as Schema from "effect/Schema"
-import { Timestamp } from "../common.js"
+import { PageFields, PaginationQuery, Timestamp } from "../common.js"
 import { endpoint } from "./endpoint.js"
 
 export const ActorSnapshot = Schema.Struct({
@@ -19,8 +19,9 @@ export const ActorNameParams = Schema.Struct({ name: Schema.String.pipe(Schema.m
 
 export const RuntimeApi = {
   actors: endpoint("runtime", "GET", "/api/v1/runtime/actors", {
-    summary: "Every supervised actor of this process",
-    success: Schema.Struct({ actors: Schema.Array(ActorSnapshot), total: Schema.Int })
+    summary: "The supervised actors of this process, by name",
+    query: PaginationQuery,
+    success: Schema.Struct({ actors: Schema.Array(ActorSnapshot), ...PageFields })
   }),
   actor: endpoint("runtime", "GET", "/api/v1/runtime/actors/:name", { summary: "One actor", params: ActorNameParams, success: ActorSnapshot })
 }

@@ -62,9 +62,9 @@ export const TransactionsApi = {
     ...record
   }),
   retry: endpoint("transactions", "POST", "/api/v1/transactions/:txId/retry", {
-    summary: "Retry a failed transaction",
+    summary: "Retry a failed transaction: 202 a fresh attempt, 200 an earlier signature that landed (adopted)",
     params: TxIdParams,
-    successStatuses: [202],
+    successStatuses: [202, 200],
     ...record
   }),
   proof: endpoint("transactions", "GET", "/api/v1/transactions/:txId/proof", {

@@ -8,6 +8,7 @@ import { Clock, Effect, Schema } from "effect"
 import { Autonomy, type AgentStatus, type ExecutionMode } from "../../schemas/agent.js"
 import type { TransactionType } from "../../schemas/intent.js"
 import type { ProtocolId } from "../../schemas/protocol.js"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { AGENT_COLUMNS, toStoredAgent, type AgentRow, type StoredAgent } from "./agentRow.js"
 
@@ -66,11 +67,25 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         Effect.orDie
       )
 
-    const list = (readTenant: string | null) =>
-      sql<AgentRow>`
-        SELECT ${columns} FROM agents WHERE ${readTenant === null ? sql`true` : sql`tenant_id = ${readTenant}`}
-        ORDER BY created_at, id
-      `.pipe(Effect.map((rows) => rows.map((row) => toStoredAgent(row).agent)), Effect.orDie)
+    // Oldest first, along agents_tenant_created (agents_created without a tenant).
+    const listOrder = makeKeyset(sql, [
+      { column: "created_at", descending: false, type: "timestamptz" },
+      { column: "id", descending: false, type: "uuid" }
+    ])
+
+    /** A page of the tenant's agents (only `onlyId` for an agent's own key). */
+    const list = (readTenant: string | null, page: PageRequest, onlyId: string | null) =>
+      Effect.gen(function* () {
+        const conditions = [...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]), ...(onlyId === null ? [] : [sql`id = ${onlyId}`])]
+        const where = yield* listOrder.where(conditions, page)
+        const rows = yield* sql<AgentRow & { page_key: unknown }>`
+          SELECT ${columns}, ${listOrder.keyColumn} FROM agents WHERE ${where}
+          ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* listOrder.cappedTotal(sql`agents`, conditions).pipe(Effect.orDie)
+        const { items, info } = listOrder.pageOf(rows, page, counted)
+        return { agents: items.map((row) => toStoredAgent(row).agent), ...info }
+      })
 
 
     /**
@@ -138,9 +153,39 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         Effect.orDie
       )
 
-    /** Scheduler and supervisor: one agent by id, any tenant. */
-    const findSystem = (id: string) => find(id, null)
+    // Agent actors re-read their agent at every wake (thousands a second at scale): those reads share statements.
+    const systemReads = makeStatementBatch(
+      (ids: ReadonlyArray<string>) =>
+        sql<AgentRow>`
+          SELECT ${columns} FROM agents WHERE id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) AS q(element))
+        `.pipe(
+          Effect.map((rows) => {
+            const byId = new Map(rows.map((row) => [String(row.id), row] as const))
+            return ids.map((id) => {
+              const row = byId.get(id)
+              return row === undefined ? undefined : toStoredAgent(row)
+            })
+          }),
+          Effect.orDie
+        ),
+      { maxBatch: 256 }
+    )
 
-    return { insert, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, findSystem }
+    /** A freeze's reach: the running agents of one tenant (unbounded on purpose: every one of them pauses). */
+    const runningOfTenant = (tenantId: string) =>
+      sql<AgentRow>`SELECT ${columns} FROM agents WHERE tenant_id = ${tenantId} AND status = 'running' ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map((row) => toStoredAgent(row).agent)),
+        Effect.orDie
+      )
+
+    /** The scheduler's loop: the ids of the running agents with autonomy enabled (ids only: 10,000 of them every loop). */
+    const runningAutonomousIds = sql<{ id: string }>`
+      SELECT id::text AS id FROM agents WHERE status = 'running' AND (autonomy->>'enabled')::boolean ORDER BY id
+    `.pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)
+
+    /** Scheduler and supervisor: one agent by id, any tenant (read in a statement shared with concurrent reads). */
+    const findSystem = (id: string) => systemReads.submit(id)
+
+    return { insert, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, runningOfTenant, runningAutonomousIds, findSystem }
   })
 }) {}

@@ -39,7 +39,21 @@ export interface StoredAgent {
   readonly budgetUpdatedAt: string
 }
 
-const decodeAutonomy = Schema.decodeUnknownSync(Autonomy)
+const decodeAutonomyText = Schema.decodeUnknownSync(Autonomy)
+
+// Agent actors re-read their agent at every wake; an agent's autonomy text rarely changes, and decoding
+// it by its schema was a large part of an idle tick. Decoded values are immutable, so one per text serves
+// every read of it; the memo is emptied when it reaches its bound (a new text is decoded again).
+const AUTONOMY_MEMO_LIMIT = 20_000
+const autonomyMemo = new Map<string, Autonomy>()
+const decodeAutonomy = (text: string): Autonomy => {
+  const known = autonomyMemo.get(text)
+  if (known !== undefined) return known
+  const decoded = decodeAutonomyText(JSON.parse(text))
+  if (autonomyMemo.size >= AUTONOMY_MEMO_LIMIT) autonomyMemo.clear()
+  autonomyMemo.set(text, decoded)
+  return decoded
+}
 const iso = (value: Date | string) => new Date(value).toISOString()
 
 export const toStoredAgent = (row: AgentRow): StoredAgent => ({
@@ -58,7 +72,7 @@ export const toStoredAgent = (row: AgentRow): StoredAgent => ({
       ? {}
       : { allowedProtocols: JSON.parse(row.allowed_protocols_text) as ReadonlyArray<ProtocolId> }),
     ...(row.budget_lamports === null ? {} : { budgetLamports: BigInt(row.budget_lamports) }),
-    autonomy: decodeAutonomy(JSON.parse(row.autonomy_text)),
+    autonomy: decodeAutonomy(row.autonomy_text),
     ...(row.paused_reason === null ? {} : { pausedReason: row.paused_reason }),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at)

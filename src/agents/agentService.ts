@@ -6,16 +6,22 @@
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Autonomy, type AgentStatus, type CreateAgentBody, type UpdateCapabilitiesBody } from "../../schemas/agent.js"
-import { InvalidState, NotFound, PolicyViolation } from "../../schemas/errors.js"
+import { Forbidden, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
+import { SqlClient } from "@effect/sql"
+import { type AgentKeyRequest, DEFAULT_AGENT_KEY_SCOPES } from "../../schemas/apiKey.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { AppConfig } from "../config.js"
+import type { PageRequest } from "../db/keysetPage.js"
+import { hasScope } from "../gateway/apiKeys.js"
 import { actingAgent, type CallerInfo } from "../gateway/caller.js"
+import { KeyService } from "../keys/keyService.js"
 import { WalletService } from "../wallet/walletService.js"
 import { AgentRepo } from "./agentRepo.js"
 import type { StoredAgent } from "./agentRow.js"
 import { AGENT_TRANSITIONS, invalidTransitionMessage, type AgentAction } from "./agentTransitions.js"
 import { AgentBudgets } from "./budgets.js"
 import { Strategy } from "./strategy.js"
+import { ValueLimitStore } from "../risk/valueLimits.js"
 
 const DEFAULT_AUTONOMY = Schema.decodeUnknownSync(Autonomy)({})
 const MAX_LABEL = 128
@@ -25,9 +31,12 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
     const repo = yield* AgentRepo
     const wallets = yield* WalletService
     const budgets = yield* AgentBudgets
+    const valueLimits = yield* ValueLimitStore
     const strategy = yield* Strategy
     const audit = yield* AuditLog
     const config = yield* AppConfig
+    const keys = yield* KeyService
+    const sql = yield* SqlClient.SqlClient
 
     const event = (stored: StoredAgent, eventType: string, message: string, metadata: Record<string, unknown>, traceId?: string) =>
       audit.record({
@@ -44,35 +53,56 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
       )
     }
 
+    /** The agent's own key, checked before anything is made: a refused key request creates no wallet and no agent. */
+    const agentKeyGrant = (caller: CallerInfo, tenant: string, agentId: string, name: string, request: AgentKeyRequest) => {
+      if (!hasScope(caller, "keys")) {
+        return Effect.fail(new Forbidden({ message: "apiKey: issuing the agent's key needs the 'keys' scope" }))
+      }
+      const grant = { tenant, agentId, scopes: request.scopes ?? DEFAULT_AGENT_KEY_SCOPES, expiresAt: request.expiresAt, label: request.label ?? `agent ${name}`.slice(0, MAX_LABEL) }
+      return keys.prepare(caller, grant, { agentIsNew: true }).pipe(
+        Effect.mapError((error) =>
+          error._tag === "ValidationError"
+            ? new ValidationError({ message: `apiKey.${error.message}`, field: `apiKey.${error.field ?? ""}` })
+            : error._tag === "Forbidden" ? new Forbidden({ message: `apiKey.${error.message}` }) : error
+        )
+      )
+    }
+
     const create = (caller: CallerInfo, body: CreateAgentBody) =>
       Effect.gen(function* () {
+        const id = randomUUID()
         // A given wallet must be visible to the caller; the agent lives in that wallet's tenant.
-        const wallet =
-          body.walletId === undefined
-            ? { id: (yield* wallets.create(caller, { label: `agent ${body.name}`.slice(0, MAX_LABEL), autoFund: false })).id, tenantId: caller.tenant }
-            : { id: body.walletId, tenantId: (yield* wallets.get(caller, body.walletId)).tenantId }
-        const stored = yield* repo.insert({
-          id: randomUUID(),
-          tenantId: wallet.tenantId,
-          name: body.name,
-          walletId: wallet.id,
-          executionMode: body.executionMode,
-          allowedIntents: body.allowedIntents,
-          allowedProtocols: body.allowedProtocols,
-          budgetLamports: body.budgetLamports,
-          autonomy: body.autonomy ?? DEFAULT_AUTONOMY
-        })
-        yield* event(stored, "agent.created", `agent ${stored.agent.id} created`, {
-          name: body.name, walletCreated: body.walletId === undefined, executionMode: body.executionMode,
-          allowedIntents: body.allowedIntents, budgetLamports: body.budgetLamports ?? null
-        }, caller.traceId)
-        return stored.agent
+        const tenantId = body.walletId === undefined ? caller.tenant : (yield* wallets.get(caller, body.walletId)).tenantId
+        const keyGrant = body.apiKey === undefined ? undefined : yield* agentKeyGrant(caller, tenantId, id, body.name, body.apiKey)
+        const walletId = body.walletId ?? (yield* wallets.create(caller, { label: `agent ${body.name}`.slice(0, MAX_LABEL), autoFund: false })).id
+        // The agent, its event and its key commit together.
+        const { stored, apiKey } = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const stored = yield* repo.insert({
+              id,
+              tenantId,
+              name: body.name,
+              walletId,
+              executionMode: body.executionMode,
+              allowedIntents: body.allowedIntents,
+              allowedProtocols: body.allowedProtocols,
+              budgetLamports: body.budgetLamports,
+              autonomy: body.autonomy ?? DEFAULT_AUTONOMY
+            })
+            yield* event(stored, "agent.created", `agent ${stored.agent.id} created`, {
+              name: body.name, walletCreated: body.walletId === undefined, executionMode: body.executionMode,
+              allowedIntents: body.allowedIntents, budgetLamports: body.budgetLamports ?? null, apiKeyIssued: keyGrant !== undefined
+            }, caller.traceId)
+            const apiKey = keyGrant === undefined ? undefined : yield* keys.store(caller, keyGrant, null)
+            return { stored, apiKey }
+          })
+        ).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
+        if (apiKey === undefined) return stored.agent
+        yield* keys.announce(apiKey.id)
+        return { ...stored.agent, apiKey }
       }).pipe(Effect.withSpan("AgentService.create"))
 
-    const list = (caller: CallerInfo) => {
-      const self = actingAgent(caller)
-      return Effect.map(repo.list(caller.readTenant), (agents) => ({ agents: self === null ? agents : agents.filter((agent) => agent.id === self) }))
-    }
+    const list = (caller: CallerInfo, page: PageRequest) => repo.list(caller.readTenant, page, actingAgent(caller))
 
     const updateCapabilities = (caller: CallerInfo, id: string, body: UpdateCapabilitiesBody) =>
       Effect.gen(function* () {
@@ -124,7 +154,11 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         return moved.agent
       }).pipe(Effect.withSpan(`AgentService.${action}`))
 
-    const budget = (caller: CallerInfo, id: string) => Effect.flatMap(get(caller, id), budgets.view)
+    /** Today's budget, and the agent's value limits with their use now (issue 34). */
+    const budget = (caller: CallerInfo, id: string) =>
+      Effect.flatMap(get(caller, id), (stored) =>
+        Effect.zipWith(budgets.view(stored), valueLimits.state("agent", stored.agent.id, stored.tenantId, new Date()), (view, limits) => ({ ...view, valueLimits: limits.limits }))
+      )
 
     /**
      * The automatic pause of the state table (supervisor): a running autonomous agent becomes paused with
@@ -148,8 +182,7 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
      */
     const pauseForFreeze = (freeze: { readonly id: string; readonly tenantId: string; readonly scope: string; readonly targetId: string; readonly reason: string }) =>
       Effect.gen(function* () {
-        const inScope = (yield* repo.list(freeze.tenantId)).filter((agent) =>
-          agent.status === "running" &&
+        const inScope = (yield* repo.runningOfTenant(freeze.tenantId)).filter((agent) =>
           (freeze.scope === "tenant" || (freeze.scope === "wallet" && agent.walletId === freeze.targetId) || (freeze.scope === "agent" && agent.id === freeze.targetId))
         )
         const reason = `frozen by operator (freeze ${freeze.id}): ${freeze.reason}`

@@ -149,6 +149,9 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
 
     const release = (reservationId: string, reason: string) => releaseWhere(sql.and([sql`id = ${reservationId}`]), reason)
 
+    /** What a transaction still holds is released (the chain said it did not spend; idempotent). */
+    const releaseForTransaction = (txId: string, reason: string) => releaseWhere(sql.and([sql`tx_id = ${txId}`]), reason)
+
     /**
      * A retried transaction spends again ([n7]): what it still holds is released, then its lamports are
      * reserved anew (all or nothing, as on execute) and bound to it. Meant for the retry's SQL
@@ -213,7 +216,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
       return reset.length
     }).pipe(Effect.withSpan("AgentBudgets.resetForNewDay"))
 
-    return { view, reserve, bind, release, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
+    return { view, reserve, bind, release, releaseForTransaction, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
   }),
   dependencies: [TransactionSummaries.Default]
 }) {}

@@ -9,10 +9,10 @@ import {
   UpdateCapabilitiesBody,
   VerifyManifestBody
 } from "../../schemas/agent.js"
-import { Uuid } from "../../schemas/common.js"
+import { PaginationQuery, Uuid } from "../../schemas/common.js"
 import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
-import { decodeBody, pathParam } from "../gateway/request.js"
+import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { replyAfterWait } from "../pipeline/http.js"
 import { AgentExecution } from "./agentExecution.js"
@@ -45,7 +45,8 @@ export const agentRoutes = [
   route(
     AgentsApi.list,
     Effect.gen(function* () {
-      return ok(yield* (yield* AgentService).list(yield* Caller))
+      const page = yield* decodeQuery(PaginationQuery)
+      return ok(yield* (yield* AgentService).list(yield* Caller, page))
     }),
     "agent"
   ),

@@ -1,12 +1,13 @@
 /**
  * The read side of the audit log: events of the caller's tenant, filtered by any of the spec's fields
- * (plus eventType), newest first (highest `seq`), paged with limit/offset ([n6], [n28]).
+ * (plus eventType), newest first (highest `seq`), paged with limit/offset or a cursor ([n6], [n28]).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { AuditEvent, AuditQuery } from "../../schemas/audit.js"
 import { Uuid } from "../../schemas/common.js"
 import { ValidationError } from "../../schemas/errors.js"
+import { makeKeyset } from "../db/keysetPage.js"
 import { canSee, type CallerInfo } from "../gateway/caller.js"
 
 interface AuditRow {
@@ -52,6 +53,8 @@ const toEvent = (row: AuditRow): AuditEvent => ({
 export class AuditEvents extends Effect.Service<AuditEvents>()("AuditEvents", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // Newest first by the insertion sequence (not the clock: events of one millisecond keep their order).
+    const newestFirst = makeKeyset(sql, [{ column: "seq", descending: true, type: "bigint" }])
 
     const list = (caller: CallerInfo, query: AuditQuery) =>
       Effect.gen(function* () {
@@ -60,7 +63,7 @@ export class AuditEvents extends Effect.Service<AuditEvents>()("AuditEvents", {
           if (value !== undefined && !isUuid(value)) return yield* Effect.fail(new ValidationError({ message: `${field}: must be a UUID`, field }))
         }
         const eq = (column: string, value: string | undefined) => (value === undefined ? [] : [sql`${sql(column)} = ${value}`])
-        const where = sql.and([
+        const conditions = [
           ...(caller.readTenant === null ? [] : [sql`tenant_id = ${caller.readTenant}`]),
           ...eq("tx_id", query.txId),
           ...eq("wallet_id", query.walletId),
@@ -70,17 +73,15 @@ export class AuditEvents extends Effect.Service<AuditEvents>()("AuditEvents", {
           ...eq("entity_type", query.entityType),
           ...eq("category", query.category),
           ...eq("event_type", query.eventType)
-        ])
-        const page = yield* Effect.all(
-          [
-            sql<AuditRow>`SELECT * FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
-            sql<{ total: string }>`SELECT count(*)::text AS total FROM audit_events WHERE ${where}`
-          ],
-          // Keep the order explicit.
-          { concurrency: 1 }
-        ).pipe(Effect.orDie)
-        const [rows, [count]] = page
-        return { events: rows.map(toEvent), total: Number(count?.total ?? 0), limit: query.limit, offset: query.offset }
+        ]
+        const where = yield* newestFirst.where(conditions, query)
+        const rows = yield* sql<AuditRow & { page_key: unknown }>`
+          SELECT *, ${newestFirst.keyColumn} FROM audit_events WHERE ${where}
+          ORDER BY ${newestFirst.orderBy} LIMIT ${query.limit + 1} OFFSET ${query.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* newestFirst.cappedTotal(sql`audit_events`, conditions).pipe(Effect.orDie)
+        const { items, info } = newestFirst.pageOf(rows, query, counted)
+        return { events: items.map(toEvent), ...info }
       }).pipe(Effect.withSpan("AuditEvents.list"))
 
     /** One event by id, if the caller may see it. */

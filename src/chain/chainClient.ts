@@ -5,7 +5,7 @@
 import { Context, Effect } from "effect"
 import { AppConfig } from "../config.js"
 import { RpcApplicationError, RpcUnavailableError } from "./rpcErrors.js"
-import { RpcPool } from "./rpcPool.js"
+import { type AnswerJudge, RpcPool } from "./rpcPool.js"
 
 /** The RPC URLs to use, decided at start (configured, or the spawned local ledger's). */
 export class ChainEndpoints extends Context.Tag("ChainEndpoints")<ChainEndpoints, { readonly urls: ReadonlyArray<string> }>() {}
@@ -43,14 +43,17 @@ export class ChainClient extends Effect.Service<ChainClient>()("ChainClient", {
       onFailover: (from, to) => failoverListeners.forEach((listener) => listener(from, to))
     })
 
+    const asChainError = (method: string) => (error: unknown): ChainError =>
+      error instanceof RpcApplicationError || error instanceof RpcUnavailableError
+        ? error
+        : new RpcUnavailableError({ method, attempts: [], message: `${method} failed: ${String(error)}` })
+
     const rpc = <T>(method: string, params: ReadonlyArray<unknown> = []) =>
-      Effect.tryPromise({
-        try: () => pool.call<T>(method, params),
-        catch: (error) =>
-          error instanceof RpcApplicationError || error instanceof RpcUnavailableError
-            ? error
-            : new RpcUnavailableError({ method, attempts: [], message: `${method} failed: ${String(error)}` })
-      })
+      Effect.tryPromise({ try: () => pool.call<T>(method, params), catch: asChainError(method) })
+
+    /** A read taken only from an endpoint whose answer `judge` accepts (RpcPool.callTrusted). */
+    const rpcTrusted = <T>(method: string, params: ReadonlyArray<unknown>, judge: AnswerJudge) =>
+      Effect.tryPromise({ try: () => pool.callTrusted<T>(method, params, judge), catch: asChainError(method) })
 
     const getBalance = (address: string) =>
       Effect.map(rpc<{ value: number }>("getBalance", [address, { commitment: "confirmed" }]), (r) => BigInt(r.value))
@@ -69,6 +72,7 @@ export class ChainClient extends Effect.Service<ChainClient>()("ChainClient", {
       pool,
       tokenAccounts,
       rpc,
+      rpcTrusted,
       getBalance,
       onFailover: (listener: (from: string, to: string) => void) => {
         failoverListeners.push(listener)

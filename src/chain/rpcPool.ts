@@ -26,6 +26,15 @@ export interface RpcPoolOptions {
 /** Solana's "node is unhealthy / behind" answer: the endpoint is not fit to serve, try another. */
 const NODE_UNHEALTHY_CODE = -32005
 
+/** "Minimum context slot has not been reached": the endpoint is behind the slot the caller asked for. */
+const MIN_CONTEXT_SLOT_NOT_REACHED_CODE = -32016
+
+/**
+ * Judges an endpoint's answer before the caller may trust it: a reason when the answer cannot be taken
+ * (an endpoint behind a slot the caller knows was reached), else undefined.
+ */
+export type AnswerJudge = (result: unknown) => string | undefined
+
 type Attempt =
   | { readonly kind: "result"; readonly result: unknown; readonly latencyMs: number }
   | { readonly kind: "rpcError"; readonly code: number; readonly message: string; readonly data?: unknown; readonly latencyMs: number }
@@ -143,6 +152,16 @@ export class RpcPool {
     })
   }
 
+  /**
+   * A call whose answer is taken only when `judge` accepts it: an answer it refuses (and a "minimum
+   * context slot not reached" error) counts as that endpoint failing, and the call goes on to the next.
+   * Never batched. For reads a conclusion rests on, such as "this signature did not land", which one
+   * lagging endpoint must not decide.
+   */
+  callTrusted<T>(method: string, params: ReadonlyArray<unknown>, judge: AnswerJudge): Promise<T> {
+    return this.callAlone<T>(method, params, undefined, judge)
+  }
+
   private flush() {
     this.flushScheduled = false
     const queued = this.queued
@@ -202,7 +221,12 @@ export class RpcPool {
   }
 
   /** One call on its own: the best endpoint first, the next on a transport failure or an unhealthy node. */
-  private async callAlone<T>(method: string, params: ReadonlyArray<unknown>, failedIn?: { readonly endpoint: Endpoint; readonly error: string }): Promise<T> {
+  private async callAlone<T>(
+    method: string,
+    params: ReadonlyArray<unknown>,
+    failedIn?: { readonly endpoint: Endpoint; readonly error: string },
+    judge?: AnswerJudge
+  ): Promise<T> {
     // A call whose batch failed at `failedIn` goes on as a single call failing there would have: with the
     // next endpoint, and that endpoint counted as tried in this pass.
     const failures: RpcAttemptFailure[] = failedIn === undefined ? [] : [{ url: failedIn.endpoint.status.url, error: failedIn.error }]
@@ -216,16 +240,22 @@ export class RpcPool {
       for (let i = 0; i < order.length; i++) {
         const endpoint = order[i]
         const attempt = await this.send(endpoint.url, method, params)
-        if (attempt.kind === "result") {
+        const refused = attempt.kind === "result" && judge !== undefined ? judge(attempt.result) : undefined
+        if (attempt.kind === "result" && refused === undefined) {
           endpoint.status = recordSuccess(endpoint.status, attempt.latencyMs, new Date())
           return attempt.result as T
         }
-        if (attempt.kind === "rpcError" && attempt.code !== NODE_UNHEALTHY_CODE) {
+        const behind = judge !== undefined && attempt.kind === "rpcError" && attempt.code === MIN_CONTEXT_SLOT_NOT_REACHED_CODE
+        if (attempt.kind === "rpcError" && attempt.code !== NODE_UNHEALTHY_CODE && !behind) {
           // the endpoint answered: it is healthy, the request was refused
           endpoint.status = recordSuccess(endpoint.status, attempt.latencyMs, new Date())
           throw this.applicationError(method, endpoint, attempt)
         }
-        const error = attempt.kind === "transport" ? attempt.error : `node unhealthy: ${attempt.message}`
+        const error =
+          attempt.kind === "transport" ? attempt.error
+          : attempt.kind === "result" ? `answer not trusted: ${refused}`
+          : behind ? `behind: ${attempt.message}`
+          : `node unhealthy: ${attempt.message}`
         endpoint.status = recordFailure(endpoint.status, error, new Date())
         failures.push({ url: endpoint.status.url, error })
         const next = order[i + 1]

@@ -27,8 +27,7 @@ export const freezeRoutes = [
     RiskApi.listFreezes,
     Effect.gen(function* () {
       const query = yield* decodeQuery(FreezeListQuery)
-      const page = yield* (yield* KillSwitch).list(yield* Caller, { activeOnly: query.state === "active", limit: query.limit, offset: query.offset })
-      return ok({ ...page, limit: query.limit, offset: query.offset })
+      return ok(yield* (yield* KillSwitch).list(yield* Caller, { ...query, activeOnly: query.state === "active" }))
     })
   ),
   route(

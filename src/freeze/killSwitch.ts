@@ -14,6 +14,7 @@ import { AgentBudgets } from "../agents/budgets.js"
 import { AgentRepo } from "../agents/agentRepo.js"
 import { AgentService } from "../agents/agentService.js"
 import { AuditLog } from "../audit/auditLog.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { FrozenGate } from "../pipeline/frozenGate.js"
 import { SigningFreezes } from "../wallet/signingFreezes.js"
@@ -41,7 +42,7 @@ export class KillSwitch extends Effect.Service<KillSwitch>()("KillSwitch", {
           return yield* Effect.fail(new ValidationError({ message: "targetId: a deployment-wide key names the tenant to freeze", field: "targetId" }))
         }
         const hasWallet = (yield* wallets.list(targetId, { limit: 1, offset: 0 })).total > 0
-        const hasAgent = hasWallet || (yield* agents.list(targetId)).length > 0
+        const hasAgent = hasWallet || (yield* agents.list(targetId, { limit: 1, offset: 0 }, null)).total > 0
         return hasAgent ? targetId : yield* Effect.fail(new NotFound({ resource: "tenant", id: targetId }))
       })
 
@@ -120,7 +121,7 @@ export class KillSwitch extends Effect.Service<KillSwitch>()("KillSwitch", {
         found === undefined ? Effect.fail(new NotFound({ resource: "freeze", id: freezeId })) : Effect.succeed(found)
       )
 
-    const list = (caller: CallerInfo, options: { activeOnly: boolean; limit: number; offset: number }) => freezes.list(caller.readTenant, options)
+    const list = (caller: CallerInfo, options: PageRequest & { readonly activeOnly: boolean }) => freezes.list(caller.readTenant, options)
 
     return { freeze, lift, get, list }
   })

@@ -1,7 +1,7 @@
 /**
  * The pipeline's client of the fee-payer relay at GASLESS_RPC_URL (Kora JSON-RPC): the relay's fee
- * payer (getPayerSigner, remembered once read) and signAndSendTransaction of a transaction the wallet
- * has signed as authority. An unreachable relay is `unavailable` (the job retries); a refusal is not.
+ * payer (getPayerSigner, remembered once read), signTransaction and signAndSendTransaction of a
+ * transaction the wallet has signed as authority. An unreachable relay is `unavailable` (the job retries); a refusal is not.
  */
 import { Data, Effect, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
@@ -43,6 +43,14 @@ export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay",
         : Effect.map(call<{ signer_address: string }>("getPayerSigner"), (result) => (payer = result.signer_address))
     )
 
+    /**
+     * The relay signs as fee payer without sending (Kora `signTransaction`): its signature is the
+     * transaction's id, known before anything is sent (Ed25519 signs the same message the same way, so
+     * signAndSendTransaction sends exactly this transaction).
+     */
+    const signOnly = (transactionBase64: string) =>
+      Effect.map(call<{ signed_transaction: string }>("signTransaction", { transaction: transactionBase64 }), (result) => result.signed_transaction)
+
     /** Hands the wallet-signed transaction to the relay, which signs as fee payer and sends it. */
     const signAndSend = (transactionBase64: string) =>
       Effect.map(call<{ signature: string; signed_transaction: string }>("signAndSendTransaction", { transaction: transactionBase64 }), (result) => ({
@@ -50,6 +58,6 @@ export class GaslessRelay extends Effect.Service<GaslessRelay>()("GaslessRelay",
         signedTransaction: result.signed_transaction
       }))
 
-    return { feePayer, signAndSend, configured: Option.isSome(url) }
+    return { feePayer, signOnly, signAndSend, configured: Option.isSome(url) }
   })
 }) {}

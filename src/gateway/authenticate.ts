@@ -28,6 +28,8 @@ export type AuthError = MissingApiKey | InvalidApiKey | InsufficientScope | Tena
 export interface AuthResult {
   readonly caller: CallerInfo
   readonly rate: RateDecision | null
+  /** The key that authenticated (null without authentication), for a connection that outlives the request. */
+  readonly entry: ApiKeyEntry | null
 }
 
 const headerValue = (headers: Readonly<Record<string, string | undefined>>, name: string) => {
@@ -50,7 +52,8 @@ export const authenticate = (
       const tenant = requestedTenant !== undefined && requestedTenant !== "*" ? requestedTenant : DEFAULT_TENANT
       return {
         caller: { keyId: "anonymous", tenant, readTenant: requestedTenant === "*" ? null : tenant, scopes: new Set<Scope>(SCOPES), traceId },
-        rate: null
+        rate: null,
+        entry: null
       }
     }
     // A tool call's inner request (innerCall.ts) comes from this process's own address: its outer /mcp request
@@ -106,5 +109,5 @@ export const authenticate = (
       readTenant = entry.tenant
     }
     settings.keyRing.recordUse(entry)
-    return { caller: { keyId: entry.keyId, tenant, readTenant, scopes: entry.scopes, traceId, agentId: entry.agentId }, rate }
+    return { caller: { keyId: entry.keyId, tenant, readTenant, scopes: entry.scopes, traceId, agentId: entry.agentId }, rate, entry }
   })

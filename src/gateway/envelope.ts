@@ -19,6 +19,8 @@ export interface Reply {
   readonly data: unknown
   readonly failure?: Failure
   readonly stage?: string
+  /** Response headers beside the envelope's (a bare-array list's `x-next-cursor`). */
+  readonly headers?: Record<string, string>
 }
 
 export const ok = (data: unknown, httpStatus = 200): Reply => ({ httpStatus, data })

@@ -26,6 +26,8 @@ export type IssuedKeyLookup =
 export interface KeyRingService {
   /** Synchronous: an in-memory look-up kept current by NOTIFY (src/keys/issuedKeys.ts). */
   readonly find: (presented: string, now: number) => IssuedKeyLookup
+  /** Whether an issued key that authenticated earlier still may (not revoked, not expired): for open connections. */
+  readonly isCurrent: (keyId: string, now: number) => boolean
   readonly recordUse: (entry: ApiKeyEntry) => void
   readonly recordFailure: (failure: KeyFailure) => void
 }

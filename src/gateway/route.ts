@@ -96,10 +96,10 @@ const wrap = <R>(definition: Route<R>) => {
     return yield* handler.pipe(
       Effect.flatMap((reply) => {
         if (!isReply(reply)) return Effect.succeed(reply)
-        if (encode === undefined) return Effect.succeed(envelopeResponse(reply, caller.traceId))
+        if (encode === undefined) return Effect.succeed(envelopeResponse(reply, caller.traceId, reply.headers))
         const encoded = encode(reply)
         if (Either.isRight(encoded)) {
-          const response = envelopeResponse(encoded.right.reply, caller.traceId)
+          const response = envelopeResponse(encoded.right.reply, caller.traceId, reply.headers)
           const { undeclared } = encoded.right
           if (undeclared.length === 0 || warned.has(undeclared.join())) return Effect.succeed(response)
           // Dropped from the answer; said once per route and field list, so a drift is seen without flooding the log.

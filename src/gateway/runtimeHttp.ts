@@ -6,9 +6,10 @@
  */
 import { Effect, Schema } from "effect"
 import { ActorRegistry } from "../../actors/registry.js"
+import { encodePageCursor, PaginationQuery } from "../../schemas/common.js"
 import { NotFound } from "../../schemas/errors.js"
 import { ok } from "./envelope.js"
-import { pathParam } from "./request.js"
+import { decodeQuery, pathParam } from "./request.js"
 import { route } from "./route.js"
 import { RuntimeApi } from "../../schemas/api/runtime.js"
 
@@ -18,8 +19,20 @@ export const runtimeRoutes = [
   route(
     RuntimeApi.actors,
     Effect.gen(function* () {
+      const page = yield* decodeQuery(PaginationQuery)
+      // Sorted by name; a cursor is the last name of the page before (10,000 agent actors make a long list).
       const actors = yield* (yield* ActorRegistry).list
-      return ok({ actors, total: actors.length })
+      const after = page.cursor === undefined ? actors : actors.filter((actor) => actor.name > page.cursor![0]!)
+      const items = after.slice(page.offset, page.offset + page.limit)
+      const more = after.length > page.offset + page.limit
+      return ok({
+        actors: items,
+        total: actors.length,
+        totalCapped: false,
+        limit: page.limit,
+        offset: page.offset,
+        nextCursor: more && items.length > 0 ? encodePageCursor([items[items.length - 1]!.name]) : null
+      })
     }),
     "deployment"
   ),

@@ -114,7 +114,9 @@ const runStream = (handle: ActorHandle, limits: Config.Config.Success<typeof str
             const queue = yield* events.subscribe
             const ws = yield* accept(wss, request, socket, head)
             yield* Effect.acquireRelease(countClient(1), () => countClient(-1))
-            yield* serveClient(ws, auth.right.caller, subscriptions.right, queue, limits)
+            const entry = auth.right.entry
+            const keyIsCurrent = () => entry === null || !entry.issued || settings.keyRing.isCurrent(entry.keyId, Date.now())
+            yield* serveClient(ws, auth.right.caller, subscriptions.right, queue, limits, keyIsCurrent)
           })
         )
       }).pipe(

@@ -1,7 +1,8 @@
 /**
  * One connected stage-stream client. Events come from the client's own subscription to the hub and
  * leave through `ws.send`, which only buffers: nothing here ever waits for the client. A client that
- * lets more than `maxBufferedBytes` pile up, or misses a pong between two heartbeats, is terminated.
+ * lets more than `maxBufferedBytes` pile up, or misses a pong between two heartbeats, is terminated. A client
+ * whose key is revoked or expires meanwhile gets no further event and is closed (code 4401) at once.
  */
 import { Deferred, Duration, Effect, Either, Exit, Queue, Schema } from "effect"
 import { WebSocket } from "ws"
@@ -34,7 +35,9 @@ export const serveClient = (
   caller: CallerInfo,
   subscriptions: Subscriptions,
   events: Queue.Dequeue<StageEvent>,
-  limits: StreamLimits
+  limits: StreamLimits,
+  /** Whether the key the client connected with still authenticates. */
+  keyIsCurrent: () => boolean
 ) =>
   Effect.gen(function* () {
     const closed = yield* Deferred.make<void>()
@@ -64,12 +67,22 @@ export const serveClient = (
       send({ type: "subscribed", subscriptions: describeSubscriptions(subscriptions) })
     })
 
+    /** False (and the client closed) once its key no longer authenticates. */
+    const authorized = (): boolean => {
+      if (keyIsCurrent()) return true
+      if (ws.readyState === WebSocket.OPEN) {
+        ws.send(JSON.stringify({ type: "error", error: "the API key of this connection was revoked or expired" }))
+        ws.close(4401, "API key revoked or expired")
+      }
+      return false
+    }
+
     let answeredPing = true
     ws.on("pong", () => {
       answeredPing = true
     })
     const heartbeat = Effect.sync(() => {
-      if (ws.readyState !== WebSocket.OPEN) return
+      if (ws.readyState !== WebSocket.OPEN || !authorized()) return
       if (!answeredPing) {
         ws.terminate()
         return
@@ -81,6 +94,7 @@ export const serveClient = (
 
     const deliver = Effect.flatMap(Queue.takeBetween(events, 1, BATCH), (batch) =>
       Effect.sync(() => {
+        if (!authorized()) return
         for (const event of batch) {
           if (wants(caller, subscriptions, event) && !send(event)) return
         }

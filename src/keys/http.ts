@@ -39,16 +39,16 @@ export const keyRoutes = [
   route(
     KeysApi.revoke,
     Effect.gen(function* () {
-      const id = yield* keyId
       const body = yield* decodeBody(RevokeApiKeyBody)
+      const id = yield* keyId
       return ok(yield* (yield* KeyService).revoke(yield* Caller, id, body.reason ?? null))
     })
   ),
   route(
     KeysApi.rotate,
     Effect.gen(function* () {
-      const id = yield* keyId
       const body = yield* decodeBody(RotateApiKeyBody)
+      const id = yield* keyId
       return ok(yield* (yield* KeyService).rotate(yield* Caller, id, body))
     })
   )

@@ -74,6 +74,11 @@ export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {
       return { _tag: "Found", entry: known.entry }
     }
 
+    const isCurrent = (id: string, now: number) => {
+      const known = keys.get(id)
+      return known !== undefined && (known.expiresAt === null || known.expiresAt > now)
+    }
+
     // Keys known before the gateway answers its first request.
     yield* reloadAll
 
@@ -111,6 +116,6 @@ export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {
       Effect.forkScoped
     )
 
-    return { find, refresh }
+    return { find, isCurrent, refresh }
   })
 }) {}

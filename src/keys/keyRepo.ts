@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { ApiKey, ApiKeysQuery } from "../../schemas/apiKey.js"
+import { makeKeyset } from "../db/keysetPage.js"
 import { prefixOf } from "./keyFormat.js"
 
 export const KEYS_CHANNEL = "api_keys"
@@ -104,15 +105,28 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
       }
     }
 
+    // Newest first; the id (unique) breaks ties so a cursor is exact.
+    const newestFirst = makeKeyset(sql, [
+      { column: "created_at", descending: true, type: "timestamptz" },
+      { column: "id", descending: false, type: "text" }
+    ])
+
     const list = (readTenant: string | null, query: ApiKeysQuery) =>
       Effect.gen(function* () {
-        const where = sql`${visible(readTenant)} AND ${statusFilter(query.status)} AND ${query.agentId === undefined ? sql`true` : sql`agent_id = ${query.agentId}`}`
-        const rows = yield* sql<KeyRow>`
-          SELECT ${columns} FROM api_keys WHERE ${where} ORDER BY created_at DESC, id LIMIT ${query.limit} OFFSET ${query.offset}
-        `
-        const [{ n }] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM api_keys WHERE ${where}`
-        return { keys: rows.map(keyOf), total: Number(n), limit: query.limit, offset: query.offset }
-      }).pipe(Effect.orDie)
+        const conditions = [
+          visible(readTenant),
+          statusFilter(query.status),
+          query.agentId === undefined ? sql`true` : sql`agent_id = ${query.agentId}`
+        ]
+        const where = yield* newestFirst.where(conditions, query)
+        const rows = yield* sql<KeyRow & { page_key: unknown }>`
+          SELECT ${columns}, ${newestFirst.keyColumn} FROM api_keys WHERE ${where}
+          ORDER BY ${newestFirst.orderBy} LIMIT ${query.limit + 1} OFFSET ${query.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* newestFirst.cappedTotal(sql`api_keys`, conditions).pipe(Effect.orDie)
+        const { items, info } = newestFirst.pageOf(rows, query, counted)
+        return { keys: items.map(keyOf), ...info }
+      })
 
     /** Revokes a key the caller sees; a key already revoked keeps its first revocation. Undefined: not found. */
     const revoke = (readTenant: string | null, id: string, revokedBy: string, reason: string | null) =>

@@ -9,6 +9,6 @@ export const KeyRingLive = Layer.effect(
   Effect.gen(function* () {
     const issued = yield* IssuedKeys
     const usage = yield* KeyUsage
-    return { find: issued.find, recordUse: usage.recordUse, recordFailure: usage.recordFailure }
+    return { find: issued.find, isCurrent: issued.isCurrent, recordUse: usage.recordUse, recordFailure: usage.recordFailure }
   })
 )

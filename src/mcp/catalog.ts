@@ -7,6 +7,7 @@ import { policyTools } from "./tools/policyTools.js"
 import { protocolTools } from "./tools/protocolTools.js"
 import { riskTools } from "./tools/riskTools.js"
 import { freezeTools } from "./tools/freezeTools.js"
+import { keyTools } from "./tools/keyTools.js"
 import { strategyTools } from "./tools/strategyTools.js"
 import { transactionTools } from "./tools/transactionTools.js"
 import { walletTools } from "./tools/walletTools.js"
@@ -21,6 +22,7 @@ export const TOOLS: ReadonlyArray<ToolDefinition> = [
   ...freezeTools,
   ...strategyTools,
   ...auditTools,
+  ...keyTools,
   gatewayRequestTool
 ]
 

@@ -8,8 +8,6 @@
  * gateway makes no span per request (CPU), so the runs' spans name a parent span id derived from the
  * trace id, the same for every run of that transaction.
  */
-import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
-import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Option, Tracer } from "effect"
 import { AppConfig } from "../config.js"
@@ -32,18 +30,23 @@ export const tracesUrl = (endpoint: string) => `${endpoint.replace(/\/+$/, "")}/
 export const hotSpan = (exporting: boolean, name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   exporting ? Effect.withSpan(self, name, { captureStackTrace: false }) : self
 
-/** The OTLP tracer when an endpoint is configured; nothing otherwise (Effect's own tracer, no export). */
+/**
+ * The OTLP tracer when an endpoint is configured; nothing otherwise (Effect's own tracer, no export). The
+ * exporter's modules are loaded only then: at start they were one of the costliest imports of a service
+ * that exports nothing (issue 35, docs/decisions/production.md "Cold start").
+ */
 export const TracingLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const config = yield* AppConfig
-    return Option.match(config.observability.otlpEndpoint, {
-      onNone: () => Layer.empty,
-      onSome: (endpoint) =>
-        OtlpTracer.layer({
-          url: tracesUrl(endpoint),
-          resource: { serviceName: config.observability.serviceName },
-          exportInterval: "1 second"
-        }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
-    })
+    if (Option.isNone(config.observability.otlpEndpoint)) return Layer.empty
+    const endpoint = config.observability.otlpEndpoint.value
+    const [OtlpTracer, OtlpSerialization] = yield* Effect.promise(() =>
+      Promise.all([import("@effect/opentelemetry/OtlpTracer"), import("@effect/opentelemetry/OtlpSerialization")])
+    )
+    return OtlpTracer.layer({
+      url: tracesUrl(endpoint),
+      resource: { serviceName: config.observability.serviceName },
+      exportInterval: "1 second"
+    }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
   })
 )

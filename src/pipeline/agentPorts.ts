@@ -38,6 +38,12 @@ export class AgentBudgetOnRetry extends Context.Tag("AgentBudgetOnRetry")<
   { readonly reserveAgain: (agentId: string, txId: string, lamports: bigint, traceId?: string) => Effect.Effect<ReserveOutcome | undefined> }
 >() {}
 
+/** The chain said an agent transaction did not spend (it did not land, or failed on chain): its budget reservation is released (agents/budgets.ts). */
+export class AgentBudgetRelease extends Context.Tag("AgentBudgetRelease")<
+  AgentBudgetRelease,
+  { readonly release: (txId: string, reason: string) => Effect.Effect<void> }
+>() {}
+
 /** A portfolio breach by an agent's spend, recorded for the supervisor (agents/agentBreaches.ts). */
 export class AgentBreachReport extends Context.Tag("AgentBreachReport")<
   AgentBreachReport,

@@ -11,6 +11,7 @@
 import { Either, Schema } from "effect"
 import { TransactionEffect } from "../../schemas/effect.js"
 import { RAW_INSTRUCTION_TYPES } from "../protocols/rawInstructions.js"
+import { analysedEffects } from "./effectSimulation.js"
 import { SIGN_MESSAGE_TYPE } from "./signRequest.js"
 
 const decodeEffect = Schema.decodeUnknownEither(TransactionEffect)
@@ -26,6 +27,8 @@ export const recordedEffect = (type: string, simulation: unknown): RecordedEffec
   const recorded = typeof simulation === "object" && simulation !== null ? (simulation as Record<string, unknown>) : {}
   if (typeof recorded.effectError === "string") return { kind: "refused", reason: `the transaction's effect could not be read: ${recorded.effectError}` }
   if (recorded.effect === undefined) return { kind: "refused", reason: "no simulated effect is recorded for this transaction; retry it to simulate it again" }
+  const analysed = typeof recorded.effect === "object" && recorded.effect !== null ? analysedEffects.get(recorded.effect) : undefined
+  if (analysed !== undefined) return { kind: "effect", effect: analysed }
   const decoded = decodeEffect(recorded.effect)
   return Either.isRight(decoded) ? { kind: "effect", effect: decoded.right } : { kind: "refused", reason: "the recorded effect of this transaction cannot be read" }
 }

@@ -46,6 +46,18 @@ export type SimulatedEffect = { readonly logs: ReadonlyArray<string>; readonly u
 
 const encodeEffect = Schema.encodeSync(TransactionEffect)
 
+/**
+ * The effect each encoded effect was made from, while that object lives: the policy stage of the same run
+ * reads it here instead of decoding it again (a resumed run decodes the stored one: effectFacts.ts).
+ */
+export const analysedEffects = new WeakMap<object, TransactionEffect>()
+
+const encoded = (effect: TransactionEffect) => {
+  const wire = encodeEffect(effect)
+  analysedEffects.set(wire, effect)
+  return wire
+}
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 const asState = (account: RpcAccount | null | undefined): AccountState | null =>
@@ -75,8 +87,7 @@ export class EffectSimulation extends Effect.Service<EffectSimulation>()("Effect
 
     /**
      * Simulates `messageBase64` (signatures not verified: nothing is signed yet) and analyses its effect on
-     * `wallet`. The accounts are read before the simulation, so a change landing in between is counted as
-     * this transaction's (the stricter reading).
+     * `wallet`, from the accounts it can write as they are and as the simulation leaves them.
      */
     const simulate = (wallet: string, messageBase64: string, extraSignatures: Record<string, string>): Effect.Effect<SimulatedEffect, ChainError> =>
       Effect.gen(function* () {
@@ -86,16 +97,20 @@ export class EffectSimulation extends Effect.Service<EffectSimulation>()("Effect
         })
         if (Either.isLeft(read)) return { ok: true, logs: [], walletLamportsBefore: 0n, effectError: errorText(read.left) }
         const { view, accounts } = read.right
-        const before = yield* facts.accounts(accounts)
-        const walletLamportsBefore = before[0]?.lamports ?? 0n
         const wire = assembleTransaction(messageBase64, extraSignatures)
-        const { value } = yield* chain.rpc<{ value: RpcSimulation }>("simulateTransaction", [
-          wire.toString("base64"),
-          {
-            encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed", innerInstructions: true,
-            accounts: { addresses: accounts, encoding: "base64" }
-          }
-        ])
+        // Made in one turn, so the RPC pool sends them as one JSON-RPC batch, in this order: the local ledger
+        // answers a batch in one step (one snapshot); elsewhere both read the same commitment a moment apart.
+        const [before, { value }] = yield* Effect.all([
+          facts.accounts(accounts),
+          chain.rpc<{ value: RpcSimulation }>("simulateTransaction", [
+            wire.toString("base64"),
+            {
+              encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed", innerInstructions: true,
+              accounts: { addresses: accounts, encoding: "base64" }
+            }
+          ])
+        ], { concurrency: 2 })
+        const walletLamportsBefore = before[0]?.lamports ?? 0n
         const logs = value.logs ?? []
         const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }
         const seen = { logs, ...units, walletLamportsBefore }
@@ -103,7 +118,7 @@ export class EffectSimulation extends Effect.Service<EffectSimulation>()("Effect
         const analysed = Either.try(() =>
           analyzeEffect({ wallet, message: view, accounts, before, after: (value.accounts ?? []).map(asState), innerInstructions: value.innerInstructions ?? null, catalog })
         )
-        return Either.isRight(analysed) ? { ok: true, ...seen, effect: encodeEffect(analysed.right) } : { ok: true, ...seen, effectError: errorText(analysed.left) }
+        return Either.isRight(analysed) ? { ok: true, ...seen, effect: encoded(analysed.right) } : { ok: true, ...seen, effectError: errorText(analysed.left) }
       })
 
     return { simulate, catalog }

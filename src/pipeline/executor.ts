@@ -18,9 +18,6 @@ import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
 import { requireFreshOracles } from "../protocols/oracle/requireFreshOracles.js"
-import { describeLendingFailure } from "../protocols/lending/errors.js"
-import { describeAmmFailure } from "../protocols/amm/simulationError.js"
-import { describeStakingFailure } from "../protocols/staking/errors.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
 import { buildWithAdapter } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
@@ -44,6 +41,8 @@ import { GaslessStages } from "./gaslessStages.js"
 import { X402Stages } from "./x402Stages.js"
 import { EffectSimulation } from "./effectSimulation.js"
 import { recordedEffect, spendFacts } from "./effectFacts.js"
+import { Settlement } from "./settlement.js"
+import { earlierAttempts } from "./earlierAttempt.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
 import { signingFailure } from "./signingFailure.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
@@ -89,6 +88,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const gasless = yield* GaslessStages
     const x402 = yield* X402Stages
     const effects = yield* EffectSimulation
+    const settlement = yield* Settlement
 
     const chainRetryable = (failedAt: Retryable["failedAt"]) => (error: { message: string }) =>
       Effect.fail(new Retryable({ message: error.message, failedAt }))
@@ -368,26 +368,9 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         if (row.gasless) return yield* gasless.submit(row, context)
         const signature = row.signature ?? ""
         const outcome = yield* submission.submitAndConfirm(signature, row.signed_transaction ?? "", BigInt(row.last_valid_block_height ?? "0"), Effect.asVoid(submitted(row, signature)))
-        if (!outcome.landed) {
-          return yield* Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: outcome.reason, stage: "confirm" }))
-        }
-        if (outcome.meta.err !== null) {
-          return yield* Effect.fail(
-            new Terminal({
-              failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", stage: "confirm",
-              message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}${onChainReason(outcome.meta.logMessages ?? [])}`
-            })
-          )
-        }
-        return yield* postChecks.confirmed(row, signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey)
+        // From here the chain decides: confirmed, failed on chain, or proven not landed (settlement.ts).
+        return yield* settlement.submitted(row, context, signature, outcome)
       })
-
-    /** A named reason from the program logs of a landed failure (our AMM's, liquid-staking's and lending-market's errors), or nothing. */
-    const onChainReason = (logs: ReadonlyArray<string>) => {
-      const named = describeAmmFailure(logs, ammProgramIds) ?? describeStakingFailure(logs, liquidStaking.programId.toBase58()) ??
-        describeLendingFailure(logs, lendingMarket.programId.toBase58())
-      return named === undefined ? "" : `: ${named}`
-    }
 
     const step = (row: TransactionRow, context: RunContext): Effect.Effect<TransactionRow | undefined, Retryable | Terminal> => {
       switch (row.status) {
@@ -415,6 +398,11 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         if (context === undefined) return false
         let row: TransactionRow | undefined = context.row
         let moved = false
+        // A retried transaction is built again only once no earlier signature of it can land (issue 30).
+        if (row.status === "pending" && earlierAttempts(row.history).length > 0) {
+          const verdict = yield* settlement.beforeRebuild(context, { wait: true }).pipe(Effect.catchAll(chainRetryable("build")))
+          if (verdict._tag === "Adopted") [row, moved] = [verdict.row, true]
+        }
         while (row !== undefined && !RUN_ENDS.has(row.status)) {
           const current: TransactionRow = row
           row = yield* telemetry.step(
@@ -428,11 +416,19 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         return moved && row !== undefined
       })
 
-    /** The outbox gave up (attempt limit): the transaction fails visibly at its current stage. */
+    /**
+     * The outbox gave up (attempt limit): the transaction fails visibly at its current stage, except
+     * once its bytes may have left (`submitting`): then it stays visibly unresolved until the chain
+     * settles it (settlement.ts, the settlement resolver).
+     */
     const giveUp = (txId: string, lastError: Retryable) =>
       Effect.gen(function* () {
         const row = yield* repo.find(txId, null)
         if (row === undefined || ["confirmed", "failed"].includes(row.status)) return
+        if (row.status === "submitting") {
+          yield* settlement.leaveUnresolved(row, `the outbox gave up after ${config.outbox.maxAttempts} attempts (${lastError.message})`)
+          return
+        }
         yield* fail(row, new Terminal({
           failedAt: lastError.failedAt,
           errorCode: lastError.failedAt === "send" || lastError.failedAt === "confirm" ? "CONFIRMATION_FAILED" : "PIPELINE_ERROR",

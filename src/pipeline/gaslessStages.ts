@@ -7,6 +7,7 @@
  * gasless_transaction_failure_total and gasless_protocol_usage_total (also per protocol).
  */
 import { PublicKey } from "@solana/web3.js"
+import bs58 from "bs58"
 import { Effect } from "effect"
 import {
   GASLESS_PROTOCOL_USAGE_TOTAL,
@@ -17,9 +18,9 @@ import {
 import { MetricCounters } from "../audit/metricCounters.js"
 import { feeLamports, unsupportedForGasless } from "../gasless/gaslessRules.js"
 import { GaslessQuota } from "./gaslessQuota.js"
-import { accountIndexOf, viewMessage } from "../protocols/messageView.js"
+import { splitWireTransaction, viewMessage } from "../protocols/messageView.js"
 import { GaslessRelay, type RelayError } from "../gasless/relayClient.js"
-import { PostChecks } from "./postChecks.js"
+import { attemptOf, Settlement } from "./settlement.js"
 import type { RunContext } from "./runContext.js"
 import { Retryable, Terminal } from "./stageFailure.js"
 import { Submission } from "./submission.js"
@@ -30,13 +31,16 @@ const relayFailure = (failedAt: "build" | "send") => (error: RelayError): Effect
     ? Effect.fail(new Retryable({ message: error.message, failedAt }))
     : Effect.fail(new Terminal({ failedAt, errorCode: "PIPELINE_ERROR", message: error.message, stage: failedAt }))
 
+/** The relay's signature of an attempt, or its refusal to sign (the transaction then failed: nothing was sent). */
+type RelaySignature = { readonly _tag: "Signed"; readonly signature: string } | { readonly _tag: "Refused"; readonly row: TransactionRow | undefined }
+
 export class GaslessStages extends Effect.Service<GaslessStages>()("GaslessStages", {
   dependencies: [GaslessRelay.Default, GaslessQuota.Default],
   effect: Effect.gen(function* () {
     const relay = yield* GaslessRelay
     const quotas = yield* GaslessQuota
     const submission = yield* Submission
-    const postChecks = yield* PostChecks
+    const settlement = yield* Settlement
     const metrics = yield* MetricCounters
 
     /**
@@ -64,30 +68,53 @@ export class GaslessStages extends Effect.Service<GaslessStages>()("GaslessStage
         ]
       })
 
-    /** The relay signs and sends; the standard RPC confirms; post-checks read the wallet's own balances. */
+    /**
+     * The relay's fee-payer signature of this attempt (the transaction's id): logged before anything is
+     * sent, from the relay's signTransaction, so the chain can always be asked about it (settlement.ts).
+     */
+    const relaySignature = (row: TransactionRow, lastValidBlockHeight: bigint) =>
+      Effect.gen(function* () {
+        const attempt = attemptOf(row)
+        const logged = (yield* settlement.log.ofTransaction(row.id)).find((entry) => entry.attempt === attempt && entry.via === "relay")
+        if (logged !== undefined) return { _tag: "Signed", signature: logged.signature } satisfies RelaySignature as RelaySignature
+        const signed = yield* relay.signOnly(row.signed_transaction ?? "").pipe(Effect.either)
+        if (signed._tag === "Left") {
+          if (signed.left.unavailable) return yield* Effect.fail(new Retryable({ message: signed.left.message, failedAt: "send" }))
+          // signTransaction sends nothing, and signAndSendTransaction was never called for this attempt.
+          return { _tag: "Refused", row: yield* settlement.failUnsent(row, signed.left.message) } satisfies RelaySignature as RelaySignature
+        }
+        const signature = bs58.encode(splitWireTransaction(Buffer.from(signed.right, "base64")).signatures[0])
+        yield* settlement.log.record(row.id, { signature, attempt, via: "relay", lastValidBlockHeight })
+        return { _tag: "Signed", signature } satisfies RelaySignature as RelaySignature
+      })
+
+    /**
+     * The relay signs and sends; the standard RPC confirms; post-checks read the wallet's own balances.
+     * Once the wallet-signed bytes went to signAndSendTransaction they may be sent whatever the relay
+     * answers, so a refusal leaves the transaction unresolved for the chain to settle (settlement.ts).
+     */
     const submit = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
-        const sent = yield* relay.signAndSend(row.signed_transaction ?? "").pipe(Effect.catchAll(relayFailure("send")))
-        const outcome = yield* submission.submitAndConfirm(sent.signature, sent.signedTransaction, BigInt(row.last_valid_block_height ?? "0"))
-        if (!outcome.landed) {
-          return yield* Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: outcome.reason, stage: "confirm" }))
+        const lastValidBlockHeight = BigInt(row.last_valid_block_height ?? "0")
+        const expected = yield* relaySignature(row, lastValidBlockHeight)
+        if (expected._tag === "Refused") return expected.row
+        const sent = yield* relay.signAndSend(row.signed_transaction ?? "").pipe(Effect.either)
+        if (sent._tag === "Left") {
+          if (sent.left.unavailable) return yield* Effect.fail(new Retryable({ message: sent.left.message, failedAt: "send" }))
+          yield* settlement.leaveUnresolved(row, sent.left.message)
+          return undefined
         }
-        if (outcome.meta.err !== null) {
-          return yield* Effect.fail(
-            new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `transaction failed on chain: ${JSON.stringify(outcome.meta.err)}`, stage: "confirm" })
-          )
-        }
-        const walletIndex = accountIndexOf(viewMessage(Buffer.from(row.message_base64 ?? "", "base64")), context.publicKey)
-        const confirmed = yield* postChecks.confirmed(row, sent.signature, outcome.meta, context.deltaVarianceBpsThreshold, context.publicKey, {
-          walletIndex: Math.max(walletIndex, 0),
-          recordSignature: true
-        })
-        if (confirmed !== undefined) {
+        const { signature, signedTransaction } = sent.right
+        // (a relay that signs differently each time: its answer names the transaction it sent)
+        if (signature !== expected.signature) yield* settlement.log.record(row.id, { signature, attempt: attemptOf(row), via: "relay", lastValidBlockHeight })
+        const outcome = yield* submission.submitAndConfirm(signature, signedTransaction, lastValidBlockHeight)
+        const settled = yield* settlement.submitted(row, context, signature, outcome)
+        if (settled?.status === "confirmed") {
           yield* metrics.increment(GASLESS_TRANSACTION_SUCCESS_TOTAL)
           yield* metrics.increment(GASLESS_PROTOCOL_USAGE_TOTAL)
           yield* metrics.increment(gaslessProtocolUsageMetric(row.protocol))
         }
-        return confirmed
+        return settled
       })
 
     /** A gasless transaction that ended failed (refused at policy, by the relay, or on chain). */

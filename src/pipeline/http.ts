@@ -11,7 +11,7 @@ import { WalletSpendGate } from "./agentPorts.js"
 import { type AcceptedRequest, decodeTransactionRequest } from "./acceptIntent.js"
 import { Outbox } from "./outbox.js"
 import { TransactionService } from "./transactionService.js"
-import { createdReply, transactionReply } from "./transactionReply.js"
+import { createdReply, retryReply, transactionReply } from "./transactionReply.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { TransactionWaits } from "./transactionWaits.js"
 import { OutboxApi } from "../../schemas/api/operations.js"
@@ -91,7 +91,7 @@ export const transactionRoutes = [
     TransactionsApi.retry,
     Effect.gen(function* () {
       const id = yield* txId
-      return transactionReply(yield* (yield* TransactionService).retry(yield* Caller, id), 202)
+      return retryReply(yield* (yield* TransactionService).retry(yield* Caller, id))
     })
   ),
   route(

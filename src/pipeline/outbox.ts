@@ -169,6 +169,33 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         WHERE id = ${job.id} AND lease_id = ${job.lease_id}
       `.pipe(Effect.asVoid, Effect.orDie)
 
+    /** Transactions matching `where` with their run's context (as a claim reads it), least recently updated first. */
+    const contexts = (where: ReturnType<typeof sql.and>, limit: number) =>
+      sql<RunContextColumns>`
+        SELECT t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps,
+          r.config->'maxQuoteAgeSeconds' AS max_quote_age_seconds
+        FROM transactions t
+        JOIN wallets w ON w.id = t.wallet_id
+        LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
+        WHERE ${where}
+        ORDER BY t.updated_at
+        LIMIT ${limit}
+      `.pipe(Effect.map((rows) => rows.map(runContextOf)), Effect.orDie)
+
+    /**
+     * Transactions left at `submitting` with no job running or due for them (the outbox gave up while
+     * their bytes may have left, or a run left them unresolved), oldest first, each with its run's
+     * context: what the settlement resolver settles against the chain.
+     */
+    const unresolved = (limit: number) =>
+      contexts(sql.and([
+        sql`t.status = 'submitting'`,
+        sql`NOT EXISTS (SELECT 1 FROM outbox_jobs j WHERE j.tx_id = t.id AND j.status IN ('pending', 'processing'))`
+      ]), limit)
+
+    /** The run context of one transaction in any state (a retry that adopts a landed signature needs it). */
+    const contextOf = (txId: string) => Effect.map(contexts(sql.and([sql`t.id = ${txId}`]), 1), (rows) => rows[0])
+
     const stats = sql<{ status: string; n: string }>`SELECT status, count(*)::text AS n FROM outbox_jobs GROUP BY status`.pipe(
       Effect.map((rows) => {
         const counts = { pending: 0, processing: 0, failed: 0, done: 0 }
@@ -187,7 +214,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** The NOTIFY that wakes other processes' workers: its channel, and the prefix of this process's payloads. */
     const crossProcessNotify = { channel: CHANNEL, payloadPrefix: ownPrefix }
 
-    return { enqueueInTransaction, crossProcessNotify, notify, notifyLater, claim, renewLeases, complete, release, fail, stats, waitForWork, leaseMs }
+    return { enqueueInTransaction, crossProcessNotify, notify, notifyLater, claim, renewLeases, complete, release, fail, stats, waitForWork, leaseMs, unresolved, contextOf }
   })
 }) {}
 

@@ -108,7 +108,7 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
           from: ["submitting"], to: "confirmed", stage: "completed", message: guard.ok ? "confirmed" : `confirmed; delta guard breach: ${guard.reason ?? ""}`,
           fields: {
             preBalanceLamports: pre, postBalanceLamports: post, deltaGuard: { ...deltaGuardToWire(guard), ...(tokens === undefined ? {} : { tokens }) },
-            executionProof: proof, confirmedAt, result,
+            executionProof: proof, confirmedAt, result, clearError: true,
             ...(options.recordSignature === true ? { signature } : {})
           },
           eventType: "transaction.confirmed",

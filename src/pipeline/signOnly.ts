@@ -9,7 +9,7 @@
 import { Data, Effect, Schema } from "effect"
 import { TransactionEffect } from "../../schemas/effect.js"
 import type { ChainError } from "../chain/chainClient.js"
-import { EffectSimulation } from "./effectSimulation.js"
+import { analysedEffects, EffectSimulation } from "./effectSimulation.js"
 import type { Unwritten } from "./stageTransitions.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { decodeTransactionToSign, offChainMessageBytes, SIGN_MESSAGE_TYPE } from "./signRequest.js"
@@ -69,7 +69,7 @@ export class SignOnly extends Effect.Service<SignOnly>()("SignOnly", {
         const refused = (message: string): PreparedSignRequest =>
           ({ kind: "refused", message, unwritten: { fields: { ...built, buildFacts: facts({ programIds: request.programIds }), simulation }, via } })
         if (!("effect" in simulated)) return refused(`the transaction's effect could not be read: ${simulated.effectError}`)
-        const derived = signOnlyFacts(decodeEffect(simulated.effect))
+        const derived = signOnlyFacts(analysedEffects.get(simulated.effect) ?? decodeEffect(simulated.effect))
         if ("refused" in derived) return refused(derived.refused)
         const buildFacts = facts({
           programIds: request.programIds,

@@ -1,12 +1,15 @@
 /**
  * Submission and confirmation: send the signed bytes with maxRetries 0, rebroadcast the SAME bytes
- * until the signature is confirmed or its blockhash expired, then read the status once more before
- * declaring failure. Never re-signs: a signed transaction either lands or provably cannot.
+ * until the signature is confirmed or its blockhash expired, then ask the chain once more in a way
+ * whose "no" can be trusted (chain/landing.ts) before answering "not landed". Never re-signs: a signed
+ * transaction either lands or provably cannot. A chain error of any kind is Retryable here: once the
+ * bytes may have left, only the chain decides the outcome (settlement.ts).
  */
 import type { MetaTokenBalance } from "./tokenDeltaGuard.js"
 import { Effect } from "effect"
 import { ChainClient } from "../chain/chainClient.js"
-import { Retryable, Terminal } from "./stageFailure.js"
+import { SignatureLanding } from "../chain/landing.js"
+import { Retryable } from "./stageFailure.js"
 
 /** What the post-checks need of a landed transaction's meta. */
 export interface LandedMeta {
@@ -20,7 +23,8 @@ export interface LandedMeta {
 
 export type SubmissionOutcome =
   | { readonly landed: true; readonly meta: LandedMeta }
-  | { readonly landed: false; readonly reason: string }
+  /** Proven: the chain's block height is past `lastValidBlockHeight` and the signature is not on chain. */
+  | { readonly landed: false; readonly lastValidBlockHeight: bigint; readonly blockHeight: bigint }
 
 const REBROADCAST_MS = 2_000
 const POLL_MS = 150
@@ -28,8 +32,9 @@ const POLL_MS = 150
 export class Submission extends Effect.Service<Submission>()("Submission", {
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
+    const landing = yield* SignatureLanding
 
-    /** The landed transaction's meta at `confirmed`, or null while it has not landed (one read answers both). */
+    /** The landed transaction's meta at `confirmed`, or null while it has not landed (one read answers both; a "no" here proves nothing). */
     const landedMeta = (signature: string) =>
       Effect.map(
         chain.rpc<{ meta: LandedMeta } | null>("getTransaction", [
@@ -49,42 +54,51 @@ export class Submission extends Effect.Service<Submission>()("Submission", {
     const blockHeight = chain.rpc<number>("getBlockHeight", [{ commitment: "confirmed" }])
 
     /**
-     * Sends and waits (`onFirstSend` runs once the bytes first left); RPC outages surface as Retryable (the job comes back later with the same bytes).
-     * Every round sends first and reads the status right after: on a resumed attempt whose bytes already
-     * landed, the send is a rebroadcast the ledger deduplicates by signature, and the status read finds
-     * it. The block height is read only while the transaction is not yet seen, so a transaction that
-     * lands at once costs two RPC calls (send, then getTransaction, whose meta the post-checks use);
-     * failure is declared only past the last valid block height and after a final status read.
+     * Waits until `signature` landed or provably cannot, sending `signedTransaction` every REBROADCAST_MS
+     * when given (`onFirstSend` runs once the bytes first left). Every round sends first and reads the status right
+     * after: on a resumed attempt whose bytes already landed, the send is a rebroadcast the ledger
+     * deduplicates by signature, and the status read finds it. The block height is read only while the
+     * transaction is not yet seen, so a transaction that lands at once costs two RPC calls (send, then
+     * getTransaction, whose meta the post-checks use). Past the last valid block height the trusted
+     * check (chain/landing.ts) decides; RPC failures surface as Retryable (the job comes back later with the same bytes).
      */
-    const submitAndConfirm = (signature: string, signedTransaction: string, lastValidBlockHeight: bigint, onFirstSend: Effect.Effect<void> = Effect.void) =>
+    const awaitLanding = (signature: string, lastValidBlockHeight: bigint, rebroadcast: { readonly signedTransaction: string; readonly onFirstSend: Effect.Effect<void> } | undefined) =>
       Effect.gen(function* () {
-        let lastSend = 0
+        let lastRound = 0
+        let sent = false
         for (;;) {
-          const rebroadcast = Date.now() - lastSend >= REBROADCAST_MS
-          if (rebroadcast) {
-            yield* send(signedTransaction)
-            if (lastSend === 0) yield* onFirstSend
-            lastSend = Date.now()
+          const round = Date.now() - lastRound >= REBROADCAST_MS
+          if (round && rebroadcast !== undefined) {
+            yield* send(rebroadcast.signedTransaction)
+            if (!sent) yield* rebroadcast.onFirstSend
+            sent = true
           }
+          if (round) lastRound = Date.now()
           const meta = yield* landedMeta(signature)
-          if (meta !== null) return { landed: true, meta } satisfies SubmissionOutcome
-          if (rebroadcast) {
-            const height = yield* blockHeight
-            if (BigInt(height) > lastValidBlockHeight) {
-              const final = yield* landedMeta(signature)
-              if (final !== null) return { landed: true, meta: final } satisfies SubmissionOutcome
-              return { landed: false, reason: `blockhash expired at block height ${lastValidBlockHeight} before the transaction was confirmed` } satisfies SubmissionOutcome
+          if (meta !== null) return { landed: true, meta } satisfies SubmissionOutcome as SubmissionOutcome
+          if (round && BigInt(yield* blockHeight) > lastValidBlockHeight) {
+            const settled = yield* landing.check<LandedMeta>([{ signature, lastValidBlockHeight }])
+            if (settled._tag === "Landed") return { landed: true, meta: settled.meta } satisfies SubmissionOutcome as SubmissionOutcome
+            if (settled._tag === "NotLanded") {
+              return { landed: false, lastValidBlockHeight: settled.lastValidBlockHeight, blockHeight: settled.blockHeight } satisfies SubmissionOutcome as SubmissionOutcome
             }
           }
           yield* Effect.sleep(`${POLL_MS} millis`)
         }
       }).pipe(
-        Effect.catchTag("RpcUnavailableError", (error) => Effect.fail(new Retryable({ message: error.message, failedAt: "send" }))),
-        Effect.catchTag("RpcApplicationError", (error) =>
-          Effect.fail(new Terminal({ failedAt: "send", errorCode: "PIPELINE_ERROR", message: error.message, stage: "send" }))
-        )
+        Effect.catchTags({
+          RpcUnavailableError: (error) => Effect.fail(new Retryable({ message: error.message, failedAt: "confirm" })),
+          RpcApplicationError: (error) => Effect.fail(new Retryable({ message: error.message, failedAt: "confirm" }))
+        })
       )
 
-    return { submitAndConfirm }
+    /** Sends the signed bytes and waits for the outcome (see awaitLanding). */
+    const submitAndConfirm = (signature: string, signedTransaction: string, lastValidBlockHeight: bigint, onFirstSend: Effect.Effect<void> = Effect.void) =>
+      awaitLanding(signature, lastValidBlockHeight, { signedTransaction, onFirstSend })
+
+    /** Waits for the outcome of a transaction someone else sends (an x402 facilitator's settlement). */
+    const confirm = (signature: string, lastValidBlockHeight: bigint) => awaitLanding(signature, lastValidBlockHeight, undefined)
+
+    return { submitAndConfirm, confirm }
   })
 }) {}

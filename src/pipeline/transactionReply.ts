@@ -24,3 +24,19 @@ const createStatus = (row: TransactionRecordRow) => {
 
 export const createdReply = (row: TransactionRecordRow, created: boolean): Reply =>
   transactionReply(row, created ? createStatus(row) : row.status === "approval_gate" ? 202 : 200)
+
+/**
+ * The answer of a retry: 202 for a fresh attempt (or one left unresolved because an earlier signature
+ * may still land), 200 with the outcome when an earlier signature had landed (adopted), and for a
+ * transaction still at `submitting` its current state with a message, changing nothing (400).
+ */
+export const retryReply = (retried: { readonly outcome: "retried" | "adopted" | "unresolved" | "unchanged"; readonly row: TransactionRecordRow }): Reply => {
+  const { outcome, row } = retried
+  if (outcome === "adopted") return transactionReply(row, 200)
+  if (outcome !== "unchanged") return transactionReply(row, 202)
+  const message = `transaction ${row.id} is submitting: its signed bytes may be on their way, so it is not built again; ${
+    row.error ?? "it ends confirmed or failed as the chain decides"
+  }. Nothing was changed; read it again for the outcome`
+  return { httpStatus: 400, data: toTransactionRecord(row), failure: { errorCode: "VALIDATION_ERROR", failedAt: "validation", stage: "validation", message } }
+}
+

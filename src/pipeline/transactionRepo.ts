@@ -7,6 +7,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { type BuildFactsRow, RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
 
@@ -32,6 +33,8 @@ export interface TransitionFields {
   readonly result?: unknown
   readonly approval?: unknown
   readonly confirmedAt?: Date
+  /** Clears failedAt, errorCode and error (unless given here): a transaction that left an unresolved or failed state. */
+  readonly clearError?: boolean
 }
 
 /** A stage the transaction passed through on the way to `to`, recorded in the same statement. */
@@ -108,6 +111,7 @@ const transitionInput = (ord: number, txId: string, change: Transition) => {
     result: f.result ?? null,
     approval: f.approval ?? null,
     confirmed_at: f.confirmedAt?.toISOString() ?? null,
+    clear_error: f.clearError === true,
     // (JSON leaves out an undefined message)
     history: stages.map((s) => ({ status: s.status, stage: s.stage, at: s.at, message: s.message })),
     events: stages.map((s) => ({
@@ -172,14 +176,14 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
             signature text, signed_transaction text, message_base64 text, extra_signatures jsonb, build_facts jsonb,
             last_valid_block_height bigint, policy_decision jsonb, simulation jsonb, execution_proof jsonb, delta_guard jsonb,
             pre_balance_lamports bigint, post_balance_lamports bigint, result jsonb, approval jsonb, confirmed_at timestamptz,
-            history jsonb, events jsonb, close_job boolean)
+            clear_error boolean, history jsonb, events jsonb, close_job boolean)
         ), moved AS (
           UPDATE transactions t SET
             status = v.status,
             stage = v.stage,
-            failed_at = COALESCE(v.failed_at, t.failed_at),
-            error_code = COALESCE(v.error_code, t.error_code),
-            error = COALESCE(v.error, t.error),
+            failed_at = CASE WHEN v.clear_error THEN v.failed_at ELSE COALESCE(v.failed_at, t.failed_at) END,
+            error_code = CASE WHEN v.clear_error THEN v.error_code ELSE COALESCE(v.error_code, t.error_code) END,
+            error = CASE WHEN v.clear_error THEN v.error ELSE COALESCE(v.error, t.error) END,
             signature = COALESCE(v.signature, t.signature),
             signed_transaction = COALESCE(v.signed_transaction, t.signed_transaction),
             message_base64 = COALESCE(v.message_base64, t.message_base64),
@@ -234,19 +238,27 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
     /** Applies a transition in a statement shared with other workers' transitions (never in a caller's SQL transaction). */
     const transitionShared = (txId: string, change: Transition) => shared.submit([txId, change])
 
-    const listByWallet = (walletId: string, readTenant: string | null, options: { limit: number; offset: number; status?: string }) =>
+    // A wallet's list, newest first, along the index transactions_wallet_created.
+    const walletOrder = makeKeyset(sql, [
+      { column: "created_at", descending: true, type: "timestamptz" },
+      { column: "id", descending: false, type: "uuid" }
+    ])
+
+    const listByWallet = (walletId: string, readTenant: string | null, options: PageRequest & { status?: string }) =>
       Effect.gen(function* () {
-        const where = sql.and([
+        const conditions = [
           sql`wallet_id = ${walletId}`,
           ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]),
           ...(options.status === undefined ? [] : [sql`status = ${options.status}`])
-        ])
-        const rows = yield* sql<TransactionRecordRow>`
-          SELECT ${recordColumns} FROM transactions WHERE ${where} ORDER BY created_at DESC, id LIMIT ${options.limit} OFFSET ${options.offset}
-        `
-        const [{ total }] = yield* sql<{ total: string }>`SELECT count(*)::text AS total FROM transactions WHERE ${where}`
-        return { rows, total: Number(total) }
-      }).pipe(Effect.orDie)
+        ]
+        const where = yield* walletOrder.where(conditions, options)
+        const rows = yield* sql<TransactionRecordRow & { page_key: unknown }>`
+          SELECT ${recordColumns}, ${walletOrder.keyColumn} FROM transactions WHERE ${where}
+          ORDER BY ${walletOrder.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* walletOrder.cappedTotal(sql`transactions`, conditions).pipe(Effect.orDie)
+        return walletOrder.pageOf(rows, options, counted)
+      })
 
     const expiredApprovalsQuery = SqlSchema.findAll({
       Request: Schema.Struct({ now: Schema.String, limit: Schema.Number }),

@@ -18,15 +18,20 @@ import { SigningFreezes } from "../wallet/signingFreezes.js"
 import { freezeNotice } from "../../schemas/freeze.js"
 import { treasuryRefusal } from "./treasuryRights.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { approvalExpired, makeApprovalExpiry } from "./approvalExpiry.js"
 import { earlierAttempts, retryHistoryEntry } from "./earlierAttempt.js"
 import { insertTransactionsWithJobs, type NewTransaction } from "./insertTransaction.js"
 import { Outbox } from "./outbox.js"
+import { Settlement } from "./settlement.js"
 import { canonicalJson, sha256Hex } from "./proof.js"
 import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
+
+/** How long a retry waits for the chain to say whether an earlier signature landed (past it: left unresolved, never built again). */
+const REBUILD_CHECK_TIMEOUT = "5 seconds"
 
 /** Failures a client may retry ([n7]): never policy refusals, never a success. */
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
@@ -41,6 +46,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const events = yield* StageEvents
     const policy = yield* PolicyEngine
     const budgets = yield* AgentBudgetOnRetry
+    const settlement = yield* Settlement
     const expiry = yield* makeApprovalExpiry
     const freezes = yield* SigningFreezes
 
@@ -237,6 +243,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const retry = (caller: CallerInfo, txId: string) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
+        if (row.status === "submitting") return { outcome: "unchanged", row } as const
         if (row.status !== "failed" || row.error_code === null || !RETRYABLE_CODES.has(row.error_code)) {
           return yield* Effect.fail(
             new InvalidState({
@@ -250,6 +257,25 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         // A frozen scope takes no new attempt (unfreezing is an operator act; then the retry may run).
         const freeze = yield* freezes.activeFor({ tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id })
         if (freeze !== undefined) return yield* Effect.fail(yield* frozenRefusal(freeze.id))
+        // Nothing is built again while an earlier signature of the transaction could still land (issue 30).
+        const context = yield* outbox.contextOf(txId)
+        if (context !== undefined) {
+          const verdict = yield* settlement.beforeRebuild(context, { wait: false, checkTimeout: REBUILD_CHECK_TIMEOUT }).pipe(
+            Effect.catchAll((error) => Effect.succeed({ _tag: "Open", until: null, answered: false, error: error.message } as const))
+          )
+          if (verdict._tag === "Adopted") {
+            if (verdict.row === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
+            return { outcome: "adopted", row: verdict.row } as const
+          }
+          if (verdict._tag === "Open") {
+            const why = verdict.answered
+              ? `a signature of an earlier attempt may still land${verdict.until === null ? "" : ` until block height ${verdict.until}`}`
+              : "the chain did not answer whether a signature of an earlier attempt landed"
+            const reopened = yield* settlement.reopenUnresolved(row, why)
+            if (reopened === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
+            return { outcome: "unresolved", row: reopened } as const
+          }
+        }
         const moved = yield* sql.withTransaction(
           Effect.gen(function* () {
             const [locked] = yield* sql<TransactionRow>`SELECT * FROM transactions WHERE id = ${txId} AND status = 'failed' FOR UPDATE`
@@ -272,7 +298,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
         yield* outbox.notify
         yield* publish(moved, "retry requested")
-        return moved
+        return { outcome: "retried", row: moved } as const
       })
 
     const replay = (caller: CallerInfo, txId: string) =>
@@ -293,12 +319,12 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           : Effect.succeed(row.execution_proof)
       )
 
-    const listByWallet = (caller: CallerInfo, walletId: string, options: { limit: number; offset: number; status?: string }) =>
+    const listByWallet = (caller: CallerInfo, walletId: string, options: PageRequest & { status?: string }) =>
       Effect.gen(function* () {
         const wallet = yield* wallets.find(walletId, caller.readTenant)
         if (wallet === undefined) return yield* Effect.fail(new NotFound({ resource: "wallet", id: walletId }))
         const page = yield* repo.listByWallet(walletId, caller.readTenant, options)
-        return { transactions: page.rows.map(toTransactionRecord), total: page.total, limit: options.limit, offset: options.offset }
+        return { transactions: page.items.map(toTransactionRecord), ...page.info }
       })
 
     return { create, createIfUngoverned, get: getRecord, approve, reject, retry, replay, proof, listByWallet, publish }

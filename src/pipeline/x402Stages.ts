@@ -14,7 +14,7 @@ import { fetch } from "undici"
 import { Effect } from "effect"
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types"
 import { ChainClient, ChainEndpoints } from "../chain/chainClient.js"
-import { accountIndexOf, viewMessage } from "../protocols/messageView.js"
+import { viewMessage } from "../protocols/messageView.js"
 import { buildPayment, httpClient, withSignedTransaction } from "../protocols/x402/paymentBuilder.js"
 import { paymentMismatch } from "../protocols/x402/paymentCheck.js"
 import { X402PaymentRepo } from "../protocols/x402/paymentRepo.js"
@@ -22,11 +22,11 @@ import { selectRequirement } from "../protocols/x402/selectRequirement.js"
 import { privateAddressRefusal, resourceAgent, resourceUrlRefusal } from "../protocols/x402/resourceAddress.js"
 import { AppConfig } from "../config.js"
 import { COMPUTE_BUDGET_PROGRAM_ID } from "../protocols/programIds.js"
-import { PostChecks } from "./postChecks.js"
+import { Settlement } from "./settlement.js"
+import { Submission } from "./submission.js"
 import type { RunContext } from "./runContext.js"
 import { Retryable, Terminal } from "./stageFailure.js"
 import { StageTransitions, type Unwritten } from "./stageTransitions.js"
-import type { LandedMeta } from "./submission.js"
 import type { TransactionRow } from "./transactionRow.js"
 
 type Simulation = { readonly ok: true; readonly logs: ReadonlyArray<string> } | { readonly ok: false; readonly logs: ReadonlyArray<string>; readonly error: string }
@@ -39,7 +39,6 @@ export interface PipelineHooks {
 
 const REQUEST_TIMEOUT_MS = 30_000
 const EXCERPT_CHARS = 4_096
-const POLL_MS = 200
 
 const buildFailure = (message: string) => new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `x402: ${message}`, stage: "build" })
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0].slice(0, 300)
@@ -78,7 +77,8 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
     const chain = yield* ChainClient
     const { urls } = yield* ChainEndpoints
     const { move, fail } = yield* StageTransitions
-    const postChecks = yield* PostChecks
+    const settlement = yield* Settlement
+    const submission = yield* Submission
     const config = yield* AppConfig
 
     // Public addresses only unless X402_ALLOW_PRIVATE_HOSTS (resourceAddress.ts): the agent names the URL.
@@ -117,7 +117,11 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
       Effect.gen(function* () {
         const earlier = yield* payments.find(row.id)
         if (earlier !== undefined && earlier.status !== "prepared") {
-          return yield* Effect.fail(buildFailure(`a payment for this transaction was already sent (${earlier.status}${earlier.settlement_signature === null ? "" : `, settlement ${earlier.settlement_signature}`}); it is never paid twice`))
+          // Paid again only once the chain settled the earlier payment as spending nothing (settlement.ts).
+          if (!(yield* settlement.earlierAttemptSpentNothing(row))) {
+            return yield* Effect.fail(buildFailure(`a payment for this transaction was already sent (${earlier.status}${earlier.settlement_signature === null ? "" : `, settlement ${earlier.settlement_signature}`}); it is never paid twice`))
+          }
+          yield* payments.reopen(row.id)
         }
         const answer = yield* request(row.intent, {})
         if (answer.status !== 402) {
@@ -191,34 +195,26 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
         return yield* hooks.policyEval(row, unwritten)
       })
 
-    /** Waits for the settlement to be confirmed on the ledger, until its blockhash expired. */
-    const confirmSettlement = (signature: string, lastValidBlockHeight: bigint) =>
-      Effect.gen(function* () {
-        for (;;) {
-          const found = yield* chain.rpc<{ meta: LandedMeta } | null>("getTransaction", [signature, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }])
-          if (found !== null) return found.meta
-          const height = yield* chain.rpc<number>("getBlockHeight", [{ commitment: "confirmed" }])
-          if (BigInt(height) > lastValidBlockHeight) {
-            const final = yield* chain.rpc<{ meta: LandedMeta } | null>("getTransaction", [signature, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }])
-            return final?.meta ?? null
-          }
-          yield* Effect.sleep(`${POLL_MS} millis`)
-        }
-      }).pipe(
-        Effect.catchTag("RpcUnavailableError", (error) => Effect.fail(new Retryable({ message: error.message, failedAt: "confirm" }))),
-        Effect.catchTag("RpcApplicationError", (error) => Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: error.message, stage: "confirm" })))
-      )
-
-    /** Pays: the request again with the payment header; then the settlement, confirmed on the ledger. */
+    /**
+     * Pays: the request again with the payment header; then the settlement, confirmed on the ledger. A
+     * payment that may have left (sent before, refused, or settled) is settled against the chain: a
+     * resumed run asks the chain first (the resource's answer may have been lost after the facilitator
+     * sent it) and asks the resource again only while the same bytes can still land, at most once; an
+     * answer that does not settle leaves the transaction unresolved for the chain to decide.
+     */
     const submit = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         const payment = yield* payments.find(row.id)
-        if (payment === undefined) return yield* Effect.fail(new Terminal({ failedAt: "send", errorCode: "PIPELINE_ERROR", message: "x402: no payment is recorded for this transaction", stage: "send" }))
-        let settlement = payment.settlement_signature
-        let response = payment.response
+        if (payment === undefined) return yield* settlement.failUnsent(row, "x402: no payment is recorded for this transaction")
         if (payment.status === "refused") {
-          return yield* Effect.fail(new Terminal({ failedAt: "send", errorCode: "PIPELINE_ERROR", message: "x402: the resource server refused the payment", stage: "send" }))
+          yield* settlement.leaveUnresolved(row, "x402: the resource server did not settle the payment")
+          return undefined
         }
+        if (payment.status === "sent") {
+          const decided = yield* settlement.decideNow(row, context).pipe(Effect.catchAll((error) => Effect.fail(new Retryable({ message: error.message, failedAt: "send" }))))
+          if (decided.decided) return decided.row
+        }
+        let signature = payment.settlement_signature
         if (payment.status !== "settled") {
           // Written before the bytes leave: from here on this transaction never builds another payment.
           yield* payments.markSent(row.id)
@@ -237,31 +233,14 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
           if (settled === undefined || !settled.success || settled.transaction === "") {
             yield* payments.refuse(row.id, { ...described, settlement: settled ?? null })
             const reason = settled?.errorReason ?? (answer.status === 402 ? "payment required again" : `status ${answer.status}`)
-            return yield* Effect.fail(new Terminal({ failedAt: "send", errorCode: "PIPELINE_ERROR", message: `x402: the resource server did not settle the payment: ${reason}`, stage: "send" }))
+            yield* settlement.leaveUnresolved(row, `x402: the resource server did not settle the payment: ${reason}`)
+            return undefined
           }
-          settlement = settled.transaction
-          response = { ...described, settlement: { signature: settled.transaction, network: settled.network, payer: settled.payer ?? null } }
-          yield* payments.settle(row.id, settled.transaction, response)
+          signature = settled.transaction
+          yield* payments.settle(row.id, settled.transaction, { ...described, settlement: { signature: settled.transaction, network: settled.network, payer: settled.payer ?? null } })
         }
-        const meta = yield* confirmSettlement(settlement ?? "", BigInt(row.last_valid_block_height ?? "0"))
-        if (meta === null) {
-          return yield* Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `x402: settlement ${settlement} was not found on the ledger`, stage: "confirm" }))
-        }
-        if (meta.err !== null) {
-          return yield* Effect.fail(new Terminal({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED", message: `x402: settlement failed on chain: ${JSON.stringify(meta.err)}`, stage: "confirm" }))
-        }
-        const requirement = payment.requirement
-        const result = {
-          paid: true,
-          ...(response ?? {}),
-          payment: {
-            x402Version: payment.x402_version,
-            scheme: requirement.scheme, network: requirement.network, payTo: requirement.payTo, asset: requirement.asset,
-            amount: String(requirement.amount ?? requirement.maxAmountRequired)
-          }
-        }
-        const walletIndex = accountIndexOf(viewMessage(Buffer.from(row.message_base64 ?? "", "base64")), context.publicKey)
-        return yield* postChecks.confirmed(row, settlement ?? "", meta, context.deltaVarianceBpsThreshold, context.publicKey, { walletIndex: Math.max(walletIndex, 0), result, recordSignature: true })
+        const outcome = yield* submission.confirm(signature ?? "", BigInt(row.last_valid_block_height ?? "0"))
+        return yield* settlement.submitted(row, context, signature ?? "", outcome)
       })
 
     return { pending, submit }

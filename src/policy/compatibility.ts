@@ -56,6 +56,11 @@ const ruleWarnings = ({ index, rule }: Indexed<PolicyRule>): Array<string> => {
         rule.maxExposureBpsPerProtocol === undefined
         ? [`${at}: sets no limit and has no effect`]
         : []
+    case "effect_bounds":
+      return rule.maxSolOutflowLamports === undefined && rule.maxTokenOutflows === undefined && rule.allowedRecipients === undefined &&
+        rule.forbidDelegates !== true && rule.forbidAuthorityChanges !== true && rule.forbidCloses !== true
+        ? [`${at}: sets no bound and has no effect`]
+        : rule.allowedRecipients?.length === 0 ? [`${at}: allowedRecipients is empty, so any transaction that pays anyone is denied`] : []
     default:
       return []
   }

@@ -4,6 +4,7 @@ import type { RuleContext } from "./evaluationState.js"
 import { deny, type RuleOutcome } from "./outcome.js"
 import { evaluateAddressAllowlist } from "./rules/addressAllowlist.js"
 import { evaluateAddressBlocklist } from "./rules/addressBlocklist.js"
+import { evaluateEffectBounds } from "./rules/effectBounds.js"
 import { evaluateMaxSlippage } from "./rules/maxSlippage.js"
 import { evaluatePortfolioRisk } from "./rules/portfolioRisk.js"
 import { evaluateProgramAllowlist } from "./rules/programAllowlist.js"
@@ -38,6 +39,8 @@ export const evaluateRule = (rule: PolicyRule, ctx: RuleContext): RuleOutcome =>
       return evaluateProtocolRisk(rule, ctx)
     case "portfolio_risk":
       return evaluatePortfolioRisk(rule, ctx)
+    case "effect_bounds":
+      return evaluateEffectBounds(rule, ctx)
     default: {
       // Unreachable for decoded rules; kept so a new type added to the schema fails closed.
       const unknownRule: { readonly type: string } = rule

@@ -4,6 +4,7 @@
  * evaluator, and applies the effects in the same SQL transaction. See `requiredState` for which
  * parts a given set of policies needs.
  */
+import type { TransactionEffect } from "../../schemas/effect.js"
 import type { EvaluateRequest } from "../../schemas/policy.js"
 
 // Projected portfolio metrics are the risk component's (it computes them); the evaluator reads them.
@@ -18,6 +19,8 @@ export interface TransactionFacts {
   readonly oracleDeviationBps?: number | undefined
   /** a swap's output mint (token_allowlist checks it beside the input mint) */
   readonly outputMint?: string | undefined
+  /** the simulated whole effect on the wallet (effect_bounds judges it) */
+  readonly effect?: TransactionEffect | undefined
 }
 
 export interface EvaluationState {

@@ -82,8 +82,7 @@ export const policyRoutes = [
     Effect.gen(function* () {
       const id = yield* policyId
       const page = yield* decodeQuery(PaginationQuery)
-      const versions = yield* (yield* PolicyService).versions(yield* Caller, id)
-      return ok({ versions: versions.slice(page.offset, page.offset + page.limit), total: versions.length, limit: page.limit, offset: page.offset })
+      return ok(yield* (yield* PolicyService).versions(yield* Caller, id, page))
     })
   ),
   route(

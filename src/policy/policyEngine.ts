@@ -20,11 +20,16 @@ import { hotSpan } from "../observability/tracing.js"
 import { PortfolioProjector } from "../risk/portfolioProjection.js"
 import { defaultPortfolioControls, RiskConfigRepo } from "../risk/riskConfigRepo.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
+import { ValueLimitStore } from "../risk/valueLimits.js"
+import { withValueLimits } from "./valueLimitOutcome.js"
+import { transactionTrace, withTrace } from "./transactionTrace.js"
+import { explainPolicies } from "./explainDecision.js"
+import { shadowVerdicts, withShadow } from "./shadowDecisions.js"
 import { aggregateOutcomes } from "./aggregate.js"
 import { CompiledPolicyCache } from "./compiledPolicyCache.js"
 import type { CompiledPolicy } from "./compileRules.js"
 import { evaluatePolicies } from "./evaluate.js"
-import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects } from "./evaluationState.js"
+import { evaluationInstant, rateLimitKey, type EvaluationState, type PolicyEffects, type TransactionFacts } from "./evaluationState.js"
 import { PolicyRepo } from "./policyRepo.js"
 import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
@@ -64,7 +69,7 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
 }
 
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
-  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default],
+  dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default, ValueLimitStore.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PolicyRepo
@@ -72,6 +77,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     const risk = yield* RiskConfigRepo
     const wallets = yield* WalletRepo
     const portfolios = yield* PortfolioProjector
+    const valueLimits = yield* ValueLimitStore
     const audit = yield* AuditLog
     const config = yield* AppConfig
     const relayConfigured = Option.isSome(config.chain.gaslessRpcUrl)
@@ -82,13 +88,17 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     const loadPolicies = (walletId: string, tenantId: string) =>
       repo.activeForWallet(walletId, tenantId).pipe(Effect.map((rows) => rows.map((row) => cache.compile(row))))
 
+    /** The wallet's shadow policies (issue 34), compiled; evaluated beside the decision, never enforced. */
+    const loadShadows = (walletId: string, tenantId: string) =>
+      repo.shadowForWallet(walletId, tenantId).pipe(Effect.map((rows) => rows.map((row) => cache.compile(row))))
+
     /** The snapshot the evaluator needs, read inside the caller's transaction (under the lock when deciding). */
     const readState = (
       policies: ReadonlyArray<CompiledPolicy>,
       request: EvaluateRequest,
       tenantId: string,
       now: Date,
-      extra: { preBalanceLamports?: bigint; pool?: string; quoteAgeSeconds?: number; oracleDeviationBps?: number; outputMint?: string; portfolio: boolean; observe: boolean; tokenOutflow?: { mint: string; amount: bigint } },
+      extra: TransactionFacts & { portfolio: boolean; observe: boolean; tokenOutflow?: { mint: string; amount: bigint } },
       known?: Pick<WhatIfSnapshot, "dailySpentLamports" | "rateCounts">
     ) =>
       Effect.gen(function* () {
@@ -125,7 +135,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
             pool: extra.pool,
             quoteAgeSeconds: extra.quoteAgeSeconds,
             oracleDeviationBps: extra.oracleDeviationBps,
-            outputMint: extra.outputMint
+            outputMint: extra.outputMint,
+            effect: extra.effect
           }
         }
         return state
@@ -138,7 +149,10 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           tenantId,
           eventType: "policy.evaluated",
           message: `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`,
-          metadata: { txId: context.txId ?? null, source: context.source, decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier },
+          metadata: {
+            txId: context.txId ?? null, source: context.source, decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier,
+            ...(decision.shadow === undefined ? {} : { shadow: decision.shadow })
+          },
           txId: context.txId ?? null,
           walletId: context.walletId,
           agentId: context.agentId ?? null,
@@ -192,7 +206,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       ...(input.facts.pool === undefined ? {} : { pool: input.facts.pool }),
       ...(input.facts.quoteAgeSeconds === undefined ? {} : { quoteAgeSeconds: input.facts.quoteAgeSeconds }),
       ...(input.facts.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: input.facts.oracleDeviationBps }),
-      ...(input.facts.outputMint === undefined ? {} : { outputMint: input.facts.outputMint })
+      ...(input.facts.outputMint === undefined ? {} : { outputMint: input.facts.outputMint }),
+      ...(input.facts.effect === undefined ? {} : { effect: input.facts.effect })
     })
 
     /**
@@ -208,7 +223,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const protocolConfig = yield* risk.findProtocol(input.tenantId, input.protocol)
           const controls = yield* risk.findPortfolio(input.walletId, input.tenantId)
           const policies = yield* loadPolicies(input.walletId, input.tenantId)
-          const state = yield* readState(policies, toRequest(input), input.tenantId, new Date(), {
+          const shadows = yield* loadShadows(input.walletId, input.tenantId)
+          const state = yield* readState([...policies, ...shadows], toRequest(input), input.tenantId, new Date(), {
             ...transactionFacts(input),
             portfolio: hasPortfolioLimits(controls),
             observe: true,
@@ -217,7 +233,15 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
               ? { tokenOutflow: { mint: input.facts.tokenMint, amount: input.facts.tokenAmount } }
               : {})
           })
-          const { decision, effects, approvalSpend, pauseAgent } = combine(input, protocolConfig, controls, policies, state)
+          // Value limits (issue 34): judged and reserved under the same lock, with the decision (valueLimits.ts).
+          const subject = { tenantId: input.tenantId, walletId: input.walletId, agentId: input.agentId }
+          const limits = yield* valueLimits.judge(subject, input.facts, state.now)
+          const combined = withValueLimits(combine(input, protocolConfig, controls, policies, state), limits.denied)
+          const { effects, approvalSpend, pauseAgent } = combined
+          // Recorded with its trace (issue 34): /replay shows what each check saw.
+          const traced = withTrace(combined.decision, transactionTrace({ input, protocolConfig, controls, policies, state, relayConfigured, valueLimitsDenied: limits.denied, value: limits.value }))
+          const decision = withShadow(traced, shadowVerdicts(shadows, toRequest(input), state, traced.decision))
+          if (decision.decision !== "deny" && limits.value !== undefined) yield* valueLimits.reserve(input.txId, subject, limits.value)
           if (effects !== null) yield* store.applyEffects(input.txId, input.walletId, effects)
           yield* store.recordDecision(input.txId, input.tenantId, input.walletId, decision, approvalSpend)
           if (pauseAgent) yield* onPauseBreach(decision.reasons)
@@ -277,11 +301,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
      * Called in the retry's SQL transaction. Dies on SQL errors.
      */
     const startOver = (txId: string): Effect.Effect<void> =>
-      store.startOver(txId).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.startOver"))
+      store.startOver(txId).pipe(Effect.zipRight(valueLimits.release(txId)), Effect.orDie, Effect.withSpan("PolicyEngine.startOver"))
 
-    /** The transaction failed before submission: its daily spend is given back (idempotent). Dies on SQL errors. */
+    /** The transaction failed before submission: its daily spend and reserved value are given back (idempotent). Dies on SQL errors. */
     const releaseSpend = (txId: string): Effect.Effect<void> =>
-      store.release(txId).pipe(Effect.orDie, Effect.withSpan("PolicyEngine.releaseSpend"))
+      store.release(txId).pipe(Effect.zipRight(valueLimits.release(txId)), Effect.orDie, Effect.withSpan("PolicyEngine.releaseSpend"))
 
     /** The stored decision of a transaction, if any. */
     const decisionOf = (txId: string) => store.findDecision(txId).pipe(Effect.orDie)
@@ -319,7 +343,8 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const policies = known !== undefined ? known.policies.map((row) => cache.compileText(row.policy, row.rulesText)) : yield* loadPolicies(request.walletId, tenantId)
           const state = yield* readState(policies, request, tenantId, now, { portfolio: false, observe: false }, known)
           const evaluation = evaluatePolicies(policies, request, state)
-          return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier } satisfies PolicyDecision
+          const explained = request.explain === true ? { trace: explainPolicies(policies, request, state) } : {}
+          return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier, ...explained } satisfies PolicyDecision
         }).pipe(
           Effect.timeout(ENGINE_TIMEOUT),
           Effect.catchAllCause((cause) => {

@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Policy } from "../../schemas/policy.js"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
 
 interface PolicyRow {
   readonly id: string
@@ -15,6 +16,8 @@ interface PolicyRow {
   readonly name: string
   readonly version: number
   readonly active: boolean
+  /** a shadow policy: never enforced, evaluated beside every decision (issue 34) */
+  readonly shadow: boolean
   readonly rules_text: string
   readonly created_at: Date | string
   readonly updated_at: Date | string
@@ -47,6 +50,7 @@ const toStored = (row: PolicyRow): StoredPolicyRow => ({
     name: row.name,
     version: Number(row.version),
     active: row.active,
+    ...(row.shadow ? { shadow: true } : {}),
     // Returned as stored: rules in their encoded wire form (amounts as numbers or decimal strings).
     rules: parseStoredRules(row.rules_text) as Policy["rules"],
     createdAt: iso(row.created_at),
@@ -60,6 +64,8 @@ export interface NewPolicy {
   readonly walletId: string
   readonly name: string
   readonly active: boolean
+  /** In shadow: stored inactive, evaluated beside every decision, never enforced. */
+  readonly shadow?: boolean | undefined
   /** Encoded rules (JSON-serialisable). */
   readonly rules: unknown
 }
@@ -89,9 +95,9 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const [row] = yield* sql<PolicyRow>`
-            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, rules)
-            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active}, ${JSON.stringify(input.rules)}::jsonb)
-            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, shadow, rules)
+            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active && input.shadow !== true}, ${input.shadow === true}, ${JSON.stringify(input.rules)}::jsonb)
+            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -103,7 +109,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const current = yield* sql<PolicyRow>`
-            SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
             FROM policies WHERE id = ${id} ${tenantFilter(readTenant)} FOR UPDATE
           `
           if (current.length === 0) return undefined
@@ -114,11 +120,12 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
             UPDATE policies SET
               name = ${change.name ?? before.name},
               active = ${change.active ?? before.active},
+              shadow = ${change.active === true ? false : before.shadow},
               rules = ${rulesText}::jsonb,
               version = version + 1,
               updated_at = clock_timestamp()
             WHERE id = ${id}
-            RETURNING id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -127,13 +134,13 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     const find = (id: string, readTenant: string | null) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
         FROM policies WHERE id = ${id} ${tenantFilter(readTenant)}
       `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
 
     const versionRows = (id: string, readTenant: string | null, version: number | null) =>
       sql<PolicyRow>`
-        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text,
           p.created_at, v.created_at AS updated_at
         FROM policy_versions v JOIN policies p ON p.id = v.policy_id
         WHERE v.policy_id = ${id} ${readTenant === null ? sql`` : sql`AND v.tenant_id = ${readTenant}`}
@@ -141,41 +148,73 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ORDER BY v.version
       `.pipe(Effect.map((rows) => rows.map(toStored)), Effect.orDie)
 
-    /** Every version, oldest first (a version's updatedAt is when it was written). */
-    const listVersions = (id: string, readTenant: string | null) => versionRows(id, readTenant, null)
+    const versionOrder = makeKeyset(sql, [{ column: "v.version", descending: false, type: "integer" }])
+
+    /** A page of the versions, oldest first (a version's updatedAt is when it was written). */
+    const listVersions = (id: string, readTenant: string | null, page: PageRequest) =>
+      Effect.gen(function* () {
+        const conditions = [sql`v.policy_id = ${id}`, ...(readTenant === null ? [] : [sql`v.tenant_id = ${readTenant}`])]
+        const where = yield* versionOrder.where(conditions, page)
+        const rows = yield* sql<PolicyRow & { page_key: unknown }>`
+          SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+            p.created_at, v.created_at AS updated_at, ${versionOrder.keyColumn}
+          FROM policy_versions v JOIN policies p ON p.id = v.policy_id
+          WHERE ${where} ORDER BY ${versionOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* versionOrder.cappedTotal(sql`policy_versions v`, conditions).pipe(Effect.orDie)
+        const { items, info } = versionOrder.pageOf(rows, page, counted)
+        return { versions: items.map((row) => toStored(row).policy), ...info }
+      })
 
     const findVersion = (id: string, version: number, readTenant: string | null) =>
       versionRows(id, readTenant, version).pipe(Effect.map((rows) => rows[0]))
 
-    /** The policies `readTenant` sees (all tenants for null), optionally of one wallet and by `active`, oldest first. */
+    const listOrder = makeKeyset(sql, [
+      { column: "created_at", descending: false, type: "timestamptz" },
+      { column: "id", descending: false, type: "uuid" }
+    ])
+
+    /** The policies `readTenant` sees (all tenants for null), optionally of one wallet and by `active`, oldest first, a page at a time. */
     const list = (
       readTenant: string | null,
       filter: { readonly walletId?: string | undefined; readonly active?: boolean | undefined },
-      page: { limit: number; offset: number }
+      page: PageRequest
     ) =>
       Effect.gen(function* () {
-        const where = sql`WHERE true ${filter.walletId === undefined ? sql`` : sql`AND wallet_id = ${filter.walletId}`} ${
-          filter.active === undefined ? sql`` : sql`AND active = ${filter.active}`
-        } ${tenantFilter(readTenant)}`
-        const rows = yield* sql<PolicyRow>`
-          SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
-          FROM policies ${where}
-          ORDER BY created_at, id LIMIT ${page.limit} OFFSET ${page.offset}
-        `
-        const [{ total }] = yield* sql<{ total: string }>`SELECT count(*)::text AS total FROM policies ${where}`
-        return { policies: rows.map((row) => toStored(row).policy), total: Number(total) }
-      }).pipe(Effect.orDie)
+        const conditions = [
+          ...(filter.walletId === undefined ? [] : [sql`wallet_id = ${filter.walletId}`]),
+          ...(filter.active === undefined ? [] : [sql`active = ${filter.active}`]),
+          ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`])
+        ]
+        const where = yield* listOrder.where(conditions, page)
+        const rows = yield* sql<PolicyRow & { page_key: unknown }>`
+          SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at, ${listOrder.keyColumn}
+          FROM policies WHERE ${where}
+          ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* listOrder.cappedTotal(sql`policies`, conditions).pipe(Effect.orDie)
+        const { items, info } = listOrder.pageOf(rows, page, counted)
+        return { policies: items.map((row) => toStored(row).policy), ...info }
+      })
 
-    const listByWallet = (walletId: string, readTenant: string | null, page: { limit: number; offset: number }) => list(readTenant, { walletId }, page)
+    const listByWallet = (walletId: string, readTenant: string | null, page: PageRequest) => list(readTenant, { walletId }, page)
 
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet }
+        /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
+    const shadowForWallet = (walletId: string, tenantId: string) =>
+      sql<PolicyRow>`
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
+        FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND shadow AND NOT active
+        ORDER BY created_at, id
+      `.pipe(Effect.map((rows) => rows.map(toStored)))
+
+    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet }
   })
 }) {}

@@ -7,6 +7,7 @@ import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidState, NotFound, ValidationError } from "../../schemas/errors.js"
 import { PolicyRules, type MigrationMode, type MigrationResult, type PolicyRule } from "../../schemas/policy.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 import { compileRules } from "./compileRules.js"
@@ -48,7 +49,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         stored === undefined ? Effect.fail(new NotFound({ resource: "policy", id })) : Effect.succeed(stored.policy)
       )
 
-    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; rules: ReadonlyArray<unknown> }) =>
+    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; shadow?: boolean | undefined; rules: ReadonlyArray<unknown> }) =>
       Effect.gen(function* () {
         const rules = yield* validateRules(body.rules)
         const wallet = yield* visibleWallet(caller, body.walletId)
@@ -58,6 +59,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
           walletId: body.walletId,
           name: body.name,
           active: body.active,
+          shadow: body.shadow,
           rules: encodeRules(rules)
         })
         return stored.policy
@@ -71,11 +73,10 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         return stored.policy
       })
 
-    const versions = (caller: CallerInfo, id: string) =>
+    const versions = (caller: CallerInfo, id: string, page: PageRequest) =>
       Effect.gen(function* () {
-        const rows = yield* repo.listVersions(id, caller.readTenant)
-        if (rows.length === 0) return yield* Effect.fail(new NotFound({ resource: "policy", id }))
-        return rows.map((row) => row.policy)
+        if ((yield* repo.find(id, caller.readTenant)) === undefined) return yield* Effect.fail(new NotFound({ resource: "policy", id }))
+        return yield* repo.listVersions(id, caller.readTenant, page)
       })
 
     const version = (caller: CallerInfo, id: string, v: number) =>
@@ -125,16 +126,15 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         return { result: { ...base, applied: true, policy: stored.policy } } satisfies MigrationOutcome
       })
 
-    const listForWallet = (caller: CallerInfo, walletId: string, page: { limit: number; offset: number }) =>
+    const listForWallet = (caller: CallerInfo, walletId: string, page: PageRequest) =>
       Effect.gen(function* () {
         yield* visibleWallet(caller, walletId)
-        const { policies, total } = yield* repo.listByWallet(walletId, caller.readTenant, page)
-        return { policies, total, limit: page.limit, offset: page.offset }
+        return yield* repo.listByWallet(walletId, caller.readTenant, page)
       })
 
     /** GET /policies: what the caller's tenant holds (every tenant for a key reading all), filtered. */
-    const list = (caller: CallerInfo, query: { readonly walletId?: string | undefined; readonly active?: boolean | undefined; readonly limit: number; readonly offset: number }) =>
-      Effect.map(repo.list(caller.readTenant, query, query), ({ policies, total }) => ({ policies, total, limit: query.limit, offset: query.offset }))
+    const list = (caller: CallerInfo, query: PageRequest & { readonly walletId?: string | undefined; readonly active?: boolean | undefined }) =>
+      repo.list(caller.readTenant, query, query)
 
     return { create, get, update, versions, version, migrate, list, listForWallet, visibleWallet }
   })

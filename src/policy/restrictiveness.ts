@@ -12,6 +12,8 @@
  *   max_slippage: t.maxBps <= c.maxBps;
  *   protocol_risk: same protocol; every bound set in c is set in t and <=; a configured (non-empty)
  *     pool or program list in c is configured in t as a subset.
+ *   effect_bounds: maxSolOutflowLamports as a limit; every mint bounded in c is bounded in t no higher;
+ *     allowedRecipients set in c is set in t as a subset; a forbid flag set in c is set in t.
  */
 import type { PolicyRule } from "../../schemas/policy.js"
 import { hourInWindow } from "./rules/timeWindow.js"
@@ -112,6 +114,20 @@ const relaxations = (c: PolicyRule, t: PolicyRule): Array<string> => {
         ...numericBound("maxExposureBpsPerToken", c, target),
         ...numericBound("maxExposureBpsPerProtocol", c, target)
       ]
+    }
+    case "effect_bounds": {
+      const target = t as RuleOf<"effect_bounds">
+      const tokenBounds = (c.maxTokenOutflows ?? []).flatMap(({ mint, maxAmount }) => {
+        const bound = target.maxTokenOutflows?.find((candidate) => candidate.mint === mint)
+        return bound === undefined
+          ? [`maxTokenOutflows no longer bounds ${mint}`]
+          : bound.maxAmount > maxAmount ? [`maxTokenOutflows raised for ${mint} from ${maxAmount} to ${bound.maxAmount}`] : []
+      })
+      const recipients = c.allowedRecipients === undefined
+        ? []
+        : target.allowedRecipients === undefined ? ["allowedRecipients no longer restricted"] : subsetList("allowedRecipients", c.allowedRecipients, target.allowedRecipients)
+      const flags = (["forbidDelegates", "forbidAuthorityChanges", "forbidCloses"] as const).filter((flag) => c[flag] === true && target[flag] !== true).map((flag) => `${flag} dropped`)
+      return [...numericBound("maxSolOutflowLamports", c, target), ...tokenBounds, ...recipients, ...flags]
     }
   }
 }

@@ -62,9 +62,10 @@ export const recordIfUnconstrained = (sql: SqlClient.SqlClient, records: Readonl
         approval_spend numeric, lamports numeric, utc_day text, audit_id uuid, message text, metadata jsonb)
     ), unconstrained AS (
       SELECT v.* FROM input v
-      WHERE NOT EXISTS (SELECT 1 FROM policies p WHERE p.wallet_id = v.wallet_id AND p.tenant_id = v.tenant_id AND p.active)
+      WHERE NOT EXISTS (SELECT 1 FROM policies p WHERE p.wallet_id = v.wallet_id AND p.tenant_id = v.tenant_id AND (p.active OR p.shadow))
         AND NOT EXISTS (SELECT 1 FROM protocol_risk_configs r WHERE r.tenant_id IN (v.tenant_id, '*') AND r.protocol = v.protocol)
         AND NOT EXISTS (SELECT 1 FROM portfolio_risk_controls c WHERE c.wallet_id = v.wallet_id AND c.tenant_id = v.tenant_id)
+        AND NOT EXISTS (SELECT 1 FROM value_limits l WHERE (l.scope = 'wallet' AND l.target_id = v.wallet_id) OR (l.scope = 'agent' AND l.target_id = v.agent_id))
     ), decided AS (
       INSERT INTO policy_decisions (tx_id, tenant_id, wallet_id, decision, approval_spend_lamports)
       SELECT tx_id, tenant_id, wallet_id, decision, approval_spend FROM unconstrained ORDER BY ord

@@ -6,13 +6,13 @@
  * configured answers its defaults.
  */
 import { Effect, Schema } from "effect"
-import { Uuid } from "../../schemas/common.js"
+import { PaginationQuery, Uuid } from "../../schemas/common.js"
 import { NotFound } from "../../schemas/errors.js"
 import { PortfolioRiskControlsUpdate, ProtocolRiskConfigUpdate } from "../../schemas/policy.js"
 import { ProtocolId } from "../../schemas/protocol.js"
 import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
-import { decodeBody, pathParam } from "../gateway/request.js"
+import { decodeBody, decodeQuery, pathParam } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { RiskApi } from "../../schemas/api/risk.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
@@ -67,7 +67,9 @@ export const riskRoutes = [
     RiskApi.listPortfolio,
     Effect.gen(function* () {
       const caller = yield* Caller
-      return ok({ controls: (yield* orDie((yield* RiskConfigRepo).listPortfolio(caller.readTenant))).map(portfolioControlsAnswer) })
+      const page = yield* decodeQuery(PaginationQuery)
+      const listed = yield* (yield* RiskConfigRepo).listPortfolio(caller.readTenant, page)
+      return ok({ ...listed, controls: listed.controls.map(portfolioControlsAnswer) })
     })
   ),
   route(

@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ValidationError } from "../../schemas/errors.js"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
 import { type DeploymentLayer, deploymentConfig, layeredConfig, looserThanDeployment } from "./protocolLayers.js"
 import {
   PortfolioRiskControls,
@@ -179,8 +180,22 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
         Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(defaultPortfolioControls(walletId)) : toPortfolioControls(rows[0])))
       )
 
-    const listPortfolio = (readTenant: string | null) =>
-      portfolioRows(readTenant, null).pipe(Effect.orDie, Effect.flatMap((rows) => Effect.forEach(rows, toPortfolioControls)))
+    const portfolioOrder = makeKeyset(sql, [{ column: "wallet_id", descending: false, type: "uuid" }])
+
+    /** A page of the tenant's controls, by wallet id. */
+    const listPortfolio = (readTenant: string | null, page: PageRequest) =>
+      Effect.gen(function* () {
+        const conditions = readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]
+        const where = yield* portfolioOrder.where(conditions, page)
+        const rows = yield* sql<ConfigRow & { page_key: unknown }>`
+          SELECT wallet_id::text AS key, tenant_id, controls::text AS body, updated_at, ${portfolioOrder.keyColumn}
+          FROM portfolio_risk_controls WHERE ${where}
+          ORDER BY ${portfolioOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* portfolioOrder.cappedTotal(sql`portfolio_risk_controls`, conditions).pipe(Effect.orDie)
+        const { items, info } = portfolioOrder.pageOf(rows, page, counted)
+        return { controls: yield* Effect.forEach(items, toPortfolioControls).pipe(Effect.orDie), ...info }
+      })
 
     const putPortfolio = (tenantId: string, walletId: string, update: PortfolioRiskControlsUpdate) =>
       Effect.gen(function* () {

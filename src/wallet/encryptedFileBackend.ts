@@ -1,61 +1,72 @@
 /**
- * Key backend `encrypted-file`: one file per wallet under DATA_DIR/keys, holding only the sealed seed
- * (see keyCipher.ts). Processes that share DATA_DIR share the keys.
+ * Key backend `encrypted-file`: each wallet's seed sealed with AES-256-GCM (keyCipher.ts) under a key
+ * derived from WALLET_KEY_ENCRYPTION_SECRET, stored in the database (`sealed_keys`, store `encrypted-file`)
+ * with the KDF salt it was sealed under. The name is historical: the sealed seeds were files under
+ * DATA_DIR/keys, which start-up imports once (keyFileImport.ts). Any process with DATABASE_URL and the
+ * secret opens any wallet's key; the database alone opens none.
+ *
+ * New seeds use the deployment's salt (row `kdf-salt`, made once: the imported DATA_DIR's salt when there
+ * was one, else random), so the slow scrypt runs once per process and salt, not per wallet.
  */
-import * as fs from "node:fs/promises"
 import { randomBytes } from "node:crypto"
-import * as path from "node:path"
 import { type Ed25519Key, generateKey, keyFromSeed } from "./ed25519.js"
 import { deriveKeyEncryptionKey, openSeed, sealSeed, type SealedSeed } from "./keyCipher.js"
+import type { SealedRecords } from "./sealedKeyRepo.js"
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** A row of store `encrypted-file`: the sealed seed as the key file held it, and the salt of its key. */
+export interface SealedSeedRecord extends SealedSeed {
+  /** The scrypt salt, base64. */
+  readonly salt: string
+}
+
+export const SALT_ROW = "kdf-salt"
+
+/** The deployment's salt: the one stored, else `proposed` (made random when not given), stored once for all. */
+export const deploymentSalt = async (records: SealedRecords, proposed: Buffer = randomBytes(32)): Promise<Buffer> => {
+  await records.insert("encrypted-file", SALT_ROW, { salt: proposed.toString("base64") })
+  const stored = (await records.get("encrypted-file", SALT_ROW)) as { salt?: string } | undefined
+  if (stored?.salt === undefined) throw new Error("the encrypted-file KDF salt could not be stored")
+  return Buffer.from(stored.salt, "base64")
+}
 
 export class EncryptedFileBackend {
+  /** Key-encryption keys by salt (base64): scrypt is deliberately slow, so each is derived once. */
+  private readonly keks = new Map<string, Buffer>()
+
   private constructor(
-    private readonly directory: string,
-    private readonly kek: Buffer
+    private readonly records: SealedRecords,
+    private readonly secret: string,
+    private readonly salt: string
   ) {}
 
-  /** Reads (or creates once) the KDF salt and derives the key-encryption key. */
-  static async open(dataDir: string, secret: string): Promise<EncryptedFileBackend> {
-    const directory = path.join(dataDir, "keys")
-    await fs.mkdir(directory, { recursive: true, mode: 0o700 })
-    const saltFile = path.join(directory, "kdf-salt")
-    try {
-      await fs.writeFile(saltFile, randomBytes(32), { flag: "wx", mode: 0o600 })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-    }
-    const salt = await fs.readFile(saltFile)
-    return new EncryptedFileBackend(directory, deriveKeyEncryptionKey(secret, salt))
+  static async open(records: SealedRecords, secret: string): Promise<EncryptedFileBackend> {
+    const backend = new EncryptedFileBackend(records, secret, (await deploymentSalt(records)).toString("base64"))
+    backend.kekOf(backend.salt)
+    return backend
   }
 
-  private fileOf(walletId: string) {
-    if (!UUID.test(walletId)) throw new Error("wallet id must be a UUID")
-    return path.join(this.directory, `${walletId}.json`)
+  private kekOf(salt: string): Buffer {
+    let kek = this.keks.get(salt)
+    if (kek === undefined) {
+      kek = deriveKeyEncryptionKey(this.secret, Buffer.from(salt, "base64"))
+      this.keks.set(salt, kek)
+    }
+    return kek
   }
 
   async create(walletId: string): Promise<Ed25519Key> {
     const { key, seed } = generateKey()
-    const sealed = sealSeed(this.kek, walletId, seed)
+    const record: SealedSeedRecord = { ...sealSeed(this.kekOf(this.salt), walletId, seed), salt: this.salt }
     seed.fill(0)
-    const file = this.fileOf(walletId)
-    const temporary = `${file}.${process.pid}.tmp`
-    await fs.writeFile(temporary, JSON.stringify(sealed), { mode: 0o600 })
-    await fs.rename(temporary, file)
+    if (!(await this.records.insert("encrypted-file", walletId, record))) throw new Error(`wallet ${walletId} already has a sealed key`)
     return key
   }
 
-  /** The key, or undefined when no file exists. Throws when the secret cannot open it. */
+  /** The key, or undefined when none is stored. Throws when the secret cannot open it. */
   async load(walletId: string): Promise<Ed25519Key | undefined> {
-    let text: string
-    try {
-      text = await fs.readFile(this.fileOf(walletId), "utf8")
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
-      throw error
-    }
-    const seed = openSeed(this.kek, walletId, JSON.parse(text) as SealedSeed)
+    const record = (await this.records.get("encrypted-file", walletId)) as SealedSeedRecord | undefined
+    if (record === undefined) return undefined
+    const seed = openSeed(this.kekOf(record.salt), walletId, record)
     const key = keyFromSeed(seed)
     seed.fill(0)
     return key

@@ -9,7 +9,9 @@ import { AppConfig } from "../config.js"
 import { KeyUnavailable } from "./custodyBackend.js"
 import { openCustodyBackends } from "./custodyBackends.js"
 import { walletEngineClient } from "./engine/engineClient.js"
+import { importKeyFiles } from "./keyFileImport.js"
 import { MpcCluster } from "./mpc/mpcCluster.js"
+import { SealedKeyRepo, sealedRecords } from "./sealedKeyRepo.js"
 
 export { KeyUnavailable } from "./custodyBackend.js"
 
@@ -37,6 +39,7 @@ const unavailable = (cause: unknown, fallback: string) =>
   cause instanceof KeyUnavailable ? cause : new KeyUnavailable(fallback)
 
 export class KeyStore extends Effect.Service<KeyStore>()("KeyStore", {
+  dependencies: [SealedKeyRepo.Default],
   scoped: Effect.gen(function* () {
     const config = yield* AppConfig
     const mpc = yield* MpcCluster
@@ -55,7 +58,16 @@ export class KeyStore extends Effect.Service<KeyStore>()("KeyStore", {
           })
       }
     }
-    const backends = yield* openCustodyBackends(config, mpc)
+    const records = yield* sealedRecords
+    // Key files of earlier versions under DATA_DIR go into the database once, before any key is read.
+    const imported = yield* Effect.promise(() => importKeyFiles(config.dataDir, records))
+    for (const folder of imported) {
+      yield* Effect.logInfo(`imported ${folder.imported} sealed keys from ${folder.folder} into the database (${folder.alreadyStored} were there already)`)
+      if (folder.conflicting.length > 0) {
+        yield* Effect.logWarning(`${folder.conflicting.length} key files under ${folder.folder} differ from the database's rows, which were kept: ${folder.conflicting.join(", ")}`)
+      }
+    }
+    const backends = yield* openCustodyBackends(config, mpc, records)
     const defaultBackend = config.wallet.signerBackend
 
     const backendOf = (backend: KeyBackend) => {

@@ -10,6 +10,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Freeze, FreezeScope } from "../../schemas/freeze.js"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
 
 /** The advisory lock class of freezes (the second key is the tenant's hash: a collision only waits longer). */
 const FREEZE_LOCK_CLASS = 34034
@@ -127,14 +128,27 @@ export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFre
         SELECT * FROM signing_freezes WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
       `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toFreeze(rows[0]))), Effect.orDie)
 
+    const newestFirst = makeKeyset(sql, [
+      { column: "frozen_at", descending: true, type: "timestamptz" },
+      { column: "id", descending: false, type: "uuid" }
+    ])
+
     /** Newest first; `active`: only freezes in force. */
-    const list = (readTenant: string | null, options: { activeOnly: boolean; limit: number; offset: number }) =>
+    const list = (readTenant: string | null, options: PageRequest & { readonly activeOnly: boolean }) =>
       Effect.gen(function* () {
-        const where = sql`WHERE true ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`} ${options.activeOnly ? sql`AND unfrozen_at IS NULL` : sql``}`
-        const rows = yield* sql<FreezeRow>`SELECT * FROM signing_freezes ${where} ORDER BY frozen_at DESC, id LIMIT ${options.limit} OFFSET ${options.offset}`
-        const [count] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM signing_freezes ${where}`
-        return { freezes: rows.map(toFreeze), total: Number(count?.n ?? 0) }
-      }).pipe(Effect.orDie)
+        const conditions = [
+          ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]),
+          ...(options.activeOnly ? [sql`unfrozen_at IS NULL`] : [])
+        ]
+        const where = yield* newestFirst.where(conditions, options)
+        const rows = yield* sql<FreezeRow & { page_key: unknown }>`
+          SELECT *, ${newestFirst.keyColumn} FROM signing_freezes WHERE ${where}
+          ORDER BY ${newestFirst.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* newestFirst.cappedTotal(sql`signing_freezes`, conditions).pipe(Effect.orDie)
+        const { items, info } = newestFirst.pageOf(rows, options, counted)
+        return { freezes: items.map(toFreeze), ...info }
+      })
 
     return { activeFor, covering: (subjects: ReadonlyArray<FreezeSubject>) => covering(subjects).pipe(Effect.orDie), guardSigning, freeze, lift, find, list }
   })

@@ -2,6 +2,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { KeyBackend, Wallet, WalletProvider } from "../../schemas/wallet.js"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { makeStatementBatch } from "../db/statementBatch.js"
 
 export interface WalletRow {
   readonly id: string
@@ -57,18 +59,46 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
         SELECT * FROM wallets WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
       `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStoredWallet(rows[0]))), Effect.orDie)
 
-    const list = (readTenant: string | null, options: { limit: number; offset: number; publicKey?: string }) =>
+    // Agent ticks read their wallet (thousands a second at scale): those reads share statements.
+    const sharedReads = makeStatementBatch(
+      (ids: ReadonlyArray<string>) =>
+        sql<WalletRow>`SELECT * FROM wallets WHERE id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) AS q(element))`.pipe(
+          Effect.map((rows) => {
+            const byId = new Map(rows.map((row) => [String(row.id), row] as const))
+            return ids.map((id) => {
+              const row = byId.get(id)
+              return row === undefined ? undefined : toStoredWallet(row)
+            })
+          }),
+          Effect.orDie
+        ),
+      { maxBatch: 256 }
+    )
+
+    /** One wallet of any tenant, in a statement shared with concurrent reads (the agent runtime's ticks). */
+    const findShared = (id: string) => sharedReads.submit(id)
+
+    // Oldest first, along wallets_tenant_created (wallets_created without a tenant).
+    const listOrder = makeKeyset(sql, [
+      { column: "created_at", descending: false, type: "timestamptz" },
+      { column: "id", descending: false, type: "uuid" }
+    ])
+
+    const list = (readTenant: string | null, options: PageRequest & { publicKey?: string }) =>
       Effect.gen(function* () {
-        const where = sql.and([
+        const conditions = [
           ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]),
           ...(options.publicKey === undefined ? [] : [sql`public_key = ${options.publicKey}`])
-        ])
-        const rows = yield* sql<WalletRow>`
-          SELECT * FROM wallets WHERE ${where} ORDER BY created_at, id LIMIT ${options.limit} OFFSET ${options.offset}
-        `
-        const [{ total }] = yield* sql<{ total: string }>`SELECT count(*)::text AS total FROM wallets WHERE ${where}`
-        return { wallets: rows.map((row) => toStoredWallet(row).wallet), total: Number(total) }
-      }).pipe(Effect.orDie)
+        ]
+        const where = yield* listOrder.where(conditions, options)
+        const rows = yield* sql<WalletRow & { page_key: unknown }>`
+          SELECT *, ${listOrder.keyColumn} FROM wallets WHERE ${where}
+          ORDER BY ${listOrder.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* listOrder.cappedTotal(sql`wallets`, conditions).pipe(Effect.orDie)
+        const page = listOrder.pageOf(rows, options, counted)
+        return { wallets: page.items.map((row) => toStoredWallet(row).wallet), ...page.info }
+      })
 
     const activeOthersOfTenant = SqlSchema.findAll({
       Request: Schema.Struct({ tenantId: Schema.String, exceptWalletId: Schema.String, limit: Schema.Number }),
@@ -84,6 +114,6 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
     const listActiveOthers = (tenantId: string, exceptWalletId: string, limit: number) =>
       activeOthersOfTenant({ tenantId, exceptWalletId, limit }).pipe(Effect.orDie)
 
-    return { insert, find, list, listActiveOthers }
+    return { insert, find, findShared, list, listActiveOthers }
   })
 }) {}

@@ -9,6 +9,7 @@ import { NotFound, UpstreamUnavailable } from "../../schemas/errors.js"
 import type { CreateWalletBody, TokenBalance } from "../../schemas/wallet.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { ChainClient, TOKEN_PROGRAM_ID } from "../chain/chainClient.js"
+import type { PageRequest } from "../db/keysetPage.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { AutoFunder } from "./autoFund.js"
 import { KeyStore } from "./keyStore.js"
@@ -87,8 +88,7 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
         return { tokens: list }
       })
 
-    const list = (caller: CallerInfo, options: { limit: number; offset: number; publicKey?: string }) =>
-      Effect.map(repo.list(caller.readTenant, options), (page) => ({ ...page, limit: options.limit, offset: options.offset }))
+    const list = (caller: CallerInfo, options: PageRequest & { publicKey?: string }) => repo.list(caller.readTenant, options)
 
     return { create, get, balance, tokens, list }
   })

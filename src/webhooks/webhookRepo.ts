@@ -7,6 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import type { CreateWebhookBody, DeliveriesQuery, Webhook } from "../../schemas/webhook.js"
+import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
 import { canSee, type CallerInfo } from "../gateway/caller.js"
 import { AppConfig } from "../config.js"
 import { sealWebhookSecret, webhookSealingKey } from "./secretSealing.js"
@@ -89,17 +90,25 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
         Effect.orDie
       )
 
-    const list = (caller: CallerInfo, page: { readonly limit: number; readonly offset: number }) =>
+    // Newest first (subscriptions and deliveries alike).
+    const newestFirst = makeKeyset(sql, [
+      { column: "created_at", descending: true, type: "timestamptz" },
+      { column: "id", descending: false, type: "uuid" }
+    ])
+
+    const list = (caller: CallerInfo, page: PageRequest) =>
       Effect.gen(function* () {
         const tenant = caller.readTenant
-        const where = tenant === null ? sql`TRUE` : sql`tenant_id = ${tenant}`
-        const rows = yield* sql<SubscriptionRow>`
-          SELECT ${sql.unsafe(COLUMNS)} FROM webhook_subscriptions WHERE ${where}
-          ORDER BY created_at DESC, id LIMIT ${page.limit} OFFSET ${page.offset}
-        `
-        const [{ n }] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM webhook_subscriptions WHERE ${where}`
-        return { webhooks: rows.map(webhookOf), total: Number(n), limit: page.limit, offset: page.offset }
-      }).pipe(Effect.orDie)
+        const conditions = tenant === null ? [] : [sql`tenant_id = ${tenant}`]
+        const where = yield* newestFirst.where(conditions, page)
+        const rows = yield* sql<SubscriptionRow & { page_key: unknown }>`
+          SELECT ${sql.unsafe(COLUMNS)}, ${newestFirst.keyColumn} FROM webhook_subscriptions WHERE ${where}
+          ORDER BY ${newestFirst.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* newestFirst.cappedTotal(sql`webhook_subscriptions`, conditions).pipe(Effect.orDie)
+        const { items, info } = newestFirst.pageOf(rows, page, counted)
+        return { webhooks: items.map(webhookOf), ...info }
+      })
 
     /** Deletes the subscription and, with it, its deliveries not yet made. */
     const remove = (caller: CallerInfo, id: string) =>
@@ -127,15 +136,18 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
       Effect.gen(function* () {
         const found = yield* find(caller, id)
         if (found === undefined) return undefined
-        const where = query.status === undefined ? sql`subscription_id = ${id}` : sql`subscription_id = ${id} AND status = ${query.status}`
-        const rows = yield* sql<DeliveryRow>`
-          SELECT id, event_type, audit_event_id, status, attempts, available_at, last_error, last_status_code, delivered_at, created_at, payload
+        const conditions = [sql`subscription_id = ${id}`, ...(query.status === undefined ? [] : [sql`status = ${query.status}`])]
+        const where = yield* newestFirst.where(conditions, query)
+        const rows = yield* sql<DeliveryRow & { page_key: unknown }>`
+          SELECT id, event_type, audit_event_id, status, attempts, available_at, last_error, last_status_code, delivered_at, created_at, payload,
+            ${newestFirst.keyColumn}
           FROM webhook_deliveries WHERE ${where}
-          ORDER BY created_at DESC, id LIMIT ${query.limit} OFFSET ${query.offset}
-        `
-        const [{ n }] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM webhook_deliveries WHERE ${where}`
-        return { deliveries: rows.map(deliveryOf), total: Number(n), limit: query.limit, offset: query.offset }
-      }).pipe(Effect.orDie)
+          ORDER BY ${newestFirst.orderBy} LIMIT ${query.limit + 1} OFFSET ${query.offset}
+        `.pipe(Effect.orDie)
+        const counted = yield* newestFirst.cappedTotal(sql`webhook_deliveries`, conditions).pipe(Effect.orDie)
+        const { items, info } = newestFirst.pageOf(rows, query, counted)
+        return { deliveries: items.map(deliveryOf), ...info }
+      })
 
     /** A dead delivery goes back to the queue for a fresh series of attempts; false when it is not dead. */
     const redeliver = (caller: CallerInfo, id: string, deliveryId: string) =>

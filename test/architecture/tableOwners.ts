@@ -10,6 +10,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   metric_counters: "audit",
   transactions: "pipeline",
   outbox_jobs: "pipeline",
+  transaction_signatures: "pipeline",
   chaos_config: "pipeline",
   gasless_fee_reservations: "pipeline",
   policies: "policy",
@@ -22,6 +23,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   protocol_risk_configs: "risk",
   portfolio_risk_controls: "risk",
   portfolio_values: "risk",
+  value_limits: "risk",
+  value_reservations: "risk",
   agents: "agents",
   agent_budget_reservations: "agents",
   agent_manifests: "agents",
@@ -39,7 +42,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   webhook_subscriptions: "webhooks",
   webhook_deliveries: "webhooks",
   positions: "positions",
-  api_keys: "keys"
+  api_keys: "keys",
+  sealed_keys: "wallet"
 }
 
 /**
@@ -73,7 +77,7 @@ export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly 
   },
   {
     file: "src/policy/unconstrainedDecision.ts",
-    tables: ["protocol_risk_configs", "portfolio_risk_controls", "audit_events"],
+    tables: ["protocol_risk_configs", "portfolio_risk_controls", "value_limits", "audit_events"],
     why: "the fast path checks the wallet is unconstrained and records the decision with its audit event in one statement (batched)"
   },
   {

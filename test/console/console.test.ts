@@ -236,6 +236,26 @@ describe("operator console", () => {
     await screenshot(page, "operations")
   })
 
+  it("issues a key, shows its secret once, and revokes it: the service refuses it at once", async () => {
+    await openView("keys")
+    const form = page.locator('form[data-testid="issue-key"]')
+    await form.locator('input[name="tenant"]').fill("tenant-console")
+    await form.locator('input[name="scopes"]').fill("wallets")
+    await form.locator('input[name="label"]').fill("from the console")
+    await form.locator('button[type="submit"]').click()
+    const secret = (await page.getByTestId("secret").textContent()) ?? ""
+    expect(secret).toMatch(/^agck_[0-9a-f]{16}_[0-9A-Za-z]{49}$/)
+    expect((await makeClient(service.baseUrl, { "x-api-key": secret }).wallets.list({})).status).toBe(200)
+    await screenshot(page, "keys")
+    await page.getByTestId("new-secret").getByRole("button", { name: "Done" }).click()
+    const id = secret.slice("agck_".length, "agck_".length + 16)
+    const row = page.locator(`tr[data-key="${id}"]`)
+    await row.locator('[data-action="revoke"]').click()
+    await page.locator(`tr[data-key="${id}"][data-status="revoked"]`).waitFor()
+    expect(await page.content()).not.toContain(secret.slice(22))
+    expect((await makeClient(service.baseUrl, { "x-api-key": secret }).wallets.list({})).status).toBe(401)
+  })
+
   it("a key without a scope sees those views disabled, naming the scope, and the others work", async () => {
     await page.click("nav button.link")
     await logIn(WALLETS_ONLY_KEY)

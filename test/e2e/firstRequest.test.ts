@@ -12,6 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { stopEmbeddedServer } from "../../src/db/embeddedServer.js"
+import { relayApiKeyFile } from "../../src/gasless/relayApiKey.js"
 import { freePort, freePortPair } from "../support/freePort.js"
 
 const projectRoot = path.resolve(import.meta.dirname, "../..")
@@ -119,8 +120,11 @@ describe("first request, as the README tells it", () => {
     const saved = JSON.parse(fs.readFileSync(path.join(dataDir, "dev-credentials.json"), "utf8")) as { apiKey: string }
     expect(saved.apiKey).toBe(apiKey)
 
-    // The fee-payer relay runs beside the local ledger (LEDGER_PORT + 2) and answers Kora's client.
-    const relay = new KoraClient({ rpcUrl: `http://127.0.0.1:${ledgerPort + 2}` })
+    // The fee-payer relay runs beside the local ledger (LEDGER_PORT + 2) and answers Kora's client, given the
+    // relay key the service keeps under DATA_DIR (a stranger reaching the port is refused).
+    const relayUrl = `http://127.0.0.1:${ledgerPort + 2}`
+    await expect(new KoraClient({ rpcUrl: relayUrl }).getPayerSigner()).rejects.toThrow(/unauthorized/)
+    const relay = new KoraClient({ rpcUrl: relayUrl, apiKey: fs.readFileSync(relayApiKeyFile(dataDir), "utf8").trim() })
     const payer = await relay.getPayerSigner()
     expect(payer.signer_address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
     expect((await relay.getConfig()).fee_payers).toEqual([payer.signer_address])

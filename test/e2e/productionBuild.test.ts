@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import type { TransactionsApi } from "../../schemas/api/transactions.js"
 import type { WireDataOf } from "../support/client.js"
 import { freePortPair } from "../support/freePort.js"
+import { commandLineOf, descendantsOf } from "../support/processTree.js"
 import {
   call,
   createFundedWallet,
@@ -25,28 +26,7 @@ import {
 
 const TOOLING = /\b(tsx|typescript|esbuild|vite|vitest|ts-node)\b/
 
-/** Every process below `pid` (children, grandchildren), from /proc. */
-const descendantsOf = (pid: number): Array<number> => {
-  const parents = new Map<number, number>()
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      // The command name may hold spaces and parentheses: the parent pid is the 2nd field after the last ")".
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: Array<number> = []
-  const visit = (parent: number) => {
-    for (const [child, ppid] of parents) if (ppid === parent) (found.push(child), visit(child))
-  }
-  visit(pid)
-  return found
-}
-
-const nulSeparated = (file: string) => fs.readFileSync(file, "utf8").split("\0").filter((part) => part !== "")
+const environmentOf = (pid: number) => fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((part) => part !== "")
 
 /** The import specifiers of the build's JavaScript that name a package (not a relative chunk). */
 const packageImports = (dir: string): Set<string> => {
@@ -85,7 +65,7 @@ describe("the production build", () => {
     service = await startServiceProcess({ built: true, databaseUrl: database.url, dataDir, env: { LEDGER_PORT: String(await freePortPair()) } })
 
     const processes = [service.pid, ...descendantsOf(service.pid)]
-    const commandLines = processes.map((pid) => nulSeparated(`/proc/${pid}/cmdline`))
+    const commandLines = processes.map(commandLineOf)
     // The service and its ledger child, each node running a file of dist/ and nothing else.
     expect(commandLines.map((argv) => argv.find((arg) => arg.endsWith(".js")))).toEqual([
       "dist/main.js",
@@ -94,7 +74,7 @@ describe("the production build", () => {
     for (const [index, argv] of commandLines.entries()) {
       expect(argv[0], argv.join(" ")).toBe(process.execPath)
       expect(argv.filter((arg) => /^--(import|require|loader|experimental-loader)\b|^-r$/.test(arg) || TOOLING.test(arg)), argv.join(" ")).toEqual([])
-      const environment = nulSeparated(`/proc/${processes[index]}/environ`)
+      const environment = environmentOf(processes[index]!)
       expect(environment.filter((entry) => entry.startsWith("NODE_OPTIONS="))).toEqual([])
     }
 

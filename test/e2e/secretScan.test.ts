@@ -9,11 +9,11 @@
 import { Keypair } from "@solana/web3.js"
 import bs58 from "bs58"
 import { randomBytes } from "node:crypto"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket } from "ws"
+import type { SealedSeedRecord } from "../../src/wallet/encryptedFileBackend.js"
 import { deriveKeyEncryptionKey, openSeed } from "../../src/wallet/keyCipher.js"
+import { sealedRows } from "../support/sealedKeys.js"
 import { killAllChildren, type ServiceProcess, type SharedDeployment, startSharedDeployment } from "../support/processes.js"
 
 const API_KEY = `scan-${randomBytes(16).toString("hex")}`
@@ -121,18 +121,16 @@ describe("no secret leaves the service", () => {
     // A graceful stop flushes the queued audit events and counters, and prints what it prints on the way.
     await service.stop(10_000)
 
-    // The keys, from the encrypted files the service wrote (the test knows the key secret).
-    const keysDir = path.join(deployment.dataDir, "keys")
-    const kek = deriveKeyEncryptionKey(KEY_SECRET, fs.readFileSync(path.join(keysDir, "kdf-salt")))
-    const walletIds = fs.readdirSync(keysDir).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length))
-    expect(walletIds.length).toBeGreaterThanOrEqual(2)
+    // The keys, from the sealed rows the service wrote (the test knows the key secret).
+    const sealed = (await sealedRows<SealedSeedRecord>(deployment.database.url, "encrypted-file")).filter((row) => row.keyName !== "kdf-salt")
+    expect(sealed.length).toBeGreaterThanOrEqual(2)
     const needles: Array<[string, string]> = [
       ["WALLET_KEY_ENCRYPTION_SECRET", KEY_SECRET],
       ["API key", API_KEY],
       ["AGENT_MANIFEST_SIGNING_SECRET", MANIFEST_SECRET]
     ]
-    for (const walletId of walletIds) {
-      const seed = openSeed(kek, walletId, JSON.parse(fs.readFileSync(path.join(keysDir, `${walletId}.json`), "utf8")))
+    for (const { keyName: walletId, sealed: record } of sealed) {
+      const seed = openSeed(deriveKeyEncryptionKey(KEY_SECRET, Buffer.from(record.salt, "base64")), walletId, record)
       const secretKey = Keypair.fromSeed(seed).secretKey
       for (const text of [...encodings(seed), ...encodings(secretKey)]) needles.push([`key of wallet ${walletId}`, text])
     }

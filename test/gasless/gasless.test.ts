@@ -2,7 +2,8 @@
  * Gasless submission end to end: the fee-payer relay (Kora JSON-RPC) on loopback beside a real
  * ledger, the service pointed at it by GASLESS_RPC_URL. A wallet holding tokens and no SOL sends
  * transfer_spl with gasless: true; the relay's key pays the fee. Ineligible and unsupported gasless
- * intents are refused at policy; a transaction the relay refuses fails at send.
+ * intents are refused at policy; a transaction the relay refuses to sign fails at send (nothing was sent:
+ * the relay's signTransaction comes first, issue 30).
  */
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { Connection, PublicKey } from "@solana/web3.js"

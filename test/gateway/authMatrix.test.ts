@@ -91,6 +91,9 @@ const fillPath = (path: string) =>
       case "protocol": return "system-program"
       case "id": return "1"
       case "name": return "stage-stream"
+      // The value limits of tenant A's agent (/risk/value-limits/:scope/:targetId).
+      case "scope": return "agent"
+      case "targetId": return ids.agentId
       default: return `unknown-${name}`
     }
   })
@@ -129,7 +132,8 @@ const BODY_OVERRIDES: Record<string, () => unknown> = {
   "PUT /api/v1/risk/portfolio/:walletId": () => ({ autoPauseOnBreach: true }),
   "POST /api/v1/agents/:agentId/manifest/revoke": () => ({ nonce: "matrix-nonce" }),
   "POST /api/v1/keys/:keyId/revoke": () => ({ reason: "matrix" }),
-  "POST /api/v1/keys/:keyId/rotate": () => ({ graceSeconds: 0 })
+  "POST /api/v1/keys/:keyId/rotate": () => ({ graceSeconds: 0 }),
+  "PUT /api/v1/risk/value-limits/:scope/:targetId": () => ({ limits: [] })
 }
 
 // Public paths need no key: /health, and the console's static page (its data comes from the API with the operator's key).
@@ -157,8 +161,8 @@ const expectRefusal = (response: Envelope, status: number, failedAt: string, mes
 }
 
 /** Which tenant A id a route's path names (its answer for another tenant must be that id's 404). */
-const ownedParam = (path: string) => ["walletId", "txId", "agentId", "policyId", "keyId"].find((name) => path.includes(`:${name}`))
-const RESOURCE: Record<string, string> = { walletId: "wallet", txId: "transaction", agentId: "agent", policyId: "policy", keyId: "api key" }
+const ownedParam = (path: string) => ["walletId", "txId", "agentId", "policyId", "keyId", "targetId"].find((name) => path.includes(`:${name}`))
+const RESOURCE: Record<string, string> = { walletId: "wallet", txId: "transaction", agentId: "agent", policyId: "policy", keyId: "api key", targetId: "agent" }
 
 const CASES = [bootstrap, issued].flatMap((set) => PROTECTED.map((route) => ({ source: set.source, set, method: route.method, path: route.path, route })))
 

@@ -7,12 +7,15 @@
  * a key never grants more than its issuer holds. One service start each, on a dead ledger URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { WebSocket } from "ws"
 import { checksummed, KEY_PATTERN } from "../../src/keys/keyFormat.js"
 import { type Client, dataOf, makeClient } from "../support/client.js"
 import { api, type RunningService, startService } from "../support/service.js"
 import { sleep, waitFor } from "../support/wait.js"
 
-const KEYS = "ops:*:all;op-a:tenant-a:keys,wallets;op-b:tenant-b:all"
+const KEYS = "ops:*:all;op-a:tenant-a:keys,wallets;op-b:tenant-b:all;agents-a:tenant-a:agents,wallets;op-b-mcp:tenant-a:mcp,keys,wallets"
+
+type IssuedKey = { id: string; secret: string }
 
 let first: RunningService
 let second: RunningService
@@ -24,7 +27,8 @@ beforeAll(async () => {
   first = await startService({ rpcUrl: "http://127.0.0.1:9", env: { API_GATEWAY_API_KEYS: KEYS } })
   second = await startService({
     rpcUrl: "http://127.0.0.1:9",
-    env: { API_GATEWAY_API_KEYS: KEYS },
+    // Heartbeats every 300 ms: a stream whose key is revoked is closed by the next one at the latest.
+    env: { API_GATEWAY_API_KEYS: KEYS, STREAM_HEARTBEAT_MS: "300" },
     reuse: { dataDir: first.dataDir + "-second", database: first.database }
   })
   ops = makeClient(first.baseUrl, { "x-api-key": "ops" })
@@ -71,10 +75,27 @@ describe("an issued key", () => {
     expect(again.data?.revokedAt).toBe(revoked.data?.revokedAt)
   })
 
+  it("revoked: an open stage stream made with it is closed", async () => {
+    const key = await issue(ops, { tenant: "tenant-a", scopes: ["transactions"] })
+    await waitFor("the key on the second process", async () => (await api(second.baseUrl, "GET", "/api/v1/outbox/stats", undefined, { "x-api-key": key.secret })).status !== 401, 1_000, 20)
+    const socket = new WebSocket(`${second.baseUrl.replace("http", "ws")}/api/v1/stream`, { headers: { "x-api-key": key.secret } })
+    const messages: Array<string> = []
+    socket.on("message", (data) => messages.push(data.toString()))
+    await new Promise<void>((resolve, reject) => {
+      socket.once("open", () => resolve())
+      socket.once("error", reject)
+    })
+    const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)))
+    await ops.keys.revoke({ params: { keyId: key.id }, body: {} })
+    expect(await closed).toBe(4401)
+    expect(messages.at(-1)).toContain("revoked or expired")
+  })
+
   it("is refused once expired", async () => {
-    const key = await issue(ops, { tenant: "tenant-a", scopes: ["wallets"], expiresAt: new Date(Date.now() + 1_500).toISOString() })
-    expect(await walletsStatus(second, key.secret)).toBe(200)
-    await sleep(1_600)
+    const expiresAt = Date.now() + 2_500
+    const key = await issue(ops, { tenant: "tenant-a", scopes: ["wallets"], expiresAt: new Date(expiresAt).toISOString() })
+    await waitFor("the key on the second process", async () => (await walletsStatus(second, key.secret)) === 200, 1_000, 20)
+    await sleep(Math.max(0, expiresAt - Date.now()) + 50)
     const refused = await api(second.baseUrl, "GET", "/api/v1/wallets", undefined, { "x-api-key": key.secret })
     expect(refused).toMatchObject({ status: 401, body: { status: "failure", failedAt: "gateway", error: "Invalid API key" } })
     expect(dataOf(await ops.keys.get({ params: { keyId: key.id } })).status).toBe("expired")
@@ -170,10 +191,82 @@ describe("what a caller may issue", () => {
   })
 })
 
+describe("an agent's key issued with the agent", () => {
+  it("acts as that agent only, on every process", async () => {
+    const opsOfA = makeClient(first.baseUrl, { "x-api-key": "ops", "x-tenant-id": "tenant-a" })
+    const created = await opsOfA.agents.create({ body: { name: "keyed agent", apiKey: { label: "bot" } } })
+    expect(created.status).toBe(201)
+    const agent = dataOf(created)
+    const key = agent.apiKey!
+    expect(key).toMatchObject({ tenantId: "tenant-a", agentId: agent.id, scopes: ["agents", "transactions", "mcp"], label: "bot", status: "active" })
+    expect(key.secret).toMatch(KEY_PATTERN)
+
+    const asAgent = makeClient(second.baseUrl, { "x-api-key": key.secret })
+    await waitFor("the agent's key on the second process", async () => (await asAgent.agents.get({ params: { agentId: agent.id } })).status === 200, 1_000, 20)
+    expect(dataOf(await asAgent.agents.list({})).agents.map((listed) => listed.id)).toEqual([agent.id])
+    const other = dataOf(await opsOfA.agents.create({ body: { name: "another agent" } }))
+    expect(other.apiKey).toBeUndefined()
+    expect((await asAgent.agents.get({ params: { agentId: other.id } })).status).toBe(404)
+    expect((await asAgent.agents.start({ params: { agentId: agent.id }, body: {} })).body.error).toMatch(/^Operator credential required/)
+    expect((await api(second.baseUrl, "GET", "/api/v1/wallets", undefined, { "x-api-key": key.secret })).status).toBe(403)
+    expect(dataOf(await ops.keys.list({ query: { agentId: agent.id } })).keys.map((listed) => listed.id)).toEqual([key.id])
+  })
+
+  it("is refused before anything is made: without the keys scope, or with a bad key request", async () => {
+    const agentsOfA = makeClient(first.baseUrl, { "x-api-key": "agents-a" })
+    const before = dataOf(await agentsOfA.agents.list({})).agents.length
+    const walletsBefore = dataOf(await agentsOfA.wallets.list({})).total
+    const noScope = await agentsOfA.agents.create({ body: { name: "no key scope", apiKey: {} } })
+    expect(noScope).toMatchObject({ status: 403, body: { error: "apiKey: issuing the agent's key needs the 'keys' scope" } })
+    const opsOfA = makeClient(first.baseUrl, { "x-api-key": "ops", "x-tenant-id": "tenant-a" })
+    const past = await opsOfA.agents.create({ body: { name: "expired key", apiKey: { expiresAt: "2020-01-01T00:00:00Z" } } })
+    expect(past).toMatchObject({ status: 400, body: { error: "apiKey.expiresAt: must be in the future" } })
+    const unknownScope = await api(first.baseUrl, "POST", "/api/v1/agents", { name: "bad scope", apiKey: { scopes: ["root"] } }, { "x-api-key": "ops", "x-tenant-id": "tenant-a" })
+    expect(unknownScope).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^apiKey\.scopes\[0\]: must be one of /) } })
+    expect(dataOf(await agentsOfA.agents.list({})).agents.length).toBe(before)
+    expect(dataOf(await agentsOfA.wallets.list({})).total).toBe(walletsBefore)
+  })
+})
+
+describe("the keys tools (MCP)", () => {
+  const tool = <D = unknown>(name: string, args: unknown, key = "ops") => api<D>(first.baseUrl, "POST", "/mcp/call", { tool: name, args }, { "x-api-key": key })
+
+  it("issue, list, revoke and rotate with the caller's own key and rights", async () => {
+    const listedTools = await api<Array<{ name: string; inputSchema: { required?: Array<string> } }>>(first.baseUrl, "GET", "/mcp/tools", undefined, { "x-api-key": "ops" })
+    const names = listedTools.body.data.map((listed) => listed.name)
+    for (const name of ["keys.issue", "keys.list", "keys.get", "keys.revoke", "keys.rotate"]) expect(names).toContain(name)
+
+    const issued = await tool<IssuedKey>("keys.issue", { tenant: "tenant-a", scopes: ["wallets"], label: "via tool" })
+    expect(issued.status).toBe(200)
+    expect(issued.body.data.secret).toMatch(KEY_PATTERN)
+    await waitFor("the tool's key on the second process", async () => (await walletsStatus(second, issued.body.data.secret)) === 200, 1_000, 20)
+
+    const listed = await tool<{ keys: Array<{ id: string }> }>("keys.list", { status: "active" })
+    expect(listed.body.data.keys.map((key) => key.id)).toContain(issued.body.data.id)
+    expect(JSON.stringify(listed.body)).not.toContain(issued.body.data.secret)
+
+    const rotated = await tool<{ key: IssuedKey }>("keys.rotate", { keyId: issued.body.data.id, graceSeconds: 0 })
+    expect(rotated.status).toBe(200)
+    await waitFor("the old key to stop at once", async () => (await walletsStatus(second, issued.body.data.secret)) === 401, 1_000, 20)
+    const revoked = await tool("keys.revoke", { keyId: rotated.body.data.key.id, reason: "tool test" })
+    expect(revoked.status).toBe(200)
+    await waitFor("the new key to be refused after its revocation", async () => (await walletsStatus(second, rotated.body.data.key.secret)) === 401, 1_000, 20)
+
+    // The caller's rights hold through the tool; its arguments are strict.
+    const otherTenant = await tool("keys.issue", { tenant: "tenant-b", scopes: ["wallets"] }, "op-b-mcp")
+    // A gateway refusal through a tool is the tool interface's 500 carrying the refusal (docs/decisions/mcp.md).
+    expect(otherTenant).toMatchObject({ status: 500, body: { error: expect.stringContaining("tenant: this key acts for tenant 'tenant-a'") } })
+    const extra = await tool("keys.issue", { tenant: "tenant-a", scopes: ["wallets"], expiresAtt: "2099-01-01T00:00:00Z" })
+    expect(extra).toMatchObject({ status: 400, body: { error: expect.stringContaining("args.expiresAtt") } })
+  })
+})
+
 describe("bad input", () => {
   it("answers 400 or 404 naming the field, and changes nothing", async () => {
     const keyOfB = await issue(opB, { scopes: ["wallets"] })
-    const before = dataOf(await ops.keys.list({ query: { limit: 100 } }))
+    // Every key as it stands (last uses of earlier tests may still be written meanwhile: not a change by these requests).
+    const keysNow = async () => dataOf(await ops.keys.list({ query: { limit: 100 } })).keys.map((key) => ({ ...key, lastUsedAt: undefined }))
+    const before = await keysNow()
 
     const cases: Array<[Promise<Awaited<ReturnType<typeof api>>>, number, string | RegExp]> = [
       [api(first.baseUrl, "POST", "/api/v1/keys", { tenant: "tenant-a", scopes: ["wallets", "root"] }, { "x-api-key": "ops" }), 400, /^scopes\[1\]: must be one of wallets, /],
@@ -193,7 +286,7 @@ describe("bad input", () => {
       if (typeof message === "string") expect(body.error).toBe(message)
       else expect(body.error).toMatch(message)
     }
-    expect(dataOf(await ops.keys.list({ query: { limit: 100 } }))).toEqual(before)
+    expect(await keysNow()).toEqual(before)
     expect(await walletsStatus(first, keyOfB.secret)).toBe(200)
   })
 })

@@ -295,6 +295,16 @@ describe("every tool, called for real, answers what its output schema says", () 
     expect((await ok("protocol_escrow_refund", { escrowId: unaccepted, walletId: creator.id, creator: creator.publicKey })).status).toBe("confirmed")
   }, 180_000)
 
+  it("API keys", async () => {
+    const issued = await ok("keys_issue", { tenant: "tools-tenant", scopes: ["wallets"], label: "from a host" })
+    expect(issued.secret).toMatch(/^agck_/)
+    await ok("keys_list", { status: "active", limit: 5 })
+    await ok("keys_get", { keyId: issued.id })
+    const rotated = await ok("keys_rotate", { keyId: issued.id, graceSeconds: 60 })
+    expect(rotated.previous.replacedBy).toBe(rotated.key.id)
+    expect((await ok("keys_revoke", { keyId: rotated.key.id, reason: "tools test" })).status).toBe("revoked")
+  })
+
   it("left none of them uncalled", () => {
     expect(listed.map((t) => t.name).filter((name) => !called.has(name))).toEqual([])
   })

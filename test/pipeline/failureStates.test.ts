@@ -14,7 +14,11 @@ import { defined } from "../support/defined.js"
 import { createWallet, submit, waitSettled, waitTerminal as waitTerminalAt } from "../support/transactions.js"
 
 const MAX_ATTEMPTS = 2
-const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS) } })
+// 50 ms slots: a blockhash expires (150 slots) in about 7.5 s, so an unresolved send settles within the test.
+const env = useServiceWithLedger({
+  env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS), TX_SETTLEMENT_SWEEP_MS: "200" },
+  ledger: { slotMs: 50 }
+})
 
 const base = () => env.service.baseUrl
 const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
@@ -129,17 +133,32 @@ describe("signing -> failed at sign (the outbox gives up at TX_OUTBOX_MAX_ATTEMP
   })
 })
 
-describe("submitting -> failed at send", () => {
-  it("fails at send with CONFIRMATION_FAILED after the attempt limit; the signed bytes never reached the ledger", async () => {
+describe("submitting -> unresolved -> failed at confirm (the outbox gives up at send)", () => {
+  it("stays unresolved while the signed bytes could land, then fails 'not landed' once the chain proves it; the retry changes nothing meanwhile", async () => {
     const wallet = await createWallet(base(), 1_000_000_000)
     await setChaos({ send: 1 })
     const destination = Keypair.generate().publicKey.toBase58()
     const created = await transfer(wallet.id, destination, 1_000_000)
-    await waitTerminal(created.body.data.id)
-    const record = await expectFailedEnvelope(created.body.data.id, "CONFIRMATION_FAILED", "send")
-    expect(record.error).toContain(`gave up after ${MAX_ATTEMPTS} attempts`)
+    const txId = created.body.data.id
+    // The outbox gives up after the attempt limit; signed, the bytes may have left: not failed, unresolved.
+    let unresolved = (await makeClient(base()).transactions.get({ params: { txId } })).body.data
+    for (let i = 0; i < 200 && !(unresolved.error ?? "").startsWith("unresolved"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+      unresolved = (await makeClient(base()).transactions.get({ params: { txId } })).body.data
+    }
+    expect(unresolved).toMatchObject({ status: "submitting", attempts: MAX_ATTEMPTS })
+    expect(unresolved.error).toMatch(/^unresolved: the outbox gave up after 2 attempts \(chaos: injected failure at the send stage.*\); it may still land until block height \d+/)
+    const retried = await makeClient(base()).transactions.retry({ params: { txId } })
+    expect(retried.status).toBe(400)
+    expect(retried.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
+    expect(retried.body.error).toContain("Nothing was changed")
+    expect(retried.body.data).toMatchObject({ status: "submitting", attempts: MAX_ATTEMPTS })
+
+    await waitTerminal(txId)
+    const record = await expectFailedEnvelope(txId, "CONFIRMATION_FAILED", "confirm")
+    expect(record.error).toMatch(/^not landed: blockhash expired at height \d+ \(the chain is at block height \d+; nothing was spent\)$/)
     expect(record.attempts).toBe(MAX_ATTEMPTS)
-    expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "failed"])
+    expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "submitting", "failed"])
     // Signed, so the proof commits to the signature, which the ledger never saw.
     expect(typeof record.signature).toBe("string")
     const replay = await expectProofRecomputes(record.id)

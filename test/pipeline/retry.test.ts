@@ -16,7 +16,8 @@ import { createWallet, submit, waitSettled, waitTerminal } from "../support/tran
 import type { PolicyRuleEncoded } from "../../schemas/policy.js"
 
 // One outbox attempt: a chaos fault fails the transaction at once, so the test decides when to retry.
-const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: "1" } })
+// 50 ms slots: a send the outbox gave up on settles against the chain (blockhash expiry, 150 slots) in seconds.
+const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: "1", TX_SETTLEMENT_SWEEP_MS: "200" }, ledger: { slotMs: 50 } })
 const client = () => makeClient(env.service.baseUrl)
 
 const SOL = 1_000_000_000
@@ -66,7 +67,10 @@ describe("failed -> pending (retry)", () => {
     await addPolicy(wallet.id, [{ type: "spending_limit", maxLamportsPerDay: SOL }])
     await chaos({ send: 1 })
     const first = await transfer(wallet.id, 0.9 * SOL)
-    expect(await settle(first.id)).toMatchObject({ status: "failed", failedAt: "send", errorCode: "CONFIRMATION_FAILED" })
+    // Signed bytes may have left: it fails only once the chain proves they did not land (issue 30).
+    const failed = await settle(first.id)
+    expect(failed).toMatchObject({ status: "failed", failedAt: "confirm", errorCode: "CONFIRMATION_FAILED" })
+    expect(failed.error).toMatch(/^not landed: blockhash expired at height/)
     expect(await balance(first.destination)).toBe(0)
 
     await chaos({ send: 0 })
@@ -76,7 +80,7 @@ describe("failed -> pending (retry)", () => {
     expect(await balance(first.destination)).toBe(0.9 * SOL)
     const statuses = confirmed.history.map((entry: { status: string }) => entry.status)
     expect(statuses).toEqual([
-      "pending", "simulating", "policy_eval", "signing", "submitting", "failed",
+      "pending", "simulating", "policy_eval", "signing", "submitting", "submitting", "failed",
       "pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"
     ])
 

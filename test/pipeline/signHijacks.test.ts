@@ -141,6 +141,18 @@ describe("POST /wallets/<id>/sign refuses every hijack family", () => {
     expect((await connection().getAccountInfo(owner))?.owner.toBase58()).toBe(SystemProgram.programId.toBase58())
   })
 
+  it("assign through the MCP tool wallet.sign_transaction (an HTTP client of /sign): refused the same way", async () => {
+    const transaction = await unsigned(SystemProgram.assign({ accountPubkey: owner, programId: attacker }))
+    const refused = await api<unknown>(env.service.baseUrl, "POST", "/mcp/call", {
+      tool: "wallet.sign_transaction",
+      args: { walletId: wallet.id, transaction: transaction.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("base64") }
+    })
+    expect(refused.body.status).toBe("failure")
+    expect(refused.body.error).toContain("POLICY_VIOLATION")
+    expect(refused.body.error).toContain(`would assign the wallet's account to program ${attacker.toBase58()}`)
+    expect((await connection().getAccountInfo(owner))?.owner.toBase58()).toBe(SystemProgram.programId.toBase58())
+  })
+
   it("allocate + assign + InitializeAccount3: the wallet turned into the attacker's token account", async () => {
     await expectRefused(
       await unsigned(

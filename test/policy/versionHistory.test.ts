@@ -55,7 +55,7 @@ describe("policy version history", () => {
             s.kind === "update"
               ? await service((svc) => Effect.either(svc.update(caller, created.id, s)))
               : await service((svc) => Effect.either(svc.migrate(caller, created.id, s.target, s.mode)))
-          const versions = (await service((svc) => svc.versions(caller, created.id))) as ReadonlyArray<Policy>
+          const versions = (await service((svc) => svc.versions(caller, created.id, { limit: 100, offset: 0 }))).versions as ReadonlyArray<Policy>
           if (outcome._tag === "Left") {
             expect(REFUSALS).toContain((outcome.left as { _tag: string })._tag)
             expect(versions.length).toBe(seen.length)

@@ -30,7 +30,8 @@ const PRICE = 10_000n
 const REPORT = { report: "quarterly figures", rows: [1, 2, 3] }
 
 // The resource server and facilitator of this test listen on loopback, which x402_pay refuses by default.
-const env = useServiceWithLedger({ env: { X402_ALLOW_PRIVATE_HOSTS: "true" } })
+// 50 ms slots: a payment that was not settled is proven not landed (blockhash expiry) within seconds.
+const env = useServiceWithLedger({ env: { X402_ALLOW_PRIVATE_HOSTS: "true", TX_SETTLEMENT_SWEEP_MS: "200" }, ledger: { slotMs: 50 } })
 const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
 
 /** What the resource server saw: requests carrying a payment, and settlements it asked for. */
@@ -207,23 +208,25 @@ describe("x402_pay", () => {
     expect(await tokenBalance(wallet.publicKey)).toBe(50_000n - PRICE)
   })
 
-  it("never pays twice for one transaction: after a payment left the service, a retry refuses to build another", async () => {
+  it("never pays twice for one transaction: a payment that left is failed only once the chain proves it did not land; only then does a retry pay, once", async () => {
     const payer = await payerWallet(issuerId, "50000")
     const before = { ...seen }
     faults.failNextSettle = true
     const failed = await run({ walletId: payer.id, type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "20000" } })
-    expect(failed).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "send" })
+    expect(failed).toMatchObject({ status: "failure", errorCode: "CONFIRMATION_FAILED", failedAt: "confirm" })
+    expect(failed.error).toMatch(/^not landed: blockhash expired at height \d+/)
+    expect(failed.data.history.some((entry) => entry.message?.startsWith("unresolved: x402: the resource server did not settle the payment"))).toBe(true)
     expect(seen.paymentHeaders).toBe(before.paymentHeaders + 1)
     expect(seen.settlements).toBe(before.settlements + 1)
+    expect(await tokenBalance(payer.publicKey)).toBe(50_000n)
 
     const retried = await makeClient(env.service.baseUrl).transactions.retry({ params: { txId: failed.data.id } })
     expect(retried.status).toBe(202)
     const again = (await waitSettled(env.service.baseUrl, failed.data.id, 60_000)).body
-    expect(again).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
-    expect(again.error).toContain("never paid twice")
-    // No second payment reached the server, and the wallet still holds every token.
-    expect(seen.paymentHeaders).toBe(before.paymentHeaders + 1)
-    expect(seen.settlements).toBe(before.settlements + 1)
-    expect(await tokenBalance(payer.publicKey)).toBe(50_000n)
+    expect(again).toMatchObject({ status: "success", data: { status: "confirmed", result: { paid: true } } })
+    // One more payment reached the server, and the wallet paid the price exactly once.
+    expect(seen.paymentHeaders).toBe(before.paymentHeaders + 2)
+    expect(seen.settlements).toBe(before.settlements + 2)
+    expect(await tokenBalance(payer.publicKey)).toBe(50_000n - PRICE)
   })
 })

@@ -23,6 +23,8 @@ export interface TestLedgerOptions {
   readonly lending?: boolean
   /** How often the ledger posts its seeded oracle feeds again (default: the ledger's 10 s). */
   readonly priceRefreshMs?: number
+  /** Slot time (default the ledger's 400 ms): shorter makes a blockhash expire sooner (150 slots). */
+  readonly slotMs?: number
 }
 
 export const AMM_SO_PATH = fileURLToPath(new URL("../../programs/dist/amm.so", import.meta.url))
@@ -47,7 +49,8 @@ export const startTestLedger = async (options: TestLedgerOptions = {}): Promise<
         port, dataDir, ...(programs.length === 0 ? {} : { programs }), ...(seedPools === undefined ? {} : { seedPools }),
         ...(options.staking === true ? { seedStakePool: LOCAL_LIQUID_STAKING_PROGRAM_ID } : {}),
         ...(options.lending === true ? { seedLendingMarket: LOCAL_LENDING_MARKET_PROGRAM_ID } : {}),
-        ...(options.priceRefreshMs === undefined ? {} : { priceRefreshMs: options.priceRefreshMs })
+        ...(options.priceRefreshMs === undefined ? {} : { priceRefreshMs: options.priceRefreshMs }),
+        ...(options.slotMs === undefined ? {} : { slotMs: options.slotMs })
       })
       return {
         ...server,

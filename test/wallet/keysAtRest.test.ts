@@ -1,8 +1,9 @@
 /**
- * Keys at rest (issue #2): after wallets are created over HTTP and one signs a transfer, no key file,
- * no database row (every table, read through information_schema), no file under DATA_DIR and no API
- * response holds a secret seed or secret key in any common encoding. The test knows the seeds only because it holds the
- * key-encryption secret and opens the key files itself, which also proves the files are the real keys.
+ * Keys at rest (issue #2, issue 36): after wallets are created over HTTP and one signs a transfer, no sealed
+ * key row, no database row (every table, read through information_schema), no file under DATA_DIR and no API
+ * response holds a secret seed or secret key in any common encoding. The test knows the seeds only because it
+ * holds the key-encryption secret and opens the sealed rows (`sealed_keys`) itself, which also proves they
+ * are the real keys. DATA_DIR holds no key folder: the sealed keys are in the database.
  */
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
@@ -11,7 +12,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { keyFromSeed } from "../../src/wallet/ed25519.js"
-import { deriveKeyEncryptionKey, openSeed, type SealedSeed } from "../../src/wallet/keyCipher.js"
+import type { SealedSeedRecord } from "../../src/wallet/encryptedFileBackend.js"
+import { deriveKeyEncryptionKey, openSeed } from "../../src/wallet/keyCipher.js"
+import { sealedRows } from "../support/sealedKeys.js"
 import { startTestLedger } from "../support/ledger.js"
 import type { TransactionEncoded } from "../../schemas/transaction.js"
 import type { Wallet } from "../../schemas/wallet.js"
@@ -56,6 +59,7 @@ beforeAll(async () => {
   await call("GET", `/api/v1/wallets/${wallets[1]!.id}/transactions`)
   const audit = await call("GET", "/api/v1/audit/events?limit=100")
   expect(audit.status).toBe(200)
+  for (const row of await sealedRows<SealedSeedRecord>(service.database.url, "encrypted-file")) sealed.set(row.keyName, row.sealed)
 })
 
 afterAll(async () => {
@@ -63,13 +67,17 @@ afterAll(async () => {
   await ledger?.close()
 })
 
-const keysDir = () => path.join(service.dataDir, "keys")
-const salt = () => fs.readFileSync(path.join(keysDir(), "kdf-salt"))
+/** The rows of store encrypted-file: each wallet's sealed seed with its KDF salt. */
+const sealed = new Map<string, SealedSeedRecord>()
+const sealedOf = (walletId: string) => {
+  const record = sealed.get(walletId)
+  if (record === undefined) throw new Error(`no sealed key row for wallet ${walletId}`)
+  return record
+}
+const salt = () => Buffer.from(sealedOf(wallets[0]!.id).salt, "base64")
 // scrypt is deliberately slow: derive the key-encryption key once.
 let cachedKek: Buffer | undefined
 const kek = () => (cachedKek ??= deriveKeyEncryptionKey(SECRET, salt()))
-const sealedOf = (walletId: string) =>
-  JSON.parse(fs.readFileSync(path.join(keysDir(), `${walletId}.json`), "utf8")) as SealedSeed
 
 /** The seed (opened with the test's secret) and the 64-byte secret key (seed + public key). */
 const secretsOf = (walletId: string) => {
@@ -134,7 +142,7 @@ const dumpDatabase = () =>
   )
 
 describe("keys at rest", () => {
-  it("each key file opens with the configured secret to the key of the wallet's public key", () => {
+  it("each sealed key row opens with the configured secret to the key of the wallet's public key", () => {
     for (const wallet of wallets) {
       const { seed, publicKey } = secretsOf(wallet.id)
       expect(seed).toHaveLength(32)
@@ -142,18 +150,17 @@ describe("keys at rest", () => {
     }
   })
 
-  it("a wrong secret, or another wallet's id, cannot open a key file", () => {
+  it("a wrong secret, or another wallet's id, cannot open a sealed key", () => {
     const [first, second] = wallets
     const wrong = deriveKeyEncryptionKey("not-the-secret", salt())
     expect(() => openSeed(wrong, first!.id, sealedOf(first!.id))).toThrow()
-    // The wallet id is bound as AAD: a file moved onto another wallet does not open.
+    // The wallet id is bound as AAD: a row moved onto another wallet does not open.
     expect(() => openSeed(kek(), second!.id, sealedOf(first!.id))).toThrow()
   })
 
-  it("no file under DATA_DIR/keys holds a secret in any encoding", () => {
-    const files = filesUnder(keysDir())
-    expect(files.length).toBeGreaterThanOrEqual(wallets.length + 1)
-    for (const file of files) expectNoSecret(fs.readFileSync(file), file)
+  it("DATA_DIR holds no key folder; every wallet's sealed key is a row, and no row holds a secret in any encoding", () => {
+    expect(fs.existsSync(path.join(service.dataDir, "keys"))).toBe(false)
+    for (const wallet of wallets) expectNoSecret(JSON.stringify(sealedOf(wallet.id)), `the sealed row of ${wallet.id}`)
   })
 
   it("no row of any table holds a secret, and audit events were written", async () => {

@@ -2,18 +2,17 @@
  * Backend `kms` (issue 13 item 1): envelope encryption with a data key per wallet wrapped under the
  * master key. Wallets sign and report provider `kms`; `npm run wallet:kms-rotate` re-wraps every data
  * key under a new master key without touching the sealed seeds; after it every wallet still signs, and
- * the old master key opens nothing.
+ * the old master key opens nothing. The envelopes are rows of the database (`sealed_keys`, store `kms`).
  */
 import { spawnSync } from "node:child_process"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { keyFromSeed } from "../../src/wallet/ed25519.js"
 import { openSeed } from "../../src/wallet/keyCipher.js"
-import { type KmsEnvelope, kmsDirectory } from "../../src/wallet/kms/kmsBackend.js"
+import type { KmsEnvelope } from "../../src/wallet/kms/kmsBackend.js"
 import { localMasterKey } from "../../src/wallet/kms/masterKey.js"
 import bs58 from "bs58"
 import { startTestLedger } from "../support/ledger.js"
+import { sealedRows } from "../support/sealedKeys.js"
 import { type RunningService, startService } from "../support/service.js"
 import { createFundedWallet, expectTransferSignedBy, transferSol } from "./custodyChecks.js"
 
@@ -31,8 +30,7 @@ afterAll(async () => {
   await ledger?.close()
 })
 
-const envelopes = (dataDir: string) =>
-  fs.readdirSync(kmsDirectory(dataDir)).filter((n) => n.endsWith(".json")).map((n) => JSON.parse(fs.readFileSync(path.join(kmsDirectory(dataDir), n), "utf8")) as KmsEnvelope)
+const envelopes = async (databaseUrl: string) => (await sealedRows<KmsEnvelope>(databaseUrl, "kms")).map((row) => row.sealed)
 
 describe("kms backend", () => {
   it("signs with enveloped keys, rotates the master key, and the old master key opens nothing", async () => {
@@ -46,7 +44,7 @@ describe("kms backend", () => {
 
     // Each envelope opens (with the test's knowledge of the master secret) to the wallet's key, and holds no seed in the clear.
     const oldMaster = localMasterKey(OLD.WALLET_KMS_MASTER_SECRET, OLD.WALLET_KMS_KEY_ID)
-    const before = envelopes(dataDir)
+    const before = await envelopes(database.url)
     expect(before.map((e) => e.walletId).sort()).toEqual(wallets.map((w) => w.id).sort())
     for (const envelope of before) {
       expect(envelope.keyId).toBe(OLD.WALLET_KMS_KEY_ID)
@@ -62,14 +60,14 @@ describe("kms backend", () => {
     service = undefined
 
     const rotation = spawnSync(process.execPath, ["--import", "tsx", "src/wallet/kms/rotateCommand.ts"], {
-      env: { ...process.env, DATA_DIR: dataDir, ...OLD, WALLET_KMS_NEW_MASTER_SECRET: NEW.WALLET_KMS_MASTER_SECRET, WALLET_KMS_NEW_KEY_ID: NEW.WALLET_KMS_KEY_ID },
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: database.url, ...OLD, WALLET_KMS_NEW_MASTER_SECRET: NEW.WALLET_KMS_MASTER_SECRET, WALLET_KMS_NEW_KEY_ID: NEW.WALLET_KMS_KEY_ID },
       encoding: "utf8"
     })
     expect(rotation.status, rotation.stderr).toBe(0)
     expect(rotation.stdout).toContain("re-wrapped 2 data keys under test-master-2")
     expect(rotation.stdout + rotation.stderr).not.toContain(OLD.WALLET_KMS_MASTER_SECRET)
 
-    const after = envelopes(dataDir)
+    const after = await envelopes(database.url)
     for (const envelope of after) {
       expect(envelope.keyId).toBe(NEW.WALLET_KMS_KEY_ID)
       // The seed was not touched: only the wrapped data key changed.

@@ -19,6 +19,7 @@ import { freePort } from "../support/freePort.js"
 import { defined } from "../support/defined.js"
 import type { SignAnswer } from "../support/undeclaredAnswers.js"
 import { startTestLedger } from "../support/ledger.js"
+import { sealedRows } from "../support/sealedKeys.js"
 import { createPostgresDatabase, type FreshDatabase } from "../support/processes.js"
 import { startWalletEngine } from "../support/walletEngineProcess.js"
 import { makeClient } from "../support/client.js"
@@ -71,8 +72,10 @@ describe("split deployment", () => {
     const signature = await expectTransferSignedBy(gateway!.baseUrl, ledger.rpcUrl, wallet)
     const listed = await makeClient(gateway!.baseUrl).transactions.listByWallet({ params: { walletId: wallet.id } })
     confirmed = { id: defined(listed.body.data.transactions.find((t) => t.signature === signature), "the confirmed transfer").id, walletId: wallet.id }
-    // The key lives in the engine's DATA_DIR, and nowhere in the gateway's.
-    expect(fs.existsSync(path.join(engineDir, "keys", `${wallet.id}.json`))).toBe(true)
+    // The engine sealed the key into the database (issue 36): no key folder in either DATA_DIR, and only
+    // the engine's secret opens the row.
+    expect((await sealedRows(database.url, "encrypted-file")).map((row) => row.keyName)).toContain(wallet.id)
+    expect(fs.existsSync(path.join(engineDir, "keys"))).toBe(false)
     expect(fs.existsSync(path.join(gatewayDir, "keys"))).toBe(false)
   }, 60_000)
 

@@ -9,6 +9,7 @@ import { Badge, ErrorBox, Gate, Json, Section, ShortId, time } from "../componen
 import { useSession } from "../session"
 import type { Actor, Agent } from "../types"
 import { useAction, useApi } from "../useApi"
+import { FreezeControl, freezeOf, FrozenBadge, useFreezes } from "../freeze"
 
 interface Budget {
   readonly budgetLamports?: number
@@ -74,6 +75,9 @@ const AgentDetail = ({ agent, onChanged }: { agent: Agent; onChanged: () => void
           Stop
         </button>
       </div>
+      <div class="actions">
+        <FreezeControl scope="agent" targetId={agent.id} label="agent" />
+      </div>
       <ErrorBox error={error} />
       <h3>Budget</h3>
       <ErrorBox error={budget.error} />
@@ -135,6 +139,7 @@ const Actors = () => {
 export const Agents = () => {
   const agents = useApi<{ agents: ReadonlyArray<Agent> }>("/api/v1/agents")
   const [selected, setSelected] = useState<string | undefined>(undefined)
+  const freezes = useFreezes()
   return (
     <>
       <Section title="Agents">
@@ -160,7 +165,7 @@ export const Agents = () => {
                       <ShortId id={agent.id} />
                     </td>
                     <td>
-                      <Badge status={agent.status} />
+                      <Badge status={agent.status} /> <FrozenBadge freeze={freezeOf(freezes.list, "agent", agent.id) ?? freezeOf(freezes.list, "wallet", agent.walletId)} />
                     </td>
                     <td>{agent.executionMode}</td>
                     <td>{agent.autonomy?.enabled === true ? `${agent.autonomy.mode}, every ${agent.autonomy.cadenceSeconds ?? "?"} s` : "off"}</td>

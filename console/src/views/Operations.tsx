@@ -2,6 +2,8 @@
 import { BarChart } from "../charts"
 import { Gate, Section } from "../components"
 import { useApi } from "../useApi"
+import { useState } from "preact/hooks"
+import { FreezeControl, useFreezes } from "../freeze"
 
 interface Endpoint {
   readonly url: string
@@ -13,6 +15,46 @@ interface Endpoint {
 }
 
 const REFRESH = { pollMs: 2000 }
+
+/** The kill switch of a tenant (the key's own, or the one a deployment-wide key names) and every freeze in force. */
+const KillSwitch = () => {
+  const freezes = useFreezes()
+  const [tenant, setTenant] = useState("")
+  return (
+    <Section title="Kill switch">
+      <div class="actions" data-testid="kill-switch">
+        <input name="freezeTenant" placeholder="tenant (empty: this key's)" value={tenant} onInput={(e) => setTenant(e.currentTarget.value)} />
+        <FreezeControl scope="tenant" targetId={tenant.trim() === "" ? undefined : tenant.trim()} label="tenant" />
+      </div>
+      <table data-testid="freezes">
+        <thead>
+          <tr>
+            <th>scope</th>
+            <th>target</th>
+            <th>since</th>
+            <th>reason</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {freezes.list.map((freeze) => (
+            <tr key={freeze.id} data-freeze={freeze.id}>
+              <td>{freeze.scope}</td>
+              <td>
+                <code>{freeze.targetId}</code>
+              </td>
+              <td>{new Date(freeze.frozenAt).toLocaleString()}</td>
+              <td>{freeze.reason}</td>
+              <td>
+                <FreezeControl scope={freeze.scope} targetId={freeze.targetId} label={freeze.scope} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  )
+}
 
 export const Operations = () => {
   const outbox = useApi<Record<string, number>>("/api/v1/outbox/stats", REFRESH)
@@ -28,6 +70,7 @@ export const Operations = () => {
   const latencyTotal = metrics.data?.["tx.confirmation_latency_ms_total"] ?? 0
   return (
     <>
+      <KillSwitch />
       <Section title="Outbox">
         <Gate scope="transactions" error={outbox.error}>
           <BarChart testId="outbox-chart" bars={["pending", "processing", "done", "failed"].map((status) => ({ label: status, value: outbox.data?.[status] ?? 0 }))} />

@@ -9,6 +9,7 @@ import { Badge, ErrorBox, Gate, Section } from "../components"
 import { useSession } from "../session"
 import type { Policy, PolicyDecision, Wallet } from "../types"
 import { useAction, useApi } from "../useApi"
+import { Backtest, ShadowDisagreements } from "../riskViews"
 import { TRANSACTION_TYPES } from "./transactionTypes"
 
 const versionText = (policy: Policy) => JSON.stringify({ name: policy.name, active: policy.active, rules: policy.rules }, null, 2)
@@ -139,7 +140,7 @@ export const Policies = () => {
                     <tr data-policy={policy.id} class="clickable" onClick={() => setSelected(selected === policy.id ? undefined : policy.id)}>
                       <td>{policy.name}</td>
                       <td>{policy.version}</td>
-                      <td>{policy.active ? "yes" : "no"}</td>
+                      <td>{policy.shadow === true ? "shadow" : policy.active ? "yes" : "no"}</td>
                       <td>{policy.rules.map((rule) => String(rule.type)).join(", ")}</td>
                       <td>{new Date(policy.updatedAt).toLocaleString()}</td>
                     </tr>
@@ -161,6 +162,16 @@ export const Policies = () => {
       {walletId === undefined ? null : (
         <Section title="What-if evaluation">
           <WhatIf walletId={walletId} />
+        </Section>
+      )}
+      {walletId === undefined ? null : (
+        <Section title="Backtest a policy version">
+          <Backtest walletId={walletId} policies={policies.data?.policies ?? []} />
+        </Section>
+      )}
+      {walletId === undefined ? null : (
+        <Section title="Shadow policies: disagreements">
+          <ShadowDisagreements walletId={walletId} />
         </Section>
       )}
     </>

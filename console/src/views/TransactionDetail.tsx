@@ -9,6 +9,7 @@ import { type ProofCheck, recomputeProof } from "../proof"
 import { useSession } from "../session"
 import type { Replay, Transaction } from "../types"
 import { useStageStream } from "../useStream"
+import { DecisionTrace, ShadowVerdicts } from "../riskViews"
 
 /** A failed transaction is answered as a failure envelope that still carries the record. */
 const recordOf = (error: unknown, txId: string): Transaction | undefined =>
@@ -120,6 +121,8 @@ export const TransactionDetail = ({ txId }: { txId: string }) => {
                 <li key={reason}>{reason}</li>
               ))}
             </ul>
+            <ShadowVerdicts shadow={tx.policyDecision.shadow} />
+            <DecisionTrace trace={tx.policyDecision.trace} />
           </div>
         )}
         {tx.approval === undefined ? null : (

@@ -2,6 +2,7 @@
 import { Gate, Section, ShortId, time } from "../components"
 import type { Wallet } from "../types"
 import { useApi } from "../useApi"
+import { FreezeControl, freezeOf, FrozenBadge, useFreezes } from "../freeze"
 
 interface TokenBalance {
   readonly mint: string
@@ -13,6 +14,7 @@ interface TokenBalance {
 const WalletRow = ({ wallet }: { wallet: Wallet }) => {
   const balance = useApi<{ lamports: number; sol: number }>(`/api/v1/wallets/${wallet.id}/balance`)
   const tokens = useApi<{ tokens: ReadonlyArray<TokenBalance> }>(`/api/v1/wallets/${wallet.id}/tokens`)
+  const frozen = freezeOf(useFreezes().list, "wallet", wallet.id)
   return (
     <tr data-wallet={wallet.id}>
       <td>{wallet.label ?? "-"}</td>
@@ -23,7 +25,7 @@ const WalletRow = ({ wallet }: { wallet: Wallet }) => {
         <code>{wallet.publicKey}</code>
       </td>
       <td>
-        {wallet.provider} · {wallet.status}
+        {wallet.provider} · {wallet.status} <FrozenBadge freeze={frozen} />
       </td>
       <td class="number" data-testid="balance">
         {balance.error !== undefined ? <span class="error">{balance.error.message}</span> : balance.data === undefined ? "…" : `${balance.data.sol} SOL`}
@@ -42,6 +44,9 @@ const WalletRow = ({ wallet }: { wallet: Wallet }) => {
         )}
       </td>
       <td>{time(wallet.createdAt)}</td>
+      <td>
+        <FreezeControl scope="wallet" targetId={wallet.id} label="wallet" />
+      </td>
     </tr>
   )
 }
@@ -61,6 +66,7 @@ export const Wallets = () => {
               <th>balance</th>
               <th>tokens</th>
               <th>created</th>
+              <th>kill switch</th>
             </tr>
           </thead>
           <tbody>

@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import type { TransactionType } from "../../../schemas/intent.js"
 import type { ProtocolId } from "../../../schemas/protocol.js"
+import { makeStatementBatch } from "../../db/statementBatch.js"
 import { type ActionSource, actionIdempotencyKey, HOUR_MS, isEligible, type PlannedAction, type RunState } from "./planning.js"
 
 const iso = (millis: number) => new Date(millis).toISOString()
@@ -91,49 +92,97 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
     const runMap = (rows: ReadonlyArray<RunRow>) =>
       new Map(rows.map((row) => [row.id, { runs: Number(row.runs), lastRunAt: millisOf(row.last_run_at) }] as const))
 
+    // Many agents tick at once (10,000 per process at a 5 s cadence is 2,000 ticks a second): their reads
+    // and tick counts share statements (statementBatch.ts), each answering every agent of the batch.
+    const records = (inputs: ReadonlyArray<object>) => JSON.stringify(inputs.map((input, ord) => ({ ...input, ord })))
+
+    const beginTicks = makeStatementBatch(
+      (inputs: ReadonlyArray<{ readonly agentId: string; readonly ownerId: string; readonly nowMs: number; readonly nextTickAtMs: number }>) =>
+        sql<{ ord: number; tick: string }>`
+          WITH q AS (
+            SELECT * FROM jsonb_to_recordset(${records(inputs.map((i) => ({ agent_id: i.agentId, owner_id: i.ownerId, at: iso(i.nowMs), next_at: iso(i.nextTickAtMs) })))}::jsonb)
+              AS q(ord int, agent_id uuid, owner_id text, at timestamptz, next_at timestamptz)
+          ), counted AS (
+            INSERT INTO agent_runtime_state (agent_id, tick, last_tick_at, next_tick_at)
+            SELECT q.agent_id, 1, q.at, q.next_at FROM q
+            WHERE EXISTS (SELECT 1 FROM agent_leases l WHERE l.agent_id = q.agent_id AND l.owner_id = q.owner_id)
+            ON CONFLICT (agent_id) DO UPDATE SET tick = agent_runtime_state.tick + 1,
+              last_tick_at = EXCLUDED.last_tick_at, next_tick_at = EXCLUDED.next_tick_at, updated_at = now()
+            RETURNING agent_id, tick
+          )
+          SELECT q.ord, c.tick::text AS tick FROM q JOIN counted c ON c.agent_id = q.agent_id
+        `.pipe(Effect.map((rows) => inputs.map((_, ord) => rows.find((row) => row.ord === ord)?.tick)), Effect.orDie),
+      { maxBatch: 256 }
+    )
+
     /** Counts the next tick, fenced by the lease; undefined when `ownerId` no longer holds the lease. */
     const beginTick = (agentId: string, ownerId: string, nowMs: number, nextTickAtMs: number) =>
-      sql<{ tick: string }>`
-        INSERT INTO agent_runtime_state (agent_id, tick, last_tick_at, next_tick_at)
-        SELECT ${agentId}, 1, ${iso(nowMs)}::timestamptz, ${iso(nextTickAtMs)}::timestamptz
-        WHERE EXISTS (SELECT 1 FROM agent_leases WHERE agent_id = ${agentId} AND owner_id = ${ownerId})
-        ON CONFLICT (agent_id) DO UPDATE SET tick = agent_runtime_state.tick + 1,
-          last_tick_at = EXCLUDED.last_tick_at, next_tick_at = EXCLUDED.next_tick_at, updated_at = now()
-        RETURNING tick::text AS tick
-      `.pipe(
-        Effect.map((rows) => (rows.length === 0 ? undefined : Number(rows[0].tick))),
-        Effect.orDie,
+      beginTicks.submit({ agentId, ownerId, nowMs, nextTickAtMs }).pipe(
+        Effect.map((tick) => (tick === undefined ? undefined : Number(tick))),
         Effect.withSpan("AgentRunStore.beginTick")
       )
 
-    /** When the agent's next tick is due (null: never ticked), so a restarted actor keeps the cadence. */
-    const nextTickAt = (agentId: string) =>
-      sql<{ next_tick_at: Date | string | null }>`SELECT next_tick_at FROM agent_runtime_state WHERE agent_id = ${agentId}`.pipe(
-        Effect.map((rows) => (rows.length === 0 ? null : millisOf(rows[0].next_tick_at))),
-        Effect.orDie
-      )
+    const nextTicks = makeStatementBatch(
+      (agentIds: ReadonlyArray<string>) =>
+        sql<{ agent_id: string; next_tick_at: Date | string | null }>`
+          SELECT agent_id::text AS agent_id, next_tick_at FROM agent_runtime_state
+          WHERE agent_id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(agentIds)}::jsonb) AS q(element))
+        `.pipe(
+          Effect.map((rows) => {
+            const byAgent = new Map(rows.map((row) => [row.agent_id, millisOf(row.next_tick_at)] as const))
+            return agentIds.map((id) => byAgent.get(id) ?? null)
+          }),
+          Effect.orDie
+        ),
+      { maxBatch: 256 }
+    )
 
-    const load = (agentId: string, nowMs: number) =>
-      Effect.gen(function* () {
-        const state = yield* sql<{ tick: string; last_tick_at: Date | string | null; next_tick_at: Date | string | null; last_error: string | null }>`
-          SELECT tick::text AS tick, last_tick_at, next_tick_at, last_error FROM agent_runtime_state WHERE agent_id = ${agentId}
-        `
-        const steps = yield* sql<RunRow>`SELECT step_id AS id, runs, last_run_at FROM agent_step_runs WHERE agent_id = ${agentId}`
-        const rules = yield* sql<RunRow>`SELECT rule_id AS id, runs, last_run_at FROM agent_rule_runs WHERE agent_id = ${agentId}`
-        const recent = yield* sql<{ count: string }>`
-          SELECT count(*)::text AS count FROM agent_actions WHERE agent_id = ${agentId} AND at > ${iso(nowMs - HOUR_MS)}::timestamptz
-        `
-        const row = state[0]
-        return {
-          tick: row === undefined ? 0 : Number(row.tick),
-          lastTickAt: row === undefined ? null : millisOf(row.last_tick_at),
-          nextTickAt: row === undefined ? null : millisOf(row.next_tick_at),
-          lastError: row?.last_error ?? null,
-          steps: runMap(steps),
-          rules: runMap(rules),
-          actionsLastHour: Number(recent[0]?.count ?? 0)
-        } satisfies RunStates
-      }).pipe(Effect.orDie, Effect.withSpan("AgentRunStore.load"))
+    /** When the agent's next tick is due (null: never ticked), so a restarted actor keeps the cadence. */
+    const nextTickAt = (agentId: string) => nextTicks.submit(agentId)
+
+    interface LoadRow {
+      readonly ord: number
+      readonly tick: string | null
+      readonly last_tick_at: Date | string | null
+      readonly next_tick_at: Date | string | null
+      readonly last_error: string | null
+      readonly steps: string
+      readonly rules: string
+      readonly recent: string
+    }
+    const runsOf = (text: string) => runMap(JSON.parse(text) as Array<RunRow>)
+
+    const loads = makeStatementBatch(
+      (inputs: ReadonlyArray<{ readonly agentId: string; readonly nowMs: number }>) =>
+        sql<LoadRow>`
+          SELECT q.ord, s.tick::text AS tick, s.last_tick_at, s.next_tick_at, s.last_error,
+            (SELECT COALESCE(jsonb_agg(jsonb_build_object('id', r.step_id, 'runs', r.runs, 'last_run_at', r.last_run_at)), '[]'::jsonb)
+               FROM agent_step_runs r WHERE r.agent_id = q.agent_id)::text AS steps,
+            (SELECT COALESCE(jsonb_agg(jsonb_build_object('id', r.rule_id, 'runs', r.runs, 'last_run_at', r.last_run_at)), '[]'::jsonb)
+               FROM agent_rule_runs r WHERE r.agent_id = q.agent_id)::text AS rules,
+            (SELECT count(*) FROM agent_actions a WHERE a.agent_id = q.agent_id AND a.at > q.since)::text AS recent
+          FROM jsonb_to_recordset(${records(inputs.map((i) => ({ agent_id: i.agentId, since: iso(i.nowMs - HOUR_MS) })))}::jsonb)
+            AS q(ord int, agent_id uuid, since timestamptz)
+          LEFT JOIN agent_runtime_state s ON s.agent_id = q.agent_id
+          ORDER BY q.ord
+        `.pipe(
+          Effect.map((rows) =>
+            rows.map((row): RunStates => ({
+              tick: row.tick === null ? 0 : Number(row.tick),
+              lastTickAt: millisOf(row.last_tick_at),
+              nextTickAt: millisOf(row.next_tick_at),
+              lastError: row.last_error ?? null,
+              steps: runsOf(row.steps),
+              rules: runsOf(row.rules),
+              actionsLastHour: Number(row.recent)
+            }))
+          ),
+          Effect.orDie
+        ),
+      { maxBatch: 256 }
+    )
+
+    const load = (agentId: string, nowMs: number) => loads.submit({ agentId, nowMs }).pipe(Effect.withSpan("AgentRunStore.load"))
 
     /** The atomic decide-and-count of one run (see the file comment); the claimed action or why not. */
     const claimAction = (input: {
@@ -181,11 +230,21 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
         )
         .pipe(Effect.orDie, Effect.withSpan("AgentRunStore.claimAction"))
 
+    const claimedOfAgents = makeStatementBatch(
+      (agentIds: ReadonlyArray<string>) =>
+        sql<ActionRow>`
+          SELECT ${sql.literal(ACTION_COLUMNS)} FROM agent_actions
+          WHERE agent_id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(agentIds)}::jsonb) AS q(element)) AND status = 'claimed'
+          ORDER BY at, run
+        `.pipe(
+          Effect.map((rows) => agentIds.map((id) => rows.filter((row) => row.agent_id === id).map(toClaimed))),
+          Effect.orDie
+        ),
+      { maxBatch: 256 }
+    )
+
     /** Runs claimed but not answered (the process died in between): re-sent with their own key. */
-    const claimedActions = (agentId: string) =>
-      sql<ActionRow>`
-        SELECT ${sql.literal(ACTION_COLUMNS)} FROM agent_actions WHERE agent_id = ${agentId} AND status = 'claimed' ORDER BY at, run
-      `.pipe(Effect.map((rows) => rows.map(toClaimed)), Effect.orDie)
+    const claimedActions = (agentId: string) => claimedOfAgents.submit(agentId)
 
     const finishAction = (actionId: string, outcome: ActionOutcome) =>
       sql`

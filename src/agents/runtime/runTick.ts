@@ -42,7 +42,7 @@ export const runTick = (input: { readonly stored: StoredAgent; readonly ownerId:
       if (outcome.status === "failed") yield* noteError(`${pending.source} ${pending.sourceId} run ${pending.run}: ${outcome.error}`)
     }
 
-    const context = yield* buildTickContext(agent, tick, nowMs)
+    const context = yield* buildTickContext(agent, tick)
     const states = yield* store.load(agent.id, nowMs)
     const plan = planTick({
       autonomy: agent.autonomy,

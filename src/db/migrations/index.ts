@@ -16,9 +16,14 @@ import x402Payments from "./0011_x402_payments.js"
 import webhooks from "./0012_webhooks.js"
 import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
+import transactionSignatures from "./0100_transaction_signatures.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import signingFreezes from "./0140_signing_freezes.js"
+import valueLimits from "./0141_value_limits.js"
+import shadowPolicies from "./0142_shadow_policies.js"
+import growth from "./0150_growth.js"
 import apiKeys from "./0160_api_keys.js"
+import sealedKeys from "./0161_sealed_keys.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -34,7 +39,12 @@ export const migrations = Migrator.fromRecord({
   "0012_webhooks": webhooks,
   "0014_positions": positions,
   "0016_portfolio_values": portfolioValues,
+  "0100_transaction_signatures": transactionSignatures,
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0140_signing_freezes": signingFreezes,
-  "0160_api_keys": apiKeys
+  "0141_value_limits": valueLimits,
+  "0142_shadow_policies": shadowPolicies,
+  "0150_growth": growth,
+  "0160_api_keys": apiKeys,
+  "0161_sealed_keys": sealedKeys
 })

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { feeLamports, relayRefusals, type RelayLimits } from "../gaslessRules.js"
 import { joinWireTransaction, splitWireTransaction, viewMessage } from "../../protocols/messageView.js"
 import { relaySigner, type RelaySigner } from "./relayKey.js"
+import { simulateForFeePayer } from "./feePayerEffect.js"
 
 export interface RelayOptions {
   readonly port: number
@@ -82,6 +83,7 @@ export const startRelayServer = async (options: RelayOptions): Promise<RunningRe
     maxFeeLamports: options.maxFeeLamports,
     maxSignatures: options.maxSignatures ?? 4
   }
+  const allowedPrograms: ReadonlySet<string> = new Set(options.allowedPrograms)
   let rpcId = 0
   const ledger = async <A>(method: string, params: ReadonlyArray<unknown>): Promise<A> => {
     const response = await fetch(options.rpcUrl, {
@@ -123,11 +125,13 @@ export const startRelayServer = async (options: RelayOptions): Promise<RunningRe
   const signChecked = async (params: Record<string, unknown>) => {
     const { signatures, message, view } = accept(params)
     const unsigned = joinWireTransaction(signatures, message).toString("base64")
-    const simulated = await ledger<{ value: { err: unknown; logs: Array<string> | null } }>("simulateTransaction", [
-      unsigned,
-      { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" }
-    ])
-    if (simulated.value.err !== null) throw new RpcFailure(-32000, `simulation failed: ${JSON.stringify(simulated.value.err)}`)
+    // the whole effect on the fee payer: it pays the fee and nothing else (feePayerEffect.ts)
+    const judged = await simulateForFeePayer(ledger, unsigned, view, signer.address, allowedPrograms).catch((error: unknown) => {
+      if (error instanceof RpcFailure) throw error
+      throw new RpcFailure(-32000, `transaction refused: its effect could not be read: ${error instanceof Error ? error.message : String(error)}`)
+    })
+    if ("err" in judged) throw new RpcFailure(-32000, `simulation failed: ${JSON.stringify(judged.err)}`)
+    if (judged.refusals.length > 0) throw new RpcFailure(-32000, `transaction refused: ${judged.refusals.join("; ")}`)
     const signature = signer.sign(message)
     const signed = joinWireTransaction([signature, ...signatures.slice(1)], message)
     return { signature: bs58.encode(signature), signed: signed.toString("base64"), view }

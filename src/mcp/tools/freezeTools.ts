@@ -3,8 +3,8 @@
  * call the gateway with the caller's key, whose routes admit operator keys only (an agent's key is refused).
  */
 import { Schema } from "effect"
-import { RiskApi } from "../../../schemas/api/risk.js"
 import { FreezeCreate, FreezeLift } from "../../../schemas/freeze.js"
+import { RiskApi } from "../../../schemas/api/risk.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
 export const freezeTools = [
@@ -13,8 +13,8 @@ export const freezeTools = [
     description:
       "Kill switch: freeze a tenant, a wallet or an agent (scope, targetId, reason). From the moment it commits nothing of it is signed, " +
       "transactions waiting for approval fail, running agents pause and new requests are refused naming the freeze. Operator keys only.",
-    args: FreezeCreate,
     endpoint: RiskApi.freeze,
+    args: Schema.Struct(FreezeCreate.fields),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: "/api/v1/risk/freezes", body: args })
@@ -22,16 +22,16 @@ export const freezeTools = [
   tool({
     name: "risk.list_freezes",
     description: "Freezes of the tenant, newest first (state: active, the default, or all).",
-    args: Schema.Struct({ state: Schema.optional(Schema.Literal("active", "all")) }),
     endpoint: RiskApi.listFreezes,
+    args: Schema.Struct({ state: Schema.optional(Schema.Literal("active", "all")) }),
     readOnly: true,
     request: (args) => ({ method: "GET", path: "/api/v1/risk/freezes", query: { state: args.state } })
   }),
   tool({
     name: "risk.lift_freeze",
     description: "Lift a freeze (an operator act): its scope may sign again. Paused agents stay paused until resumed.",
-    args: Schema.Struct({ freezeId: Schema.UUID, ...FreezeLift.fields }),
     endpoint: RiskApi.liftFreeze,
+    args: Schema.Struct({ freezeId: Schema.UUID, ...FreezeLift.fields }),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: apiPath`/api/v1/risk/freezes/${args.freezeId}/lift`, body: omit(args, "freezeId") })

@@ -78,20 +78,24 @@ export const analyzeEffect = (input: EffectInput): TransactionEffect => {
   /** Who a payment into `account` reaches: a token account's owner, else the account itself. */
   const beneficiary = (account: string) => tokenAfter(account)?.owner ?? tokenBefore(account)?.owner ?? account
 
-  // ---- the wallet's SOL ----
+  // ---- the wallet's SOL: its own account and the nonce accounts it controls (withdrawable by it) ----
   const feePayer = message.accountKeys[0] ?? ""
   const feeLamports = messageFeeLamports(message)
   const solBefore = before.get(wallet)?.lamports ?? 0n
   const solAfter = after.get(wallet)?.lamports ?? 0n
+  const solAccounts = new Set([wallet, ...input.accounts.filter((account) => nonceState(before.get(account) ?? null)?.authority === wallet)])
+  const lamportsOf = (states: ReadonlyMap<string, AccountState | null>) => [...solAccounts].reduce((sum, account) => sum + (states.get(account)?.lamports ?? 0n), 0n)
+  const heldBefore = lamportsOf(before)
+  const heldAfter = lamportsOf(after)
   const decodedGains: Gains = new Map()
   let statedSolOut = feePayer === wallet ? feeLamports : 0n
   for (const { decoded } of instructions) {
     const sent = decoded?.solTransfer
-    if (sent === undefined || sent.from !== wallet || walletSide(sent.to)) continue
+    if (sent === undefined || !solAccounts.has(sent.from) || solAccounts.has(sent.to) || walletSide(sent.to)) continue
     statedSolOut += sent.lamports
     gain(decodedGains, beneficiary(sent.to), SOL, sent.lamports)
   }
-  const solOutflowLamports = max(solBefore > solAfter ? solBefore - solAfter : 0n, statedSolOut)
+  const solOutflowLamports = max(heldBefore > heldAfter ? heldBefore - heldAfter : 0n, statedSolOut)
 
   // ---- the wallet's tokens ----
   const tokenChanges: Array<TokenBalanceChange> = []
@@ -129,7 +133,7 @@ export const analyzeEffect = (input: EffectInput): TransactionEffect => {
 
   // ---- SOL reaching someone else ----
   for (const account of input.accounts) {
-    if (walletSide(account) || account === feePayer) continue
+    if (walletSide(account) || solAccounts.has(account) || account === feePayer) continue
     const gained = (after.get(account)?.lamports ?? 0n) - (before.get(account)?.lamports ?? 0n)
     gain(diffGains, beneficiary(account), SOL, gained)
   }

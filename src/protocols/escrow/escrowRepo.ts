@@ -5,6 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { EscrowOperation } from "../../../schemas/escrow.js"
+import { makeKeyset, type PageRequest } from "../../db/keysetPage.js"
 import type { EscrowState } from "./state.js"
 
 export interface EscrowRecordRow {
@@ -95,18 +96,38 @@ export class EscrowRepo extends Effect.Service<EscrowRepo>()("EscrowRepo", {
     }
 
     /** Escrows the wallet created, is counterparty, arbiter or fee recipient of, or acted on first. */
+    const columns = sql.literal(`tenant_id, escrow_address, program_id, escrow_id, wallet_id::text AS wallet_id, protocol, state, status, creator,
+      counterparty, arbiter, fee_recipient, amount::text AS amount, paid_out::text AS paid_out, fee_bps,
+      deadline_unix_sec::text AS deadline_unix_sec, milestone_count, milestones_released, resolution,
+      last_tx_id::text AS last_tx_id, last_signature, created_at, updated_at`)
+    const ofWallet = (tenantId: string, walletId: string, publicKey: string) => [
+      sql`tenant_id = ${tenantId}`,
+      sql`(wallet_id = ${walletId} OR creator = ${publicKey} OR counterparty = ${publicKey} OR arbiter = ${publicKey} OR fee_recipient = ${publicKey})`
+    ]
+
+    /** Every escrow of the wallet (its positions), oldest first. */
     const listForWallet = (tenantId: string, walletId: string, publicKey: string) =>
       sql<EscrowRecordRow>`
-        SELECT tenant_id, escrow_address, program_id, escrow_id, wallet_id::text AS wallet_id, protocol, state, status, creator,
-          counterparty, arbiter, fee_recipient, amount::text AS amount, paid_out::text AS paid_out, fee_bps,
-          deadline_unix_sec::text AS deadline_unix_sec, milestone_count, milestones_released, resolution,
-          last_tx_id::text AS last_tx_id, last_signature, created_at, updated_at
-        FROM escrow_records
-        WHERE tenant_id = ${tenantId}
-          AND (wallet_id = ${walletId} OR creator = ${publicKey} OR counterparty = ${publicKey}
-            OR arbiter = ${publicKey} OR fee_recipient = ${publicKey})
+        SELECT ${columns} FROM escrow_records WHERE ${sql.and(ofWallet(tenantId, walletId, publicKey))}
         ORDER BY created_at, escrow_address
       `.pipe(Effect.orDie)
+
+    const walletOrder = makeKeyset(sql, [
+      { column: "created_at", descending: false, type: "timestamptz" },
+      { column: "escrow_address", descending: false, type: "text" }
+    ])
+
+    /** A page of them, oldest first (GET /wallets/<id>/escrows): the rows and the next page's cursor (null on the last). */
+    const pageForWallet = (tenantId: string, walletId: string, publicKey: string, page: PageRequest) =>
+      Effect.gen(function* () {
+        const where = yield* walletOrder.where(ofWallet(tenantId, walletId, publicKey), page)
+        const rows = yield* sql<EscrowRecordRow & { page_key: unknown }>`
+          SELECT ${columns}, ${walletOrder.keyColumn} FROM escrow_records WHERE ${where}
+          ORDER BY ${walletOrder.orderBy} LIMIT ${page.limit + 1}
+        `.pipe(Effect.orDie)
+        const { items, info } = walletOrder.pageOf(rows, page, { total: 0, totalCapped: false })
+        return { rows: items, nextCursor: info.nextCursor }
+      })
 
     /** Lamports still locked by each open escrow `creator` funded (created, accepted, disputed), through the creator index. */
     const lockedByCreator = (tenantId: string, creator: string) =>
@@ -115,6 +136,6 @@ export class EscrowRepo extends Effect.Service<EscrowRepo>()("EscrowRepo", {
         WHERE tenant_id = ${tenantId} AND creator = ${creator} AND status IN ('created', 'accepted', 'disputed') AND amount > paid_out
       `.pipe(Effect.map((rows) => rows.map((row) => ({ protocol: row.protocol, lockedLamports: BigInt(row.locked) }))), Effect.orDie)
 
-    return { upsert, listForWallet, lockedByCreator }
+    return { upsert, listForWallet, pageForWallet, lockedByCreator }
   })
 }) {}

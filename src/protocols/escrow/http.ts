@@ -7,12 +7,12 @@
  */
 import { PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
-import { Uuid } from "../../../schemas/common.js"
+import { ArrayPageQuery, Uuid } from "../../../schemas/common.js"
 import { NotFound, UpstreamUnavailable, ValidationError } from "../../../schemas/errors.js"
 import { EscrowNumericId } from "../../../schemas/intent.js"
 import { Caller } from "../../gateway/caller.js"
 import { ok } from "../../gateway/envelope.js"
-import { decodeWith, jsonBody, pathParam } from "../../gateway/request.js"
+import { decodeQuery, decodeWith, jsonBody, pathParam } from "../../gateway/request.js"
 import { route } from "../../gateway/route.js"
 import { EscrowApi } from "../../../schemas/api/escrow.js"
 import { ChainFacts } from "../../chain/chainFacts.js"
@@ -144,8 +144,10 @@ export const escrowRoutes = [
       const walletId = yield* pathParam("walletId", Uuid)
       const stored = yield* (yield* WalletRepo).find(walletId, (yield* Caller).readTenant)
       if (stored === undefined) return yield* new NotFound({ resource: "wallet", id: walletId })
-      const rows = yield* (yield* EscrowRepo).listForWallet(stored.tenantId, walletId, stored.wallet.publicKey)
-      return ok(rows.map((row) => toEscrowRecord(row, walletId)))
+      const query = yield* decodeQuery(ArrayPageQuery)
+      const page = yield* (yield* EscrowRepo).pageForWallet(stored.tenantId, walletId, stored.wallet.publicKey, { ...query, offset: 0 })
+      const headers: Record<string, string> = page.nextCursor === null ? {} : { "x-next-cursor": page.nextCursor }
+      return { ...ok(page.rows.map((row) => toEscrowRecord(row, walletId))), headers }
     })
   )
 ]

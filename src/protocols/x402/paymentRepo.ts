@@ -55,6 +55,13 @@ export class X402PaymentRepo extends Effect.Service<X402PaymentRepo>()("X402Paym
         Effect.orDie
       )
 
-    return { find, prepare, markSent, settle, refuse }
+    /** The chain settled the payment's transaction as spending nothing (not landed, or failed on chain): a retry may build a new one. */
+    const reopen = (txId: string) =>
+      sql`
+        UPDATE x402_payments SET status = 'prepared', settlement_signature = NULL, response = NULL, updated_at = now()
+        WHERE tx_id = ${txId} AND status <> 'prepared'
+      `.pipe(Effect.asVoid, Effect.orDie)
+
+    return { find, prepare, markSent, settle, refuse, reopen }
   })
 }) {}

@@ -1,8 +1,8 @@
 /**
  * `npm run start:wallet-engine`: the wallet engine as its own process. It holds every key secret of
  * the deployment (the backends' configuration), reads transactions from the shared PostgreSQL
- * (DATABASE_URL, read only: the gateway process owns the schema and its migrations) and signs only for
- * callers with WALLET_ENGINE_INTERNAL_TOKEN. The gateway+pipeline process sets WALLET_ENGINE_URL instead.
+ * (DATABASE_URL: the gateway process owns the schema and its migrations) and writes only the wallets'
+ * sealed key material (`sealed_keys`), and signs only for callers with WALLET_ENGINE_INTERNAL_TOKEN. The gateway+pipeline process sets WALLET_ENGINE_URL instead.
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
@@ -29,7 +29,7 @@ const EngineConfigLive = Layer.effect(
   Effect.flatMap(appConfig, (config) => Either.match(checkEngine(config), { onLeft: Effect.fail, onRight: (ok) => Effect.succeed(new AppConfig(ok)) }))
 )
 
-const DatabaseReadLive = Layer.unwrapEffect(
+const DatabaseLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     PgClient.layer({ url: Option.getOrThrow(config.databaseUrl), maxConnections: 4, transformJson: false, applicationName: "agent-custody-wallet-engine" })
   )
@@ -46,7 +46,7 @@ export const WalletEngineLive = Layer.effectDiscard(announce).pipe(
   Layer.provideMerge(WalletEngineServerLive),
   Layer.provideMerge(Layer.merge(KeyStore.Default, SigningFreezes.Default)),
   Layer.provideMerge(MpcCluster.Default),
-  Layer.provideMerge(Layer.mergeAll(ActorRegistry.Default, DatabaseReadLive)),
+  Layer.provideMerge(Layer.mergeAll(ActorRegistry.Default, DatabaseLive)),
   Layer.provideMerge(EngineConfigLive)
 )
 

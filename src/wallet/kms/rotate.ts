@@ -4,9 +4,8 @@
  * copied as it is). An envelope already under the new key is skipped, so a rotation interrupted half
  * way is finished by running it again.
  */
-import * as fs from "node:fs/promises"
-import * as path from "node:path"
-import { type KmsEnvelope, kmsDirectory, writeEnvelope } from "./kmsBackend.js"
+import type { SealedRecords } from "../sealedKeyRepo.js"
+import type { KmsEnvelope } from "./kmsBackend.js"
 import type { MasterKey } from "./masterKey.js"
 
 export interface RotationResult {
@@ -14,28 +13,21 @@ export interface RotationResult {
   readonly alreadyRotated: number
 }
 
-export const rotateMasterKey = async (dataDir: string, from: MasterKey, to: MasterKey): Promise<RotationResult> => {
+export const rotateMasterKey = async (records: SealedRecords, from: MasterKey, to: MasterKey): Promise<RotationResult> => {
   if (from.keyId === to.keyId) throw new Error("the new master key needs a new key id (WALLET_KMS_NEW_KEY_ID)")
-  let names: Array<string>
-  try {
-    names = (await fs.readdir(kmsDirectory(dataDir))).filter((name) => name.endsWith(".json"))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { rewrapped: 0, alreadyRotated: 0 }
-    throw error
-  }
   let rewrapped = 0
   let alreadyRotated = 0
-  for (const name of names) {
-    const envelope = JSON.parse(await fs.readFile(path.join(kmsDirectory(dataDir), name), "utf8")) as KmsEnvelope
+  for (const row of await records.list("kms")) {
+    const envelope = row.sealed as KmsEnvelope
     if (envelope.keyId === to.keyId) {
       alreadyRotated++
       continue
     }
-    if (envelope.keyId !== from.keyId) throw new Error(`${name} is wrapped under master key ${envelope.keyId}, neither the current nor the new one`)
+    if (envelope.keyId !== from.keyId) throw new Error(`the envelope of wallet ${row.keyName} is wrapped under master key ${envelope.keyId}, neither the current nor the new one`)
     const dataKey = await from.unwrap(envelope.wrappedDataKey, envelope.walletId)
     const wrappedDataKey = await to.wrap(dataKey, envelope.walletId)
     dataKey.fill(0)
-    await writeEnvelope(dataDir, { ...envelope, keyId: to.keyId, wrappedDataKey })
+    await records.replace("kms", row.keyName, { ...envelope, keyId: to.keyId, wrappedDataKey })
     rewrapped++
   }
   return { rewrapped, alreadyRotated }

@@ -1,8 +1,12 @@
 /**
  * One participant of 2-of-3 FROST(Ed25519, SHA-512) (RFC 9591, @noble/curves' ed25519_FROST). It
- * takes part in distributed key generation (so the group key never exists anywhere), keeps its share
- * sealed under its own node secret in its own directory (DATA_DIR/mpc/node-<n>), and answers nonce
- * commitments and signature shares. Shares are opened only for the call that uses them.
+ * takes part in distributed key generation (so the group key never exists anywhere), seals its share under
+ * its own node secret, and answers nonce commitments and signature shares. The node keeps no store: key
+ * generation answers the sealed share record, the coordinator keeps it in the database (`sealed_keys`,
+ * store `mpc-node-<n>`) and hands it back with each signing call; only this node's secret opens it (the AAD
+ * binds the node and the wallet). Shares are opened only for the call that uses them. Records that earlier
+ * versions wrote under DATA_DIR/mpc/node-<n> are still read when the coordinator has none
+ * (docs/decisions/custody.md "Sealed keys in PostgreSQL").
  */
 import type { DKG_Round1, DKG_Round2, DKG_Secret, FrostSecret, Nonces } from "@noble/curves/abstract/frost.js"
 import { ed25519_FROST } from "@noble/curves/ed25519.js"
@@ -11,7 +15,7 @@ import * as path from "node:path"
 import { scryptSync } from "node:crypto"
 import { openSeed, sealSeed, type SealedSeed } from "../keyCipher.js"
 import { openFrom, type SealedPackage, sealFor, transportPrivateKey, transportPublicKey } from "./dkgChannel.js"
-import { type FrostPublic, type FrostPublicJson, groupPublicKeyOf, type NonceCommitments, publicFromJson, publicToJson } from "./frostCodec.js"
+import { type FrostPublic, type FrostPublicJson, type NonceCommitments, publicFromJson, publicToJson } from "./frostCodec.js"
 
 const F = ed25519_FROST
 export const MPC_SIGNERS = { min: 2, max: 3 } as const
@@ -19,7 +23,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Nonces of a commitment not used for a signature within this time are dropped. */
 const NONCE_TTL_MS = 60_000
 
-interface ShareFile {
+/** A node's sealed share of one wallet with the public package: what a share file held, now a row. */
+export interface ShareRecord {
   readonly v: 1
   readonly walletId: string
   readonly identifier: string
@@ -32,7 +37,8 @@ export class MpcNode {
   readonly transportKey: Uint8Array
   private readonly transportPrivate: Uint8Array
   private readonly shareKey: Buffer
-  private readonly directory: string
+  /** Where earlier versions kept this node's share files (read, never written). */
+  private readonly legacyDirectory: string
   private readonly dkg = new Map<string, DKG_Secret>()
   private readonly nonces = new Map<string, { nonces: Nonces; expires: number }>()
 
@@ -45,13 +51,21 @@ export class MpcNode {
     this.transportPrivate = transportPrivateKey(nodeSecret, index)
     this.transportKey = transportPublicKey(this.transportPrivate)
     this.shareKey = scryptSync(nodeSecret, `agent-custody/mpc/node-${index}/shares`, 32, { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
-    this.directory = path.join(dataDir, "mpc", `node-${index}`)
-    fs.mkdirSync(this.directory, { recursive: true, mode: 0o700 })
+    this.legacyDirectory = path.join(dataDir, "mpc", `node-${index}`)
   }
 
-  private fileOf(walletId: string) {
+  /** The record handed in, checked to be this node's for this wallet, else the legacy file. */
+  private recordOf(walletId: string, given: ShareRecord | null | undefined): ShareRecord {
     if (!UUID.test(walletId)) throw new Error("wallet id must be a UUID")
-    return path.join(this.directory, `${walletId}.json`)
+    if (given !== null && given !== undefined) {
+      if (given.walletId !== walletId || given.identifier !== this.identifier) throw new Error(`a share record of another wallet or node was handed to node ${this.index}`)
+      return given
+    }
+    try {
+      return JSON.parse(fs.readFileSync(path.join(this.legacyDirectory, `${walletId}.json`), "utf8")) as ShareRecord
+    } catch {
+      throw new Error(`node ${this.index} holds no share for wallet ${walletId}`)
+    }
   }
 
   private aad(walletId: string) {
@@ -77,8 +91,13 @@ export class MpcNode {
     })
   }
 
-  /** DKG round 3: opens the packages meant for this node, derives its share, and stores it sealed. */
-  dkgRound3(walletId: string, others: ReadonlyArray<DKG_Round1>, received: ReadonlyArray<SealedPackage>, transportKeys: Readonly<Record<string, Uint8Array>>): FrostPublic {
+  /** DKG round 3: opens the packages meant for this node, derives its share, and answers it sealed with the public package. */
+  dkgRound3(
+    walletId: string,
+    others: ReadonlyArray<DKG_Round1>,
+    received: ReadonlyArray<SealedPackage>,
+    transportKeys: Readonly<Record<string, Uint8Array>>
+  ): { readonly public: FrostPublic; readonly share: ShareRecord } {
     const secret = this.dkg.get(walletId)
     if (secret === undefined) throw new Error(`no key generation in progress for ${walletId}`)
     try {
@@ -90,7 +109,7 @@ export class MpcNode {
       })
       const key = F.DKG.round3(secret, [...others], round2)
       F.validateSecret(key.secret, key.public)
-      const file: ShareFile = {
+      const share: ShareRecord = {
         v: 1,
         walletId,
         identifier: this.identifier,
@@ -99,10 +118,7 @@ export class MpcNode {
       }
       key.secret.signingShare.fill(0)
       for (const pkg of round2) pkg.signingShare.fill(0)
-      const target = this.fileOf(walletId)
-      fs.writeFileSync(`${target}.tmp`, JSON.stringify(file), { mode: 0o600 })
-      fs.renameSync(`${target}.tmp`, target)
-      return key.public
+      return { public: key.public, share }
     } finally {
       F.DKG.clean(secret)
       this.dkg.delete(walletId)
@@ -116,28 +132,17 @@ export class MpcNode {
     this.dkg.delete(walletId)
   }
 
-  private load(walletId: string): { secret: FrostSecret; pub: FrostPublic } {
-    let text: string
-    try {
-      text = fs.readFileSync(this.fileOf(walletId), "utf8")
-    } catch {
-      throw new Error(`node ${this.index} holds no share for wallet ${walletId}`)
-    }
-    const file = JSON.parse(text) as ShareFile
+  private load(walletId: string, given: ShareRecord | null | undefined): { secret: FrostSecret; pub: FrostPublic } {
+    const file = this.recordOf(walletId, given)
     return {
       secret: { identifier: this.identifier, signingShare: openSeed(this.shareKey, this.aad(walletId), file.sealedShare) as Uint8Array<ArrayBuffer> },
       pub: publicFromJson(file.public)
     }
   }
 
-  /** The wallet's group public key as this node recorded it. */
-  groupPublicKey(walletId: string): Uint8Array {
-    return groupPublicKeyOf(publicFromJson((JSON.parse(fs.readFileSync(this.fileOf(walletId), "utf8")) as ShareFile).public))
-  }
-
   /** Signing round 1: fresh nonces kept here under the session id; only their commitments leave. */
-  commit(walletId: string, sessionId: string): NonceCommitments {
-    const { secret } = this.load(walletId)
+  commit(walletId: string, sessionId: string, share?: ShareRecord | null): NonceCommitments {
+    const { secret } = this.load(walletId, share)
     const { nonces, commitments } = F.commit(secret)
     secret.signingShare.fill(0)
     const now = Date.now()
@@ -147,11 +152,11 @@ export class MpcNode {
   }
 
   /** Signing round 2: this node's signature share; its nonces are used once and dropped. */
-  signShare(walletId: string, sessionId: string, commitmentList: ReadonlyArray<NonceCommitments>, message: Uint8Array): Uint8Array {
+  signShare(walletId: string, sessionId: string, commitmentList: ReadonlyArray<NonceCommitments>, message: Uint8Array, share?: ShareRecord | null): Uint8Array {
     const entry = this.nonces.get(sessionId)
     this.nonces.delete(sessionId)
     if (entry === undefined || entry.expires < Date.now()) throw new Error(`node ${this.index} has no live commitment for this signing session`)
-    const { secret, pub } = this.load(walletId)
+    const { secret, pub } = this.load(walletId, share)
     try {
       return F.signShare(secret, pub, entry.nonces, [...commitmentList], message)
     } finally {
@@ -160,7 +165,7 @@ export class MpcNode {
   }
 
   /** The public package recorded with the share (commitments and verifying shares). */
-  publicPackage(walletId: string): FrostPublic {
-    return publicFromJson((JSON.parse(fs.readFileSync(this.fileOf(walletId), "utf8")) as ShareFile).public)
+  publicPackage(walletId: string, share?: ShareRecord | null): FrostPublic {
+    return publicFromJson(this.recordOf(walletId, share).public)
   }
 }

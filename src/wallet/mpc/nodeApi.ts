@@ -1,12 +1,12 @@
 /**
  * The operations of one mpc node as plain request/answer calls, the same whether the node is an actor
  * in this process (localNodeApi) or a separate process reached over HTTP (remoteNodeApi in
- * nodeClient.ts). Every argument and answer is public FROST data or a package sealed for its
- * recipient; nothing here carries a share.
+ * nodeClient.ts). Every argument and answer is public FROST data, a package sealed for its recipient,
+ * or a node's share record sealed under that node's own secret; nothing here carries an open share.
  */
 import type { SealedPackage } from "./dkgChannel.js"
 import type { DKG_Round1, FrostPublic, NonceCommitments } from "./frostCodec.js"
-import type { MpcNode } from "./mpcNode.js"
+import type { MpcNode, ShareRecord } from "./mpcNode.js"
 
 export interface MpcNodeApi {
   readonly identity: () => Promise<{ readonly identifier: string; readonly transportKey: Uint8Array }>
@@ -17,11 +17,18 @@ export interface MpcNodeApi {
     others: ReadonlyArray<DKG_Round1>,
     received: ReadonlyArray<SealedPackage>,
     transportKeys: Readonly<Record<string, Uint8Array>>
-  ) => Promise<FrostPublic>
+  ) => Promise<{ readonly public: FrostPublic; readonly share: ShareRecord }>
   readonly dkgAbort: (walletId: string) => Promise<void>
-  readonly commit: (walletId: string, sessionId: string) => Promise<NonceCommitments>
-  readonly signShare: (walletId: string, sessionId: string, commitmentList: ReadonlyArray<NonceCommitments>, message: Uint8Array) => Promise<Uint8Array>
-  readonly publicPackage: (walletId: string) => Promise<FrostPublic>
+  /** `share`: the node's sealed record as the coordinator stored it (null: the node's own legacy file). */
+  readonly commit: (walletId: string, sessionId: string, share: ShareRecord | null) => Promise<NonceCommitments>
+  readonly signShare: (
+    walletId: string,
+    sessionId: string,
+    commitmentList: ReadonlyArray<NonceCommitments>,
+    message: Uint8Array,
+    share: ShareRecord | null
+  ) => Promise<Uint8Array>
+  readonly publicPackage: (walletId: string, share: ShareRecord | null) => Promise<FrostPublic>
 }
 
 export type MpcNodeOperation = keyof MpcNodeApi
@@ -47,7 +54,7 @@ export const localNodeApi = (node: MpcNode): MpcNodeApi => ({
   dkgRound2: async (walletId, others, transportKeys) => node.dkgRound2(walletId, others, transportKeys),
   dkgRound3: async (walletId, others, received, transportKeys) => node.dkgRound3(walletId, others, received, transportKeys),
   dkgAbort: async (walletId) => node.dkgAbort(walletId),
-  commit: async (walletId, sessionId) => node.commit(walletId, sessionId),
-  signShare: async (walletId, sessionId, commitmentList, message) => node.signShare(walletId, sessionId, commitmentList, message),
-  publicPackage: async (walletId) => node.publicPackage(walletId)
+  commit: async (walletId, sessionId, share) => node.commit(walletId, sessionId, share),
+  signShare: async (walletId, sessionId, commitmentList, message, share) => node.signShare(walletId, sessionId, commitmentList, message, share),
+  publicPackage: async (walletId, share) => node.publicPackage(walletId, share)
 })

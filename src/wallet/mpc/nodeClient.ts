@@ -35,8 +35,8 @@ export const remoteNodeApi = (index: number, baseUrl: string, token: string): Mp
     dkgRound2: (walletId, others, transportKeys) => call("dkgRound2", [walletId, others, transportKeys]),
     dkgRound3: (walletId, others, received, transportKeys) => call("dkgRound3", [walletId, others, received, transportKeys]),
     dkgAbort: async (walletId) => void (await call("dkgAbort", [walletId])),
-    commit: (walletId, sessionId) => call("commit", [walletId, sessionId]),
-    signShare: (walletId, sessionId, commitmentList, message) => call("signShare", [walletId, sessionId, commitmentList, message]),
-    publicPackage: (walletId) => call("publicPackage", [walletId])
+    commit: (walletId, sessionId, share) => call("commit", [walletId, sessionId, share]),
+    signShare: (walletId, sessionId, commitmentList, message, share) => call("signShare", [walletId, sessionId, commitmentList, message, share]),
+    publicPackage: (walletId, share) => call("publicPackage", [walletId, share])
   }
 }

@@ -2,8 +2,9 @@
  * Backend `mpc` (issue 13 item 3): 2-of-3 FROST with distributed key generation, three node actors.
  * Wallets sign transfers that confirm and verify under the group key; with one node stopped a
  * transfer still confirms; with two stopped it fails at `sign` saying why, and nothing is sent. The
- * shares (opened here with the node secrets the test configured) really combine to the wallet's key,
- * and no share or group secret appears in any file, database row, response or log line.
+ * shares (sealed rows of `sealed_keys`, opened here with the node secrets the test configured) really
+ * combine to the wallet's key, and no share or group secret appears in any file, database row, response
+ * or log line.
  */
 import { SqlClient } from "@effect/sql"
 import { ed25519, ed25519_FROST } from "@noble/curves/ed25519.js"
@@ -17,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { openSeed, type SealedSeed } from "../../../src/wallet/keyCipher.js"
 import { MpcCluster } from "../../../src/wallet/mpc/mpcCluster.js"
 import { startTestLedger } from "../../support/ledger.js"
+import { sealedRows } from "../../support/sealedKeys.js"
 import { makeClient } from "../../support/client.js"
 import { type RunningService, startService } from "../../support/service.js"
 import { createFundedWallet, expectTransferSignedBy, transferSol } from "../custodyChecks.js"
@@ -91,10 +93,12 @@ describe("mpc backend", () => {
   }, 120_000)
 
   it("holds shares that combine to the wallet's key, and none of them in the clear anywhere", async () => {
+    const rowsOfNode = await Promise.all(NODE_SECRETS.map((_, i) => sealedRows<{ sealedShare: SealedSeed }>(service.database.url, `mpc-node-${i + 1}`)))
+    expect(fs.existsSync(path.join(service.dataDir, "mpc"))).toBe(false)
     const shares = (walletId: string) =>
       NODE_SECRETS.map((secret, i) => {
         const key = scryptSync(secret, `agent-custody/mpc/node-${i + 1}/shares`, 32, { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
-        const file = JSON.parse(fs.readFileSync(path.join(service.dataDir, "mpc", `node-${i + 1}`, `${walletId}.json`), "utf8")) as { sealedShare: SealedSeed }
+        const file = rowsOfNode[i]!.find((row) => row.keyName === walletId)!.sealed
         return { identifier: ed25519_FROST.Identifier.fromNumber(i + 1), signingShare: openSeed(key, `mpc-share:${i + 1}:${walletId}`, file.sealedShare) as Uint8Array<ArrayBuffer> }
       })
     const needles: Array<Uint8Array> = []

@@ -1,7 +1,9 @@
 /**
  * Backend `mpc` with its three nodes as separate processes (issue 13 item 3): each node process
- * (`npm run start:mpc-node`, here the same entry as a child) holds only its own node secret and
- * shares; the service has WALLET_MPC_NODE_URLS and the internal token and no node secret. Wallets
+ * (`npm run start:mpc-node`, here the same entry as a child) holds only its own node secret; its share of
+ * each wallet comes back sealed under that secret and the service keeps it in the database (issue 36),
+ * handing it to the node with each signing call; the service has WALLET_MPC_NODE_URLS and the internal
+ * token and no node secret. Wallets
  * created by DKG over HTTP sign transfers that confirm and verify under the wallet's key; with one
  * node process stopped a transfer still confirms, with two it fails at `sign`; a call to a node
  * without the token is 401.
@@ -13,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppConfig } from "../../../src/config.js"
 import { freePort } from "../../support/freePort.js"
 import { startTestLedger } from "../../support/ledger.js"
+import { sealedRows } from "../../support/sealedKeys.js"
 import { type EntryProcess, startEntryProcess, tempDir } from "../../support/processes.js"
 import { type RunningService, startService } from "../../support/service.js"
 import { createFundedWallet, expectTransferSignedBy, transferSol } from "../custodyChecks.js"
@@ -69,9 +72,9 @@ describe("mpc nodes as separate processes", () => {
     await expectTransferSignedBy(service!.baseUrl, ledger.rpcUrl, wallet)
     wallets.push(await createFundedWallet(service!.baseUrl, "mpc over http, second"))
 
-    // Each node process keeps its own share file; the service's DATA_DIR has none and its config no node secret.
-    for (const [i, dir] of nodeDirs.entries()) expect(fs.existsSync(path.join(dir, "mpc", `node-${i + 1}`, `${wallet.id}.json`))).toBe(true)
-    expect(fs.existsSync(path.join(service!.dataDir, "mpc"))).toBe(false)
+    // Each node's sealed share is a row of the database; no node process and no service writes a share file, and the config holds no node secret.
+    for (const node of [1, 2, 3]) expect((await sealedRows(service!.database.url, `mpc-node-${node}`)).map((row) => row.keyName)).toContain(wallet.id)
+    for (const dir of [...nodeDirs, service!.dataDir]) expect(fs.existsSync(path.join(dir, "mpc"))).toBe(false)
     const config = await service!.runtime.runPromise(AppConfig)
     for (const secret of [config.wallet.mpcNodeSecrets, config.wallet.mpcNode1Secret, config.wallet.mpcNode2Secret, config.wallet.mpcNode3Secret]) {
       expect(Option.isNone(secret)).toBe(true)

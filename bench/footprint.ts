@@ -1,0 +1,161 @@
+/**
+ * `npm run bench:footprint`: what the service process costs in memory and in time to start (issue 35).
+ * The built service (`npm run build` runs first; BENCH_SOURCE=1 measures the sources under tsx instead):
+ *   - `first start`: a new DATA_DIR, no DATABASE_URL, no CHAIN_RPC_URL (as a new user's first `npm run
+ *     start:prod` with credentials: the embedded PostgreSQL's initdb, migrations, the ledger child), spawn to
+ *     listening; `restart` on the same DATA_DIR, spawn to the first 200 of /health;
+ *   - `restart (DATABASE_URL)`: a service on the machine's PostgreSQL and a running ledger (CHAIN_RPC_URL), its
+ *     second start on the same database, spawn to the first 200 of /health;
+ *   - for each young-generation size in BENCH_SEMI_SPACES (16,64 MiB; 64 is what start:prod sets): resident
+ *     memory of the service's node process idle (10 s after start), and its highest under 32 clients each
+ *     waiting for its transfer (BENCH_FOOTPRINT_TRANSFERS, 3,000), with their throughput;
+ *   - `soak` (BENCH_SOAK_SECONDS, 1,200; 0 skips it): transfers offered at BENCH_SOAK_RATE (100/s), resident
+ *     memory every 10 s: at one minute, the highest after, and the growth after the first minute (MiB a
+ *     minute, least squares).
+ * Resident memory is the node process of the service alone (not the ledger child, not PostgreSQL).
+ */
+import { Keypair } from "@solana/web3.js"
+import * as fs from "node:fs"
+import {
+  createFundedWallet,
+  createPostgresDatabase,
+  killAllChildren,
+  mapConcurrent,
+  type ServiceProcess,
+  type ServiceProcessOptions,
+  startLedgerProcess,
+  startServiceProcess,
+  tempDir
+} from "../test/support/processes.js"
+import { freePortPair } from "../test/support/freePort.js"
+import { residentMiB, serviceNodePid } from "../test/support/processTree.js"
+import { buildIfBenchBuilt } from "./support/built.js"
+import { runClosedLoop } from "./support/closedLoop.js"
+import { benchPostgresUrl } from "./support/postgresUrl.js"
+import { ms, percentile, sleep, table } from "./support/stats.js"
+import { postTransfers } from "./support/transferClients.js"
+
+const intEnv = (name: string, fallback: number) => {
+  const raw = process.env[name]
+  return raw === undefined || raw.trim() === "" ? fallback : Number.parseInt(raw, 10)
+}
+
+const built = process.env.BENCH_SOURCE !== "1"
+const settings = {
+  transfers: intEnv("BENCH_FOOTPRINT_TRANSFERS", 3_000),
+  soakSeconds: intEnv("BENCH_SOAK_SECONDS", 1_200),
+  soakRate: intEnv("BENCH_SOAK_RATE", 100),
+  semiSpaces: (process.env.BENCH_SEMI_SPACES ?? "16,64").split(",").map((s) => Number.parseInt(s.trim(), 10)).filter((n) => n > 0),
+  clients: 32
+}
+
+const rows: Array<Array<string>> = [["measure", "value"]]
+const report = (measure: string, value: string) => {
+  rows.push([measure, value])
+  console.log(`  ${measure}: ${value}`)
+}
+
+/** Spawn to the first 200 of /health (ms), and the service. */
+const timeToHealth = async (options: ServiceProcessOptions): Promise<{ ms: number; service: ServiceProcess }> => {
+  const started = performance.now()
+  const service = await startServiceProcess({ ...options, built })
+  for (;;) {
+    const response = await fetch(`${service.baseUrl}/health`).catch(() => undefined)
+    if (response?.status === 200) return { ms: performance.now() - started, service }
+    await sleep(10)
+  }
+}
+
+/** Samples `pid`'s resident memory every `everyMs` while `work` runs; the samples with their times (s). */
+const sampling = async <T>(pid: number, everyMs: number, work: () => Promise<T>) => {
+  const samples: Array<{ readonly at: number; readonly mib: number }> = []
+  const started = performance.now()
+  const timer = setInterval(() => samples.push({ at: (performance.now() - started) / 1000, mib: residentMiB(pid) }), everyMs)
+  try {
+    return { result: await work(), samples }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+const slopePerMinute = (points: ReadonlyArray<{ readonly at: number; readonly mib: number }>) => {
+  const n = points.length
+  if (n < 2) return Number.NaN
+  const meanX = points.reduce((s, p) => s + p.at, 0) / n
+  const meanY = points.reduce((s, p) => s + p.mib, 0) / n
+  const slope = points.reduce((s, p) => s + (p.at - meanX) * (p.mib - meanY), 0) / points.reduce((s, p) => s + (p.at - meanX) ** 2, 0)
+  return slope * 60
+}
+
+const main = async () => {
+  console.log(`footprint bench: the ${built ? "built service (dist/)" : "sources under tsx"}`)
+  if (built) {
+    process.env.BENCH_BUILT = "1"
+    buildIfBenchBuilt()
+  }
+
+  // A new user's first start and its restart: everything embedded.
+  const embeddedDir = tempDir("custody-bench-first-")
+  const ledgerPort = String(await freePortPair())
+  const first = await timeToHealth({ dataDir: embeddedDir, env: { LEDGER_PORT: ledgerPort } })
+  report("first start (embedded PostgreSQL initdb, migrations, ledger child)", `${ms(first.ms)} ms`)
+  await first.service.stop()
+  const again = await timeToHealth({ dataDir: embeddedDir, env: { LEDGER_PORT: ledgerPort } })
+  report("restart to /health, data kept (embedded PostgreSQL, ledger child)", `${ms(again.ms)} ms`)
+  await again.service.stop()
+
+  const ledger = await startLedgerProcess()
+  const database = await createPostgresDatabase(benchPostgresUrl())
+  const dataDir = tempDir("custody-bench-footprint-")
+  try {
+    const base = { databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl }
+    const migrated = await timeToHealth(base)
+    report("first start on DATABASE_URL (migrations)", `${ms(migrated.ms)} ms`)
+    await migrated.service.stop()
+    const restarted = await timeToHealth(base)
+    report("restart to /health on DATABASE_URL, data kept", `${ms(restarted.ms)} ms`)
+    await restarted.service.stop()
+
+    for (const semiSpace of settings.semiSpaces) {
+      const { service } = await timeToHealth({ ...base, nodeArgs: [`--max-semi-space-size=${semiSpace}`] })
+      const pid = serviceNodePid(service.pid)
+      await sleep(10_000)
+      report(`idle resident memory, ${semiSpace} MiB young generation`, `${residentMiB(pid).toFixed(0)} MiB`)
+      const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 5_000_000_000))
+      const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
+      const loaded = await sampling(pid, 500, () =>
+        runClosedLoop(service.baseUrl, { mode: "waiting", count: settings.transfers, clients: settings.clients, sources, destinations, offset: semiSpace * 100_000 }))
+      const seconds = loaded.samples.at(-1)?.at ?? Number.NaN
+      report(
+        `32 waiting clients, ${semiSpace} MiB young generation`,
+        `highest ${Math.max(...loaded.samples.map((s) => s.mib)).toFixed(0)} MiB; ${(loaded.result.confirmed / seconds).toFixed(0)} confirmed/s, p50 ${ms(percentile(loaded.result.outcomeMs, 50))} ms`
+      )
+
+      if (semiSpace === settings.semiSpaces.at(-1) && settings.soakSeconds > 0) {
+        const soak = await sampling(pid, 10_000, () =>
+          postTransfers(service.baseUrl, {
+            count: settings.soakRate * settings.soakSeconds, clients: settings.clients, sources, destinations, offset: 9_000_000, rate: settings.soakRate
+          }))
+        const afterMinute = soak.samples.filter((s) => s.at >= 60)
+        report(
+          `soak: ${settings.soakSeconds} s at ${settings.soakRate} transfers/s offered`,
+          `${afterMinute[0]?.mib.toFixed(0) ?? "-"} MiB at 1 min, highest after ${Math.max(...afterMinute.map((s) => s.mib)).toFixed(0)} MiB, ` +
+            `growth after the first minute ${slopePerMinute(afterMinute).toFixed(2)} MiB/min`
+        )
+      }
+      await service.stop()
+    }
+  } finally {
+    killAllChildren()
+    await ledger.close()
+    await database.drop()
+    for (const dir of [embeddedDir, dataDir]) fs.rmSync(dir, { recursive: true, force: true })
+  }
+  console.log(`\n${table(rows)}`)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  killAllChildren()
+  process.exitCode = 1
+})

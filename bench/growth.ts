@@ -1,0 +1,219 @@
+/**
+ * `npm run bench:growth`: does the service keep its speed when its tables hold months of history (issue
+ * 35)? The service as a child process on PostgreSQL (fresh ledger and database). Twice, on the empty
+ * database and then on the grown one, each time on a fresh funded wallet with BENCH_GROWTH_WARMUP (300)
+ * confirmed transfers (so both wallets look alike and the process is warm), one client measures
+ * BENCH_GROWTH_REQUESTS (300) of each operation in turn:
+ *   - `create`: POST /api/v1/transactions?waitMs=0 (a transfer accepted: its row, outbox job and event);
+ *   - `get`: GET /api/v1/transactions/<id>;
+ *   - `wallet list`: GET /api/v1/wallets/<id>/transactions?limit=50 (first page, with its count);
+ *   - `audit by tx`: GET /api/v1/audit/events?txId=<id>; `audit newest`: GET /api/v1/audit/events?limit=100;
+ *   - `outbox claim`: the workers' claim statement (src/pipeline/outbox.ts claimMany, copied below) for 16
+ *     jobs, run by this process in a transaction rolled back, with 32 pending jobs in it.
+ * Between the two, with the service stopped, the generator (bench/support/growthData.ts) adds
+ * BENCH_GROWTH_TRANSACTIONS (1,000,000) transactions with history, proofs and outbox jobs and
+ * BENCH_GROWTH_AUDIT_EVENTS (10,000,000) audit events, then VACUUM ANALYZE. The grown database also
+ * answers for its heavy wallet (a tenth of the transactions): its first page and a page deep by cursor.
+ * Prints p50 and p99 of each, the ratio of the p50s (the target: within 1.2), the tables' sizes and the
+ * plans of the list and audit statements. TEST_DATABASE_URL names the server (else the local one).
+ */
+import { Keypair } from "@solana/web3.js"
+import pg from "pg"
+import { LIST_TOTAL_CAP } from "../schemas/common.js"
+import { createFundedWallet, createPostgresDatabase, killAllChildren, startLedgerProcess, startServiceProcess, tempDir } from "../test/support/processes.js"
+import { generateGrowth, HEAVY_WALLET_SQL } from "./support/growthData.js"
+import { benchBuilt, buildIfBenchBuilt } from "./support/built.js"
+import { benchPostgresUrl } from "./support/postgresUrl.js"
+import { ms, percentile, table } from "./support/stats.js"
+import { getJson, postJson } from "./support/transferClients.js"
+
+const intEnv = (name: string, fallback: number) => {
+  const raw = process.env[name]
+  return raw === undefined || raw.trim() === "" ? fallback : Number.parseInt(raw, 10)
+}
+
+const settings = {
+  transactions: intEnv("BENCH_GROWTH_TRANSACTIONS", 1_000_000),
+  auditEvents: intEnv("BENCH_GROWTH_AUDIT_EVENTS", 10_000_000),
+  wallets: intEnv("BENCH_GROWTH_WALLETS", 10_000),
+  warmup: intEnv("BENCH_GROWTH_WARMUP", 300),
+  requests: intEnv("BENCH_GROWTH_REQUESTS", 300),
+  chunk: 100_000
+}
+
+// The claim of src/pipeline/outbox.ts (claimMany), as the workers run it: keep the two alike.
+const CLAIM = `
+  WITH claimed AS (
+    UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = gen_random_uuid(),
+      lease_expires_at = now() + '30000 milliseconds'::interval, updated_at = now()
+    WHERE id IN (
+      SELECT id FROM outbox_jobs
+      WHERE (status = 'pending' AND available_at <= now()) OR (status = 'processing' AND lease_expires_at < now())
+      ORDER BY created_at, id
+      LIMIT 16
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING *
+  ), counted AS (
+    UPDATE transactions SET attempts = attempts + 1 WHERE id IN (SELECT tx_id FROM claimed) RETURNING *
+  )
+  SELECT c.id AS job_id, t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps
+  FROM claimed c
+  LEFT JOIN counted t ON t.id = c.tx_id
+  LEFT JOIN wallets w ON w.id = t.wallet_id
+  LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
+  ORDER BY c.created_at, c.id`
+
+/** 32 pending jobs (of the measured wallet's transactions), for a claim inside a transaction rolled back. */
+const CLAIM_TEST_SET_UP = `INSERT INTO outbox_jobs (id, tx_id, action, status) SELECT gen_random_uuid(), id, 'execute', 'pending' FROM transactions ORDER BY created_at DESC LIMIT 32`
+
+type Timings = Map<string, Array<number>>
+
+const timed = async <T>(timings: Timings, name: string, run: () => Promise<T>): Promise<T> => {
+  const started = performance.now()
+  const result = await run()
+  const list = timings.get(name) ?? []
+  list.push(performance.now() - started)
+  timings.set(name, list)
+  return result
+}
+
+const transfer = (walletId: string, destination: string, lamports: number) => ({
+  walletId, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports }
+})
+
+const settle = async (baseUrl: string, ids: ReadonlyArray<string>) => {
+  for (const id of ids) {
+    for (;;) {
+      const status = (await getJson(baseUrl, `/api/v1/transactions/${id}`)).body.data?.status
+      if (status === "confirmed" || status === "failed") break
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+}
+
+/** One phase: a fresh wallet warmed up with transfers, then every operation measured in turn. */
+const measure = async (baseUrl: string, databaseUrl: string, heavyWalletId: string | null) => {
+  const timings: Timings = new Map()
+  const wallet = await createFundedWallet(baseUrl, 5_000_000_000)
+  const destination = Keypair.generate().publicKey.toBase58()
+  for (let i = 0; i < settings.warmup; i++) {
+    const answer = await postJson(baseUrl, "/api/v1/transactions?waitMs=30000", transfer(wallet.id, destination, 1_000_000 + i))
+    if (answer.body.data?.status !== "confirmed") throw new Error(`warm-up transfer not confirmed: ${JSON.stringify(answer.body)}`)
+  }
+  const ids: Array<string> = []
+  for (let i = 0; i < settings.requests; i++) {
+    const answer = await timed(timings, "create", () => postJson(baseUrl, "/api/v1/transactions?waitMs=0", transfer(wallet.id, destination, 2_000_000 + i)))
+    ids.push(String(answer.body.data?.id))
+  }
+  await settle(baseUrl, ids)
+  for (let i = 0; i < settings.requests; i++) await timed(timings, "get", () => getJson(baseUrl, `/api/v1/transactions/${ids[i % ids.length]}`))
+  for (let i = 0; i < settings.requests; i++) await timed(timings, "wallet list", () => getJson(baseUrl, `/api/v1/wallets/${wallet.id}/transactions?limit=50`))
+  for (let i = 0; i < settings.requests; i++) await timed(timings, "audit by tx", () => getJson(baseUrl, `/api/v1/audit/events?txId=${ids[i % ids.length]}`))
+  for (let i = 0; i < settings.requests; i++) await timed(timings, "audit newest", () => getJson(baseUrl, "/api/v1/audit/events?limit=100"))
+  if (heavyWalletId !== null) {
+    let cursor: string | null = null
+    for (let i = 0; i < settings.requests; i++) {
+      await timed(timings, "heavy wallet list", () => getJson(baseUrl, `/api/v1/wallets/${heavyWalletId}/transactions?limit=50`))
+      // Ten pages on at each step: the cursor goes deep into the wallet's history.
+      const page = await timed(timings, "heavy wallet, by cursor", () =>
+        getJson(baseUrl, `/api/v1/wallets/${heavyWalletId}/transactions?limit=50&offset=450${cursor === null ? "" : `&cursor=${cursor}`}`))
+      cursor = (page.body.data?.nextCursor as string | null | undefined) ?? null
+    }
+  }
+
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    for (let i = 0; i < settings.requests; i++) {
+      await client.query("BEGIN")
+      await client.query(
+        `INSERT INTO outbox_jobs (id, tx_id, action, status) SELECT gen_random_uuid(), id, 'execute', 'pending' FROM transactions WHERE wallet_id = $1 LIMIT 32`,
+        [wallet.id]
+      )
+      await timed(timings, "outbox claim", () => client.query(CLAIM))
+      await client.query("ROLLBACK")
+    }
+  } finally {
+    await client.end()
+  }
+  return timings
+}
+
+const main = async () => {
+  console.log(`growth bench: ${settings.transactions} transactions, ${settings.auditEvents} audit events; ${settings.requests} requests per operation`)
+  buildIfBenchBuilt()
+  const ledger = await startLedgerProcess()
+  const database = await createPostgresDatabase(benchPostgresUrl())
+  const dataDir = tempDir("custody-bench-growth-")
+  const start = () => startServiceProcess({ databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, built: benchBuilt })
+  try {
+    let service = await start()
+    const empty = await measure(service.baseUrl, database.url, null)
+    await service.stop()
+
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    const started = performance.now()
+    try {
+      await client.query("SET synchronous_commit = off")
+      const [template] = (await client.query(`SELECT id, tenant_id FROM transactions WHERE status = 'confirmed' AND type = 'transfer_sol' ORDER BY created_at LIMIT 1`)).rows as Array<{ id: string; tenant_id: string }>
+      if (template === undefined) throw new Error("no confirmed transfer to copy")
+      await generateGrowth((text, values) => client.query(text, values), settings, { txId: template.id, tenantId: template.tenant_id }, (line) =>
+        console.log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${line}`))
+      await client.query("VACUUM ANALYZE")
+      console.log(`generated in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+      const sizes = await client.query(`
+        SELECT relname AS table, n_live_tup::text AS rows, pg_size_pretty(pg_total_relation_size(relid)) AS size
+        FROM pg_stat_user_tables WHERE relname IN ('transactions', 'outbox_jobs', 'audit_events', 'wallets') ORDER BY relname`)
+      console.log(table([["table", "rows", "size with indexes"], ...sizes.rows.map((r: Record<string, string>) => [r.table!, r.rows!, r.size!])]))
+    } finally {
+      await client.end()
+    }
+    const [heavy] = await database.query<{ id: string }>(`SELECT ${HEAVY_WALLET_SQL} AS id`)
+
+    service = await start()
+    const grown = await measure(service.baseUrl, database.url, heavy!.id)
+    await service.stop()
+
+    const names = [...new Set([...empty.keys(), ...grown.keys()])]
+    const cell = (timings: Timings, name: string, p: number) => ms(percentile(timings.get(name) ?? [], p))
+    console.log(table([
+      ["operation", "empty p50 ms", "grown p50 ms", "ratio", "empty p99", "grown p99"],
+      ...names.map((name) => {
+        const a = percentile(empty.get(name) ?? [], 50)
+        const b = percentile(grown.get(name) ?? [], 50)
+        return [name, cell(empty, name, 50), cell(grown, name, 50), Number.isNaN(a) ? "-" : (b / a).toFixed(2), cell(empty, name, 99), cell(grown, name, 99)]
+      })
+    ]))
+    for (const [label, statement] of [
+      ["wallet list (heavy wallet)", `SELECT id FROM transactions WHERE wallet_id = ${HEAVY_WALLET_SQL} ORDER BY created_at DESC, id LIMIT 51`],
+      ["audit newest", `SELECT seq FROM audit_events ORDER BY seq DESC LIMIT 101`],
+      ["audit by tx", `SELECT seq FROM audit_events WHERE tx_id = (SELECT id FROM transactions ORDER BY created_at DESC LIMIT 1) ORDER BY seq DESC LIMIT 101`],
+      ["audit count (capped)", `SELECT count(*) FROM (SELECT 1 FROM audit_events LIMIT ${LIST_TOTAL_CAP + 1}) AS matches`],
+      ["outbox claim", `${CLAIM_TEST_SET_UP}; EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM}`]
+    ] as const) {
+      const client = new pg.Client({ connectionString: database.url })
+      await client.connect()
+      try {
+        await client.query("BEGIN")
+        const results = await client.query(statement.startsWith("INSERT") ? statement : `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${statement}`)
+        const plan = (Array.isArray(results) ? results[results.length - 1] : results) as pg.QueryResult<{ "QUERY PLAN": string }>
+        console.log(`\nplan of ${label}:\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`)
+      } finally {
+        await client.query("ROLLBACK")
+        await client.end()
+      }
+    }
+  } finally {
+    killAllChildren()
+    await ledger.close()
+    await database.drop()
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  killAllChildren()
+  process.exitCode = 1
+})
