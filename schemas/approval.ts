@@ -43,6 +43,8 @@ export const ApprovalPreview = Schema.Struct({
   controls: Schema.Array(Schema.String),
   fee: Schema.Struct({ amount: AssetAmount, paidBy: Schema.Literal("wallet", "relay", "facilitator") }),
   counterparties: Schema.Array(Schema.String),
+  /** accounts it creates under keys generated for this build (a new mint): compared by place, not address, after a rebuild */
+  newAccounts: Schema.Array(Schema.String),
   riskTier: Schema.String,
   reasons: Schema.Array(Schema.String),
   simulation: Schema.Struct({ ok: Schema.Boolean, error: Schema.optional(Schema.String) }),

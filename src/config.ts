@@ -103,6 +103,11 @@ export const appConfig = Config.all({
     ledger: port("LEDGER_PORT", 8899)
   }),
   gateway: Config.all({
+    /**
+     * The address the gateway listens on: every interface by default (a container's port is published), and
+     * loopback under `npm start` (--dev), which prints a deployment-wide key (main.ts), unless this says otherwise.
+     */
+    host: Config.string("API_GATEWAY_HOST").pipe(Config.withDefault("0.0.0.0")),
     apiKeys: Config.redacted("API_GATEWAY_API_KEYS").pipe(Config.withDefault(Redacted.make(""))),
     enforceAuth: bool("API_GATEWAY_ENFORCE_AUTH", true),
     rateLimitPerMinute: positiveInt("API_GATEWAY_RATE_LIMIT_PER_MINUTE", 120),

@@ -65,6 +65,8 @@ export const devEnvironment = (env: NodeJS.ProcessEnv): { overrides: Record<stri
   if (!remoteEngine && (env.WALLET_KEY_ENCRYPTION_SECRET ?? "").trim() === "" && (env.WALLET_SIGNER_BACKEND ?? "encrypted-file") === "encrypted-file") {
     overrides.WALLET_KEY_ENCRYPTION_SECRET = credentials.keyEncryptionSecret
   }
+  // It prints and accepts a deployment-wide key: listen on loopback only, unless API_GATEWAY_HOST says otherwise.
+  if ((env.API_GATEWAY_HOST ?? "").trim() === "") overrides.API_GATEWAY_HOST = "127.0.0.1"
   const notices: Array<string> = []
   // The fee-payer relay runs beside the local ledger (no CHAIN_RPC_URL): gasless intents use it by default.
   if ((env.CHAIN_RPC_URL ?? "").trim() === "" && (env.GASLESS_RPC_URL ?? "").trim() === "") {

@@ -3,9 +3,11 @@
  * `npm run start:prod` does not. Configuration errors stop start-up with a message naming the variable,
  * before the service's modules are loaded (startupCheck.ts).
  */
-import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Layer, Logger } from "effect"
+import * as path from "node:path"
 import { AppConfig } from "./config.js"
 import { devEnvironment } from "./devCredentials.js"
+import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine } from "./observability/startupLines.js"
 import { checkStartupConfig } from "./startupCheck.js"
 
 const devMode = process.argv.includes("--dev")
@@ -16,13 +18,19 @@ const environment = Object.entries({ ...process.env, ...dev.overrides }).filter(
   (entry): entry is [string, string] => entry[1] !== undefined
 )
 const configProvider = ConfigProvider.fromMap(new Map(environment))
+// Read before the configuration is: the lines printed before the logger exists follow LOG_FORMAT too.
+const logFormat = logFormatOf(new Map(environment).get("LOG_FORMAT"))
+jsonProcessWarnings(logFormat)
 
 /** A failed start says why on stderr (a configuration error names the variable) and exits non-zero. */
 const reportStartupFailure = (cause: Cause.Cause<unknown>) =>
   Effect.sync(() => {
-    console.error(`agent-custody could not start:\n${Cause.pretty(cause)}`)
+    const reason = Cause.pretty(cause)
+    console.error(formatStartupLines(logFormat, [{ level: "ERROR", text: `agent-custody could not start:\n${reason}`, message: "agent-custody could not start", annotations: { cause: reason } }]))
     process.exitCode = 1
   })
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"])
 
 const checked = await Effect.runPromiseExit(checkStartupConfig.pipe(Effect.withConfigProvider(configProvider)))
 if (Exit.isFailure(checked)) {
@@ -36,15 +44,28 @@ if (Exit.isFailure(checked)) {
 
   const announce = Effect.gen(function* () {
     const config = yield* AppConfig
-    const base = `http://localhost:${config.ports.gateway}`
-    const lines = [`agent-custody gateway listening on ${base}`, ...dev.notices]
+    const { host } = config.gateway
+    const shownHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host
+    const base = `http://${shownHost}:${config.ports.gateway}`
+    const lines: Array<StartupLine> = [
+      { level: "INFO", text: `agent-custody gateway listening on ${base}`, message: "agent-custody gateway listening", annotations: { url: base, host, port: config.ports.gateway } },
+      ...dev.notices.map((notice): StartupLine => ({ level: "INFO", text: notice, message: notice }))
+    ]
     if (dev.apiKey !== null) {
+      const credentialsFile = path.join(config.dataDir, "dev-credentials.json")
+      if (!LOOPBACK.has(host)) {
+        const warning = `listening on ${host} with a development key of tenant * and scope all: anyone who can reach this port can use it (unset API_GATEWAY_HOST, or configure API_GATEWAY_API_KEYS)`
+        lines.push({ level: "WARN", text: `warning: ${warning}`, message: warning, annotations: { host } })
+      }
+      const curl = (key: string) =>
+        `curl -s -X POST ${base}/api/v1/wallets -H 'x-api-key: ${key}' -H 'content-type: application/json' -d '{"label":"first","autoFund":true,"fundLamports":2000000000}'`
+      // JSON lines go to log shippers: the key stays in its file (mode 0600) there.
       lines.push(
-        `development API key (tenant *, scope all): ${dev.apiKey}`,
-        `try: curl -s -X POST ${base}/api/v1/wallets -H 'x-api-key: ${dev.apiKey}' -H 'content-type: application/json' -d '{"label":"first","autoFund":true,"fundLamports":2000000000}'`
+        { level: "INFO", text: `development API key (tenant *, scope all): ${dev.apiKey}`, message: "development API key (tenant *, scope all) created", annotations: { credentialsFile } },
+        { level: "INFO", text: `try: ${curl(dev.apiKey)}`, message: "try the first request", annotations: { curl: curl(`$(jq -r .apiKey ${credentialsFile})`) } }
       )
     }
-    yield* Effect.sync(() => console.log(lines.join("\n")))
+    yield* Effect.sync(() => console.log(formatStartupLines(config.observability.logFormat, lines)))
   })
 
   const MainLive = Layer.effectDiscard(announce).pipe(
@@ -53,9 +74,12 @@ if (Exit.isFailure(checked)) {
     Layer.provideMerge(AppConfig.Default)
   )
 
+  // LOG_FORMAT=json: JSON from the first line every layer logs (not only once the app's logging layer is
+  // built), and no pretty logger beside it.
   Layer.launch(MainLive).pipe(
     Effect.withConfigProvider(configProvider),
     Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : reportStartupFailure(cause))),
-    NodeRuntime.runMain
+    logFormat === "json" ? Effect.provide(Logger.json) : (effect) => effect,
+    NodeRuntime.runMain({ disablePrettyLogger: logFormat === "json" })
   )
 }

@@ -65,6 +65,7 @@ export interface ApprovalPreview {
   readonly controls: ReadonlyArray<string>
   readonly fee: { readonly amount: AssetAmount; readonly paidBy: string }
   readonly counterparties: ReadonlyArray<string>
+  readonly newAccounts: ReadonlyArray<string>
   readonly riskTier: string
   readonly reasons: ReadonlyArray<string>
   readonly simulation: { readonly ok: boolean; readonly error?: string }

@@ -103,7 +103,7 @@ export const gatewayServerLayer = <Routes extends ReadonlyArray<Route<unknown>>>
     Effect.gen(function* () {
       const config = yield* AppConfig
       const nodeServer = yield* GatewayNodeServer
-      return NodeHttpServer.layer(() => nodeServer, { port: config.ports.gateway, host: "0.0.0.0" })
+      return NodeHttpServer.layer(() => nodeServer, { port: config.ports.gateway, host: config.gateway.host })
     })
   )
   return serve.pipe(Layer.provideMerge(listen), Layer.provideMerge(NodeServerLive))

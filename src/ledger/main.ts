@@ -7,13 +7,16 @@ import { projectPath } from "../entryPoints.js"
 import { LOCAL_AMM_PROGRAM_IDS } from "../protocols/amm/ammIds.js"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../protocols/staking/stakingIds.js"
 import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../protocols/lending/lendingIds.js"
+import { formatStartupLines, jsonProcessWarnings, logFormatOf } from "../observability/startupLines.js"
 import { startLedgerServer } from "./server.js"
 
 const DEFAULT_ESCROW_PROGRAM_ID = "Escrow1111111111111111111111111111111111111"
 const PARENT_POLL_MS = 1000
 
-function log(message: string): void {
-  process.stdout.write(`[ledger] ${message}\n`)
+/** One line on stdout (which `npm start` shares): JSON under LOG_FORMAT=json, as the service's own lines. */
+function log(message: string, level: "INFO" | "WARN" | "ERROR" = "INFO"): void {
+  const line = formatStartupLines(logFormatOf(process.env.LOG_FORMAT), [{ level, text: `[ledger] ${message}`, message, annotations: { component: "ledger" } }])
+  process.stdout.write(`${line}\n`)
 }
 
 function readPort(): number {
@@ -32,6 +35,7 @@ function isAlive(pid: number): boolean {
 }
 
 async function main(): Promise<void> {
+  jsonProcessWarnings(logFormatOf(process.env.LOG_FORMAT), { component: "ledger" })
   // Output gone (the parent's pipe closed with it): keep serving without it. Unhandled, each failed write
   // became an uncaught exception whose log line failed again, a loop that starved the event loop, so the
   // orphan spun a core and never saw its parent go.
@@ -96,7 +100,7 @@ async function main(): Promise<void> {
     }, PARENT_POLL_MS).unref()
   }
   // Requests are validated before they reach litesvm; should anything still throw, keep serving.
-  process.on("uncaughtException", (error) => log(`uncaught exception: ${error.stack ?? error.message}`))
+  process.on("uncaughtException", (error) => log(`uncaught exception: ${error.stack ?? error.message}`, "ERROR"))
 
   const loaded = programs.map((p) => p.programId).join(",") || "none"
   process.send?.({ type: "ready", rpcUrl: server.rpcUrl, wsUrl: server.wsUrl })
@@ -104,6 +108,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  log(`failed to start: ${error instanceof Error ? error.message : String(error)}`)
+  log(`failed to start: ${error instanceof Error ? error.message : String(error)}`, "ERROR")
   process.exit(1)
 })

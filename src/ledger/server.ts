@@ -14,6 +14,7 @@ import { LedgerStore } from "./persistence.js"
 import { PubSub } from "./pubsub.js"
 import type { WebSocketServer } from "ws"
 import { createRpcMethods } from "./rpcMethods.js"
+import { formatStartupLines, logFormatOf } from "../observability/startupLines.js"
 
 export interface LedgerServerOptions {
   readonly port: number
@@ -142,7 +143,8 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
       store.save(ledger.svm, ledger.sideState(), ledger.history)
       ledger.dirty = false
     } catch (error) {
-      console.error(`[ledger] save failed: ${error instanceof Error ? error.message : String(error)}`)
+      const reason = `save failed: ${error instanceof Error ? error.message : String(error)}`
+      console.error(formatStartupLines(logFormatOf(process.env.LOG_FORMAT), [{ level: "ERROR", text: `[ledger] ${reason}`, message: reason, annotations: { component: "ledger" } }]))
     }
   }
   if (loaded.savedAtMs === null) save()

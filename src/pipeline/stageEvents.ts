@@ -15,6 +15,7 @@ import { Chunk, Effect, Layer, PubSub, Queue, Schedule, Schema, Scope, Stream } 
 import { randomUUID } from "node:crypto"
 import { type StageEvent, StageEventFeed } from "../gateway/stageEventFeed.js"
 import { RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
+import { logOutcome } from "./outcomeLog.js"
 
 const CHANNEL = "stage_events"
 /** Where a waiting request stops waiting: terminal, or waiting for a human (transactionWaits.ts). */
@@ -189,7 +190,8 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
 
     const relay = (event: StageEvent) =>
       Effect.zipRight(Queue.offer(outgoing, event), SETTLED_STATUSES.has(event.status) ? Queue.offer(settledQueued, undefined) : Effect.void)
-    const publish = (event: StageEvent) => Effect.zipRight(local(event), relaying() ? Effect.asVoid(relay(event)) : Effect.void)
+    const publish = (event: StageEvent) =>
+      Effect.zipRight(Effect.zipRight(logOutcome(event), local(event)), relaying() ? Effect.asVoid(relay(event)) : Effect.void)
     return { publish, subscribe }
   })
 }) {}

@@ -179,7 +179,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             }
             const shown = locked.approval?.previewHash
             if (body.previewHash !== undefined && body.previewHash !== shown) return { _tag: "PreviewChanged", current: String(shown ?? "none") } as const
-            const recorded = recordApproval(locked.approval, caller.keyId, now, yield* quorums.required(row.wallet_id))
+            const recorded = recordApproval(locked.approval, caller.keyId, now, yield* quorums.required(row.wallet_id, row.tenant_id))
             if (recorded.kind === "duplicate") return { _tag: "Duplicate", ...recorded } as const
             if (recorded.kind === "recorded") {
               const waiting = yield* repo.transition(txId, {

@@ -92,13 +92,14 @@ describe("first request, as the README tells it", () => {
     const [curlLine] = await waitForOutput(child, output, /^try: curl .*$/m, 90_000)
     const apiKey = output.text.match(/development API key \(tenant \*, scope all\): (\S+)/)?.[1]
     expect(apiKey).toBeDefined()
-    expect(output.text).toContain(`agent-custody gateway listening on http://localhost:${gatewayPort}`)
+    // Development binds loopback only: it prints a deployment-wide key (issue 32).
+    expect(output.text).toContain(`agent-custody gateway listening on http://127.0.0.1:${gatewayPort}`)
 
     // The printed line, taken apart: curl -s -X POST <url> -H '<header>' -H '<header>' -d '<body>'
     const url = curlLine.match(/-X POST (\S+)/)?.[1]
     const headers = Object.fromEntries([...curlLine.matchAll(/-H '([^:]+): ([^']*)'/g)].map((m) => [m[1]!, m[2]!]))
     const body = curlLine.match(/-d '([^']*)'/)?.[1]
-    expect(url).toBe(`http://localhost:${gatewayPort}/api/v1/wallets`)
+    expect(url).toBe(`http://127.0.0.1:${gatewayPort}/api/v1/wallets`)
     expect(headers["x-api-key"]).toBe(apiKey)
     const requested = JSON.parse(body ?? "null") as { autoFund: boolean; fundLamports: number }
     expect(requested.autoFund).toBe(true)
@@ -109,7 +110,7 @@ describe("first request, as the README tells it", () => {
     expect(wallet.status).toBe("success")
     expect(wallet.data.funding.ok).toBe(true)
 
-    const balance = await fetch(`http://localhost:${gatewayPort}/api/v1/wallets/${wallet.data.id}/balance`, {
+    const balance = await fetch(`http://127.0.0.1:${gatewayPort}/api/v1/wallets/${wallet.data.id}/balance`, {
       headers: { "x-api-key": apiKey! }
     })
     expect(balance.status).toBe(200)

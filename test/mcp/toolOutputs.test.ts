@@ -12,6 +12,7 @@ import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@sol
 import { Ajv } from "ajv"
 import { JSONSchema } from "effect"
 import { readFileSync } from "node:fs"
+import { Agent, fetch as undiciFetch } from "undici"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { LOCAL_ESCROW_PROGRAM_ID } from "../../src/config.js"
@@ -51,7 +52,13 @@ const called = new Set<string>()
 
 beforeAll(async () => {
   client = new Client({ name: "custody-tool-outputs", version: "1.0.0" })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${env.service.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } } }))
+  // One connection per request: the service runs in this process and shares its HTTP client pool (the tools'
+  // calls back into the gateway), and under load a reused idle socket was seen reset (ECONNRESET) before a call.
+  const agent = new Agent({ pipelining: 0 })
+  const fetchWithAgent = (url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${env.service.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } }, fetch: fetchWithAgent })
+  )
   listed = (await client.listTools()).tools
 }, 60_000)
 afterAll(async () => {

@@ -94,6 +94,39 @@ describe("a quorum of two", () => {
 
 const ADMIN_KEY_HEADERS = { "x-api-key": ADMIN_KEY }
 
+describe("a policy that requires two approvals", () => {
+  it("asks every transaction it gates for two distinct operators while it is active; its versions keep the figure", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const created = await as(ALICE).policies.create({ body: { walletId: wallet.id, name: "four eyes", rules: [{ type: "spending_limit", requireApprovalAboveLamports: 0 }], approvalsRequired: 2 } })
+    expect(created.status).toBe(201)
+    expect(created.data?.approvalsRequired).toBe(2)
+    const { tx, destination } = await gatedTransfer(wallet.id, 1_200_000)
+    expect(tx.approval).toMatchObject({ approvalsRequired: 2, approvals: [] })
+    expect((await as(ALICE).transactions.approve({ params: { txId: tx.id } })).data?.status).toBe("approval_gate")
+    expect((await as(BOB).transactions.approve({ params: { txId: tx.id } })).status).toBe(200)
+    expect((await waitTerminal(env.service.baseUrl, tx.id)).data.status).toBe("confirmed")
+    expect(await balance(destination)).toBe(1_200_000)
+
+    // cleared in a new version: one approval again; the first version still says 2
+    const policyId = defined(created.data, "policy").id
+    const cleared = await as(ALICE).policies.update({ params: { policyId }, body: { approvalsRequired: null } })
+    expect(cleared.data?.approvalsRequired).toBeUndefined()
+    expect((await as(ALICE).policies.version({ params: { policyId, version: "1" } })).data?.approvalsRequired).toBe(2)
+    const next = await gatedTransfer(wallet.id, 1_000_000)
+    expect(next.tx.approval?.approvalsRequired).toBe(1)
+  })
+
+  it("refuses a bad approvalsRequired with a 400 naming it, and creates nothing", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 1_000_000)
+    for (const approvalsRequired of [0, 11, 2.5, "2"]) {
+      const refused = await api(env.service.baseUrl, "POST", "/api/v1/policies", { walletId: wallet.id, name: "bad", rules: [], approvalsRequired })
+      expect(refused.status, String(approvalsRequired)).toBe(400)
+      expect(refused.body.error).toMatch(/^approvalsRequired: /)
+    }
+    expect((await as(ALICE).policies.listByWallet({ params: { walletId: wallet.id } })).data?.policies).toEqual([])
+  })
+})
+
 describe("the wallet's quorum setting", () => {
   it("is 1 unless set; a tenant's operator may raise it but only the deployment's key lowers it", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000)

@@ -15,7 +15,7 @@ const preview = (changes: { sol?: bigint; usdc?: bigint }, extra: Partial<Approv
   version: 1, summary: "Transfer", wallet: "Wallet111", type: "transfer_sol", protocol: "system-program",
   instructions: [budget(2000), transfer],
   balanceChanges: [...(changes.sol === undefined ? [] : [assetAmount(SOL, changes.sol)]), ...(changes.usdc === undefined ? [] : [assetAmount(USDC, changes.usdc)])],
-  controls: [], fee: { amount: assetAmount(SOL, 5000n), paidBy: "wallet" }, counterparties: ["Dest1111"], riskTier: "low", reasons: ["approval requested"],
+  controls: [], fee: { amount: assetAmount(SOL, 5000n), paidBy: "wallet" }, counterparties: ["Dest1111"], newAccounts: [], riskTier: "low", reasons: ["approval requested"],
   simulation: { ok: true }, simulatedAt: "2026-01-01T00:00:00.000Z", ...extra
 })
 
@@ -53,6 +53,18 @@ describe("whether a rebuilt transaction does what was approved", () => {
     expect(effectDifference(approved, preview({ sol: -5000n }, { controls: ["delegate of this wallet's USDC account: none -> Thief111"] }), tolerance)).toMatch(/hands over or closes/)
     expect(effectDifference(approved, preview({ sol: -5000n }, { counterparties: ["Dest1111", "Extra111"] }), tolerance)).toMatch(/who receives value/)
     expect(effectDifference(approved, preview({}, { simulation: { ok: false, error: "BlockhashNotFound" } }), tolerance)).toMatch(/simulation now fails: BlockhashNotFound/)
+  })
+})
+
+describe("accounts a build creates under fresh keys", () => {
+  it("compare by their place, not their address: a rebuilt create_mint with another mint address does what was approved", () => {
+    const create = (mint: string) => preview({ sol: -1_466_000n }, {
+      instructions: [budget(2000), { ...transfer, action: "create account", counterparties: [mint, "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"] }],
+      counterparties: [mint], newAccounts: [mint], controls: [`mint authority of ${mint}: none -> Wallet111`]
+    })
+    expect(effectDifference(create("MintA111"), create("MintB222"), tolerance)).toBeUndefined()
+    // an address that is not new keeps its identity
+    expect(effectDifference(create("MintA111"), preview({ sol: -1_466_000n }, { ...create("MintB222"), newAccounts: [] }), tolerance)).toBeDefined()
   })
 })
 

@@ -150,6 +150,19 @@ describe("approvals outlive blockhashes", () => {
     expect((await getAccount(connection(), receiverAta)).amount).toBe(1_000_001n)
   })
 
+  it("a create_mint built again gets a new mint key, and still does what was approved: it confirms without a new approval", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 2 * SOL)
+    const tx = await gated(wallet.id, "create_mint", "spl-token", { decimals: 6 })
+    const approved = defined(tx.approval?.preview, "preview")
+    expect(approved.newAccounts).toHaveLength(1)
+    expect((await client().transactions.approve({ params: { txId: tx.id }, body: { previewHash: defined(tx.approval?.previewHash, "hash") } })).status).toBe(200)
+    const done = await waitTerminal(env.service.baseUrl, tx.id)
+    expect(done.data.status, done.data.error).toBe("confirmed")
+    const mint = String(defined(done.data.result, "result").mint)
+    expect(mint).not.toBe(approved.newAccounts[0])
+    expect(await connection().getAccountInfo(new PublicKey(mint))).not.toBeNull()
+  })
+
   it("a policy tightened while it waited applies at signing: refused, nothing sent, its reserved spend given back", async () => {
     const wallet = await createWallet(env.service.baseUrl, 2 * SOL)
     const destination = Keypair.generate().publicKey.toBase58()

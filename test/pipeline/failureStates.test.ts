@@ -13,6 +13,7 @@ import { makeClient } from "../support/client.js"
 import { defined } from "../support/defined.js"
 import { holdDecisions } from "../support/heldDecisions.js"
 import { createWallet, submit, waitSettled, waitTerminal as waitTerminalAt } from "../support/transactions.js"
+import { waitFor } from "../support/wait.js"
 
 const MAX_ATTEMPTS = 2
 // 50 ms slots: a blockhash expires (150 slots) in about 7.5 s, so an unresolved send settles within the test.
@@ -143,10 +144,10 @@ describe("submitting -> unresolved -> failed at confirm (the outbox gives up at 
     const txId = created.body.data.id
     // The outbox gives up after the attempt limit; signed, the bytes may have left: not failed, unresolved.
     let unresolved = (await makeClient(base()).transactions.get({ params: { txId } })).body.data
-    for (let i = 0; i < 200 && !(unresolved.error ?? "").startsWith("unresolved"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25))
+    await waitFor("the transaction unresolved", async () => {
       unresolved = (await makeClient(base()).transactions.get({ params: { txId } })).body.data
-    }
+      return (unresolved.error ?? "").startsWith("unresolved")
+    }, 10_000, 25)
     expect(unresolved).toMatchObject({ status: "submitting", attempts: MAX_ATTEMPTS })
     expect(unresolved.error).toMatch(/^unresolved: the outbox gave up after 2 attempts \(chaos: injected failure at the send stage.*\); it may still land until block height \d+/)
     const retried = await makeClient(base()).transactions.retry({ params: { txId } })

@@ -19,9 +19,10 @@ import { reconcileBudgets } from "../../actors/budgetReconciler.js"
 import { makeClient } from "../support/client.js"
 import { startFaultProxy, type FaultProxy } from "../support/faultProxy.js"
 import { startTestLedger } from "../support/ledger.js"
-import { type RunningService, startService } from "../support/service.js"
+import { ADMIN_KEY, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitTerminal } from "../support/transactions.js"
-import { sleep } from "../support/wait.js"
+import { waitFor } from "../support/wait.js"
+import { WebSocket } from "ws"
 
 const SOL = 1_000_000_000
 // 50 ms slots: a blockhash expires (150 slots) in about 7.5 s.
@@ -65,14 +66,29 @@ const countedDailySpend = (walletId: string) =>
 
 const get = async (txId: string) => (await client().transactions.get({ params: { txId } })).body.data
 
-/** Polls until the record is unresolved (submitting with an `unresolved:` error) or settled. */
+/** Waits until the record is unresolved (submitting with an `unresolved:` error) or settled, and answers it. */
 const waitUnresolved = async (txId: string) => {
-  for (let i = 0; i < 400; i++) {
-    const record = await get(txId)
-    if ((record.status === "submitting" && record.error?.startsWith("unresolved")) || record.status === "confirmed" || record.status === "failed") return record
-    await sleep(25)
-  }
-  throw new Error(`${txId} never became unresolved`)
+  let record = await get(txId)
+  await waitFor(`${txId} unresolved`, async () => {
+    record = await get(txId)
+    return (record.status === "submitting" && (record.error ?? "").startsWith("unresolved")) || record.status === "confirmed" || record.status === "failed"
+  }, 10_000, 25)
+  return record
+}
+
+/** The stage stream of a wallet's transactions (WebSocket /api/v1/stream), collecting its stage events. */
+const streamOf = async (walletId: string) => {
+  const ws = new WebSocket(`${service.baseUrl.replace("http", "ws")}/api/v1/stream?walletId=${walletId}`, { headers: { "x-api-key": ADMIN_KEY } })
+  const events: Array<{ txId: string; status: string; message?: string }> = []
+  await new Promise<void>((resolve, reject) => {
+    ws.on("message", (data) => {
+      const message = JSON.parse(data.toString()) as { type: string; txId: string; status: string; message?: string }
+      if (message.type === "subscribed") resolve()
+      if (message.type === "stage") events.push(message)
+    })
+    ws.once("error", reject)
+  })
+  return { events, close: () => ws.terminate() }
 }
 
 const transfer = async (walletId: string, lamports: number) => {
@@ -86,11 +102,19 @@ describe("never pay twice", () => {
   it("lost answer then retry: sendTransaction lands, its answer is lost, then 503 for 8 s: never failed, a retry changes nothing, the resolver confirms: +0.1 SOL once", async () => {
     const wallet = await createWallet(service.baseUrl, SOL)
     await client().policies.create({ body: { walletId: wallet.id, name: "daily", rules: [{ type: "spending_limit", maxLamportsPerDay: SOL }] } })
+    const stream = await streamOf(wallet.id)
     proxy.add({ methods: ["sendTransaction"], times: 1, action: { kind: "loseAnswer" }, then: [{ action: { kind: "unavailable" }, forMs: 8_000 }] })
-    const { txId, destination } = await transfer(wallet.id, 0.1 * SOL)
+    // A client that waits for the outcome (up to 30 s), and the stage stream, see the final one.
+    const destination = Keypair.generate().publicKey.toBase58()
+    const waiting = submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 0.1 * SOL } }, undefined, "?waitMs=30000")
+    await waitFor("the transaction is accepted", () => stream.events.length > 0, 10_000, 20)
+    const txId = stream.events[0].txId
 
     const unresolved = await waitUnresolved(txId)
     expect(unresolved).toMatchObject({ status: "submitting", failedAt: null, errorCode: null })
+    // The supervised resolver that settles it is visible to operators.
+    const resolver = (await client().runtime.actor({ params: { name: "settlement-resolver" } })).body.data
+    expect(resolver).toMatchObject({ name: "settlement-resolver", kind: "settlement-resolver" })
     expect(unresolved.error).toMatch(/^unresolved: the outbox gave up after 3 attempts .*; it may still land until block height \d+/)
     // The bytes are on the ledger already: nothing may be signed again.
     expect(await balance(destination)).toBe(0.1 * SOL)
@@ -105,8 +129,15 @@ describe("never pay twice", () => {
       status: unresolved.status, history: unresolved.history.length, updatedAt: unresolved.updatedAt
     })
 
+    const answered = await waiting
+    expect(answered.status).toBe(201)
+    expect(answered.body.data).toMatchObject({ id: txId, status: "confirmed" })
     const settled = (await waitTerminal(service.baseUrl, txId)).body
     expect(settled).toMatchObject({ status: "success", data: { status: "confirmed", failedAt: null, errorCode: null, deltaGuard: { ok: true } } })
+    await waitFor("the stream sees it confirmed", () => stream.events.some((event) => event.status === "confirmed"), 10_000, 20)
+    expect(stream.events.map((event) => event.status)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "submitting", "confirmed"])
+    expect(stream.events[5].message).toMatch(/^unresolved: /)
+    stream.close()
     expect(settled.data.error).toBeUndefined()
     expect(settled.data.executionProof?.signature).toBe(settled.data.signature)
     expect(await landedSignature(settled.data.signature ?? "")).not.toBeNull()

@@ -22,7 +22,7 @@ import { startFaultProxy, type FaultAction, type FaultProxy } from "../support/f
 import { startTestLedger } from "../support/ledger.js"
 import { type RunningService, startService } from "../support/service.js"
 import { createWallet, submit } from "../support/transactions.js"
-import { sleep } from "../support/wait.js"
+import { sleep, waitFor } from "../support/wait.js"
 import type { Transaction } from "../../schemas/transaction.js"
 
 const SOL = 1_000_000_000
@@ -208,10 +208,8 @@ describe("never pay twice, whatever the RPC does", () => {
         const records = new Map<string, Transaction>()
         for (const id of new Set(ids.filter((id): id is string => id !== undefined))) {
           let record = await get(id)
-          for (let i = 0; i < 600 && !terminal(record); i++) {
-            await sleep(50)
-            record = await get(id)
-          }
+          // (past the bound the invariant below names what is still open)
+          await waitFor(`${id} settled`, async () => terminal((record = await get(id))), 30_000).catch(() => undefined)
           records.set(id, record)
         }
         await service.runtime.runPromise(Effect.asVoid(reconcileBudgets))

@@ -221,7 +221,8 @@ export const startServiceProcess = async (options: ServiceProcessOptions): Promi
         reject(new Error(`the service did not start within ${timeoutMs} ms:\n${text}`))
       }, timeoutMs)
       const check = () => {
-        if (!text.includes("agent-custody gateway listening on")) return
+        // The announcement, in text ("... listening on <url>") or JSON ("message":"agent-custody gateway listening").
+        if (!text.includes("agent-custody gateway listening")) return
         cleanup()
         resolve()
       }

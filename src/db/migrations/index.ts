@@ -20,6 +20,7 @@ import transactionSignatures from "./0100_transaction_signatures.js"
 import unresolvedTransactions from "./0101_unresolved_transactions.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
 import approvalQuorums from "./0121_approval_quorums.js"
+import policyApprovalsRequired from "./0122_policy_approvals_required.js"
 import signingFreezes from "./0140_signing_freezes.js"
 import valueLimits from "./0141_value_limits.js"
 import shadowPolicies from "./0142_shadow_policies.js"
@@ -45,6 +46,7 @@ export const migrations = Migrator.fromRecord({
   "0101_unresolved_transactions": unresolvedTransactions,
   "0120_gasless_fee_quota": gaslessFeeQuota,
   "0121_approval_quorums": approvalQuorums,
+  "0122_policy_approvals_required": policyApprovalsRequired,
   "0140_signing_freezes": signingFreezes,
   "0141_value_limits": valueLimits,
   "0142_shadow_policies": shadowPolicies,

@@ -79,7 +79,7 @@ export class ApprovalGate extends Effect.Service<ApprovalGate>()("ApprovalGate",
       })
 
     const opened = (row: TransactionRow, preview: ApprovalPreview, round?: { readonly round: number; readonly changed: string }) =>
-      Effect.map(quorums.required(row.wallet_id), (approvalsRequired) =>
+      Effect.map(quorums.required(row.wallet_id, row.tenant_id), (approvalsRequired) =>
         openApproval({
           now: new Date(), ttlMs: config.approvals.ttlMs, approvalsRequired, preview, previewHash: previewHash(preview),
           ...(round === undefined ? {} : { round: round.round, changedSinceApproval: round.changed })

@@ -68,7 +68,7 @@ export class ApprovalPreviews extends Effect.Service<ApprovalPreviews>()("Approv
       return {
         version: PREVIEW_VERSION, summary: `Sign an off-chain message: "${text.length > 200 ? `${text.slice(0, 200)}...` : text}"`,
         wallet: input.wallet, type: input.type, protocol: input.protocol, instructions: [], balanceChanges: [], controls: [],
-        fee: { amount: assetAmount(SOL, 0n), paidBy: "wallet" }, counterparties: [], riskTier: input.riskTier, reasons: [...input.reasons],
+        fee: { amount: assetAmount(SOL, 0n), paidBy: "wallet" }, counterparties: [], newAccounts: [], riskTier: input.riskTier, reasons: [...input.reasons],
         simulation: { ok: true }, simulatedAt: new Date().toISOString()
       }
     }
@@ -86,6 +86,8 @@ export class ApprovalPreviews extends Effect.Service<ApprovalPreviews>()("Approv
         const instructions = describeInstructions(view, { wallet: input.wallet, assets: book, knownPrograms })
         const recipients = effect?.recipients.map((recipient) => recipient.address) ?? []
         const feePayer = keys[0]
+        // signers besides the wallet and the fee payer: keys the builder generated (a new mint), new on every build
+        const newAccounts = keys.slice(0, view.numRequiredSignatures).filter((key) => key !== input.wallet && key !== feePayer)
         return {
           version: PREVIEW_VERSION,
           summary: summarize(instructions, balanceChanges),
@@ -94,6 +96,7 @@ export class ApprovalPreviews extends Effect.Service<ApprovalPreviews>()("Approv
           controls: effect === undefined ? [] : controlsOf(effect, book),
           fee: { amount: assetAmount(SOL, effect?.feeLamports ?? feeLamports(view)), paidBy: feePayer === input.wallet ? "wallet" : input.gasless ? "relay" : "facilitator" },
           counterparties: [...new Set([...instructions.flatMap((ix) => ix.counterparties), ...recipients])],
+          newAccounts,
           riskTier: input.riskTier, reasons: [...input.reasons],
           simulation: input.simulated.ok ? { ok: true } : { ok: false, error: input.simulated.error ?? "failed" },
           simulatedAt: new Date().toISOString()

@@ -24,6 +24,8 @@ export interface ApprovalPreview {
   readonly controls: ReadonlyArray<string>
   readonly fee: { readonly amount: AssetAmount; readonly paidBy: "wallet" | "relay" | "facilitator" }
   readonly counterparties: ReadonlyArray<string>
+  /** accounts the transaction creates under keys the service generates for each build (a new mint): another build, another address */
+  readonly newAccounts: ReadonlyArray<string>
   readonly riskTier: string
   readonly reasons: ReadonlyArray<string>
   /** the simulation the preview was read from: a failed one is shown, never hidden */
@@ -47,9 +49,21 @@ export const summarize = (instructions: ReadonlyArray<InstructionPreview>, balan
 /** An asset's key in a comparison: its mint, `SOL` for SOL itself. */
 const assetKey = (amount: AssetAmount) => amount.mint ?? "SOL"
 
+/** An address as compared: a new account of this build by its place among them (`new account 1`), else itself. */
+const comparable = (preview: ApprovalPreview) => {
+  const fresh = new Map(preview.newAccounts.map((address, index) => [address, `new account ${index + 1}`]))
+  return {
+    address: (address: string) => fresh.get(address) ?? address,
+    text: (line: string) => preview.newAccounts.reduce((text, address) => text.replaceAll(address, fresh.get(address) ?? address), line)
+  }
+}
+
 /** How an instruction is compared: program, action and counterparties (compute budget amounts may move). */
-const shapeOf = (preview: ApprovalPreview) =>
-  preview.instructions.filter((ix) => ix.program !== "Compute Budget").map((ix) => `${ix.programId}:${ix.action}:${[...ix.counterparties].sort().join(",")}`)
+const shapeOf = (preview: ApprovalPreview) => {
+  const { address } = comparable(preview)
+  return preview.instructions.filter((ix) => ix.program !== "Compute Budget").map((ix) => `${ix.programId}:${ix.action}:${ix.counterparties.map(address).sort().join(",")}`)
+}
+const sortedList = (values: ReadonlyArray<string>) => [...values].sort().join(" | ")
 
 export interface EffectTolerance {
   /** SOL may differ by this many lamports (fees move between builds): DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS */
@@ -68,8 +82,9 @@ export const effectDifference = (approved: ApprovalPreview, rebuilt: ApprovalPre
   const approvedShape = shapeOf(approved).join(" | ")
   const rebuiltShape = shapeOf(rebuilt).join(" | ")
   if (approvedShape !== rebuiltShape) return "its instructions or counterparties differ from the approved ones"
-  if ([...approved.controls].sort().join(" | ") !== [...rebuilt.controls].sort().join(" | ")) return "what it hands over or closes differs from the approved preview"
-  if ([...approved.counterparties].sort().join(",") !== [...rebuilt.counterparties].sort().join(",")) return "who receives value differs from the approved preview"
+  const [was, now] = [comparable(approved), comparable(rebuilt)]
+  if (sortedList(approved.controls.map(was.text)) !== sortedList(rebuilt.controls.map(now.text))) return "what it hands over or closes differs from the approved preview"
+  if (sortedList(approved.counterparties.map(was.address)) !== sortedList(rebuilt.counterparties.map(now.address))) return "who receives value differs from the approved preview"
   const before = new Map(approved.balanceChanges.map((change) => [assetKey(change), change]))
   const after = new Map(rebuilt.balanceChanges.map((change) => [assetKey(change), change]))
   for (const key of new Set([...before.keys(), ...after.keys()])) {
