@@ -31,12 +31,21 @@ export const tableDigests = (service: RunningService, skip: ReadonlySet<string> 
 export const changedTables = (before: TableDigests, after: TableDigests): Array<string> =>
   [...new Set([...before.keys(), ...after.keys()])].filter((name) => before.get(name) !== after.get(name))
 
-/** Waits until two readings 80 ms apart agree (work a request started in the background has landed). */
-export const settledDigests = async (service: RunningService, timeoutMs = 5_000): Promise<TableDigests> => {
-  const deadline = Date.now() + timeoutMs
+/**
+ * The API key usage a request leaves is written every 2 s (keys/keyUsage.ts: a key's first use in a process is an
+ * `api_key.used` event): readings this far apart agreeing show that it has landed too.
+ */
+export const KEY_USAGE_SETTLED_MS = 2_300
+
+/**
+ * Waits until two readings `intervalMs` apart agree (work a request started in the background has landed; pass
+ * KEY_USAGE_SETTLED_MS to include the key usage written after a key's first use).
+ */
+export const settledDigests = async (service: RunningService, timeoutMs = 5_000, intervalMs = 80): Promise<TableDigests> => {
+  const deadline = Date.now() + Math.max(timeoutMs, 3 * intervalMs)
   let last = await tableDigests(service)
   for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 80))
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
     const next = await tableDigests(service)
     if (changedTables(last, next).length === 0 || Date.now() > deadline) return next
     last = next
