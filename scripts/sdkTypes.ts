@@ -9,6 +9,7 @@ import { Schema, type SchemaAST } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { AgentsApi } from "../schemas/api/agents.js"
+import { DefiApi } from "../schemas/api/defi.js"
 import { PoliciesApi } from "../schemas/api/policies.js"
 import { TransactionsApi } from "../schemas/api/transactions.js"
 import { WalletsApi } from "../schemas/api/wallets.js"
@@ -102,12 +103,15 @@ export const generateSdkTypes = (): string => {
     typeAlias("Wallet", "A wallet.", wire(success(WalletsApi.get))),
     typeAlias("CreatedWallet", "A wallet as created (with its funding, when asked for).", wire(success(WalletsApi.create))),
     typeAlias("Balance", "A wallet's SOL balance.", wire(success(WalletsApi.balance))),
+    typeAlias("TokenBalances", "A wallet's token balances.", wire(success(WalletsApi.tokens))),
     typeAlias("Transaction", "A transaction record.", wire(success(TransactionsApi.get))),
     typeAlias("ExecutionProof", "The execution proof of a settled transaction.", wire(success(TransactionsApi.proof))),
     typeAlias("Policy", "A policy (one version of it).", wire(success(PoliciesApi.get))),
     typeAlias("PolicyDecision", "What the wallet's policies decide for an intent.", wire(success(PoliciesApi.evaluate))),
     typeAlias("Agent", "An agent.", wire(success(AgentsApi.get))),
-    typeAlias("AgentBudget", "An agent's budget and today's spend.", wire(success(AgentsApi.budget)))
+    typeAlias("AgentBudget", "An agent's budget and today's spend.", wire(success(AgentsApi.budget))),
+    typeAlias("Pools", "The AMM pools, live from the chain.", wire(success(DefiApi.pools))),
+    typeAlias("SwapQuote", "A swap quote over live pools.", wire(success(DefiApi.quote)))
   ].join("\n")
 }
 

@@ -19,7 +19,10 @@ import type {
   Policy,
   PolicyDecision,
   PolicyRule,
+  Pools,
   ProtocolId,
+  SwapQuote,
+  TokenBalances,
   Transaction,
   TransactionType,
   Wallet
@@ -119,7 +122,21 @@ export class CustodyClient {
     get: (walletId: string): Promise<Wallet> => this.transport.data("GET", path`/api/v1/wallets/${walletId}`),
     list: (query: { readonly limit?: number; readonly offset?: number; readonly publicKey?: string } = {}): Promise<Page<"wallets", Wallet>> =>
       this.transport.data("GET", "/api/v1/wallets", { query }),
-    balance: (walletId: string): Promise<Balance> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/balance`)
+    balance: (walletId: string): Promise<Balance> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/balance`),
+    tokens: (walletId: string): Promise<TokenBalances> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/tokens`)
+  }
+
+  /** Market data (no transaction): pools and quotes. A swap itself is a `swap` intent of transactions.create. */
+  readonly defi = {
+    pools: (): Promise<Pools> => this.transport.data("GET", "/api/v1/defi/pools"),
+    quote: (body: {
+      readonly protocol: "dex-aggregator" | "amm-one" | "amm-two"
+      readonly inputMint: string
+      readonly outputMint: string
+      readonly amount: string
+      readonly wallet: string
+      readonly slippageBps?: number
+    }): Promise<SwapQuote> => this.transport.data("POST", "/api/v1/defi/quote", { body })
   }
 
   readonly transactions = {

@@ -290,6 +290,17 @@ export type Balance = {
   readonly sol: number
 }
 
+/** A wallet's token balances. */
+export type TokenBalances = {
+  readonly tokens: ReadonlyArray<{
+    readonly mint: string
+    readonly amount: string
+    readonly decimals: number
+    readonly uiAmount: number
+    readonly tokenAccount: string
+  }>
+}
+
 /** A transaction record. */
 export type Transaction = {
   readonly id: string
@@ -615,4 +626,98 @@ export type AgentBudget = {
     readonly remaining: string
     readonly windowStart: string
   }> | undefined
+}
+
+/** The AMM pools, live from the chain. */
+export type Pools = {
+  readonly pools: ReadonlyArray<{
+    readonly protocol: "system-program" | "spl-token" | "escrow" | "dex-aggregator" | "amm-one" | "amm-two" | "liquid-staking" | "lending-market" | "nft-program"
+    readonly programId: string
+    readonly address: string
+    readonly feeBps: number
+    readonly mintA: {
+      readonly address: string
+      readonly decimals: number
+      readonly symbol: string | null
+    }
+    readonly mintB: {
+      readonly address: string
+      readonly decimals: number
+      readonly symbol: string | null
+    }
+    readonly reserveA: string
+    readonly reserveB: string
+    readonly vaultA: string
+    readonly vaultB: string
+    readonly lpMint: string
+    readonly lpSupply: string
+  }>
+  readonly sources: ReadonlyArray<{
+    readonly protocol: "system-program" | "spl-token" | "escrow" | "dex-aggregator" | "amm-one" | "amm-two" | "liquid-staking" | "lending-market" | "nft-program"
+    readonly ok: boolean
+    readonly message?: string | undefined
+  }>
+}
+
+/** A swap quote over live pools. */
+export type SwapQuote = {
+  readonly protocol: "dex-aggregator" | "amm-one" | "amm-two"
+  readonly wallet: string
+  readonly inputMint: string
+  readonly outputMint: string
+  readonly inAmount: string
+  readonly outAmount: string
+  readonly minimumOut: string
+  readonly slippageBps: number
+  readonly priceImpactBps: number
+  readonly fees: ReadonlyArray<{
+    readonly protocol: "system-program" | "spl-token" | "escrow" | "dex-aggregator" | "amm-one" | "amm-two" | "liquid-staking" | "lending-market" | "nft-program"
+    readonly pool: string
+    readonly mint: string
+    readonly amount: string
+    readonly bps: number
+  }>
+  readonly route: ReadonlyArray<{
+    readonly protocol: "system-program" | "spl-token" | "escrow" | "dex-aggregator" | "amm-one" | "amm-two" | "liquid-staking" | "lending-market" | "nft-program"
+    readonly programId: string
+    readonly pool: string
+    readonly inputMint: string
+    readonly outputMint: string
+    readonly inAmount: string
+    readonly outAmount: string
+    readonly feeBps: number
+    readonly feeAmount: string
+    readonly priceImpactBps: number
+  }>
+  readonly pools: ReadonlyArray<{
+    readonly protocol: "system-program" | "spl-token" | "escrow" | "dex-aggregator" | "amm-one" | "amm-two" | "liquid-staking" | "lending-market" | "nft-program"
+    readonly programId: string
+    readonly address: string
+    readonly feeBps: number
+    readonly mintA: {
+      readonly address: string
+      readonly decimals: number
+      readonly symbol: string | null
+    }
+    readonly mintB: {
+      readonly address: string
+      readonly decimals: number
+      readonly symbol: string | null
+    }
+    readonly reserveA: string
+    readonly reserveB: string
+    readonly vaultA: string
+    readonly vaultB: string
+    readonly lpMint: string
+    readonly lpSupply: string
+  }>
+  readonly oracle: {
+    readonly oraclePrice: string
+    readonly quotePrice: string
+    readonly deviationBps: number
+    readonly inputPriceAccount: string
+    readonly outputPriceAccount: string
+  } | null
+  readonly oracleUnavailable?: string | undefined
+  readonly quotedAt: string
 }
