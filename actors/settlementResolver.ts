@@ -18,6 +18,7 @@ const SWEEP_LIMIT = 200
 export const settleUnresolved = Effect.gen(function* () {
   const outbox = yield* Outbox
   const settlement = yield* Settlement
+  yield* settlement.pruneSettled
   const waiting = yield* outbox.unresolved(SWEEP_LIMIT)
   let settled = 0
   let lastError: string | undefined

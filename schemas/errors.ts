@@ -161,6 +161,19 @@ export class InvalidState extends Schema.TaggedError<InvalidState>()("InvalidSta
   readonly httpStatus = 400
 }
 
+/**
+ * The request was made against a state that has changed or forbids it (409): an approval carrying the hash of
+ * a preview that is no longer the transaction's, or a second approval by the same operator (issue 31).
+ */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  message: Schema.String,
+  currentState: Schema.String
+}) {
+  readonly errorCode: ErrorCode = "VALIDATION_ERROR"
+  readonly failedAt: FailedAt = "validation"
+  readonly httpStatus = 409
+}
+
 /** Policy deny, capability, manifest or budget refusal (403). */
 export class PolicyViolation extends Schema.TaggedError<PolicyViolation>()("PolicyViolation", {
   message: Schema.String,
@@ -225,6 +238,7 @@ export type ApiError =
   | NotFound
   | RouteNotFound
   | InvalidState
+  | Conflict
   | PolicyViolation
   | PipelineError
   | ConfirmationFailed

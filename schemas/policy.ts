@@ -241,9 +241,17 @@ export const Policy = Schema.Struct({
   /** In shadow (issue 34): evaluated on every real decision of the wallet and recorded beside it, never enforced. */
   shadow: Schema.optional(Schema.Boolean),
   rules: PolicyRules,
+  /** Distinct operator approvals each transaction of the wallet needs at the gate while this policy is active (issue 31). */
+  approvalsRequired: Schema.optional(Schema.Number),
   createdAt: Timestamp,
   updatedAt: Timestamp
 }).annotations({ identifier: "Policy" })
+
+/** 1-10 distinct operators (docs/decisions/approvals.md). */
+export const ApprovalsRequired = Schema.Number.pipe(
+  Schema.int({ message: () => "must be an integer from 1 to 10" }),
+  Schema.between(1, 10, { message: () => "must be an integer from 1 to 10" })
+)
 export type Policy = typeof Policy.Type
 
 export const PolicyCreateBody = Schema.Struct({
@@ -252,14 +260,17 @@ export const PolicyCreateBody = Schema.Struct({
   active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   /** Create it in shadow: never enforced (stored inactive), evaluated beside every decision; activating it promotes it. */
   shadow: Schema.optional(Schema.Boolean),
-  rules: PolicyRules
+  rules: PolicyRules,
+  approvalsRequired: Schema.optional(ApprovalsRequired)
 })
 export type PolicyCreateBody = typeof PolicyCreateBody.Type
 
 export const PolicyUpdateBody = Schema.Struct({
   name: Schema.optional(Label),
   rules: Schema.optional(PolicyRules),
-  active: Schema.optional(Schema.Boolean)
+  active: Schema.optional(Schema.Boolean),
+  /** null: the policy no longer asks for more than one approval */
+  approvalsRequired: Schema.optional(Schema.NullOr(ApprovalsRequired))
 })
 export type PolicyUpdateBody = typeof PolicyUpdateBody.Type
 

@@ -3,6 +3,7 @@
  * (spec: Transaction, Execution proof, Transactions endpoints; [n2] in docs/decisions/schemas.md).
  */
 import * as Schema from "effect/Schema"
+import { ApprovalQuorumFields } from "./approval.js"
 import { TransactionEffect } from "./effect.js"
 import { Amount, Timestamp, Uuid } from "./common.js"
 import { ErrorCodeSchema, FailedAtSchema } from "./envelope.js"
@@ -112,7 +113,9 @@ export const TransactionApproval = Schema.Struct({
   expiresAt: Timestamp,
   decidedAt: Schema.optional(Timestamp),
   decidedBy: Schema.optional(Schema.String),
-  reason: Schema.optional(Schema.String)
+  reason: Schema.optional(Schema.String),
+  // issue 31: the preview and its hash, and the quorum (schemas/approval.ts)
+  ...ApprovalQuorumFields
 })
 export type TransactionApproval = typeof TransactionApproval.Type
 

@@ -65,6 +65,9 @@ import { chaosRoutes } from "./pipeline/chaosHttp.js"
 import { ChainFacts } from "./chain/chainFacts.js"
 import { PipelineExecutor } from "./pipeline/executor.js"
 import { transactionRoutes } from "./pipeline/http.js"
+import { approvalRoutes } from "./pipeline/approvals/http.js"
+import { WalletQuorums } from "./pipeline/approvals/walletQuorums.js"
+import { ApprovalGate } from "./pipeline/approvals/approvalGate.js"
 import { signRoutes } from "./pipeline/signHttp.js"
 import { MessageBuilder } from "./pipeline/messageBuilder.js"
 import { Outbox, OutboxDepthLive } from "./pipeline/outbox.js"
@@ -133,6 +136,7 @@ const componentRoutes = [
   ...healthRoutes,
   ...walletRoutes,
   ...transactionRoutes,
+  ...approvalRoutes,
   ...signRoutes,
   ...chaosRoutes,
   ...auditRoutes,
@@ -192,7 +196,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   // What the chain says settles every transaction whose bytes may have left (issue 30).
   Layer.provideMerge(Settlement.Default),
-  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default)),
+  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default, ApprovalGate.Default)),
   // Every signing path simulates for the transaction's whole effect (issue 31).
   Layer.provideMerge(EffectSimulation.Default),
   // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
@@ -206,6 +210,7 @@ const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWai
   Layer.provideMerge(
     Layer.mergeAll(
       TransactionRepo.Default,
+      WalletQuorums.Default,
       TransactionSummaries.Default,
       Outbox.Default,
       ChainFacts.Default,

@@ -148,6 +148,8 @@ export const appConfig = Config.all({
     healthProbeMs: positiveInt("CHAIN_RPC_HEALTH_PROBE_MS", 15_000),
     maxRetries: nonNegativeInt("CHAIN_RPC_MAX_RETRIES", 3),
     retryDelayMs: nonNegativeInt("CHAIN_RPC_RETRY_DELAY_MS", 1_000),
+    /** How long one RPC attempt may take (connect, headers, body) before the pool moves on. */
+    timeoutMs: positiveInt("CHAIN_RPC_TIMEOUT_MS", 10_000),
     /** Calls made together share one JSON-RPC batch request, at most this many; 1 sends every call alone. */
     maxBatch: positiveInt("CHAIN_RPC_MAX_BATCH", 16),
     priorityFeePercentile: percentile,

@@ -34,6 +34,59 @@ export interface PolicyDecision {
   readonly shadow?: ReadonlyArray<ShadowVerdict>
 }
 
+/** An amount exactly (`baseUnits`) and as people read it (`amount` in whole units, `display` with the symbol). */
+export interface AssetAmount {
+  readonly symbol: string
+  readonly mint: string | null
+  readonly decimals: number | null
+  readonly baseUnits: string
+  readonly amount: string
+  readonly display: string
+}
+
+export interface InstructionPreview {
+  readonly index: number
+  readonly programId: string
+  readonly program: string
+  readonly action: string
+  readonly description: string
+  readonly amounts: ReadonlyArray<AssetAmount>
+  readonly counterparties: ReadonlyArray<string>
+}
+
+/** What an approver judges (docs/decisions/approvals.md); its hash binds the approval to it. */
+export interface ApprovalPreview {
+  readonly summary: string
+  readonly wallet: string
+  readonly type: string
+  readonly protocol: string
+  readonly instructions: ReadonlyArray<InstructionPreview>
+  readonly balanceChanges: ReadonlyArray<AssetAmount>
+  readonly controls: ReadonlyArray<string>
+  readonly fee: { readonly amount: AssetAmount; readonly paidBy: string }
+  readonly counterparties: ReadonlyArray<string>
+  readonly newAccounts: ReadonlyArray<string>
+  readonly riskTier: string
+  readonly reasons: ReadonlyArray<string>
+  readonly simulation: { readonly ok: boolean; readonly error?: string }
+  readonly simulatedAt: string
+}
+
+export interface Approval {
+  readonly status: string
+  readonly requestedAt?: string
+  readonly expiresAt?: string
+  readonly decidedAt?: string
+  readonly decidedBy?: string
+  readonly reason?: string
+  readonly approvalsRequired?: number
+  readonly approvals?: ReadonlyArray<{ readonly by: string; readonly at: string }>
+  readonly preview?: ApprovalPreview
+  readonly previewHash?: string
+  readonly round?: number
+  readonly changedSinceApproval?: string
+}
+
 export interface Transaction {
   readonly id: string
   readonly walletId: string
@@ -48,7 +101,7 @@ export interface Transaction {
   readonly error?: string
   readonly signature?: string
   readonly policyDecision?: PolicyDecision
-  readonly approval?: { status: string; requestedAt?: string; expiresAt?: string; decidedAt?: string; reason?: string }
+  readonly approval?: Approval
   readonly deltaGuard?: { ok: boolean; expectedLamportsDelta: number | null; observedLamportsDelta: number | null; varianceBps: number | null; reason?: string }
   readonly executionProof?: Proof
   readonly preBalanceLamports?: number | string

@@ -2,6 +2,7 @@
 import * as Schema from "effect/Schema"
 import { Page, PaginationQuery } from "../common.js"
 import { CreateTransactionBody, ExecutionProof, RejectBody, Replay, Transaction, TxIdParams } from "../transaction.js"
+import { ApproveBody } from "../approval.js"
 import { endpoint } from "./endpoint.js"
 import { WalletIdParams } from "./wallets.js"
 
@@ -51,8 +52,9 @@ export const TransactionsApi = {
   }),
   get: endpoint("transactions", "GET", "/api/v1/transactions/:txId", { summary: "A transaction", params: TxIdParams, ...record }),
   approve: endpoint("transactions", "POST", "/api/v1/transactions/:txId/approve", {
-    summary: "Approve a transaction waiting at the approval gate",
+    summary: "Approve a transaction waiting at the approval gate (with the hash of the preview approved: 409 when it changed)",
     params: TxIdParams,
+    body: ApproveBody,
     ...record
   }),
   reject: endpoint("transactions", "POST", "/api/v1/transactions/:txId/reject", {

@@ -39,6 +39,7 @@ export class ChainClient extends Effect.Service<ChainClient>()("ChainClient", {
     const pool = new RpcPool(urls, {
       maxRetries: config.chain.maxRetries,
       retryDelayMs: config.chain.retryDelayMs,
+      timeoutMs: config.chain.timeoutMs,
       maxBatch: config.chain.maxBatch,
       onFailover: (from, to) => failoverListeners.forEach((listener) => listener(from, to))
     })

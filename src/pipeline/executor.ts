@@ -39,8 +39,10 @@ import { buildExecutionProof } from "./proof.js"
 import { SignOnly } from "./signOnly.js"
 import { GaslessStages } from "./gaslessStages.js"
 import { X402Stages } from "./x402Stages.js"
+import { ApprovalGate } from "./approvals/approvalGate.js"
 import { EffectSimulation } from "./effectSimulation.js"
-import { recordedEffect, spendFacts } from "./effectFacts.js"
+import { recordedEffect } from "./effectFacts.js"
+import { riskInputOf } from "./riskInput.js"
 import { Settlement } from "./settlement.js"
 import { earlierAttempts } from "./earlierAttempt.js"
 import { SIGN_ONLY_TYPES } from "./signRequest.js"
@@ -87,6 +89,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const audit = yield* AuditLog
     const gasless = yield* GaslessStages
     const x402 = yield* X402Stages
+    const approvals = yield* ApprovalGate
     const effects = yield* EffectSimulation
     const settlement = yield* Settlement
 
@@ -119,9 +122,31 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         }
         if (SIGN_ONLY_TYPES.has(row.type)) return yield* signRequestPending(row, wallet)
         if (row.type === "x402_pay") return yield* x402.pending(row, wallet.publicKey, { simulate, policyEval })
+        const { compiled, builtStage, buildFields } = yield* buildMessage(row, wallet.publicKey)
+        const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
+        if (gaslessRefusals.length > 0) {
+          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
+            unwritten: { fields: buildFields, via: [builtStage] }
+          })
+        }
+        const simulation = yield* simulate(wallet.publicKey, compiled.messageBase64, compiled.extraSignatures)
+        if (!simulation.ok) {
+          const recorded = yield* move(row, { from: ["pending"], to: builtStage.status, stage: builtStage.stage, message: builtStage.message, fields: buildFields, eventType: builtStage.eventType })
+          return recorded === undefined ? undefined : yield* failSimulation(recorded, simulation)
+        }
+        // Build, simulation and the policy decision are written together (one statement): nothing
+        // irreversible happens before signing, so a run that dies before then builds again (the policy
+        // engine records a transaction's decision and spend once).
+        const simulatedStage = { status: "policy_eval", stage: "policy", eventType: "transaction.simulated", message: "simulation ok", at: new Date().toISOString() } as const
+        return yield* policyEval(row, { fields: { ...buildFields, simulation }, via: [builtStage, simulatedStage] })
+      })
+
+    /** Builds the intent's message on a fresh blockhash (its fee payer, compute budget) and reads the wallet's balance before it. */
+    const buildMessage = (row: TransactionRow, publicKey: string) =>
+      Effect.gen(function* () {
         yield* chaosAt("build", "build")
-        const payer = new PublicKey(wallet.publicKey)
-        const reads = withPreBalance(facts, chain, wallet.publicKey)
+        const payer = new PublicKey(publicKey)
+        const reads = withPreBalance(facts, chain, publicKey)
         const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
           Effect.provide(Context.add(adapterPrograms, ChainFacts, reads.facts)),
           Effect.catchTags({
@@ -162,22 +187,17 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             ...(built.facts.expectedInflowLamports === undefined ? {} : { expectedInflowLamports: built.facts.expectedInflowLamports.toString() })
           }
         }
-        const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
-        if (gaslessRefusals.length > 0) {
-          return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${gaslessRefusals.join("; ")}`, stage: "policy" }), {
-            unwritten: { fields: buildFields, via: [builtStage] }
-          })
-        }
-        const simulation = yield* simulate(wallet.publicKey, compiled.messageBase64, compiled.extraSignatures)
-        if (!simulation.ok) {
-          const recorded = yield* move(row, { from: ["pending"], to: builtStage.status, stage: builtStage.stage, message: builtStage.message, fields: buildFields, eventType: builtStage.eventType })
-          return recorded === undefined ? undefined : yield* failSimulation(recorded, simulation)
-        }
-        // Build, simulation and the policy decision are written together (one statement): nothing
-        // irreversible happens before signing, so a run that dies before then builds again (the policy
-        // engine records a transaction's decision and spend once).
-        const simulatedStage = { status: "policy_eval", stage: "policy", eventType: "transaction.simulated", message: "simulation ok", at: new Date().toISOString() } as const
-        return yield* policyEval(row, { fields: { ...buildFields, simulation }, via: [builtStage, simulatedStage] })
+        return { compiled, builtStage, buildFields }
+      })
+
+    /** An approved transaction built again with a fresh blockhash (approvals outlive blockhashes), admitted and simulated. */
+    const rebuild = (row: TransactionRow, context: RunContext) =>
+      Effect.gen(function* () {
+        const { compiled, buildFields } = yield* buildMessage(row, context.publicKey)
+        const refusals = yield* gasless.admit(row, compiled.messageBase64)
+        if (refusals.length > 0) return yield* Effect.fail(new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${refusals.join("; ")}`, stage: "policy" }))
+        const simulation = yield* simulate(context.publicKey, compiled.messageBase64, compiled.extraSignatures)
+        return { fields: { ...buildFields, simulation }, simulation }
       })
 
     /** A signing request (POST /wallets/<id>/sign): the caller's bytes, simulated, then the ordinary policy stage. */
@@ -248,31 +268,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           return yield* fail(row, new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied: ${recorded.reason}`, stage: "policy" }), { unwritten })
         }
         const effect = recorded.kind === "effect" ? recorded.effect : undefined
-        const spend = spendFacts(row.type, {
-          amountLamports: built?.amountLamports === null || built?.amountLamports === undefined ? undefined : BigInt(built.amountLamports),
-          destination: built?.destination ?? undefined
-        }, effect)
-        const decision = yield* policy.decideForTransaction({
-          txId: row.id, tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id, traceId: row.trace_id ?? undefined,
-          type: row.type, protocol: row.protocol, intent: row.intent,
-          facts: {
-            destination: spend.destination,
-            tokenMint: built?.tokenMint ?? undefined,
-            amountLamports: spend.amountLamports,
-            effect,
-            tokenAmount: built?.tokenAmount === null || built?.tokenAmount === undefined ? undefined : BigInt(built.tokenAmount),
-            programIds: built?.programIds ?? [],
-            slippageBps: typeof row.intent.slippageBps === "number" ? row.intent.slippageBps : undefined,
-            // a swap: every pool of its route, and the age of the quote its build used (at this decision)
-            ...(built?.pools === undefined ? {} : { pools: built.pools, pool: built.pools[0] }),
-            ...(built?.outputMint === undefined ? {} : { outputMint: built.outputMint }),
-            ...(built?.oracleDeviationBps === undefined ? {} : { oracleDeviationBps: built.oracleDeviationBps }),
-            ...(built?.oracleUnavailable === undefined ? {} : { oracleUnavailable: built.oracleUnavailable }),
-            ...(built?.quotedAt === undefined ? {} : { quoteAgeSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(built.quotedAt)) / 1000)) })
-          },
-          preBalanceLamports: preBalance,
-          gasless: row.gasless, requireApproval: row.require_approval, timestamp: new Date()
-        }, (denied) =>
+        const decision = yield* policy.decideForTransaction(riskInputOf(row, built, preBalance, effect), (denied) =>
           // A portfolio breach by an agent's spend: the supervisor pauses the agent (autoPauseOnBreach).
           // Stored with the decision, in its SQL transaction, so no crash can keep one without the other.
           row.agent_id === null
@@ -286,11 +282,12 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           })
         }
         if (decision.decision === "require_approval") {
-          const now = Date.now()
+          // the approver's preview, its hash and quorum (approvals/approvalGate.ts); webhooks carry them
+          const gate = yield* approvals.open(row, decision, unwritten)
           return yield* move(row, withUnwritten({
             from: [row.status], to: "approval_gate", stage: "policy", message: `approval required: ${reasons}`,
-            fields: { policyDecision: decision, approval: { status: "pending", requestedAt: new Date(now).toISOString(), expiresAt: new Date(now + config.approvals.ttlMs).toISOString() } },
-            eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons }
+            fields: { policyDecision: decision, approval: gate.approval },
+            eventType: "transaction.policy_evaluated", eventMetadata: { decision: decision.decision, reasons: decision.reasons, ...gate.eventMetadata }
           }))
         }
         return yield* move(row, withUnwritten({
@@ -313,6 +310,14 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const signing = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         yield* chaosAt("sign", "sign")
+        // approved: built again, judged again, compared with the approved preview (approvals/approvalGate.ts)
+        const ready = yield* approvals.reconfirm(row, context, rebuild(row, context))
+        return ready === undefined || ready.status !== "signing" ? ready : yield* signRecorded(ready, context)
+      })
+
+    /** Signs the recorded message (the signer actor checks the recorded decision again) and records the signature. */
+    const signRecorded = (row: TransactionRow, context: RunContext) =>
+      Effect.gen(function* () {
         yield* quoteStillFresh(row, context)
         // a borrow approved long after its build: the program would judge it on whatever price is there now
         const oracles = row.build_facts?.oracleAccounts ?? []

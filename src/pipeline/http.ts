@@ -2,6 +2,7 @@
 import { Effect, Schema } from "effect"
 import { PaginationQuery, Uuid } from "../../schemas/common.js"
 import { RejectBody } from "../../schemas/transaction.js"
+import { ApproveBody } from "../../schemas/approval.js"
 import { Caller } from "../gateway/caller.js"
 import { ok } from "../gateway/envelope.js"
 import { decodeBody, decodeQuery, jsonBody, pathParam } from "../gateway/request.js"
@@ -76,7 +77,8 @@ export const transactionRoutes = [
     TransactionsApi.approve,
     Effect.gen(function* () {
       const id = yield* txId
-      return transactionReply(yield* (yield* TransactionService).approve(yield* Caller, id), 200)
+      const body = yield* decodeBody(ApproveBody)
+      return transactionReply(yield* (yield* TransactionService).approve(yield* Caller, id, body), 200)
     })
   ),
   route(

@@ -172,23 +172,31 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Transactions matching `where` with their run's context (as a claim reads it), least recently updated first. */
     const contexts = (where: ReturnType<typeof sql.and>, limit: number) =>
       sql<RunContextColumns>`
-        SELECT t.*, w.public_key AS wallet_public_key, r.config->'deltaVarianceBpsThreshold' AS delta_variance_bps,
-          r.config->'maxQuoteAgeSeconds' AS max_quote_age_seconds
+        SELECT t.*, w.public_key AS wallet_public_key,
+          -- the tighter of the tenant's config and the deployment-wide one (tenant '*'), as the claim reads them
+          least((r.config->>'deltaVarianceBpsThreshold')::int, (d.config->>'deltaVarianceBpsThreshold')::int) AS delta_variance_bps,
+          least((r.config->>'maxQuoteAgeSeconds')::int, (d.config->>'maxQuoteAgeSeconds')::int) AS max_quote_age_seconds
         FROM transactions t
         JOIN wallets w ON w.id = t.wallet_id
         LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
+        LEFT JOIN protocol_risk_configs d ON d.tenant_id = '*' AND d.protocol = t.protocol
         WHERE ${where}
         ORDER BY t.updated_at
         LIMIT ${limit}
       `.pipe(Effect.map((rows) => rows.map(runContextOf)), Effect.orDie)
 
     /**
-     * Transactions left at `submitting` with no job running or due for them (the outbox gave up while
-     * their bytes may have left, or a run left them unresolved), oldest first, each with its run's
-     * context: what the settlement resolver settles against the chain.
+     * Transactions left at `submitting` with no job running or due for them, least recently updated
+     * first, each with its run's context: what the settlement resolver settles against the chain. They
+     * are the ones marked unresolved (unresolvedTransactions.ts), and those whose job failed in the last
+     * day (a process that died between failing the job and marking the transaction).
      */
     const unresolved = (limit: number) =>
       contexts(sql.and([
+        sql`t.id IN (
+          SELECT tx_id FROM unresolved_transactions
+          UNION SELECT tx_id FROM outbox_jobs WHERE status = 'failed' AND updated_at > now() - interval '1 day'
+        )`,
         sql`t.status = 'submitting'`,
         sql`NOT EXISTS (SELECT 1 FROM outbox_jobs j WHERE j.tx_id = t.id AND j.status IN ('pending', 'processing'))`
       ]), limit)

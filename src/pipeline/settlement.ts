@@ -30,6 +30,7 @@ import type { RunContext } from "./runContext.js"
 import { type LoggedSignature, SignatureLog, type SignatureVia } from "./signatureLog.js"
 import { Terminal } from "./stageFailure.js"
 import { StageTransitions } from "./stageTransitions.js"
+import { UnresolvedTransactions } from "./unresolvedTransactions.js"
 import type { LandedMeta, SubmissionOutcome } from "./submission.js"
 import type { TransactionRow } from "./transactionRow.js"
 import { x402PaidResult } from "./x402Result.js"
@@ -56,13 +57,14 @@ interface Candidate {
 }
 
 export class Settlement extends Effect.Service<Settlement>()("Settlement", {
-  dependencies: [SignatureLog.Default, X402PaymentRepo.Default],
+  dependencies: [SignatureLog.Default, UnresolvedTransactions.Default, X402PaymentRepo.Default],
   effect: Effect.gen(function* () {
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
     const policy = yield* PolicyEngine
     const budgets = yield* AgentBudgetRelease
     const log = yield* SignatureLog
+    const unresolvedSet = yield* UnresolvedTransactions
     const landing = yield* SignatureLanding
     const payments = yield* X402PaymentRepo
     const ammProgramIds = (yield* AmmPrograms).all.map((program) => program.programId.toBase58())
@@ -109,13 +111,14 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
         if (row.agent_id !== null) yield* budgets.release(row.id, reason)
       })
 
-    /** Failed, with a proof; its spend given back (`reason` goes to the agent budget's audit event). */
+    /**
+     * Failed, with a proof, its spend given back (`reason` goes to the agent budget's audit event). Given
+     * back first: a client that reads `failed` finds the spend released too. Only a fact about the chain
+     * (or that nothing was sent) leads here, so no other outcome can follow a release; a crash between the
+     * two leaves the transaction unresolved, and the resolver fails it again (releases are idempotent).
+     */
     const failReleasing = (row: TransactionRow, failure: Terminal, reason: string) =>
-      Effect.gen(function* () {
-        const moved = yield* fail(row, failure)
-        if (moved !== undefined) yield* releaseSpend(row, reason)
-        return moved
-      })
+      Effect.zipRight(releaseSpend(row, reason), fail(row, failure))
 
     /** How a transaction someone else paid the fee for is confirmed (its wallet is not account 0; the landed signature is not the wallet's). */
     const confirmOptions = (row: TransactionRow, walletPublicKey: string, signature: string) =>
@@ -164,7 +167,10 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
     const leaveUnresolved = (row: TransactionRow, why: string) => {
       const until = row.last_valid_block_height === null ? "" : ` until block height ${row.last_valid_block_height}`
       const message = `unresolved: ${why}; it may still land${until}; the service settles it against the chain (confirmed if it landed, else failed)`
-      return move(row, { from: ["submitting"], to: "submitting", stage: "confirm", message, fields: { error: message }, eventType: "transaction.unresolved" })
+      return Effect.zipRight(
+        unresolvedSet.mark(row.id),
+        move(row, { from: ["submitting"], to: "submitting", stage: "confirm", message, fields: { error: message }, eventType: "transaction.unresolved" })
+      )
     }
 
     /** What the chain says of these candidates now. */
@@ -276,13 +282,14 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
     const reopenUnresolved = (row: TransactionRow, why: string) =>
       Effect.gen(function* () {
         const message = `unresolved: ${why}; the service settles it against the chain (confirmed if it landed, else failed) before anything is built again`
+        yield* unresolvedSet.mark(row.id)
         return yield* move(row, {
           from: [row.status], to: "submitting", stage: "confirm", message,
           fields: { clearError: true, error: message }, eventType: "transaction.unresolved"
         })
       })
 
-    return { submitted, landed, failUnsent, leaveUnresolved, settleNow, decideNow, earlierAttemptSpentNothing, beforeRebuild, reopenUnresolved, log }
+    return { submitted, landed, failUnsent, leaveUnresolved, pruneSettled: unresolvedSet.prune, settleNow, decideNow, earlierAttemptSpentNothing, beforeRebuild, reopenUnresolved, log }
   })
 }) {}
 

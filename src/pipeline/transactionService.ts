@@ -5,7 +5,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
+import type { ApproveBody } from "../../schemas/approval.js"
+import { Conflict, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
+import { approvalEventMetadata, recordApproval } from "./approvals/approvalRecord.js"
+import { WalletQuorums } from "./approvals/walletQuorums.js"
 import type { TransactionType } from "../../schemas/intent.js"
 import { AgentBudgetOnRetry, budgetExceededMessage } from "./agentPorts.js"
 import { intentSpendLamports } from "./intentSpend.js"
@@ -48,6 +51,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const budgets = yield* AgentBudgetOnRetry
     const settlement = yield* Settlement
     const expiry = yield* makeApprovalExpiry
+    const quorums = yield* WalletQuorums
     const freezes = yield* SigningFreezes
 
     /** The 403 of a request in a frozen scope, naming the freeze (docs/decisions/freeze.md). */
@@ -152,11 +156,13 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
 
     /**
      * Approve: under the row's lock, the approval must still be waiting and within its time ([n8]; at
-     * or after `expiresAt` the transaction fails as expired instead and the approve is refused). The
-     * transition, the outbox job and the decision marked approved (its spend was reserved at the gate)
-     * commit together.
+     * or after `expiresAt` the transaction fails as expired instead and the approve is refused), the
+     * preview the approver saw must be the current one (`previewHash`, else 409), and the operator must
+     * not have approved it already (409). Below the quorum the approval is recorded and it keeps waiting;
+     * the Nth distinct approval releases signing: that transition, the outbox job and the decision marked
+     * approved (its spend was reserved at the gate) commit together (docs/decisions/approvals.md).
      */
-    const approve = (caller: CallerInfo, txId: string) =>
+    const approve = (caller: CallerInfo, txId: string, body: ApproveBody = {}) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
         if (row.status !== "approval_gate") return yield* Effect.fail(notAwaiting(txId, row.status))
@@ -171,9 +177,22 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
               const expired = yield* expiry.expire(txId, locked.approval)
               return { _tag: "Expired", row: expired, expiresAt: String(locked.approval?.expiresAt ?? "unknown") } as const
             }
-            const approval = { ...locked.approval, status: "approved", decidedAt: now.toISOString(), decidedBy: caller.keyId }
+            const shown = locked.approval?.previewHash
+            if (body.previewHash !== undefined && body.previewHash !== shown) return { _tag: "PreviewChanged", current: String(shown ?? "none") } as const
+            const recorded = recordApproval(locked.approval, caller.keyId, now, yield* quorums.required(row.wallet_id, row.tenant_id))
+            if (recorded.kind === "duplicate") return { _tag: "Duplicate", ...recorded } as const
+            if (recorded.kind === "recorded") {
+              const waiting = yield* repo.transition(txId, {
+                from: ["approval_gate"], to: "approval_gate", stage: "policy",
+                message: `approval ${recorded.approvals} of ${recorded.required} by ${caller.keyId}`, fields: { approval: recorded.approval },
+                eventType: "transaction.approval_recorded", eventMetadata: { by: caller.keyId, ...approvalEventMetadata(recorded.approval) }
+              })
+              return waiting === undefined ? ({ _tag: "NotWaiting", status: "changed" } as const) : ({ _tag: "Recorded", row: waiting } as const)
+            }
             const updated = yield* repo.transition(txId, {
-              from: ["approval_gate"], to: "signing", stage: "sign", message: "approved", fields: { approval }, eventType: "transaction.approved"
+              from: ["approval_gate"], to: "signing", stage: "sign",
+              message: recorded.required > 1 ? `approved (${recorded.approvals} of ${recorded.required})` : "approved",
+              fields: { approval: recorded.approval }, eventType: "transaction.approved", eventMetadata: { by: caller.keyId, ...approvalEventMetadata(recorded.approval) }
             })
             if (updated === undefined) return { _tag: "NotWaiting", status: "changed" } as const
             yield* outbox.enqueueInTransaction(txId, "approve")
@@ -189,6 +208,20 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return yield* Effect.fail(
               new InvalidState({ message: `transaction ${txId}: the approval expired at ${outcome.expiresAt}; it can no longer be approved`, currentState: "failed" })
             )
+          case "PreviewChanged":
+            return yield* Effect.fail(new Conflict({
+              message: `previewHash: the preview of transaction ${txId} changed since it was shown (now ${outcome.current}); read it again and approve what it does now`,
+              currentState: "approval_gate"
+            }))
+          case "Duplicate":
+            return yield* Effect.fail(new Conflict({
+              message: `transaction ${txId}: operator ${caller.keyId} already approved it (${outcome.approvals} of ${outcome.required}); another operator must approve`,
+              currentState: "approval_gate"
+            }))
+          case "Recorded":
+            yield* metrics.increment(auditEventMetric("transaction.approval_recorded"))
+            yield* publish(outcome.row, "approval recorded")
+            return outcome.row
           case "Approved":
             yield* metrics.increment(auditEventMetric("transaction.approved"))
             yield* outbox.notify

@@ -143,7 +143,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       })
 
     /** Audits and counts a decision; a what-if's event is queued for a batched insert (nothing is atomic with it). */
-    const report = (tenantId: string, decision: PolicyDecision, context: { txId?: string; walletId: string; agentId?: string | null; protocol: string; traceId?: string | undefined; source: "transaction" | "evaluate" }) =>
+    const report = (tenantId: string, decision: PolicyDecision, context: { txId?: string; walletId: string; agentId?: string | null; protocol: string; traceId?: string | undefined; source: "transaction" | "evaluate" | "signing" }) =>
       Effect.gen(function* () {
         yield* (context.source === "evaluate" ? audit.recordSoon : audit.record)({
           tenantId,
@@ -289,6 +289,37 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
       )
 
     /**
+     * Policy again for an approved transaction about to be signed (issue 31, docs/decisions/approvals.md): the
+     * wallet's policies, configs and state as they are now, with the transaction's own spend and rate events
+     * (counted at the gate) left out, so a rule tightened while it waited applies and nothing counts twice.
+     * Writes nothing but its `policy.evaluated` event (source `signing`); fails closed to deny.
+     */
+    const recheckForSigning = (input: TransactionRiskInput): Effect.Effect<PolicyDecision> =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* store.lockWallet(input.walletId)
+          const [protocolConfig, controls, policies] = [yield* risk.findProtocol(input.tenantId, input.protocol), yield* risk.findPortfolio(input.walletId, input.tenantId), yield* loadPolicies(input.walletId, input.tenantId)]
+          const now = new Date()
+          const request = toRequest(input)
+          const required = requiredState(policies, request, now)
+          const own = yield* store.ownUsage(input.txId, required.utcDay, required.rateWindowsSeconds, required.instant)
+          const counted = yield* store.rateCounts(required.rateKey, required.rateWindowsSeconds, required.instant)
+          const spent = (yield* store.dailySpent(input.walletId, required.utcDay)) - own.spentLamports
+          const known = {
+            dailySpentLamports: spent > 0n ? spent : 0n,
+            rateCounts: new Map(required.rateWindowsSeconds.map((seconds) => [seconds, Math.max(0, (counted.get(seconds) ?? 0) - (own.rateCounts.get(seconds) ?? 0))]))
+          }
+          const state = yield* readState(policies, request, input.tenantId, now, { ...transactionFacts(input), portfolio: hasPortfolioLimits(controls), observe: false }, known)
+          const { decision } = combine(input, protocolConfig, controls, policies, state)
+          yield* report(input.tenantId, decision, { ...input, source: "signing" })
+          return decision
+        })
+      ).pipe(
+        Effect.timeout(ENGINE_TIMEOUT),
+        Effect.catchAllCause((cause) => Effect.succeed<PolicyDecision>({ decision: "deny", reasons: [unavailableReason(cause)], riskTier: deriveRiskTier({ type: input.type, amountLamports: input.facts.amountLamports }) }))
+      )
+
+    /**
      * A human approved: marks the decision approved (its spend was reserved at the gate), once per tx.
      * Called in the approval's own SQL transaction. Dies on SQL errors.
      */
@@ -362,6 +393,6 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         return decision
       }).pipe(hotSpan(exporting, "PolicyEngine.evaluate"))
 
-    return { decideForTransaction, onApproved, releaseSpend, startOver, decisionOf, evaluate }
+    return { decideForTransaction, recheckForSigning, onApproved, releaseSpend, startOver, decisionOf, evaluate }
   })
 }) {}

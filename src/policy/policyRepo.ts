@@ -19,6 +19,7 @@ interface PolicyRow {
   /** a shadow policy: never enforced, evaluated beside every decision (issue 34) */
   readonly shadow: boolean
   readonly rules_text: string
+  readonly approvals_required: number | null
   readonly created_at: Date | string
   readonly updated_at: Date | string
 }
@@ -53,6 +54,7 @@ const toStored = (row: PolicyRow): StoredPolicyRow => ({
     ...(row.shadow ? { shadow: true } : {}),
     // Returned as stored: rules in their encoded wire form (amounts as numbers or decimal strings).
     rules: parseStoredRules(row.rules_text) as Policy["rules"],
+    ...(row.approvals_required === null || row.approvals_required === undefined ? {} : { approvalsRequired: row.approvals_required }),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at)
   }
@@ -68,6 +70,7 @@ export interface NewPolicy {
   readonly shadow?: boolean | undefined
   /** Encoded rules (JSON-serialisable). */
   readonly rules: unknown
+  readonly approvalsRequired?: number | undefined
 }
 
 export interface PolicyChange {
@@ -75,6 +78,8 @@ export interface PolicyChange {
   readonly active?: boolean | undefined
   /** Encoded rules; undefined keeps the current ones. */
   readonly rules?: unknown
+  /** undefined keeps it; null clears it */
+  readonly approvalsRequired?: number | null | undefined
   /** When set, the change applies only if the current version is still this one (else "stale"). */
   readonly expectedVersion?: number | undefined
 }
@@ -86,18 +91,18 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     const insertVersion = (row: PolicyRow) =>
       sql`
-        INSERT INTO policy_versions (policy_id, version, tenant_id, wallet_id, name, active, rules, created_at)
+        INSERT INTO policy_versions (policy_id, version, tenant_id, wallet_id, name, active, rules, approvals_required, created_at)
         VALUES (${row.id}, ${row.version}, ${row.tenant_id}, ${row.wallet_id}, ${row.name}, ${row.active},
-          ${row.rules_text}::jsonb, ${row.updated_at})
+          ${row.rules_text}::jsonb, ${row.approvals_required}, ${row.updated_at})
       `
 
     const create = (input: NewPolicy) =>
       sql.withTransaction(
         Effect.gen(function* () {
           const [row] = yield* sql<PolicyRow>`
-            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, shadow, rules)
-            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active && input.shadow !== true}, ${input.shadow === true}, ${JSON.stringify(input.rules)}::jsonb)
-            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
+            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, shadow, rules, approvals_required)
+            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active && input.shadow !== true}, ${input.shadow === true}, ${JSON.stringify(input.rules)}::jsonb, ${input.approvalsRequired ?? null})
+            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -109,7 +114,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const current = yield* sql<PolicyRow>`
-            SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
+            SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
             FROM policies WHERE id = ${id} ${tenantFilter(readTenant)} FOR UPDATE
           `
           if (current.length === 0) return undefined
@@ -122,10 +127,11 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
               active = ${change.active ?? before.active},
               shadow = ${change.active === true ? false : before.shadow},
               rules = ${rulesText}::jsonb,
+              approvals_required = ${change.approvalsRequired === undefined ? before.approvals_required : change.approvalsRequired},
               version = version + 1,
               updated_at = clock_timestamp()
             WHERE id = ${id}
-            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
+            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
           `
           yield* insertVersion(row)
           return toStored(row)
@@ -134,13 +140,13 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     const find = (id: string, readTenant: string | null) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE id = ${id} ${tenantFilter(readTenant)}
       `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
 
     const versionRows = (id: string, readTenant: string | null, version: number | null) =>
       sql<PolicyRow>`
-        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text,
+        SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text, v.approvals_required,
           p.created_at, v.created_at AS updated_at
         FROM policy_versions v JOIN policies p ON p.id = v.policy_id
         WHERE v.policy_id = ${id} ${readTenant === null ? sql`` : sql`AND v.tenant_id = ${readTenant}`}
@@ -156,7 +162,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         const conditions = [sql`v.policy_id = ${id}`, ...(readTenant === null ? [] : [sql`v.tenant_id = ${readTenant}`])]
         const where = yield* versionOrder.where(conditions, page)
         const rows = yield* sql<PolicyRow & { page_key: unknown }>`
-          SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, v.rules::text AS rules_text,
+          SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text, v.approvals_required,
             p.created_at, v.created_at AS updated_at, ${versionOrder.keyColumn}
           FROM policy_versions v JOIN policies p ON p.id = v.policy_id
           WHERE ${where} ORDER BY ${versionOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
@@ -188,7 +194,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ]
         const where = yield* listOrder.where(conditions, page)
         const rows = yield* sql<PolicyRow & { page_key: unknown }>`
-          SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at, ${listOrder.keyColumn}
+          SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at, ${listOrder.keyColumn}
           FROM policies WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
         `.pipe(Effect.orDie)
@@ -202,19 +208,25 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-        /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
+    /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
     const shadowForWallet = (walletId: string, tenantId: string) =>
       sql<PolicyRow>`
-        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, created_at, updated_at
+        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND shadow AND NOT active
         ORDER BY created_at, id
       `.pipe(Effect.map((rows) => rows.map(toStored)))
 
-    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet }
+    /** The most distinct approvals any active policy of the wallet asks for (1 when none does; issue 31). */
+    const approvalsRequiredFor = (walletId: string, tenantId: string) =>
+      sql<{ n: number | null }>`
+        SELECT max(approvals_required) AS n FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
+      `.pipe(Effect.map((rows) => rows[0]?.n ?? 1), Effect.orDie)
+
+    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet, approvalsRequiredFor }
   })
 }) {}

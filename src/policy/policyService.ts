@@ -49,7 +49,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         stored === undefined ? Effect.fail(new NotFound({ resource: "policy", id })) : Effect.succeed(stored.policy)
       )
 
-    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; shadow?: boolean | undefined; rules: ReadonlyArray<unknown> }) =>
+    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; shadow?: boolean | undefined; rules: ReadonlyArray<unknown>; approvalsRequired?: number | undefined }) =>
       Effect.gen(function* () {
         const rules = yield* validateRules(body.rules)
         const wallet = yield* visibleWallet(caller, body.walletId)
@@ -60,15 +60,16 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
           name: body.name,
           active: body.active,
           shadow: body.shadow,
-          rules: encodeRules(rules)
+          rules: encodeRules(rules),
+          approvalsRequired: body.approvalsRequired
         })
         return stored.policy
       })
 
-    const update = (caller: CallerInfo, id: string, body: { name?: string | undefined; active?: boolean | undefined; rules?: ReadonlyArray<unknown> | undefined }) =>
+    const update = (caller: CallerInfo, id: string, body: { name?: string | undefined; active?: boolean | undefined; rules?: ReadonlyArray<unknown> | undefined; approvalsRequired?: number | null | undefined }) =>
       Effect.gen(function* () {
         const rules = body.rules === undefined ? undefined : encodeRules(yield* validateRules(body.rules))
-        const stored = yield* repo.appendVersion(id, caller.readTenant, { name: body.name, active: body.active, rules })
+        const stored = yield* repo.appendVersion(id, caller.readTenant, { name: body.name, active: body.active, rules, approvalsRequired: body.approvalsRequired })
         if (stored === undefined || stored === "stale") return yield* Effect.fail(new NotFound({ resource: "policy", id }))
         return stored.policy
       })
@@ -136,6 +137,9 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
     const list = (caller: CallerInfo, query: PageRequest & { readonly walletId?: string | undefined; readonly active?: boolean | undefined }) =>
       repo.list(caller.readTenant, query, query)
 
-    return { create, get, update, versions, version, migrate, list, listForWallet, visibleWallet }
+    /** The most distinct operator approvals an active policy of the wallet asks for at the gate (1 when none does). */
+    const approvalsRequiredFor = (walletId: string, tenantId: string) => repo.approvalsRequiredFor(walletId, tenantId)
+
+    return { create, get, update, versions, version, migrate, list, listForWallet, visibleWallet, approvalsRequiredFor }
   })
 }) {}

@@ -180,6 +180,24 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
         yield* sql`DELETE FROM policy_decisions WHERE tx_id = ${txId}`
       })
 
-    return { lockWallet, startOver, findDecision, recordDecision, dailySpent, rateCounts, applyEffects, approve, release }
+    /**
+     * What a transaction itself counts: its unreleased spend on `utcDay` and its rate events per window (at >
+     * instant - window), so a second look at it (approved, before signing) can leave them out.
+     */
+    const ownUsage = (txId: string, utcDay: string, windowsSeconds: ReadonlyArray<number>, instant: Date) =>
+      Effect.gen(function* () {
+        const [spent] = yield* sql<{ lamports: string }>`
+          SELECT COALESCE(sum(lamports), 0)::text AS lamports FROM policy_spend_entries WHERE tx_id = ${txId} AND utc_day = ${utcDay} AND NOT released
+        `
+        const rate = yield* Effect.forEach(windowsSeconds, (windowSeconds) =>
+          sql<{ n: string }>`
+            SELECT count(*)::text AS n FROM policy_rate_events
+            WHERE tx_id = ${txId} AND window_seconds = ${windowSeconds} AND at > ${new Date(instant.getTime() - windowSeconds * 1000)}
+          `.pipe(Effect.map((rows) => [windowSeconds, Number(rows[0]?.n ?? "0")] as const))
+        )
+        return { spentLamports: BigInt(spent?.lamports ?? "0"), rateCounts: new Map(rate) }
+      })
+
+    return { lockWallet, startOver, findDecision, recordDecision, dailySpent, rateCounts, ownUsage, applyEffects, approve, release }
   })
 }) {}

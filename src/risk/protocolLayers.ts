@@ -5,7 +5,8 @@
  * value comes from, and the first field of a tenant's write that would be looser than the deployment's.
  *
  * Per field the tighter value wins: the lower of two bounds; `requireOracleForSwap` if either asks for it;
- * `gaslessEligible` only if the tenant enables it and the deployment does not forbid it; when both layers have an
+ * `gaslessEligible` is the tenant's own choice when it made one (never true against the deployment's false), else the
+ * deployment's (so a deployment-wide `true` enables it for every tenant that did not turn it off); when both layers have an
  * allowlist, the tenant's is shown and both are checked (`inherited`), so a pool must be in both, even when the
  * deployment narrowed its list after the tenant's was written.
  */
@@ -30,14 +31,15 @@ const LISTS = ["allowedPools", "allowedPrograms"] as const
 
 const defined = <A>(value: A | null | undefined): value is A => value !== undefined && value !== null
 
-/**
- * The effective config of a tenant for a protocol, and the layer of each field. `tenant` is the tenant's own
- * config (or the defaults, `updatedAt` the epoch, when it has none).
- */
 /** The config as answered: without the deployment's lists kept for the checks. */
 export const shownConfig = ({ inherited: _inherited, ...config }: EffectiveProtocolConfig): ProtocolRiskConfig => config
 
-export const layeredConfig = (tenant: ProtocolRiskConfig, tenantHasOwn: boolean, deployment: DeploymentLayer | undefined) => {
+/**
+ * The effective config of a tenant for a protocol, and the layer of each field. `tenant` is the tenant's own
+ * config (or the defaults, `updatedAt` the epoch, when it has none); `tenantSetsGasless`: whether the tenant
+ * wrote `gaslessEligible` itself (its stored config has the field).
+ */
+export const layeredConfig = (tenant: ProtocolRiskConfig, tenantHasOwn: boolean, deployment: DeploymentLayer | undefined, tenantSetsGasless: boolean) => {
   const layers: Record<string, ConfigLayer> = {}
   const own: ConfigLayer = tenantHasOwn ? "tenant" : "default"
   const result: Record<string, unknown> = { ...tenant }
@@ -67,11 +69,13 @@ export const layeredConfig = (tenant: ProtocolRiskConfig, tenantHasOwn: boolean,
   } else {
     layers.requireOracleForSwap = tenantHasOwn ? "tenant" : "default"
   }
-  if (deployment?.gaslessEligible === false && tenant.gaslessEligible) {
-    result.gaslessEligible = false
-    layers.gaslessEligible = "deployment"
+  if (tenantSetsGasless) {
+    const forbidden = deployment?.gaslessEligible === false && tenant.gaslessEligible
+    result.gaslessEligible = tenant.gaslessEligible && !forbidden
+    layers.gaslessEligible = forbidden ? "deployment" : "tenant"
   } else {
-    layers.gaslessEligible = tenantHasOwn ? "tenant" : "default"
+    result.gaslessEligible = deployment?.gaslessEligible ?? false
+    layers.gaslessEligible = defined(deployment?.gaslessEligible) ? "deployment" : "default"
   }
   layers.version = tenantHasOwn ? "tenant" : "default"
   const inherited: InheritedLists | undefined =

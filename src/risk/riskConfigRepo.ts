@@ -29,6 +29,11 @@ export class CorruptRiskConfig extends Schema.TaggedError<CorruptRiskConfig>()("
 }) {}
 
 const PROTOCOL_DEFAULTS = { version: "1", allowedPools: [], allowedPrograms: [], requireOracleForSwap: false, gaslessEligible: false }
+/**
+ * What a tenant's first write starts from: the defaults but `gaslessEligible`, which a tenant's row holds only when
+ * the tenant set it (else the deployment's layer decides; protocolLayers.ts).
+ */
+const { gaslessEligible: _unsetGasless, ...TENANT_INITIAL } = PROTOCOL_DEFAULTS
 const PORTFOLIO_DEFAULTS = { autoPauseOnBreach: true }
 
 /** The tenant id of the deployment-wide layer (issue 34 item 4): written by a key that reads every tenant. */
@@ -50,8 +55,8 @@ const parse = (text: string): unknown => {
 
 const iso = (value: Date | string) => new Date(value).toISOString()
 
-const toProtocolConfig = (row: ConfigRow) =>
-  decodeProtocol({ ...(parse(row.body) as object), protocol: row.key, updatedAt: iso(row.updated_at) }).pipe(
+const toProtocolConfig = (row: ConfigRow, body: unknown = parse(row.body)) =>
+  decodeProtocol({ gaslessEligible: false, ...(body as object), protocol: row.key, updatedAt: iso(row.updated_at) }).pipe(
     Effect.mapError(() => new CorruptRiskConfig({ message: `protocol risk config for ${row.key} is corrupt` }))
   )
 
@@ -112,8 +117,10 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
         }
         const tenantRow = rows.find((row) => row.tenant_id === tenantId && row.key === protocol)
         if (tenantRow === undefined && deployment === undefined) return undefined
-        const own = tenantRow === undefined ? defaultProtocolConfig(protocol) : yield* toProtocolConfig(tenantRow)
-        return layeredConfig(own, tenantRow !== undefined, deployment?.layer)
+        if (tenantRow === undefined) return layeredConfig(defaultProtocolConfig(protocol), false, deployment?.layer, false)
+        const body = parse(tenantRow.body)
+        const setsGasless = typeof (body as { gaslessEligible?: unknown } | null)?.gaslessEligible === "boolean"
+        return layeredConfig(yield* toProtocolConfig(tenantRow, body), true, deployment?.layer, setsGasless)
       })
 
     /**
@@ -154,7 +161,7 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
           const looser = looserThanDeployment(update, deployment?.layer)
           if (looser !== undefined) return yield* Effect.fail(new ValidationError({ message: looser.message, field: looser.field }))
         }
-        const initial = tenantId === DEPLOYMENT_TENANT ? {} : PROTOCOL_DEFAULTS
+        const initial = tenantId === DEPLOYMENT_TENANT ? {} : TENANT_INITIAL
         yield* sql`
           INSERT INTO protocol_risk_configs (tenant_id, protocol, config)
           VALUES (${tenantId}, ${protocol}, jsonb_strip_nulls(${JSON.stringify(initial)}::jsonb || ${patch}::jsonb))

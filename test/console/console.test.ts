@@ -5,10 +5,14 @@
  * its actor go, a wrong key's 401 message, a key without a scope. A screenshot of each view is written
  * to test-artifacts/console/.
  */
+import { SqlClient } from "@effect/sql"
 import { Keypair } from "@solana/web3.js"
+import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildConsole } from "../../console/build.js"
+import { canonicalJson, sha256Hex } from "../../src/pipeline/proof.js"
+import { defined } from "../support/defined.js"
 import { startTestLedger } from "../support/ledger.js"
 import { makeClient } from "../support/client.js"
 import { ADMIN_KEY, api, type RunningService, startService } from "../support/service.js"
@@ -129,7 +133,7 @@ describe("operator console", () => {
     await screenshot(page, "transaction-detail")
   })
 
-  it("the approvals inbox shows what waits with its reasons; approve one and see it confirm, reject another with a reason", async () => {
+  it("the approvals inbox shows each preview (not raw JSON), asks for confirmation, and shows the approved one confirm; reject another with a reason", async () => {
     const policy = await makeClient(service.baseUrl).policies.create({ body: {
       walletId: wallet.id,
       name: "approve large transfers",
@@ -140,9 +144,10 @@ describe("operator console", () => {
     await makeClient(service.baseUrl).policies.update({ params: { policyId: policy.body.data.id }, body: {
       rules: [{ type: "spending_limit", requireApprovalAboveLamports: 5_000_000, maxLamportsPerTx: 3_000_000_000 }]
     } })
+    const targets = [destination(), destination()]
     const gated = await Promise.all(
-      [0, 1].map(async () => {
-        const created = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports: 10_000_000 } }, undefined, "?waitMs=15000")
+      targets.map(async (to) => {
+        const created = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: to, lamports: 10_000_000 } }, undefined, "?waitMs=15000")
         expect(created.status).toBe(202)
         return created.body.data.id as string
       })
@@ -154,26 +159,88 @@ describe("operator console", () => {
     const rejectCard = page.locator(`article[data-tx="${toReject}"]`)
     await approveCard.waitFor()
     await rejectCard.waitFor()
+    // what it does in words, the balance change, who receives value, the fee, the reasons, the approvals so far
+    expect(await approveCard.getByTestId("summary").textContent()).toContain(`Transfer 0.01 SOL from this wallet to ${targets[0]}`)
+    expect(await approveCard.locator('[data-testid="balance-changes"] li[data-asset="SOL"]').textContent()).toMatch(/^-0\.0100\d* SOL$/)
+    expect(await approveCard.getByTestId("counterparties").textContent()).toContain(targets[0])
+    expect(await approveCard.getByTestId("fee").textContent()).toMatch(/^0\.0000\d+ SOL \(paid by the wallet\)$/)
     expect(await approveCard.getByTestId("reasons").textContent()).toMatch(/approval/i)
+    expect(await approveCard.getByTestId("quorum").textContent()).toBe("0 of 1")
+    expect(await approveCard.locator("pre.json").count()).toBe(0)
     expect(await approveCard.textContent()).toMatch(/expires in 23 h \d+ min/)
     await screenshot(page, "approvals")
 
+    // Approve asks first; nothing is sent until confirmed
     await approveCard.locator('button[data-action="approve"]').click()
+    await approveCard.getByTestId("confirm").waitFor()
+    expect(await approveCard.getByTestId("confirm").textContent()).toContain(`Approve Transfer 0.01 SOL from this wallet to ${targets[0]}`)
+    expect((await makeClient(service.baseUrl).transactions.get({ params: { txId: toApprove } })).data?.status).toBe("approval_gate")
+    await screenshot(page, "approval-confirm")
+    await approveCard.locator('button[data-action="confirm-approve"]').click()
     await approveCard.waitFor({ state: "detached" })
+    // what happened to it afterwards stays in view
+    await page.locator(`[data-testid="decided"] li[data-decided="${toApprove}"][data-outcome="confirmed"]`).waitFor({ timeout: 30_000 })
+
     await rejectCard.locator('input[name="reason"]').fill("destination not on the allowlist we agreed")
     await rejectCard.locator('button[data-action="reject"]').click()
     await rejectCard.waitFor({ state: "detached" })
+    await page.locator(`[data-testid="decided"] li[data-decided="${toReject}"][data-outcome="failed"]`).waitFor()
 
-    // The approved one confirms, live on its detail page.
+    // The approved one confirmed, live on its detail page, with the preview it was approved on.
     await page.goto(`${consoleUrl()}#/transactions/${toApprove}`)
     await page.locator('[data-testid="timeline"] li[data-status="confirmed"]').waitFor({ timeout: 30_000 })
     expect(await page.locator('[data-testid="timeline"] li[data-status="approval_gate"]').count()).toBe(1)
+    expect(await page.getByTestId("summary").textContent()).toContain(targets[0])
 
     const rejected = await waitSettled(service.baseUrl, toReject)
     expect(rejected.body.data.status).toBe("failed")
     expect(rejected.body.data.approval).toMatchObject({ status: "rejected", reason: "destination not on the allowlist we agreed" })
     await page.goto(`${consoleUrl()}#/transactions/${toReject}`)
     await page.getByText("approval rejected: destination not on the allowlist we agreed").waitFor()
+  })
+
+  it("a preview that changed since it was shown is refused (409) and the current one shown; a failure after approval is visible", async () => {
+    const small = await createWallet(service.baseUrl, 50_000_000)
+    expect((await makeClient(service.baseUrl).policies.create({ body: { walletId: small.id, name: "approve all", rules: [{ type: "spending_limit", requireApprovalAboveLamports: 0 }] } })).status).toBe(201)
+    const gate = async (lamports: number) => {
+      const created = await submit(service.baseUrl, { walletId: small.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports } }, undefined, "?waitMs=15000")
+      expect(created.status).toBe(202)
+      return created.body.data.id as string
+    }
+    const [first, second] = [await gate(40_000_000), await gate(40_000_000)]
+    // (logged in already when the file's earlier tests ran; on its own it logs in)
+    await page.goto(consoleUrl())
+    await page.waitForSelector('nav a[data-view], input[name="apiKey"]')
+    if ((await page.locator('input[name="apiKey"]').count()) > 0) await logIn(ADMIN_KEY)
+    await openView("approvals")
+    const card = page.locator(`article[data-tx="${first}"]`)
+    await card.waitFor()
+    await card.locator('button[data-action="approve"]').click()
+    await card.getByTestId("confirm").waitFor()
+
+    // Meanwhile its preview changes (written as the gate writes a new round's: a new preview and its hash)
+    const record = await service.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ approval: { preview: Record<string, unknown> } }>`SELECT approval FROM transactions WHERE id = ${first}`))
+    const changed = { ...defined(record[0], "row").approval.preview, summary: "Transfer 0.04 SOL from this wallet (changed while you looked)" }
+    await service.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+      UPDATE transactions SET approval = approval || ${JSON.stringify({ preview: changed, previewHash: sha256Hex(canonicalJson(changed)) })}::jsonb WHERE id = ${first}`))
+    await card.locator('button[data-action="confirm-approve"]').click()
+    await card.getByText(/^previewHash: the preview of transaction .* changed since it was shown/).waitFor()
+    await card.getByText("changed while you looked").first().waitFor()
+    expect((await makeClient(service.baseUrl).transactions.get({ params: { txId: first } })).data?.approval?.approvals).toEqual([])
+    await screenshot(page, "approval-preview-changed")
+
+    // The second one is approved (elsewhere) and spends what the first needed: approved now, the first cannot run,
+    // and the console says so instead of dropping it.
+    expect((await makeClient(service.baseUrl).transactions.approve({ params: { txId: second } })).status).toBe(200)
+    expect((await waitSettled(service.baseUrl, second)).body.data.status).toBe("confirmed")
+    // (after the 409 the confirmation closed: the operator reads the new preview and opens a new one)
+    expect(await card.getByTestId("confirm").count()).toBe(0)
+    await card.locator('button[data-action="approve"]').click()
+    await card.locator('button[data-action="confirm-approve"]').click()
+    const outcome = page.locator(`[data-testid="decided"] li[data-decided="${first}"][data-outcome="failed"]`)
+    await outcome.waitFor({ timeout: 30_000 })
+    expect(await outcome.getByTestId("outcome").textContent()).toMatch(/^failed at build \(PIPELINE_ERROR\): simulation failed after approval/)
+    await screenshot(page, "approval-failed-after")
   })
 
   it("pausing an agent from the console stops its actor", async () => {

@@ -3,7 +3,8 @@
  * ledger, the service pointed at it by GASLESS_RPC_URL. A wallet holding tokens and no SOL sends
  * transfer_spl with gasless: true; the relay's key pays the fee. Ineligible and unsupported gasless
  * intents are refused at policy; a transaction the relay refuses to sign fails at send (nothing was sent:
- * the relay's signTransaction comes first, issue 30).
+ * the relay's signTransaction comes first, issue 30); a lost answer from the relay is settled against the
+ * chain (issue 30).
  */
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token"
 import { Connection, PublicKey } from "@solana/web3.js"
@@ -11,6 +12,7 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEFAULT_ALLOWED_PROGRAMS } from "../../src/gasless/gaslessRules.js"
 import { startRelayServer, type RunningRelay } from "../../src/gasless/relay/relayServer.js"
+import { startFaultProxy } from "../support/faultProxy.js"
 import { freePort } from "../support/freePort.js"
 import { startTestLedger } from "../support/ledger.js"
 import { makeClient } from "../support/client.js"
@@ -61,6 +63,12 @@ const run = async (body: Record<string, unknown>) => {
   return (await waitSettled(service.baseUrl, created.body.data.id)).body
 }
 
+/**
+ * The admin key acting for tenant `default`, where the tests' wallets live: a protocol risk config written
+ * without a tenant is the deployment-wide layer, which cannot make a protocol gasless-eligible for a tenant.
+ */
+const tenantClient = (baseUrl: string) => makeClient(baseUrl, { "x-api-key": ADMIN_KEY, "x-tenant-id": "default" })
+
 const counter = async (name: string) => ((await makeClient(service.baseUrl).audit.metrics({})).body.data[name] as number | undefined) ?? 0
 
 describe("gasless submission through the fee-payer relay", () => {
@@ -75,13 +83,13 @@ describe("gasless submission through the fee-payer relay", () => {
     expect((await run({ walletId: issuer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "1", destination: receiver.publicKey } })).data.status).toBe("confirmed")
     expect(await connection().getBalance(new PublicKey(holder.publicKey))).toBe(0)
 
-    const eligible = await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
+    const eligible = await tenantClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
     expect(eligible.status).toBe(200)
     const successBefore = await counter("gasless_transaction_success_total")
 
     const relayBefore = BigInt(await connection().getBalance(new PublicKey(relay.feePayer)))
     const sent = await run({ walletId: holder.id, type: "transfer_spl", protocol: "spl-token", gasless: true, intent: { destination: receiver.publicKey, mint, amount: "2000000" } })
-    expect(sent.data.status).toBe("confirmed")
+    expect(sent.data.status, sent.error).toBe("confirmed")
 
     const mintKey = new PublicKey(mint)
     expect((await getAccount(connection(), getAssociatedTokenAddressSync(mintKey, new PublicKey(receiver.publicKey)))).amount).toBe(2_000_001n)
@@ -109,7 +117,7 @@ describe("gasless submission through the fee-payer relay", () => {
     expect(ineligible.error).toContain("gaslessEligible")
     expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000)
 
-    await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
+    await tenantClient(service.baseUrl).risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
     const mintTx = await run({ walletId: payer.id, type: "create_mint", protocol: "spl-token", intent: { decimals: 0 } })
     const mint = String(mintTx.data.result?.mint)
     await run({ walletId: payer.id, type: "mint_token", protocol: "spl-token", intent: { mint, amount: "10" } })
@@ -123,17 +131,41 @@ describe("gasless submission through the fee-payer relay", () => {
     expect(await counter("gasless_transaction_failure_total")).toBe(failuresBefore + 2)
   })
 
+  it("a lost answer from the relay: signAndSendTransaction sends, its answer is lost, then the relay is unreachable past the attempt limit; never failed, the resolver confirms it: paid once", async () => {
+    const relayProxy = await startFaultProxy(relay.url)
+    const lossy = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: relayProxy.url, GASLESS_RPC_API_KEY: RELAY_KEY, TX_OUTBOX_MAX_ATTEMPTS: "2", TX_SETTLEMENT_SWEEP_MS: "200" } })
+    try {
+      await tenantClient(lossy.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
+      const payer = await createWallet(lossy.baseUrl, 1_000_000_000)
+      const other = await createWallet(lossy.baseUrl, 1_000_000_000)
+      relayProxy.add({ methods: ["signAndSendTransaction"], times: 1, action: { kind: "loseAnswer" }, then: [{ action: { kind: "unavailable" }, forMs: 3_000 }] })
+      const created = await submit(lossy.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 12_345 } })
+      const settled = (await waitSettled(lossy.baseUrl, created.body.data.id)).body.data
+      expect(settled.status).toBe("confirmed")
+      expect(settled.history.map((entry) => entry.status)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "submitting", "confirmed"])
+      expect(settled.history[5]?.message).toMatch(/^unresolved: the outbox gave up after 2 attempts/)
+      expect(relayProxy.faults.get("loseAnswer")).toBe(1)
+      // The relay's transaction (its fee payer's signature) landed once: the receiver got the lamports once.
+      const landed = await connection().getTransaction(settled.signature ?? "", { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+      expect(landed?.transaction.message.staticAccountKeys[0]?.toBase58()).toBe(relay.feePayer)
+      expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000 + 12_345)
+    } finally {
+      await lossy.stop()
+      await relayProxy.close()
+    }
+  })
+
   it("a transaction the relay refuses (its fee above the relay's maximum) fails at send with PIPELINE_ERROR, nothing landed", async () => {
     const strict = await startRelayServer({ port: await freePort(), rpcUrl: ledger.rpcUrl, feePayerSeed: randomBytes(32), allowedPrograms: DEFAULT_ALLOWED_PROGRAMS, maxFeeLamports: 5_000n })
     await connection().confirmTransaction(await connection().requestAirdrop(new PublicKey(strict.feePayer), 1_000_000_000), "confirmed")
     const strictService = await startService({ rpcUrl: ledger.rpcUrl, env: { GASLESS_RPC_URL: strict.url } })
     try {
-      await makeClient(strictService.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
+      await tenantClient(strictService.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
       const payer = await createWallet(strictService.baseUrl, 1_000_000_000)
       const other = await createWallet(strictService.baseUrl, 1_000_000_000)
       const created = await submit(strictService.baseUrl, { walletId: payer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other.publicKey, lamports: 1000 } })
       const refused = (await waitSettled(strictService.baseUrl, created.body.data.id)).body
-      expect(refused).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "send" })
+      expect(refused, refused.error).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "send" })
       expect(refused.error).toContain("exceeds the maximum 5000")
       expect(await connection().getBalance(new PublicKey(other.publicKey))).toBe(1_000_000_000)
     } finally {
@@ -172,7 +204,7 @@ describe("who the relay serves and how much (issue 31)", () => {
       return (await waitSettled(service.baseUrl, created.body.data.id, 30_000, as)).body
     }
     const first = await transfer()
-    expect(first.data.status, first.error).toBe("confirmed")
+    expect(first.data.status, JSON.stringify([first.error, first.data.error, first.data.failedAt])).toBe("confirmed")
     const relayBefore = await connection().getBalance(new PublicKey(relay.feePayer))
     const refused = await transfer()
     expect(refused).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
@@ -185,7 +217,7 @@ describe("who the relay serves and how much (issue 31)", () => {
     expect(again.error).toMatch(/has used \d+ of its 15000/)
     expect(again.error).toContain(refused.error?.match(/has used (\d+)/)?.[1] ?? "missing")
     const defaultPayer = await createWallet(service.baseUrl, 1_000_000_000)
-    await makeClient(service.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
+    await tenantClient(service.baseUrl).risk.putProtocol({ params: { protocol: "system-program" }, body: { gaslessEligible: true } })
     expect((await run({ walletId: defaultPayer.id, type: "transfer_sol", protocol: "system-program", gasless: true, intent: { destination: other, lamports: 1000 } })).data.status).toBe("confirmed")
   })
 })

@@ -137,7 +137,7 @@ describe("the OpenAPI document", () => {
       .map((r) => `${r.method} ${r.path}`)
     expect(bodiless.sort()).toEqual([
       "POST /api/v1/agents/:agentId/resume", "POST /api/v1/agents/:agentId/start",
-      "POST /api/v1/agents/:agentId/stop", "POST /api/v1/transactions/:txId/approve", "POST /api/v1/transactions/:txId/retry",
+      "POST /api/v1/agents/:agentId/stop", "POST /api/v1/transactions/:txId/retry",
       "POST /api/v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver", "POST /api/v1/webhooks/:webhookId/rotate-secret"
     ])
     // The escrow helpers' bodies: the intent's fields and the signing wallet.

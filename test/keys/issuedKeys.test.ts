@@ -6,6 +6,7 @@
  * issued and revoked are in the audit log; bad input is a 400 or 404 naming the field and changes nothing;
  * a key never grants more than its issuer holds. One service start each, on a dead ledger URL.
  */
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket } from "ws"
 import { checksummed, KEY_PATTERN } from "../../src/keys/keyFormat.js"
@@ -288,5 +289,26 @@ describe("bad input", () => {
     }
     expect(await keysNow()).toEqual(before)
     expect(await walletsStatus(first, keyOfB.secret)).toBe(200)
+  })
+})
+
+describe("a gateway whose LISTEN connection is lost", () => {
+  it("still learns issues and revocations, by reloading its keys every second until NOTIFY is heard again", async () => {
+    const kept = await issue(ops, { tenant: "tenant-a", scopes: ["wallets"] })
+    await waitFor("the key on the second process", async () => (await walletsStatus(second, kept.secret)) === 200, 1_000, 20)
+    // Every LISTEN connection of both services is cut (the key listeners' included).
+    const client = new pg.Client({ connectionString: first.database.url })
+    await client.connect()
+    try {
+      const cut = await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %' AND pid <> pg_backend_pid()")
+      expect(cut.rowCount).toBeGreaterThanOrEqual(2)
+    } finally {
+      await client.end()
+    }
+    await ops.keys.revoke({ params: { keyId: kept.id }, body: { reason: "revoked while LISTEN is down" } })
+    const fresh = await issue(ops, { tenant: "tenant-a", scopes: ["wallets"] })
+    // The heartbeat is missed after 3 s; the reload then runs every second.
+    await waitFor("the revocation on the second process without NOTIFY", async () => (await walletsStatus(second, kept.secret)) === 401, 8_000, 100)
+    await waitFor("the new key on the second process without NOTIFY", async () => (await walletsStatus(second, fresh.secret)) === 200, 8_000, 100)
   })
 })

@@ -100,7 +100,13 @@ describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
     expect((await waitForTool(c, created.id, ["approval_gate"])).status).toBe("approval_gate")
     const pending = await callOk(c, "tx_pending_approvals", { walletId: wallet.id })
     expect(pending.transactions.map((t: { id: string }) => t.id)).toEqual([created.id])
-    await callOk(c, "tx_approve", { txId: created.id })
+    // an agent (or its operator) approves the preview it read: a hash of another preview is refused
+    const waiting = pending.transactions[0] as { approval: { previewHash: string; preview: { summary: string } } }
+    expect(waiting.approval.preview.summary).toContain(`Transfer 0.003 SOL from this wallet to ${destination}`)
+    const stale = await c.callTool({ name: "tx_approve", arguments: { txId: created.id, previewHash: "f".repeat(64) } })
+    expect(stale.isError).toBe(true)
+    expect(JSON.stringify(stale.content)).toContain("changed since it was shown")
+    await callOk(c, "tx_approve", { txId: created.id, previewHash: waiting.approval.previewHash })
     expect((await waitForTool(c, created.id, ["confirmed"])).status).toBe("confirmed")
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(3_000_000)
   })

@@ -40,7 +40,8 @@ describe("approval gate", () => {
     const record = (await client.transactions.get({ params: { txId } })).data!
     expect(record.approval!.status).toBe("approved")
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(1_000_000)
-    expect(record.history.map((h) => h.status)).toEqual(["pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "confirmed"])
+    // approved, it was built again (a fresh blockhash) and its effect compared with the approved preview before signing
+    expect(record.history.map((h) => h.status)).toEqual(["pending", "simulating", "policy_eval", "approval_gate", "signing", "signing", "submitting", "confirmed"])
 
     const again = await client.transactions.approve({ params: { txId } })
     expect(again.status).toBe(400)

@@ -11,7 +11,9 @@ import { afterEach, describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
 import { makeClient } from "../support/client.js"
 import { defined } from "../support/defined.js"
+import { holdDecisions } from "../support/heldDecisions.js"
 import { createWallet, submit, waitSettled, waitTerminal as waitTerminalAt } from "../support/transactions.js"
+import { waitFor } from "../support/wait.js"
 
 const MAX_ATTEMPTS = 2
 // 50 ms slots: a blockhash expires (150 slots) in about 7.5 s, so an unresolved send settles within the test.
@@ -142,10 +144,10 @@ describe("submitting -> unresolved -> failed at confirm (the outbox gives up at 
     const txId = created.body.data.id
     // The outbox gives up after the attempt limit; signed, the bytes may have left: not failed, unresolved.
     let unresolved = (await makeClient(base()).transactions.get({ params: { txId } })).body.data
-    for (let i = 0; i < 200 && !(unresolved.error ?? "").startsWith("unresolved"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25))
+    await waitFor("the transaction unresolved", async () => {
       unresolved = (await makeClient(base()).transactions.get({ params: { txId } })).body.data
-    }
+      return (unresolved.error ?? "").startsWith("unresolved")
+    }, 10_000, 25)
     expect(unresolved).toMatchObject({ status: "submitting", attempts: MAX_ATTEMPTS })
     expect(unresolved.error).toMatch(/^unresolved: the outbox gave up after 2 attempts \(chaos: injected failure at the send stage.*\); it may still land until block height \d+/)
     const retried = await makeClient(base()).transactions.retry({ params: { txId } })
@@ -169,27 +171,28 @@ describe("submitting -> unresolved -> failed at confirm (the outbox gives up at 
 })
 
 describe("submitting -> failed at confirm", () => {
-  it("a transfer approved after the wallet was drained lands with an on-chain error: CONFIRMATION_FAILED at confirm", async () => {
+  it("a transfer simulated before another one drained the wallet lands with an on-chain error: CONFIRMATION_FAILED at confirm", async () => {
     const wallet = await createWallet(base(), 100_000_000)
+    // a policy, so decisions take the wallet's lock (held here after both transfers were built and simulated)
+    expect((await makeClient(base()).policies.create({ body: { walletId: wallet.id, name: "generous", rules: [{ type: "spending_limit", maxLamportsPerTx: 1_000_000_000 }] } })).status).toBe(201)
+    const held = await holdDecisions(env.service, wallet.id)
     const first = Keypair.generate().publicKey.toBase58()
-    // Simulated while the wallet can pay, then held at the gate.
-    const held = await transfer(wallet.id, first, 60_000_000, { requireApproval: true })
-    const atGate = await waitSettled(base(), held.body.data.id)
-    expect(atGate.body.data.status).toBe("approval_gate")
-    // Meanwhile the wallet spends most of its balance.
-    const drain = await transfer(wallet.id, Keypair.generate().publicKey.toBase58(), 80_000_000)
-    expect((await waitTerminal(drain.body.data.id)).body.data.status).toBe("confirmed")
-
-    const approved = await makeClient(base()).transactions.approve({ params: { txId: held.body.data.id } })
-    expect(approved.status).toBe(200)
-    await waitTerminal(held.body.data.id)
-    const record = await expectFailedEnvelope(held.body.data.id, "CONFIRMATION_FAILED", "confirm")
+    const second = Keypair.generate().publicKey.toBase58()
+    // Each simulated while the wallet can pay it; together they need more than it has.
+    const a = await transfer(wallet.id, first, 60_000_000)
+    const b = await transfer(wallet.id, second, 80_000_000)
+    await held.waitForWaiting(2)
+    await held.release()
+    const outcomes = await Promise.all([waitTerminal(a.body.data.id), waitTerminal(b.body.data.id)])
+    expect(outcomes.map((o) => o.data.status).sort()).toEqual(["confirmed", "failed"])
+    const failed = defined(outcomes.find((o) => o.data.status === "failed"), "the failed one").data
+    const record = await expectFailedEnvelope(failed.id, "CONFIRMATION_FAILED", "confirm")
     expect(record.error).toMatch(/failed on chain/)
-    expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "failed"])
+    expect(statuses(record)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "failed"])
     // It is on the ledger, failed, and the fee was charged: the proof names that signature.
     const landed = await connection().getTransaction(defined(record.signature, "the signature"), { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
     expect(landed?.meta?.err).not.toBeNull()
-    expect(await balanceOf(first)).toBe(0)
+    expect(await balanceOf(failed.id === a.body.data.id ? first : second)).toBe(0)
     const replay = await expectProofRecomputes(record.id)
     expect(replay.proof.signature).toBe(record.signature)
   })

@@ -97,7 +97,7 @@ describe("flash_loan_bundle", () => {
     expect(refused.error).toContain(`intent.instructions[0].accounts[0]: ${other.toBase58()} is marked as a signer`)
   })
 
-  it("fails on chain as a whole when the repayment cannot be paid once it lands: the loan never leaves the reserve", async () => {
+  it("is not signed when, approved after the wallet gave its fee money away, the repayment could not be paid: the loan never leaves the reserve", async () => {
     const wallet = await createWallet(env.service.baseUrl, 8_000_000_000)
     const usdc = mintBySymbol("USDC").address
     const lend = (type: string, mint: PublicKey, amount: string) => run({ walletId: wallet.id, type, protocol: "lending-market", intent: { mint: mint.toBase58(), amount } })
@@ -118,13 +118,11 @@ describe("flash_loan_bundle", () => {
 
     expect((await api(env.service.baseUrl, "POST", `/api/v1/transactions/${gated.data.id}/approve`)).status).toBe(200)
     const settled = (await waitSettled(env.service.baseUrl, gated.data.id, 60_000)).body
-    expect(settled).toMatchObject({ status: "failure", failedAt: "confirm" })
-    expect(settled.error).toContain("transaction failed on chain")
-    const landed = await connection().getTransaction(defined(settled.data.signature, "the landed signature"), { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
-    // the repayment (the last instruction) failed, so the loan before it was undone with it
-    const failedAt = (landed?.meta?.err as { InstructionError: [number, unknown] }).InstructionError[0]
-    expect(failedAt).toBe(landed!.transaction.message.compiledInstructions.length - 1)
-    expect(landed?.meta?.logMessages?.join("\n")).toContain(`Program ${LOCAL_LENDING_MARKET_PROGRAM_ID} failed`)
+    // approvals outlive blockhashes (issue 31): built again after approval and simulated before signing, the
+    // failing repayment shows there and nothing is signed (the all-or-nothing on chain: test/programs/lendingMarket.test.ts)
+    expect(settled).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "build" })
+    expect(settled.error).toContain("simulation failed after approval")
+    expect(settled.data.signature).toBeUndefined()
     const after = await reserveState(usdc)
     expect(after.available).toBe(before.available)
     expect(after.flashOutstanding).toBe(0n)

@@ -13,6 +13,8 @@ import { reconcileBudgets } from "../../actors/budgetReconciler.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { makeClient } from "../support/client.js"
 import { createWallet, submit, waitSettled, waitTerminal } from "../support/transactions.js"
+import { holdDecisions } from "../support/heldDecisions.js"
+import { defined } from "../support/defined.js"
 import type { PolicyRuleEncoded } from "../../schemas/policy.js"
 
 // One outbox attempt: a chaos fault fails the transaction at once, so the test decides when to retry.
@@ -178,27 +180,34 @@ describe("failed -> pending (retry)", () => {
   it("succeeds from a confirm failure once the wallet can pay again (failed at confirm -> pending -> approval_gate -> confirmed)", async () => {
     await chaos({})
     const wallet = await createWallet(env.service.baseUrl, 0.1 * SOL)
+    await addPolicy(wallet.id, [{ type: "spending_limit", maxLamportsPerTx: 10 * SOL }])
     const destination = Keypair.generate().publicKey.toBase58()
-    // Simulated while the wallet can pay, held at the gate, then the wallet is drained: it fails on chain.
-    const held = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 0.06 * SOL } })
-    const heldId = held.body.data.id
-    expect((await settle(heldId)).status).toBe("approval_gate")
-    expect((await settle((await transfer(wallet.id, 0.08 * SOL)).id)).status).toBe("confirmed")
-    expect((await approve(heldId)).status).toBe(200)
-    expect((await waitTerminal(env.service.baseUrl, heldId)).data).toMatchObject({ status: "failed", failedAt: "confirm", errorCode: "CONFIRMATION_FAILED" })
+    // Both simulated while the wallet can pay each (their decisions held after it), together more than it has:
+    // both land and the later one fails on chain.
+    const held = await holdDecisions(env.service, wallet.id)
+    const first = (await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", requireApproval: false, intent: { destination, lamports: 0.06 * SOL } })).body.data.id
+    const other = await transfer(wallet.id, 0.08 * SOL)
+    await held.waitForWaiting(2)
+    await held.release()
+    const outcomes = [(await waitTerminal(env.service.baseUrl, first)).data, (await waitTerminal(env.service.baseUrl, other.id)).data]
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["confirmed", "failed"])
+    const failed = defined(outcomes.find((o) => o.status === "failed"), "the failed transfer")
+    expect(failed).toMatchObject({ failedAt: "confirm", errorCode: "CONFIRMATION_FAILED" })
 
     const funder = await createWallet(env.service.baseUrl, SOL)
     expect((await settle((await transfer(funder.id, 0.5 * SOL, wallet.publicKey)).id)).status).toBe("confirmed")
-    expect((await retry(heldId)).status).toBe(202)
-    // The retry decides afresh: the request still asks for approval, so it waits at the gate again.
-    expect((await settle(heldId)).status).toBe("approval_gate")
-    expect((await approve(heldId)).status).toBe(200)
-    const confirmed = (await waitTerminal(env.service.baseUrl, heldId)).data
+    // The retry decides afresh: with an approval asked of every transfer now, it waits at the gate.
+    await addPolicy(wallet.id, [{ type: "spending_limit", requireApprovalAboveLamports: 0 }])
+    expect((await retry(failed.id)).status).toBe(202)
+    expect((await settle(failed.id)).status).toBe("approval_gate")
+    expect((await approve(failed.id)).status).toBe(200)
+    const confirmed = (await waitTerminal(env.service.baseUrl, failed.id)).data
     expect(confirmed.status).toBe("confirmed")
-    expect(await balance(destination)).toBe(0.06 * SOL)
+    expect(await balance(failed.id === first ? destination : other.destination)).toBe(failed.id === first ? 0.06 * SOL : 0.08 * SOL)
     expect(confirmed.history.map((entry) => entry.status)).toEqual([
-      "pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "failed",
-      "pending", "simulating", "policy_eval", "approval_gate", "signing", "submitting", "confirmed"
+      "pending", "simulating", "policy_eval", "signing", "submitting", "failed",
+      // approved, it is built again and compared with the approved preview before signing (issue 31)
+      "pending", "simulating", "policy_eval", "approval_gate", "signing", "signing", "submitting", "confirmed"
     ])
   }, 120_000)
 })

@@ -36,8 +36,11 @@ const connection = () => new Connection(env.ledger.rpcUrl, "confirmed")
 
 /** What the resource server saw: requests carrying a payment, and settlements it asked for. */
 const seen = { paymentHeaders: 0, settlements: 0 }
-/** When set, the facilitator's next settlement fails (as a real one may after the payment left the payer). */
-const faults = { failNextSettle: false }
+/**
+ * failNextSettle: the facilitator's next settlement fails (as a real one may after the payment left the payer).
+ * loseNextPaidAnswer: the next answer to a paid request is lost after the settlement (the connection is reset).
+ */
+const faults = { failNextSettle: false, loseNextPaidAnswer: false }
 let server: Server
 let resourceUrl: string
 let legacyUrl: string
@@ -92,8 +95,18 @@ beforeAll(async () => {
 
   const resourceServer = new x402ResourceServer(facilitatorClient).register(DEVNET, new ExactSvmScheme())
   const app = express()
-  app.use((request, _response, next) => {
-    if (request.header("payment-signature") !== undefined || request.header("x-payment") !== undefined) seen.paymentHeaders++
+  app.use((request, response, next) => {
+    if (request.header("payment-signature") !== undefined || request.header("x-payment") !== undefined) {
+      seen.paymentHeaders++
+      if (faults.loseNextPaidAnswer) {
+        faults.loseNextPaidAnswer = false
+        // The payment middleware ends the response only after settling: the payment lands, the answer is lost.
+        response.end = ((..._args: Array<unknown>) => {
+          request.socket.destroy()
+          return response
+        }) as typeof response.end
+      }
+    }
     next()
   })
   app.use(paymentMiddleware({ "GET /report": { accepts: { scheme: "exact", network: DEVNET, payTo: payee.publicKey, price: { amount: PRICE.toString(), asset: mint } }, description: "a report" } }, resourceServer))
@@ -206,6 +219,21 @@ describe("x402_pay", () => {
     expect(within.status).toBe(201)
     expect((await waitSettled(env.service.baseUrl, within.body.data.id as string, 60_000)).body.data.status).toBe("confirmed")
     expect(await tokenBalance(wallet.publicKey)).toBe(50_000n - PRICE)
+  })
+
+  it("a lost answer: the resource server settles and its answer is lost; the resumed run asks the chain first, finds the payment landed and confirms it without paying again", async () => {
+    const payer = await payerWallet(issuerId, "50000")
+    const before = { ...seen }
+    faults.loseNextPaidAnswer = true
+    const paid = await run({ walletId: payer.id, type: "x402_pay", protocol: "spl-token", intent: { url: resourceUrl, maxAmount: "20000" } })
+    expect(paid).toMatchObject({ status: "success", data: { status: "confirmed", result: { paid: true, answerLost: true } } })
+    // The settlement the chain found is the one recorded; the resource was asked (and paid) once.
+    const landed = await connection().getTransaction(paid.data.signature ?? "", { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+    expect(landed?.meta?.err).toBeNull()
+    expect(paid.data.result).toMatchObject({ settlement: { signature: paid.data.signature } })
+    expect(seen.paymentHeaders).toBe(before.paymentHeaders + 1)
+    expect(seen.settlements).toBe(before.settlements + 1)
+    expect(await tokenBalance(payer.publicKey)).toBe(50_000n - PRICE)
   })
 
   it("never pays twice for one transaction: a payment that left is failed only once the chain proves it did not land; only then does a retry pay, once", async () => {

@@ -118,7 +118,7 @@ describe("the kill switch", () => {
       submit(service.baseUrl, { walletId: wallet.id, agentId: agent.id, type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 1_000_000 } }, OPS)
     // Paused by the freeze (the pause names it) ...
     const paused = await spend()
-    expect(paused.status).toBe(400)
+    expect(paused.status).toBe(403)
     expect(paused.body.error).toContain(`paused (frozen by operator (freeze ${freeze.id})`)
     // ... and resuming it does not lift the freeze: its spends are refused naming the freeze.
     expect(dataOf(await client.agents.resume({ params: { agentId: agent.id }, body: {} })).status).toBe("running")

@@ -2,6 +2,7 @@
  * Deployment-wide protocol risk config (issue 34 item 4) through the pipeline on the local ledger: a config
  * written with a deployment-wide key (tenant `*`) is the default every tenant inherits; a tenant's own config
  * may tighten it (and then its bound applies) but a looser write is refused naming the field, changing nothing;
+ * gaslessEligible set deployment-wide holds for every tenant that did not set its own;
  * GET shows which layer each value comes from.
  */
 import { Keypair } from "@solana/web3.js"
@@ -72,4 +73,28 @@ describe("deployment-wide protocol risk config", () => {
     expect((await transfer(GLOBEX, globexWallet.id, 200_000_000)).data?.status).toBe("confirmed")
     expect((await transfer(ACME, acmeWallet.id, 70_000_000)).body.error).toContain("above maxPoolConcentrationBps 500")
   }, 120_000)
+
+  it("gaslessEligible set deployment-wide holds for every tenant that did not set its own; a tenant may turn it off, not on against a deployment-wide false", async () => {
+    const deployment = makeClient(env.service.baseUrl)
+    const acme = makeClient(env.service.baseUrl, ACME)
+    const globex = makeClient(env.service.baseUrl, GLOBEX)
+    const gasless = async (client: typeof acme) => dataOf(await client.risk.getProtocol({ params: { protocol: "spl-token" } }))
+
+    expect(dataOf(await deployment.risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } }))).toMatchObject({ gaslessEligible: true })
+    expect(await gasless(acme)).toMatchObject({ gaslessEligible: true, layers: { gaslessEligible: "deployment" } })
+    // A tenant's write of another field does not turn it off; its own false does, for that tenant only.
+    await acme.risk.putProtocol({ params: { protocol: "spl-token" }, body: { maxSlippageBps: 50 } })
+    expect(await gasless(acme)).toMatchObject({ gaslessEligible: true, maxSlippageBps: 50, layers: { gaslessEligible: "deployment", maxSlippageBps: "tenant" } })
+    await acme.risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: false } })
+    expect(await gasless(acme)).toMatchObject({ gaslessEligible: false, layers: { gaslessEligible: "tenant" } })
+    expect(await gasless(globex)).toMatchObject({ gaslessEligible: true, layers: { gaslessEligible: "deployment" } })
+
+    // A deployment-wide false wins over a tenant's earlier true, and a tenant's true against it is refused.
+    await globex.risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
+    await deployment.risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: false } })
+    expect(await gasless(globex)).toMatchObject({ gaslessEligible: false, layers: { gaslessEligible: "deployment" } })
+    const refused = await globex.risk.putProtocol({ params: { protocol: "spl-token" }, body: { gaslessEligible: true } })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toContain("gaslessEligible: true is looser than the deployment-wide false")
+  })
 })

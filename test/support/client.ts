@@ -24,6 +24,7 @@ import { McpApi } from "../../schemas/api/mcp.js"
 import { RpcPoolApi } from "../../schemas/api/operations.js"
 import { PositionsApi } from "../../schemas/api/positions.js"
 import { WebhooksApi } from "../../schemas/api/webhooks.js"
+import { ApprovalsApi } from "../../schemas/api/approvals.js"
 import { KeysApi } from "../../schemas/api/keys.js"
 import { ADMIN_KEY, api, type ApiAnswer } from "./service.js"
 
@@ -35,7 +36,7 @@ export type EndpointInput<E> =
   E extends Endpoint<infer P, infer Q, infer B, any>
     ? (P extends AnySchema ? { readonly params: Encoded<P> } : {}) &
         (Q extends AnySchema ? { readonly query?: Partial<Record<keyof Encoded<Q>, string | number>> } : {}) &
-        (B extends AnySchema ? { readonly body: Encoded<B> } : { readonly body?: unknown })
+        (B extends AnySchema ? ({} extends Encoded<B> ? { readonly body?: Encoded<B> } : { readonly body: Encoded<B> }) : { readonly body?: unknown })
     : never
 
 /**
@@ -84,6 +85,7 @@ export const makeClient = (baseUrl: string, headers: Record<string, string> = { 
   health: bind(HealthApi, baseUrl, headers),
   wallets: bind(WalletsApi, baseUrl, headers),
   transactions: bind(TransactionsApi, baseUrl, headers),
+  approvals: bind(ApprovalsApi, baseUrl, headers),
   policies: bind(PoliciesApi, baseUrl, headers),
   agents: bind(AgentsApi, baseUrl, headers),
   audit: bind(AuditApi, baseUrl, headers),

@@ -194,6 +194,13 @@ describe("webhook deliveries", () => {
     const confirmation = receiver.accepted().find((a) => a.payload?.type === "transaction.confirmed" && a.payload.data.txId === confirmed.body.data.id)
     expect(confirmation?.payload?.data).toMatchObject({ tenantId: "default", walletId: wallet.id, traceId: confirmed.body.traceId })
     expect(confirmation?.webhookId).toMatch(/^[0-9a-f-]{36}$/)
+    // approval.waiting carries what the approver will judge: the preview and its hash, as the record has them (issue 31)
+    const waiting = receiver.accepted().find((a) => a.payload?.type === "approval.waiting" && a.payload.data.txId === gated.body.data.id)
+    const record = (await makeClient(service.baseUrl).transactions.get({ params: { txId: gated.body.data.id } })).data
+    expect(waiting?.payload?.data.metadata).toMatchObject({
+      decision: "require_approval", previewHash: record?.approval?.previewHash, approvalsRequired: 1,
+      preview: { summary: record?.approval?.preview?.summary, riskTier: "low", balanceChanges: [expect.objectContaining({ symbol: "SOL" })] }
+    })
     await hooks("DELETE", `/${subscription.id}`)
   })
 

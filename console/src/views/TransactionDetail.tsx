@@ -10,6 +10,7 @@ import { useSession } from "../session"
 import type { Replay, Transaction } from "../types"
 import { useStageStream } from "../useStream"
 import { DecisionTrace, ShadowVerdicts } from "../riskViews"
+import { PreviewView } from "./ApprovalPreview"
 
 /** A failed transaction is answered as a failure envelope that still carries the record. */
 const recordOf = (error: unknown, txId: string): Transaction | undefined =>
@@ -126,10 +127,14 @@ export const TransactionDetail = ({ txId }: { txId: string }) => {
           </div>
         )}
         {tx.approval === undefined ? null : (
-          <p>
-            approval {tx.approval.status}
-            {tx.approval.reason === undefined ? "" : `: ${tx.approval.reason}`}
-          </p>
+          <>
+            <p data-testid="approval-status">
+              approval {tx.approval.status}
+              {tx.approval.reason === undefined ? "" : `: ${tx.approval.reason}`}
+              {tx.approval.decidedBy === undefined ? "" : ` (by ${tx.approval.decidedBy})`}
+            </p>
+            {tx.approval.preview === undefined ? null : <PreviewView approval={tx.approval} preview={tx.approval.preview} />}
+          </>
         )}
       </Section>
       <Section title="Delta guard">

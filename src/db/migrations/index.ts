@@ -17,7 +17,10 @@ import webhooks from "./0012_webhooks.js"
 import positions from "./0014_positions.js"
 import portfolioValues from "./0016_portfolio_values.js"
 import transactionSignatures from "./0100_transaction_signatures.js"
+import unresolvedTransactions from "./0101_unresolved_transactions.js"
 import gaslessFeeQuota from "./0120_gasless_fee_quota.js"
+import approvalQuorums from "./0121_approval_quorums.js"
+import policyApprovalsRequired from "./0122_policy_approvals_required.js"
 import signingFreezes from "./0140_signing_freezes.js"
 import valueLimits from "./0141_value_limits.js"
 import shadowPolicies from "./0142_shadow_policies.js"
@@ -40,7 +43,10 @@ export const migrations = Migrator.fromRecord({
   "0014_positions": positions,
   "0016_portfolio_values": portfolioValues,
   "0100_transaction_signatures": transactionSignatures,
+  "0101_unresolved_transactions": unresolvedTransactions,
   "0120_gasless_fee_quota": gaslessFeeQuota,
+  "0121_approval_quorums": approvalQuorums,
+  "0122_policy_approvals_required": policyApprovalsRequired,
   "0140_signing_freezes": signingFreezes,
   "0141_value_limits": valueLimits,
   "0142_shadow_policies": shadowPolicies,

@@ -52,7 +52,17 @@ export const transactionTools = [
     request: ({ txId }) => ({ method: "GET", path: apiPath`/api/v1/transactions/${txId}` })
   }),
   txAction("tx.retry", "retry", TransactionsApi.retry, "Retry a failed transaction (PIPELINE_ERROR or CONFIRMATION_FAILED) with a fresh build and policy decision.", true),
-  txAction("tx.approve", "approve", TransactionsApi.approve, "Approve a transaction waiting at the approval gate; it continues to signing.", true),
+  tool({
+    name: "tx.approve",
+    description:
+      "Approve a transaction waiting at the approval gate (read its approval.preview first: what it does, the wallet's balance changes, who receives value). " +
+      "Pass the previewHash you judged: if the preview changed since, the approval is refused (409). Built again before signing, it is signed only while its effect equals that preview.",
+    endpoint: TransactionsApi.approve,
+    args: Schema.Struct({ txId: TxId, previewHash: Schema.optional(Schema.String) }),
+    readOnly: false,
+    destructive: true,
+    request: ({ txId, previewHash }) => ({ method: "POST", path: apiPath`/api/v1/transactions/${txId}/approve`, body: previewHash === undefined ? {} : { previewHash } })
+  }),
   tool({
     name: "tx.reject",
     description: "Reject a transaction waiting at the approval gate; it fails and is never signed.",

@@ -1,0 +1,247 @@
+/**
+ * Never pay twice (issue 30), one named test per scenario, through the real service, database and
+ * local ledger, with a fault-injecting JSON-RPC proxy (test/support/faultProxy.ts) between the service
+ * and the ledger. Every fault here happens after the signed bytes reached the ledger, or while they
+ * could still reach it:
+ * - lost answer then retry: sendTransaction lands, its answer is lost, then 503 for 8 s; the outbox gives
+ *   up; the record is never failed, a retry meanwhile changes nothing, the resolver confirms it: +0.1 SOL once.
+ * - give-up then resolver: the bytes never reach the ledger; unresolved until the blockhash expired, then
+ *   failed "not landed", the daily spend and the agent budget given back; the retry then pays once.
+ * - a record an earlier version failed while its bytes landed: the retry adopts the landed signature.
+ * - lagging endpoint: the only endpoint answering statuses is 300 slots behind and says "not found" past
+ *   the blockhash's expiry; the transaction is never failed on its word.
+ */
+import { SqlClient } from "@effect/sql"
+import { Connection, Keypair, PublicKey } from "@solana/web3.js"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { reconcileBudgets } from "../../actors/budgetReconciler.js"
+import { makeClient } from "../support/client.js"
+import { startFaultProxy, type FaultProxy } from "../support/faultProxy.js"
+import { startTestLedger } from "../support/ledger.js"
+import { ADMIN_KEY, type RunningService, startService } from "../support/service.js"
+import { createWallet, submit, waitTerminal } from "../support/transactions.js"
+import { waitFor } from "../support/wait.js"
+import { WebSocket } from "ws"
+
+const SOL = 1_000_000_000
+// 50 ms slots: a blockhash expires (150 slots) in about 7.5 s.
+const SLOT_MS = 50
+const SERVICE_ENV = {
+  TX_OUTBOX_MAX_ATTEMPTS: "3",
+  CHAIN_RPC_MAX_RETRIES: "1",
+  CHAIN_RPC_RETRY_DELAY_MS: "100",
+  CHAIN_RPC_TIMEOUT_MS: "1000",
+  TX_SETTLEMENT_SWEEP_MS: "200"
+}
+
+let ledger: Awaited<ReturnType<typeof startTestLedger>>
+let proxy: FaultProxy
+let service: RunningService
+
+beforeAll(async () => {
+  ledger = await startTestLedger({ slotMs: SLOT_MS })
+  proxy = await startFaultProxy(ledger.rpcUrl)
+  service = await startService({ rpcUrl: proxy.url, env: SERVICE_ENV })
+})
+
+afterAll(async () => {
+  await service?.stop()
+  await proxy?.close()
+  await ledger?.close()
+})
+
+const client = () => makeClient(service.baseUrl)
+const balance = (address: string) => new Connection(ledger.rpcUrl, "confirmed").getBalance(new PublicKey(address))
+const landedSignature = async (signature: string) =>
+  (await new Connection(ledger.rpcUrl, "confirmed").getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0]
+
+/** The wallet's daily spend as the policy engine counts it (what maxLamportsPerDay is checked against). */
+const countedDailySpend = (walletId: string) =>
+  service.runtime.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ spent: string }>`
+      SELECT spent_lamports::text AS spent FROM policy_daily_spend WHERE wallet_id = ${walletId} AND utc_day = ${new Date().toISOString().slice(0, 10)}
+    `).pipe(Effect.map((rows) => Number(rows[0]?.spent ?? "0")))
+  )
+
+const get = async (txId: string) => (await client().transactions.get({ params: { txId } })).body.data
+
+/** Waits until the record is unresolved (submitting with an `unresolved:` error) or settled, and answers it. */
+const waitUnresolved = async (txId: string) => {
+  let record = await get(txId)
+  await waitFor(`${txId} unresolved`, async () => {
+    record = await get(txId)
+    return (record.status === "submitting" && (record.error ?? "").startsWith("unresolved")) || record.status === "confirmed" || record.status === "failed"
+  }, 10_000, 25)
+  return record
+}
+
+/** The stage stream of a wallet's transactions (WebSocket /api/v1/stream), collecting its stage events. */
+const streamOf = async (walletId: string) => {
+  const ws = new WebSocket(`${service.baseUrl.replace("http", "ws")}/api/v1/stream?walletId=${walletId}`, { headers: { "x-api-key": ADMIN_KEY } })
+  const events: Array<{ txId: string; status: string; message?: string }> = []
+  await new Promise<void>((resolve, reject) => {
+    ws.on("message", (data) => {
+      const message = JSON.parse(data.toString()) as { type: string; txId: string; status: string; message?: string }
+      if (message.type === "subscribed") resolve()
+      if (message.type === "stage") events.push(message)
+    })
+    ws.once("error", reject)
+  })
+  return { events, close: () => ws.terminate() }
+}
+
+const transfer = async (walletId: string, lamports: number) => {
+  const destination = Keypair.generate().publicKey.toBase58()
+  const created = await submit(service.baseUrl, { walletId, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports } })
+  expect(created.status).toBe(201)
+  return { txId: created.body.data.id, destination }
+}
+
+describe("never pay twice", () => {
+  it("lost answer then retry: sendTransaction lands, its answer is lost, then 503 for 8 s: never failed, a retry changes nothing, the resolver confirms: +0.1 SOL once", async () => {
+    const wallet = await createWallet(service.baseUrl, SOL)
+    await client().policies.create({ body: { walletId: wallet.id, name: "daily", rules: [{ type: "spending_limit", maxLamportsPerDay: SOL }] } })
+    const stream = await streamOf(wallet.id)
+    proxy.add({ methods: ["sendTransaction"], times: 1, action: { kind: "loseAnswer" }, then: [{ action: { kind: "unavailable" }, forMs: 8_000 }] })
+    // A client that waits for the outcome (up to 30 s), and the stage stream, see the final one.
+    const destination = Keypair.generate().publicKey.toBase58()
+    const waiting = submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 0.1 * SOL } }, undefined, "?waitMs=30000")
+    await waitFor("the transaction is accepted", () => stream.events.length > 0, 10_000, 20)
+    const txId = stream.events[0].txId
+
+    const unresolved = await waitUnresolved(txId)
+    expect(unresolved).toMatchObject({ status: "submitting", failedAt: null, errorCode: null })
+    // The supervised resolver that settles it is visible to operators.
+    const resolver = (await client().runtime.actor({ params: { name: "settlement-resolver" } })).body.data
+    expect(resolver).toMatchObject({ name: "settlement-resolver", kind: "settlement-resolver" })
+    expect(unresolved.error).toMatch(/^unresolved: the outbox gave up after 3 attempts .*; it may still land until block height \d+/)
+    // The bytes are on the ledger already: nothing may be signed again.
+    expect(await balance(destination)).toBe(0.1 * SOL)
+
+    // The client retries as the spec tells it to: the answer is the current state, and nothing changes.
+    const retried = await client().transactions.retry({ params: { txId } })
+    expect(retried.status).toBe(400)
+    expect(retried.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", data: { id: txId, status: "submitting" } })
+    expect(retried.body.error).toContain("Nothing was changed")
+    const after = await get(txId)
+    expect({ status: after.status, history: after.history.length, updatedAt: after.updatedAt }).toEqual({
+      status: unresolved.status, history: unresolved.history.length, updatedAt: unresolved.updatedAt
+    })
+
+    const answered = await waiting
+    expect(answered.status).toBe(201)
+    expect(answered.body.data).toMatchObject({ id: txId, status: "confirmed" })
+    const settled = (await waitTerminal(service.baseUrl, txId)).body
+    expect(settled).toMatchObject({ status: "success", data: { status: "confirmed", failedAt: null, errorCode: null, deltaGuard: { ok: true } } })
+    await waitFor("the stream sees it confirmed", () => stream.events.some((event) => event.status === "confirmed"), 10_000, 20)
+    expect(stream.events.map((event) => event.status)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "submitting", "confirmed"])
+    expect(stream.events[5].message).toMatch(/^unresolved: /)
+    stream.close()
+    expect(settled.data.error).toBeUndefined()
+    expect(settled.data.executionProof?.signature).toBe(settled.data.signature)
+    expect(await landedSignature(settled.data.signature ?? "")).not.toBeNull()
+    expect(settled.data.history.map((entry) => entry.status)).toEqual(["pending", "simulating", "policy_eval", "signing", "submitting", "submitting", "confirmed"])
+
+    // A retry of the confirmed transaction is refused (no 5xx), and the destination was paid once.
+    expect((await client().transactions.retry({ params: { txId } })).status).toBe(400)
+    expect(await balance(destination)).toBe(0.1 * SOL)
+    expect(await countedDailySpend(wallet.id)).toBe(0.1 * SOL)
+  }, 60_000)
+
+  it("give-up then resolver: the bytes never reach the ledger; unresolved until the blockhash expired, then failed 'not landed' with the spend and budget given back; the retry pays once", async () => {
+    const wallet = await createWallet(service.baseUrl, SOL)
+    await client().policies.create({ body: { walletId: wallet.id, name: "daily", rules: [{ type: "spending_limit", maxLamportsPerDay: SOL }] } })
+    const agent = (await client().agents.create({ body: { name: "payer", walletId: wallet.id, budgetLamports: SOL } })).body.data
+    const spent = async () => (await client().agents.budget({ params: { agentId: agent.id } })).body.data.spentLamportsToday
+    const destination = Keypair.generate().publicKey.toBase58()
+    // Every sendTransaction is refused with 503 for 3 s: the outbox gives up; the bytes never left.
+    proxy.add({ methods: ["sendTransaction"], action: { kind: "unavailable" }, forMs: 3_000 })
+    const executed = await client().agents.execute({
+      params: { agentId: agent.id }, query: { waitMs: "0" },
+      body: { type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 0.2 * SOL } }
+    })
+    expect(executed.status).toBe(201)
+    const txId = executed.body.data.id
+
+    const unresolved = await waitUnresolved(txId)
+    expect(unresolved.status).toBe("submitting")
+    expect(await spent()).toBe(0.2 * SOL)
+    expect(await countedDailySpend(wallet.id)).toBe(0.2 * SOL)
+
+    const failed = (await waitTerminal(service.baseUrl, txId)).body
+    expect(failed).toMatchObject({ status: "failure", errorCode: "CONFIRMATION_FAILED", failedAt: "confirm", data: { status: "failed" } })
+    expect(failed.error).toMatch(/^not landed: blockhash expired at height (\d+) \(the chain is at block height (\d+); nothing was spent\)$/)
+    const [, expiredAt, chainAt] = /height (\d+) \(the chain is at block height (\d+)/.exec(failed.error ?? "") ?? []
+    expect(Number(chainAt)).toBeGreaterThan(Number(expiredAt))
+    expect(await landedSignature(failed.data.signature ?? "")).toBeNull()
+    // The chain said it did not land: the daily spend and the agent's budget are given back.
+    expect(await countedDailySpend(wallet.id)).toBe(0)
+    expect(await spent()).toBe(0)
+
+    const retried = await client().transactions.retry({ params: { txId } })
+    expect(retried.status).toBe(202)
+    const confirmed = (await waitTerminal(service.baseUrl, txId)).body.data
+    expect(confirmed.status).toBe("confirmed")
+    expect(confirmed.signature).not.toBe(failed.data.signature)
+    await service.runtime.runPromise(Effect.asVoid(reconcileBudgets))
+    expect(await balance(destination)).toBe(0.2 * SOL)
+    expect(await countedDailySpend(wallet.id)).toBe(0.2 * SOL)
+    expect(await spent()).toBe(0.2 * SOL)
+  }, 60_000)
+
+  it("a record an earlier version failed while its bytes landed: the retry asks the chain first and adopts the landed signature (200), paying nothing again", async () => {
+    const wallet = await createWallet(service.baseUrl, SOL)
+    proxy.add({ methods: ["sendTransaction"], times: 1, action: { kind: "loseAnswer" }, then: [{ action: { kind: "unavailable" }, forMs: 4_000 }] })
+    const { txId, destination } = await transfer(wallet.id, 0.3 * SOL)
+    expect((await waitUnresolved(txId)).status).toBe("submitting")
+    // What the service wrote before issue 30 at the same point: failed, CONFIRMATION_FAILED, while the bytes landed.
+    await service.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+        UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED',
+          error = 'gave up after 3 attempts: sendTransaction failed on every RPC endpoint'
+        WHERE id = ${txId}
+      `)
+    )
+    proxy.clear()
+    expect(await balance(destination)).toBe(0.3 * SOL)
+
+    const retried = await client().transactions.retry({ params: { txId } })
+    expect(retried.status).toBe(200)
+    expect(retried.body).toMatchObject({ status: "success", data: { id: txId, status: "confirmed", failedAt: null, errorCode: null } })
+    expect(retried.body.data.history.some((entry) => entry.message?.includes("of an earlier attempt landed: adopted"))).toBe(true)
+    expect(await balance(destination)).toBe(0.3 * SOL)
+    // Nothing was built or signed again.
+    expect(retried.body.data.history.filter((entry) => entry.status === "signing")).toHaveLength(1)
+  }, 60_000)
+
+  it("lagging endpoint: while the only endpoint answering statuses is 300 slots behind and says 'not found', the transaction is not failed on its word, even past its blockhash's expiry; it confirms once", async () => {
+    const lagging = await startFaultProxy(ledger.rpcUrl)
+    const honest = await startFaultProxy(ledger.rpcUrl)
+    const pooled = await startService({ rpcUrl: lagging.url, env: { ...SERVICE_ENV, CHAIN_RPC_POOL_URLS: honest.url } })
+    try {
+      const wallet = await createWallet(pooled.baseUrl, SOL)
+      // Block heights come from the honest endpoint (the lagging one fails those reads): past the blockhash's
+      // expiry (about 7.5 s) they say it can no longer land. For 10 s the honest endpoint answers no status and
+      // no transaction, so the lagging one's "not found" (its context slot 300 behind) is all there is to take.
+      lagging.lag(300)
+      lagging.add({ methods: ["getBlockHeight", "getEpochInfo"], action: { kind: "unavailable" } })
+      honest.add({ methods: ["getSignatureStatuses", "getTransaction"], action: { kind: "unavailable" }, forMs: 10_000 })
+      const destination = Keypair.generate().publicKey.toBase58()
+      const created = await submit(pooled.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 0.4 * SOL } })
+      const txId = created.body.data.id
+      const started = Date.now()
+      const settled = (await waitTerminal(pooled.baseUrl, txId)).body.data
+      expect(settled.status).toBe("confirmed")
+      expect(settled.history.some((entry) => entry.status === "failed")).toBe(false)
+      // It could only be confirmed once the honest endpoint answered again.
+      expect(Date.now() - started).toBeGreaterThan(9_000)
+      expect(lagging.seen.get("getSignatureStatuses") ?? 0).toBeGreaterThan(0)
+      expect(await balance(destination)).toBe(0.4 * SOL)
+    } finally {
+      await pooled.stop()
+      await lagging.close()
+      await honest.close()
+    }
+  }, 90_000)
+})
