@@ -1,0 +1,240 @@
+/**
+ * The client: one object per key, with the service's resources as methods. Every intent is typed by its type
+ * (a wrong field does not compile: `TransactionRequest`), every answer by its route's schema (generated.ts).
+ *
+ *   const custody = new CustodyClient({ baseUrl: "http://127.0.0.1:3000", apiKey })
+ *   const tx = await custody.transactions.createAndWait({
+ *     walletId, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 1_000_000 }
+ *   })
+ */
+import type { Envelope, Page } from "./envelope.js"
+import { CustodyError, retryGuidance } from "./errors.js"
+import type {
+  Agent,
+  AgentBudget,
+  Balance,
+  CreatedWallet,
+  ExecutionProof,
+  IntentPayloads,
+  Policy,
+  PolicyDecision,
+  PolicyRule,
+  Pools,
+  ProtocolId,
+  SwapQuote,
+  TokenBalances,
+  Transaction,
+  TransactionType,
+  Wallet
+} from "./generated.js"
+import { type RequestOptions, Transport, type TransportOptions } from "./http.js"
+import { openStageStream, type StageFilter, type StageStream, type WebSocketClass } from "./stream.js"
+
+/**
+ * A transaction request of intent type `T`: its payload is checked against that type's fields (a misspelt or
+ * foreign field does not compile). The methods infer `T` from `type`; a variable can name it,
+ * `TransactionRequest<"transfer_sol">`. Without `T`, the union of every type's request.
+ */
+export type TransactionRequest<T extends TransactionType = TransactionType> = T extends TransactionType
+  ? {
+      readonly walletId: string
+      readonly type: T
+      readonly protocol: ProtocolId
+      readonly intent: IntentPayloads[T]
+      readonly agentId?: string
+      readonly gasless?: boolean
+      /** Set by the client when absent, so a retried create can never create twice. */
+      readonly idempotencyKey?: string
+      /** Stop at the approval gate even when policy allows. */
+      readonly requireApproval?: boolean
+    }
+  : never
+
+/** What an agent executes: a request without the wallet (the agent's own). */
+export type AgentOrder<T extends TransactionType = TransactionType> = T extends TransactionType
+  ? {
+      readonly type: T
+      readonly protocol: ProtocolId
+      readonly intent?: IntentPayloads[T]
+      readonly gasless?: boolean
+      readonly idempotencyKey?: string
+    }
+  : never
+
+export interface ClientOptions extends TransportOptions {
+  /** For the stage stream where the runtime has no global WebSocket and `ws` is not installed. */
+  readonly WebSocket?: WebSocketClass
+}
+
+export interface WaitOptions {
+  /** How long to wait for the outcome in all (default 60 s). */
+  readonly timeoutMs?: number
+  /** Between reads once the service's own wait (up to 30 s) is over (default 500 ms). */
+  readonly pollIntervalMs?: number
+  /** Return at the approval gate (it waits for a human): default true. False waits on through it. */
+  readonly returnAtApprovalGate?: boolean
+  /** CONFIRMATION_FAILED may use the retry endpoint (spec): how many times (default 1). */
+  readonly confirmationRetries?: number
+}
+
+const TERMINAL = new Set(["confirmed", "failed"])
+
+/** Confirmed or failed: nothing more will happen to it. */
+export const isSettled = (tx: Pick<Transaction, "status">) => TERMINAL.has(tx.status)
+
+const isRecord = (data: unknown): data is Transaction =>
+  typeof data === "object" && data !== null && "id" in data && "status" in data && "walletId" in data
+
+const newKey = () => globalThis.crypto.randomUUID()
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const path = (strings: TemplateStringsArray, ...params: ReadonlyArray<string | number>) =>
+  strings.reduce((out, part, index) => out + part + (index < params.length ? encodeURIComponent(String(params[index])) : ""), "")
+
+export class CustodyClient {
+  readonly transport: Transport
+  private readonly webSocket: WebSocketClass | undefined
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options)
+    this.webSocket = options.WebSocket
+  }
+
+  /**
+   * A transaction's answer: its record also when the envelope says failure (a failed transaction is a record
+   * the caller asked for: status `failed`, with errorCode and failedAt); any other failure throws.
+   */
+  private async record(method: string, route: string, options: RequestOptions = {}): Promise<Transaction> {
+    const { httpStatus, envelope } = await this.transport.request<unknown>(method, route, options)
+    if (isRecord(envelope.data)) return envelope.data
+    throw new CustodyError(httpStatus, envelope as Envelope<unknown>)
+  }
+
+  /** `GET /health` (no key needed). */
+  health(): Promise<{ readonly status: string; readonly service?: string }> {
+    return this.transport.data("GET", "/health")
+  }
+
+  readonly wallets = {
+    create: (body: { readonly label?: string; readonly autoFund?: boolean; readonly fundLamports?: number } = {}): Promise<CreatedWallet> =>
+      this.transport.data("POST", "/api/v1/wallets", { body }),
+    get: (walletId: string): Promise<Wallet> => this.transport.data("GET", path`/api/v1/wallets/${walletId}`),
+    list: (query: { readonly limit?: number; readonly offset?: number; readonly publicKey?: string } = {}): Promise<Page<"wallets", Wallet>> =>
+      this.transport.data("GET", "/api/v1/wallets", { query }),
+    balance: (walletId: string): Promise<Balance> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/balance`),
+    tokens: (walletId: string): Promise<TokenBalances> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/tokens`)
+  }
+
+  /** Market data (no transaction): pools and quotes. A swap itself is a `swap` intent of transactions.create. */
+  readonly defi = {
+    pools: (): Promise<Pools> => this.transport.data("GET", "/api/v1/defi/pools"),
+    quote: (body: {
+      readonly protocol: "dex-aggregator" | "amm-one" | "amm-two"
+      readonly inputMint: string
+      readonly outputMint: string
+      readonly amount: string
+      readonly wallet: string
+      readonly slippageBps?: number
+    }): Promise<SwapQuote> => this.transport.data("POST", "/api/v1/defi/quote", { body })
+  }
+
+  readonly transactions = {
+    /**
+     * Submits an intent. The answer is the record as it stands when the service stops waiting (`waitMs`, 0-30000):
+     * confirmed, failed, at the approval gate or still running.
+     */
+    create: <T extends TransactionType>(request: TransactionRequest<T>, options: { readonly waitMs?: number } = {}): Promise<Transaction> => {
+      const body = { ...request, idempotencyKey: request.idempotencyKey ?? newKey() }
+      return this.record("POST", "/api/v1/transactions", { body, query: { waitMs: options.waitMs }, idempotent: true })
+    },
+    /** Submits an intent and waits for its outcome: confirmed, failed, or (by default) the approval gate. */
+    createAndWait: async <T extends TransactionType>(request: TransactionRequest<T>, options: WaitOptions = {}): Promise<Transaction> => {
+      const timeoutMs = options.timeoutMs ?? 60_000
+      const created = await this.transactions.create(request, { waitMs: Math.min(timeoutMs, 30_000) })
+      return this.transactions.wait(created.id, options, created)
+    },
+    /** Reads a transaction until it settles (or reaches the approval gate, by default). */
+    wait: async (txId: string, options: WaitOptions = {}, known?: Transaction): Promise<Transaction> => {
+      const deadline = Date.now() + (options.timeoutMs ?? 60_000)
+      const atGate = options.returnAtApprovalGate ?? true
+      let retries = options.confirmationRetries ?? 1
+      let tx = known ?? (await this.transactions.get(txId))
+      for (;;) {
+        if (tx.status === "failed" && retries > 0 && retryGuidance(tx.errorCode) === "use-retry-endpoint") {
+          retries--
+          tx = await this.transactions.retry(tx.id)
+          continue
+        }
+        if (isSettled(tx) || (atGate && tx.status === "approval_gate")) return tx
+        if (Date.now() >= deadline) return tx
+        await sleep(options.pollIntervalMs ?? 500)
+        tx = await this.transactions.get(tx.id)
+      }
+    },
+    get: (txId: string): Promise<Transaction> => this.record("GET", path`/api/v1/transactions/${txId}`),
+    approve: (txId: string): Promise<Transaction> => this.record("POST", path`/api/v1/transactions/${txId}/approve`),
+    reject: (txId: string, reason?: string): Promise<Transaction> =>
+      this.record("POST", path`/api/v1/transactions/${txId}/reject`, { body: reason === undefined ? {} : { reason } }),
+    retry: (txId: string): Promise<Transaction> => this.record("POST", path`/api/v1/transactions/${txId}/retry`),
+    proof: (txId: string): Promise<ExecutionProof> => this.transport.data("GET", path`/api/v1/transactions/${txId}/proof`),
+    listByWallet: (
+      walletId: string,
+      query: { readonly status?: Transaction["status"]; readonly limit?: number; readonly offset?: number } = {}
+    ): Promise<Page<"transactions", Transaction>> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/transactions`, { query }),
+    pendingApprovals: (walletId: string, query: { readonly limit?: number; readonly offset?: number } = {}): Promise<Page<"transactions", Transaction>> =>
+      this.transport.data("GET", path`/api/v1/wallets/${walletId}/pending-approvals`, { query })
+  }
+
+  readonly policies = {
+    create: (body: { readonly walletId: string; readonly name: string; readonly rules: ReadonlyArray<PolicyRule>; readonly active?: boolean }): Promise<Policy> =>
+      this.transport.data("POST", "/api/v1/policies", { body }),
+    get: (policyId: string): Promise<Policy> => this.transport.data("GET", path`/api/v1/policies/${policyId}`),
+    update: (policyId: string, body: { readonly name?: string; readonly rules?: ReadonlyArray<PolicyRule>; readonly active?: boolean }): Promise<Policy> =>
+      this.transport.data("PUT", path`/api/v1/policies/${policyId}`, { body }),
+    list: (query: { readonly walletId?: string; readonly active?: boolean; readonly limit?: number; readonly offset?: number } = {}): Promise<Page<"policies", Policy>> =>
+      this.transport.data("GET", "/api/v1/policies", { query }),
+    listByWallet: (walletId: string): Promise<Page<"policies", Policy>> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/policies`),
+    evaluate: (body: {
+      readonly walletId: string
+      readonly type: TransactionType
+      readonly protocol: ProtocolId
+      readonly destination?: string
+      readonly tokenMint?: string
+      readonly amountLamports?: number | string
+      readonly programIds?: ReadonlyArray<string>
+      readonly slippageBps?: number
+    }): Promise<PolicyDecision> => this.transport.data("POST", "/api/v1/evaluate", { body })
+  }
+
+  readonly agents = {
+    create: (body: {
+      readonly name: string
+      readonly walletId?: string
+      readonly executionMode?: "autonomous" | "supervised"
+      readonly allowedIntents?: ReadonlyArray<TransactionType>
+      readonly allowedProtocols?: ReadonlyArray<ProtocolId>
+      readonly budgetLamports?: number | string
+    }): Promise<Agent> => this.transport.data("POST", "/api/v1/agents", { body }),
+    get: (agentId: string): Promise<Agent> => this.transport.data("GET", path`/api/v1/agents/${agentId}`),
+    list: (): Promise<{ readonly agents: ReadonlyArray<Agent> }> => this.transport.data("GET", "/api/v1/agents"),
+    start: (agentId: string): Promise<Agent> => this.transport.data("POST", path`/api/v1/agents/${agentId}/start`),
+    stop: (agentId: string): Promise<Agent> => this.transport.data("POST", path`/api/v1/agents/${agentId}/stop`),
+    pause: (agentId: string, reason?: string): Promise<Agent> =>
+      this.transport.data("POST", path`/api/v1/agents/${agentId}/pause`, { body: reason === undefined ? {} : { reason } }),
+    resume: (agentId: string): Promise<Agent> => this.transport.data("POST", path`/api/v1/agents/${agentId}/resume`),
+    budget: (agentId: string): Promise<AgentBudget> => this.transport.data("GET", path`/api/v1/agents/${agentId}/budget`),
+    /** An intent on the agent's behalf: its allowlists, manifest and budget, then the pipeline with policy. */
+    execute: <T extends TransactionType>(agentId: string, order: AgentOrder<T>, options: { readonly waitMs?: number } = {}): Promise<Transaction> =>
+      this.record("POST", path`/api/v1/agents/${agentId}/execute`, {
+        body: { ...order, idempotencyKey: order.idempotencyKey ?? newKey() },
+        query: { waitMs: options.waitMs },
+        idempotent: true
+      })
+  }
+
+  /** The stage stream of the transactions, wallets or agents named (none: every event this key may see). */
+  stream(filter: StageFilter = {}): Promise<StageStream> {
+    return openStageStream({ baseUrl: this.transport.baseUrl, headers: this.transport.headers(), filter, ...(this.webSocket === undefined ? {} : { WebSocket: this.webSocket }) })
+  }
+}

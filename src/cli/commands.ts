@@ -1,0 +1,152 @@
+/**
+ * The CLI's commands: each is one call of the service (or a create followed by a watch), answered as the service's
+ * envelope so output and exit code follow it. Arguments are checked here only for presence and JSON form; the
+ * service judges their meaning (and refuses unknown fields) as for any caller.
+ */
+import type { CustodyClient } from "../../sdk/src/index.js"
+import type { Answer } from "../../sdk/src/http.js"
+import { watchTransaction } from "./watch.js"
+
+export type Flags = Readonly<Record<string, string | boolean | undefined>>
+
+export class UsageError extends Error {}
+
+export interface CommandContext {
+  readonly custody: CustodyClient
+  readonly flags: Flags
+  readonly positionals: ReadonlyArray<string>
+  /** Prints a line of the live display (`tx watch`); silent under --json. */
+  readonly print: (line: string) => void
+}
+
+type Command = (context: CommandContext) => Promise<Answer<unknown>>
+
+const required = (flags: Flags, name: string): string => {
+  const value = flags[name]
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`)
+  return value
+}
+
+const optional = (flags: Flags, name: string): string | undefined => {
+  const value = flags[name]
+  return typeof value === "string" ? value : undefined
+}
+
+const idArgument = (context: CommandContext, what: string): string => {
+  const id = context.positionals[0]
+  if (id === undefined) throw new UsageError(`the ${what} id is required`)
+  return id
+}
+
+const json = (flags: Flags, name: string): unknown => {
+  const text = required(flags, name)
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new UsageError(`--${name} must be JSON`)
+  }
+}
+
+const integer = (flags: Flags, name: string): number | undefined => {
+  const text = optional(flags, name)
+  if (text === undefined) return undefined
+  const value = Number(text)
+  if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`--${name} must be a non-negative integer`)
+  return value
+}
+
+const enc = encodeURIComponent
+
+/** A transaction's envelope as `tx get` answers it, after a watch or a wait. */
+const readTransaction = (custody: CustodyClient, txId: string) => custody.transport.request("GET", `/api/v1/transactions/${enc(txId)}`)
+
+export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>>> = {
+  health: { "": ({ custody }) => custody.transport.request("GET", "/health") },
+  wallets: {
+    create: ({ custody, flags }) => {
+      const fund = integer(flags, "fund")
+      const label = optional(flags, "label")
+      return custody.transport.request("POST", "/api/v1/wallets", {
+        body: { ...(label === undefined ? {} : { label }), ...(fund === undefined ? {} : { autoFund: true, fundLamports: fund }) }
+      })
+    },
+    list: ({ custody, flags }) => custody.transport.request("GET", "/api/v1/wallets", { query: { limit: integer(flags, "limit"), offset: integer(flags, "offset") } }),
+    get: (context) => context.custody.transport.request("GET", `/api/v1/wallets/${enc(idArgument(context, "wallet"))}`),
+    balance: (context) => context.custody.transport.request("GET", `/api/v1/wallets/${enc(idArgument(context, "wallet"))}/balance`)
+  },
+  tx: {
+    create: async (context) => {
+      const { custody, flags } = context
+      const idempotencyKey = optional(flags, "idempotency-key") ?? globalThis.crypto.randomUUID()
+      const created = await custody.transport.request<{ readonly id?: string }>("POST", "/api/v1/transactions", {
+        query: { waitMs: flags.watch === true ? 0 : (integer(flags, "wait-ms") ?? 30_000) },
+        body: {
+          walletId: required(flags, "wallet"),
+          type: required(flags, "type"),
+          protocol: required(flags, "protocol"),
+          intent: json(flags, "intent"),
+          idempotencyKey,
+          ...(flags["require-approval"] === true ? { requireApproval: true } : {}),
+          ...(optional(flags, "agent") === undefined ? {} : { agentId: optional(flags, "agent") })
+        },
+        // The key makes a repeated create answer the original transaction.
+        idempotent: true
+      })
+      const txId = created.envelope.data?.id
+      if (flags.watch !== true || typeof txId !== "string") return created
+      await watchTransaction(custody, txId, context.print)
+      return readTransaction(custody, txId)
+    },
+    get: (context) => readTransaction(context.custody, idArgument(context, "transaction")),
+    approve: (context) => context.custody.transport.request("POST", `/api/v1/transactions/${enc(idArgument(context, "transaction"))}/approve`),
+    reject: (context) => {
+      const reason = optional(context.flags, "reason")
+      return context.custody.transport.request("POST", `/api/v1/transactions/${enc(idArgument(context, "transaction"))}/reject`, { body: reason === undefined ? {} : { reason } })
+    },
+    retry: (context) => context.custody.transport.request("POST", `/api/v1/transactions/${enc(idArgument(context, "transaction"))}/retry`),
+    watch: async (context) => {
+      const txId = idArgument(context, "transaction")
+      await watchTransaction(context.custody, txId, context.print)
+      return readTransaction(context.custody, txId)
+    },
+    list: ({ custody, flags }) =>
+      custody.transport.request("GET", `/api/v1/wallets/${enc(required(flags, "wallet"))}/transactions`, {
+        query: { status: optional(flags, "status"), limit: integer(flags, "limit"), offset: integer(flags, "offset") }
+      }),
+    pending: ({ custody, flags }) => custody.transport.request("GET", `/api/v1/wallets/${enc(required(flags, "wallet"))}/pending-approvals`)
+  },
+  policies: {
+    create: ({ custody, flags }) =>
+      custody.transport.request("POST", "/api/v1/policies", {
+        body: { walletId: required(flags, "wallet"), name: required(flags, "name"), rules: json(flags, "rules"), ...(flags.inactive === true ? { active: false } : {}) }
+      }),
+    list: ({ custody, flags }) =>
+      custody.transport.request("GET", "/api/v1/policies", { query: { walletId: optional(flags, "wallet"), limit: integer(flags, "limit") } }),
+    get: (context) => context.custody.transport.request("GET", `/api/v1/policies/${enc(idArgument(context, "policy"))}`)
+  },
+  agents: {
+    create: ({ custody, flags }) => {
+      const intents = optional(flags, "intents")
+      const budget = optional(flags, "budget")
+      return custody.transport.request("POST", "/api/v1/agents", {
+        body: {
+          name: required(flags, "name"),
+          ...(optional(flags, "wallet") === undefined ? {} : { walletId: optional(flags, "wallet") }),
+          ...(optional(flags, "mode") === undefined ? {} : { executionMode: optional(flags, "mode") }),
+          ...(intents === undefined ? {} : { allowedIntents: intents.split(",").map((intent) => intent.trim()) }),
+          ...(budget === undefined ? {} : { budgetLamports: budget })
+        }
+      })
+    },
+    list: ({ custody }) => custody.transport.request("GET", "/api/v1/agents"),
+    get: (context) => context.custody.transport.request("GET", `/api/v1/agents/${enc(idArgument(context, "agent"))}`),
+    budget: (context) => context.custody.transport.request("GET", `/api/v1/agents/${enc(idArgument(context, "agent"))}/budget`),
+    start: (context) => context.custody.transport.request("POST", `/api/v1/agents/${enc(idArgument(context, "agent"))}/start`),
+    stop: (context) => context.custody.transport.request("POST", `/api/v1/agents/${enc(idArgument(context, "agent"))}/stop`),
+    resume: (context) => context.custody.transport.request("POST", `/api/v1/agents/${enc(idArgument(context, "agent"))}/resume`),
+    pause: (context) => {
+      const reason = optional(context.flags, "reason")
+      return context.custody.transport.request("POST", `/api/v1/agents/${enc(idArgument(context, "agent"))}/pause`, { body: reason === undefined ? {} : { reason } })
+    }
+  }
+}

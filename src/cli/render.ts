@@ -1,0 +1,56 @@
+/**
+ * What the CLI prints for a person (`--json` prints the service's envelope as it came): one line per wallet,
+ * transaction, policy or agent, a list as its lines, anything else as `key: value` lines; a refusal on stderr
+ * with its errorCode, stage and traceId.
+ */
+import type { Envelope } from "../../sdk/src/index.js"
+
+type Fields = Readonly<Record<string, unknown>>
+
+const isObject = (value: unknown): value is Fields => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
+
+/** One line for a resource the CLI knows by its fields; undefined for anything else. */
+const line = (item: Fields): string | undefined => {
+  if ("status" in item && "type" in item && "walletId" in item && "id" in item) {
+    const outcome =
+      item.status === "failed"
+        ? `${text(item.errorCode)} at ${text(item.failedAt)}: ${text(item.error ?? "")}`
+        : item.signature !== undefined
+          ? `signature ${text(item.signature)}`
+          : `stage ${text(item.stage)}`
+    return `tx ${text(item.id)}  ${text(item.type)} ${text(item.protocol)}  ${text(item.status)}  ${outcome}`
+  }
+  if ("publicKey" in item && "provider" in item && "id" in item) {
+    return `wallet ${text(item.id)}  ${text(item.publicKey)}  ${text(item.status)}${item.label === undefined ? "" : `  "${text(item.label)}"`}`
+  }
+  if ("rules" in item && "version" in item && "walletId" in item) {
+    const rules = Array.isArray(item.rules) ? item.rules.length : 0
+    return `policy ${text(item.id)}  "${text(item.name)}" v${text(item.version)} ${item.active === true ? "active" : "inactive"}  ${rules} rule(s) on wallet ${text(item.walletId)}`
+  }
+  if ("executionMode" in item && "allowedIntents" in item && "id" in item) {
+    return `agent ${text(item.id)}  "${text(item.name)}" ${text(item.status)} ${text(item.executionMode)}  wallet ${text(item.walletId)}`
+  }
+  return undefined
+}
+
+const keyValues = (data: Fields) => Object.entries(data).map(([key, value]) => `${key}: ${text(value)}`)
+
+/** The lines for `data`. */
+export const render = (data: unknown): Array<string> => {
+  if (!isObject(data)) return [text(data)]
+  const known = line(data)
+  if (known !== undefined) return [known]
+  // A page: `{ <items>, total, limit, offset }`.
+  const items = Object.entries(data).find(([, value]) => Array.isArray(value))
+  if (items !== undefined && "total" in data) {
+    const [, list] = items as [string, ReadonlyArray<unknown>]
+    const rows = list.map((item) => (isObject(item) ? (line(item) ?? JSON.stringify(item)) : text(item)))
+    return [...rows, `(${rows.length} of ${text(data.total)})`]
+  }
+  return keyValues(data)
+}
+
+export const describeFailure = (envelope: Envelope<unknown>, httpStatus: number) =>
+  `error: ${envelope.errorCode ?? "ERROR"} at ${envelope.failedAt ?? envelope.stage} (HTTP ${httpStatus}, traceId ${envelope.traceId}): ${envelope.error ?? "no message"}`

@@ -1,0 +1,55 @@
+/**
+ * `tx watch <id>`: the transaction's stages as they happen, one line each (time, status, stage, message), from
+ * its history so far and then the stage stream, until it is confirmed or failed. The stream is opened first, so
+ * a transition between the read and the subscription is not missed (one seen twice is printed once).
+ */
+import { type CustodyClient, isSettled, type StageEvent, type Transaction } from "../../sdk/src/index.js"
+
+interface Step {
+  readonly at: string
+  readonly status: string
+  readonly stage: string
+  readonly message?: string | undefined
+}
+
+const clock = (at: string) => (Number.isNaN(Date.parse(at)) ? at : new Date(at).toISOString().slice(11, 23))
+
+export const stepLine = (step: Step) =>
+  `  ${clock(step.at)}  ${step.status.padEnd(13)} ${step.stage.padEnd(10)} ${step.message ?? ""}`.trimEnd()
+
+const outcomeLine = (tx: Pick<Transaction, "status" | "signature" | "errorCode" | "failedAt" | "error">) =>
+  tx.status === "confirmed"
+    ? `confirmed: signature ${tx.signature ?? "(none: read-only)"}`
+    : tx.status === "failed"
+      ? `failed: ${tx.errorCode ?? "ERROR"} at ${tx.failedAt ?? "?"}: ${tx.error ?? ""}`
+      : `${tx.status}: waiting`
+
+/** Prints the stages of `txId` until it is confirmed or failed (at the approval gate it waits for a decision); returns its last record. */
+export const watchTransaction = async (custody: CustodyClient, txId: string, print: (line: string) => void): Promise<Transaction> => {
+  const stream = await custody.stream({ txId })
+  try {
+    const tx = await custody.transactions.get(txId)
+    print(`tx ${tx.id}  ${tx.type} ${tx.protocol}`)
+    const seen = new Set<string>()
+    const show = (step: Step) => {
+      const key = `${step.status}|${step.at}`
+      if (seen.has(key)) return
+      seen.add(key)
+      print(stepLine(step))
+    }
+    for (const entry of tx.history) show({ at: entry.at, status: entry.status, stage: entry.stage, message: entry.message })
+    if (isSettled(tx)) {
+      print(outcomeLine(tx))
+      return tx
+    }
+    for await (const event of stream as AsyncIterable<StageEvent>) {
+      show(event)
+      if (event.status === "confirmed" || event.status === "failed") break
+    }
+    const settled = await custody.transactions.get(txId)
+    print(outcomeLine(settled))
+    return settled
+  } finally {
+    stream.close()
+  }
+}
