@@ -354,6 +354,67 @@ export type Transaction = {
     readonly decidedAt?: string | undefined
     readonly decidedBy?: string | undefined
     readonly reason?: string | undefined
+    readonly approvalsRequired?: number | undefined
+    readonly approvals?: ReadonlyArray<{
+      readonly by: string
+      readonly at: string
+      readonly previewHash?: string | undefined
+    }> | undefined
+    readonly preview?: {
+      readonly version: number
+      readonly summary: string
+      readonly wallet: string
+      readonly type: string
+      readonly protocol: string
+      readonly instructions: ReadonlyArray<{
+        readonly index: number
+        readonly programId: string
+        readonly program: string
+        readonly action: string
+        readonly description: string
+        readonly amounts: ReadonlyArray<{
+          readonly symbol: string
+          readonly mint: string | null
+          readonly decimals: number | null
+          readonly baseUnits: string
+          readonly amount: string
+          readonly display: string
+        }>
+        readonly counterparties: ReadonlyArray<string>
+      }>
+      readonly balanceChanges: ReadonlyArray<{
+        readonly symbol: string
+        readonly mint: string | null
+        readonly decimals: number | null
+        readonly baseUnits: string
+        readonly amount: string
+        readonly display: string
+      }>
+      readonly controls: ReadonlyArray<string>
+      readonly fee: {
+        readonly amount: {
+          readonly symbol: string
+          readonly mint: string | null
+          readonly decimals: number | null
+          readonly baseUnits: string
+          readonly amount: string
+          readonly display: string
+        }
+        readonly paidBy: "wallet" | "relay" | "facilitator"
+      }
+      readonly counterparties: ReadonlyArray<string>
+      readonly newAccounts: ReadonlyArray<string>
+      readonly riskTier: string
+      readonly reasons: ReadonlyArray<string>
+      readonly simulation: {
+        readonly ok: boolean
+        readonly error?: string | undefined
+      }
+      readonly simulatedAt: string
+    } | undefined
+    readonly previewHash?: string | undefined
+    readonly round?: number | undefined
+    readonly changedSinceApproval?: string | undefined
   } | undefined
   readonly executionProof?: {
     readonly txId: string
@@ -431,6 +492,67 @@ export type Transaction = {
         readonly decidedAt?: string | undefined
         readonly decidedBy?: string | undefined
         readonly reason?: string | undefined
+        readonly approvalsRequired?: number | undefined
+        readonly approvals?: ReadonlyArray<{
+          readonly by: string
+          readonly at: string
+          readonly previewHash?: string | undefined
+        }> | undefined
+        readonly preview?: {
+          readonly version: number
+          readonly summary: string
+          readonly wallet: string
+          readonly type: string
+          readonly protocol: string
+          readonly instructions: ReadonlyArray<{
+            readonly index: number
+            readonly programId: string
+            readonly program: string
+            readonly action: string
+            readonly description: string
+            readonly amounts: ReadonlyArray<{
+              readonly symbol: string
+              readonly mint: string | null
+              readonly decimals: number | null
+              readonly baseUnits: string
+              readonly amount: string
+              readonly display: string
+            }>
+            readonly counterparties: ReadonlyArray<string>
+          }>
+          readonly balanceChanges: ReadonlyArray<{
+            readonly symbol: string
+            readonly mint: string | null
+            readonly decimals: number | null
+            readonly baseUnits: string
+            readonly amount: string
+            readonly display: string
+          }>
+          readonly controls: ReadonlyArray<string>
+          readonly fee: {
+            readonly amount: {
+              readonly symbol: string
+              readonly mint: string | null
+              readonly decimals: number | null
+              readonly baseUnits: string
+              readonly amount: string
+              readonly display: string
+            }
+            readonly paidBy: "wallet" | "relay" | "facilitator"
+          }
+          readonly counterparties: ReadonlyArray<string>
+          readonly newAccounts: ReadonlyArray<string>
+          readonly riskTier: string
+          readonly reasons: ReadonlyArray<string>
+          readonly simulation: {
+            readonly ok: boolean
+            readonly error?: string | undefined
+          }
+          readonly simulatedAt: string
+        } | undefined
+        readonly previewHash?: string | undefined
+        readonly round?: number | undefined
+        readonly changedSinceApproval?: string | undefined
       } | null
       readonly executionProof: {
         readonly txId: string
@@ -528,6 +650,7 @@ export type Policy = {
     readonly forbidAuthorityChanges?: boolean
     readonly forbidCloses?: boolean
   }>
+  readonly approvalsRequired?: number | undefined
   readonly createdAt: string
   readonly updatedAt: string
 }

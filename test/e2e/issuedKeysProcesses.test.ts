@@ -89,7 +89,7 @@ describe("a key issued on one process", () => {
     await Promise.all([first!.stop(10_000), second!.stop(10_000)])
     const secretPart = secret.slice(`agck_${id}_`.length)
     for (const output of [first!.output(), second!.output()]) {
-      expect(output).toContain("agent-custody gateway listening on")
+      expect(output).toContain("agent-custody gateway listening")
       expect(output).not.toContain(secretPart)
     }
     const dump = execFileSync("pg_dump", ["--data-only", "--table=api_keys", "--table=audit_events", database!.url], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })

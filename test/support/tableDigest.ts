@@ -11,6 +11,15 @@ export const BACKGROUND_TABLES = new Set(["metric_counters", "effect_sql_migrati
 
 export type TableDigests = ReadonlyMap<string, string>
 
+/**
+ * What authenticating a request writes in the background (src/keys/keyUsage.ts: a key's use and last use),
+ * which is the key's record, not the request's effect: left out of the digest of its table.
+ */
+const KEY_USAGE_EXCLUDED: Readonly<Record<string, { readonly row: string; readonly where: string }>> = {
+  audit_events: { row: "t::text", where: "WHERE t.event_type NOT IN ('api_key.used', 'api_key.use_failed')" },
+  api_keys: { row: "(to_jsonb(t) - 'last_used_at')::text", where: "" }
+}
+
 export const tableDigests = (service: RunningService, skip: ReadonlySet<string> = BACKGROUND_TABLES): Promise<TableDigests> =>
   service.runtime.runPromise(
     Effect.gen(function* () {
@@ -21,7 +30,10 @@ export const tableDigests = (service: RunningService, skip: ReadonlySet<string> 
       // One statement for all tables (names come from the catalog, quoted as identifiers).
       const parts = tables
         .filter(({ name }) => !skip.has(name))
-        .map(({ name }) => `SELECT '${name}' AS name, count(*)::text AS rows, md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM "${name.replaceAll('"', '""')}" t`)
+        .map(({ name }) => {
+          const { row, where } = KEY_USAGE_EXCLUDED[name] ?? { row: "t::text", where: "" }
+          return `SELECT '${name}' AS name, count(*)::text AS rows, md5(string_agg(${row}, '|' ORDER BY ${row})) AS digest FROM "${name.replaceAll('"', '""')}" t ${where}`
+        })
       const rows = yield* sql.unsafe<{ name: string; rows: string; digest: string | null }>(parts.join(" UNION ALL "))
       return new Map(rows.map((row) => [row.name, `${row.rows}:${row.digest ?? ""}`]))
     }).pipe(Effect.orDie)
