@@ -55,6 +55,13 @@ const integer = (flags: Flags, name: string): number | undefined => {
   return value
 }
 
+/** A comma-separated list flag: `--scopes transactions,wallets:read`. */
+const list = (flags: Flags, name: string): Array<string> =>
+  required(flags, name)
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+
 const enc = encodeURIComponent
 
 /** A transaction's envelope as `tx get` answers it, after a watch or a wait. */
@@ -124,6 +131,42 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
       custody.transport.request("GET", "/api/v1/policies", { query: { walletId: optional(flags, "wallet"), limit: integer(flags, "limit") } }),
     get: (context) => context.custody.transport.request("GET", `/api/v1/policies/${enc(idArgument(context, "policy"))}`)
   },
+  keys: {
+    issue: ({ custody, flags }) => {
+      const agent = optional(flags, "agent")
+      const expiresAt = optional(flags, "expires-at")
+      const label = optional(flags, "label")
+      return custody.transport.request("POST", "/api/v1/keys", {
+        body: {
+          scopes: list(flags, "scopes"),
+          ...(agent === undefined ? {} : { agentId: agent }),
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+          ...(label === undefined ? {} : { label })
+        }
+      })
+    },
+    list: ({ custody, flags }) =>
+      custody.transport.request("GET", "/api/v1/keys", {
+        query: { status: optional(flags, "status"), agentId: optional(flags, "agent"), limit: integer(flags, "limit"), offset: integer(flags, "offset") }
+      }),
+    get: (context) => context.custody.transport.request("GET", `/api/v1/keys/${enc(idArgument(context, "key"))}`),
+    revoke: (context) => {
+      const reason = optional(context.flags, "reason")
+      return context.custody.transport.request("POST", `/api/v1/keys/${enc(idArgument(context, "key"))}/revoke`, { body: reason === undefined ? {} : { reason } })
+    },
+    rotate: (context) => {
+      const { flags } = context
+      const expiresAt = optional(flags, "expires-at")
+      const label = optional(flags, "label")
+      return context.custody.transport.request("POST", `/api/v1/keys/${enc(idArgument(context, "key"))}/rotate`, {
+        body: {
+          graceSeconds: integer(flags, "grace-seconds") ?? 0,
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+          ...(label === undefined ? {} : { label })
+        }
+      })
+    }
+  },
   agents: {
     create: ({ custody, flags }) => {
       const intents = optional(flags, "intents")
@@ -133,7 +176,7 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
           name: required(flags, "name"),
           ...(optional(flags, "wallet") === undefined ? {} : { walletId: optional(flags, "wallet") }),
           ...(optional(flags, "mode") === undefined ? {} : { executionMode: optional(flags, "mode") }),
-          ...(intents === undefined ? {} : { allowedIntents: intents.split(",").map((intent) => intent.trim()) }),
+          ...(intents === undefined ? {} : { allowedIntents: list(flags, "intents") }),
           ...(budget === undefined ? {} : { budgetLamports: budget })
         }
       })

@@ -25,6 +25,8 @@ const USAGE = `usage: agent-custody <command> [arguments] [--json] [--url URL] [
   policies create --wallet ID --name N --rules JSON [--inactive] | list [--wallet ID] | get <id>
   agents create --name N [--wallet ID] [--budget LAMPORTS] [--intents a,b] [--mode autonomous|supervised]
   agents list | get <id> | budget <id> | start <id> | stop <id> | pause <id> [--reason R] | resume <id>
+  keys issue --scopes a,b [--agent ID] [--expires-at ISO] [--label L] | list [--status S] [--agent ID] | get <id>
+  keys revoke <id> [--reason R] | rotate <id> [--grace-seconds N] [--expires-at ISO] [--label L]
 
 exit codes: 0 success, 2 VALIDATION_ERROR, 3 POLICY_VIOLATION, 4 PIPELINE_ERROR, 5 CONFIRMATION_FAILED,
 64 bad arguments, 69 the service could not be reached`
@@ -55,7 +57,10 @@ const OPTIONS = {
   inactive: { type: "boolean" },
   budget: { type: "string" },
   intents: { type: "string" },
-  mode: { type: "string" }
+  mode: { type: "string" },
+  scopes: { type: "string" },
+  "expires-at": { type: "string" },
+  "grace-seconds": { type: "string" }
 } as const
 
 const run = async (argv: ReadonlyArray<string>): Promise<number> => {

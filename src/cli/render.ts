@@ -1,7 +1,7 @@
 /**
  * What the CLI prints for a person (`--json` prints the service's envelope as it came): one line per wallet,
- * transaction, policy or agent, a list as its lines, anything else as `key: value` lines; a refusal on stderr
- * with its errorCode, stage and traceId.
+ * transaction, policy, agent or API key (with an issued key's secret, shown this once), a list as its lines,
+ * anything else as `key: value` lines; a refusal on stderr with its errorCode, stage and traceId.
  */
 import type { Envelope } from "../../sdk/src/index.js"
 
@@ -29,6 +29,12 @@ const line = (item: Fields): string | undefined => {
     const rules = Array.isArray(item.rules) ? item.rules.length : 0
     return `policy ${text(item.id)}  "${text(item.name)}" v${text(item.version)} ${item.active === true ? "active" : "inactive"}  ${rules} rule(s) on wallet ${text(item.walletId)}`
   }
+  if ("prefix" in item && "scopes" in item && "id" in item) {
+    const scopes = Array.isArray(item.scopes) ? item.scopes.join(",") : text(item.scopes)
+    const agent = item.agentId === null || item.agentId === undefined ? "" : `  agent ${text(item.agentId)}`
+    const label = item.label === null || item.label === undefined ? "" : `  "${text(item.label)}"`
+    return `key ${text(item.id)}  ${text(item.status)}  tenant ${text(item.tenantId)}  scopes ${scopes}${agent}${label}`
+  }
   if ("executionMode" in item && "allowedIntents" in item && "id" in item) {
     return `agent ${text(item.id)}  "${text(item.name)}" ${text(item.status)} ${text(item.executionMode)}  wallet ${text(item.walletId)}`
   }
@@ -41,7 +47,10 @@ const keyValues = (data: Fields) => Object.entries(data).map(([key, value]) => `
 export const render = (data: unknown): Array<string> => {
   if (!isObject(data)) return [text(data)]
   const known = line(data)
-  if (known !== undefined) return [known]
+  // An issued or rotated key's secret: shown this once, so printed where the operator sees it.
+  if (known !== undefined) return typeof data.secret === "string" ? [known, `secret: ${data.secret}`] : [known]
+  // A rotation: the new key (with its secret) and the one it replaces.
+  if (isObject(data.key) && isObject(data.previous)) return [...render(data.key), `replaces ${line(data.previous) ?? text(data.previous)}`]
   // A page: `{ <items>, total, limit, offset }`.
   const items = Object.entries(data).find(([, value]) => Array.isArray(value))
   if (items !== undefined && "total" in data) {

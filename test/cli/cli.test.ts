@@ -1,6 +1,6 @@
 /**
  * The operators' CLI (issue 32), run as a process against a local service: wallets, transactions (create with a
- * live stage display, get, approve, reject, retry, watch), policies, agents and health; `--json` prints the
+ * live stage display, get, approve, reject, retry, watch), policies, agents, API keys and health; `--json` prints the
  * envelope; the exit code follows it (0 success, 2 VALIDATION_ERROR, 3 POLICY_VIOLATION, 4 PIPELINE_ERROR, 64 bad
  * arguments, 69 unreachable). And `npx agent-custody` reaches it through the package's bin.
  */
@@ -154,4 +154,37 @@ describe("agent-custody", () => {
     expect((await run(["agents", "budget", agentId])).stdout).toMatch(/^budgetLamports: 20000000$/m)
     expect((await run(["agents", "list"])).stdout).toContain(`agent ${agentId}`)
   }, 60_000)
+
+  it("issues, lists, rotates and revokes API keys; the secret is printed once and works at once", async () => {
+    const issued = await run(["keys", "issue", "--scopes", "wallets,audit", "--label", "cli-ops", "--tenant", "cli-tenant"])
+    expect(issued.code, issued.stderr).toBe(0)
+    const id = issued.stdout.match(/^key ([0-9a-f]{16}) {2}active {2}tenant \S+ {2}scopes wallets,audit {2}"cli-ops"$/m)?.[1]
+    expect(id, issued.stdout).toBeDefined()
+    const secret = issued.stdout.match(/^secret: (agck_\S+)$/m)?.[1]
+    expect(secret, issued.stdout).toMatch(new RegExp(`^agck_${id}_`))
+
+    // The new key works for what it was given, and nothing shows its secret again.
+    const withKey = await run(["wallets", "list", "--limit", "1"], { env: { CUSTODY_API_KEY: secret! } })
+    expect(withKey.code, withKey.stderr).toBe(0)
+    const shown = await run(["keys", "get", id!, "--json"])
+    expect(dataOf<{ id: string; status: string }>(shown)).toMatchObject({ id, status: "active" })
+    expect(shown.stdout).not.toContain(secret!.slice(`agck_${id}_`.length))
+    expect((await run(["keys", "list", "--status", "active", "--limit", "100"])).stdout).toContain(`key ${id}  active`)
+
+    // Rotated with no grace: the old secret stops, the new one is printed once.
+    const rotated = await run(["keys", "rotate", id!, "--grace-seconds", "0", "--label", "cli-ops-2"])
+    expect(rotated.code, rotated.stderr).toBe(0)
+    const successor = rotated.stdout.match(/^secret: (agck_([0-9a-f]{16})_\S+)$/m)
+    expect(successor, rotated.stdout).not.toBeNull()
+    expect(rotated.stdout).toMatch(new RegExp(`^replaces key ${id} `, "m"))
+    const refused = await run(["wallets", "list"], { env: { CUSTODY_API_KEY: secret! } })
+    expect(refused.code).toBe(2)
+    expect((await run(["wallets", "list"], { env: { CUSTODY_API_KEY: successor![1]! } })).code).toBe(0)
+
+    const revoked = await run(["keys", "revoke", successor![2]!, "--reason", "done"])
+    expect(revoked.code, revoked.stderr).toBe(0)
+    expect(revoked.stdout).toMatch(new RegExp(`^key ${successor![2]!} {2}revoked `, "m"))
+    expect((await run(["wallets", "list"], { env: { CUSTODY_API_KEY: successor![1]! } })).code).toBe(2)
+    expect((await run(["keys", "issue"])).code).toBe(64)
+  }, 90_000)
 })
