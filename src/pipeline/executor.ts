@@ -9,7 +9,7 @@
  */
 import { PublicKey } from "@solana/web3.js"
 import { Context, Effect } from "effect"
-import { Signer } from "../../actors/signer.js"
+import { Signer } from "./signer.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"

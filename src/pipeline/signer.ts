@@ -1,21 +1,22 @@
 /**
- * The signer actor: the one fiber that asks the wallet component to sign. It signs only a transaction
- * recorded at `signing` whose recorded decision allows it (allow, or require_approval that a human
- * approved before the approval expired), only the exact message bytes that were simulated, and only when the fee payer is the
+ * The signer: the pipeline's one way to a signature, and the one fiber (the supervised actor `signer`)
+ * that asks the wallet component to sign. It signs only a transaction recorded at `signing` whose
+ * recorded decision allows it (allow, or require_approval that a human approved before the approval
+ * expired), only the exact message bytes that were simulated, and only when the fee payer is the
  * wallet. Requests queue up (queue depth visible in the actor registry); the queued ones are read from
  * SQL together, then checked and signed one by one.
  */
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
 import { Chunk, Data, Deferred, Effect, Exit, Queue } from "effect"
-import { assembleTransaction, feePayerOf, signersOf } from "../src/pipeline/wireTransaction.js"
-import { signingRefusal } from "../src/wallet/signingPermission.js"
-import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "../src/pipeline/signRequest.js"
-import { KeyStore } from "../src/wallet/keyStore.js"
-import { SigningFreezes } from "../src/wallet/signingFreezes.js"
-import { freezeNotice } from "../schemas/freeze.js"
-import type { KeyBackend } from "../schemas/wallet.js"
-import { superviseActor } from "./supervise.js"
+import { assembleTransaction, feePayerOf, signersOf } from "./wireTransaction.js"
+import { signingRefusal } from "../wallet/signingPermission.js"
+import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "./signRequest.js"
+import { KeyStore } from "../wallet/keyStore.js"
+import { SigningFreezes } from "../wallet/signingFreezes.js"
+import { freezeNotice } from "../../schemas/freeze.js"
+import type { KeyBackend } from "../../schemas/wallet.js"
+import { superviseActor } from "../supervision/superviseActor.js"
 
 /** Requests read in one SQL statement at most. */
 const MAX_BATCH = 64
