@@ -3,9 +3,9 @@ import { getAssociatedTokenAddressSync, MINT_SIZE, TOKEN_PROGRAM_ID } from "@sol
 import { PublicKey } from "@solana/web3.js"
 import { Effect, Either } from "effect"
 import bs58 from "bs58"
-import { ChainFacts, decodeMint, decodeTokenAccountAmount } from "../chain/chainFacts.js"
-import { AdapterInputError } from "./adapterError.js"
-import type { Builders } from "./adapterRequest.js"
+import { ChainFacts, decodeMint, decodeTokenAccountAmount } from "../../chain/chainFacts.js"
+import { AdapterInputError } from "../adapterError.js"
+import type { Builders } from "../adapterRequest.js"
 import { buildCreateMint, buildMintToken, buildTransferSpl, type MintFacts } from "./splToken.js"
 
 const PROTOCOL = "spl-token"

@@ -9,10 +9,10 @@ import {
 } from "@solana/spl-token"
 import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js"
 import { Either } from "effect"
-import { AdapterInputError, type FieldContext } from "./adapterError.js"
-import { type BuiltTransaction, builtTransaction } from "./builtTransaction.js"
-import type { IntentPayload } from "../../schemas/intent.js"
-import { TOKEN_PROGRAM } from "./programIds.js"
+import { AdapterInputError, type FieldContext } from "../adapterError.js"
+import { type BuiltTransaction, builtTransaction } from "../builtTransaction.js"
+import type { IntentPayload } from "../../../schemas/intent.js"
+import { TOKEN_PROGRAM } from "../programIds.js"
 
 const PROTOCOL = "spl-token"
 

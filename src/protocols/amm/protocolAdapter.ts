@@ -1,0 +1,42 @@
+/** The swap adapters: the aggregator routes over both AMMs; each AMM also swaps on its own. */
+import { opt, req, type IntentFields } from "../intentRequirements.js"
+import { protocolAdapter } from "../protocolAdapter.js"
+import { noSpend } from "../typeFacts.js"
+import { swapBuilders } from "./swapBuilder.js"
+
+const swapFields: IntentFields = {
+  inputMint: req("address"),
+  outputMint: req("address"),
+  amount: req("amount"),
+  maxSlippageBps: req("bps"),
+  minimumOut: opt("amount")
+}
+
+export const dexAggregatorAdapter = protocolAdapter({
+  protocol: "dex-aggregator",
+  capabilities: ["swap", "quote"],
+  programIds: (ids) => [ids.ammOne, ids.ammTwo],
+  builders: swapBuilders,
+  facts: {
+    swap: {
+      computeUnitBase: 380_000, riskTier: "medium", spendLamports: noSpend,
+      // its SOL outflow is what the build recorded (SOL sold, new account rent), checked like a transfer;
+      // buying SOL is not a fixed amount: no check
+      deltaGuard: {
+        confirmed: ({ build_facts }) =>
+          (build_facts?.amountLamports ?? null) === null ? { intent: {} } : { direction: "outflow", intent: { lamports: build_facts?.amountLamports } }
+      },
+      intentFields: swapFields
+    },
+    // never submitted: the compute floor
+    quote: { computeUnitBase: 100_000, riskTier: "low", spendLamports: noSpend, intentFields: swapFields }
+  }
+})
+
+export const ammOneAdapter = protocolAdapter({
+  protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], builders: swapBuilders, facts: {}
+})
+
+export const ammTwoAdapter = protocolAdapter({
+  protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders, facts: {}
+})

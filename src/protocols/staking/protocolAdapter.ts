@@ -1,0 +1,28 @@
+/** The liquid-staking adapter: stake SOL for the pool's token, unstake it back. */
+import { opt, req } from "../intentRequirements.js"
+import { protocolAdapter } from "../protocolAdapter.js"
+import { noSpend, outflowSpend, recordedOutflow } from "../typeFacts.js"
+import { stakingBuilders } from "./stakeBuilder.js"
+
+export const liquidStakingAdapter = protocolAdapter({
+  protocol: "liquid-staking",
+  capabilities: ["stake", "unstake"],
+  programIds: (ids) => [ids.liquidStaking],
+  builders: stakingBuilders,
+  facts: {
+    stake: {
+      computeUnitBase: 240_000, riskTier: "medium", spendLamports: outflowSpend,
+      // its outflow also holds a new LST account's rent, recorded at build
+      deltaGuard: { direction: "outflow", confirmed: recordedOutflow },
+      positions: { indexer: "stake", stakeTokenMint: (facts) => facts.outputMint },
+      intentFields: { amount: req("amount"), validator: opt("address") }
+    },
+    unstake: {
+      computeUnitBase: 240_000, riskTier: "medium", spendLamports: noSpend,
+      // it pays what its build quoted
+      deltaGuard: { direction: "inflow", confirmed: ({ build_facts }) => ({ intent: { lamports: build_facts?.expectedInflowLamports } }) },
+      positions: { indexer: "stake", stakeTokenMint: (facts) => facts.tokenMint ?? undefined },
+      intentFields: { amount: req("amount") }
+    }
+  }
+})
