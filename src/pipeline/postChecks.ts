@@ -31,7 +31,7 @@ export interface ConfirmOptions {
 /** A swap also checks its token flows; a token breach makes the guard fail with its reason. */
 const withSwapTokenDeltas = (row: TransactionRow, guard: DeltaGuardResult, meta: LandedMeta, wallet: string) => {
   const facts = row.build_facts
-  if (row.type !== "swap" || facts?.outputMint === undefined || facts.minimumOut === undefined || facts.tokenMint === null) return { guard, tokens: undefined }
+  if (typeFactsOf(row.type)?.swapsAtQuote !== true || facts?.outputMint === undefined || facts.minimumOut === undefined || facts.tokenMint === null) return { guard, tokens: undefined }
   const tokens = evaluateSwapTokenDeltas({
     wallet,
     inputMint: facts.tokenMint,
@@ -78,8 +78,8 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
           varianceBpsThreshold: deltaVarianceBpsThreshold
         })
         const { guard, tokens } = withSwapTokenDeltas(row, lamportGuard, meta, walletPublicKey)
-        // create_mint, nft_mint: the client learns its new mint's address from the result.
-        const createsMint = row.type === "create_mint" || row.type === "nft_mint"
+        // a type that creates a mint (create_mint, nft_mint): the client learns its new mint's address from the result.
+        const createsMint = typeFactsOf(row.type)?.createsMint === true
         const result = options.result ?? (createsMint && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined)
         const proof = buildExecutionProof({
           txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,

@@ -13,6 +13,7 @@
  * transition; a durable "sent" mark would cost a statement per transaction on the hot path).
  */
 import { Duration, Effect, Option } from "effect"
+import { typeFactsOf } from "../protocols/registry.js"
 import { SignatureLanding, type Landing, type LandingCandidate } from "../chain/landing.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { describeAmmFailure } from "../protocols/amm/simulationError.js"
@@ -39,7 +40,7 @@ import { x402PaidResult } from "./x402Result.js"
 export const attemptOf = (row: TransactionRow) => earlierAttempts(row.history).length + 1
 
 /** How the row's transaction reaches the chain, which decides whose signature is its id. */
-export const viaOf = (row: TransactionRow): SignatureVia => (row.type === "x402_pay" ? "x402" : row.gasless ? "relay" : "rpc")
+export const viaOf = (row: TransactionRow): SignatureVia => (typeFactsOf(row.type)?.performedBy === "x402Payment" ? "x402" : row.gasless ? "relay" : "rpc")
 
 /** When the row was signed (its last entry at `submitting`): a relayed transaction is looked for from then on. */
 const signedAt = (row: TransactionRow) => {

@@ -42,7 +42,7 @@ export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexe
 
     const onConfirmed = (row: ConfirmedTransaction, walletPublicKey: string): Effect.Effect<void> => {
       // the operations that change a wallet's obligation say so in their facts
-      if (row.protocol !== LENDING_PROTOCOL || typeFactsOf(row.type)?.positions?.indexer !== "lending") return Effect.void
+      if (row.protocol !== LENDING_PROTOCOL || typeFactsOf(row.type)?.positions?.indexer !== "lendingObligation") return Effect.void
       return index(row, walletPublicKey).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("lending position indexing failed", { txId: row.id }, Cause.pretty(cause)))
       )

@@ -36,7 +36,7 @@ export class StakePositionIndexer extends Effect.Service<StakePositionIndexer>()
     const onConfirmed = (row: ConfirmedTransaction, meta: ConfirmedMeta, walletPublicKey: string): Effect.Effect<void> => {
       // the operations that change a stake position say so in their facts, with where their build put the LST mint
       const indexing = typeFactsOf(row.type)?.positions
-      if (row.protocol !== "liquid-staking" || indexing?.indexer !== "stake") return Effect.void
+      if (row.protocol !== "liquid-staking" || indexing?.indexer !== "stakeToken") return Effect.void
       const lstMint = row.build_facts === null ? undefined : indexing.stakeTokenMint(row.build_facts)
       if (lstMint === undefined) return Effect.logWarning("confirmed stake without its LST mint in the build facts", { txId: row.id })
       return index(row, meta, walletPublicKey, lstMint).pipe(

@@ -2,7 +2,7 @@
  * The one adapter registry: the protocol adapters (protocolAdapter.ts), each with its capabilities, program
  * ids, transaction builders and type facts. It answers what is implemented (a protocol with builders),
  * dispatches builds (a type without a builder is a build failure with a clear message) and answers each
- * type's facts. Adding an adapter is one entry in ADAPTERS and one in TYPE_FACTS.
+ * type's facts. Adding an adapter is one entry in PROTOCOL_ADAPTERS and one in TYPE_FACTS.
  *
  * A build decodes the stored intent once, by its type's schema, and hands the typed value to the builder.
  */
@@ -64,7 +64,7 @@ export interface RegistryOptions {
   readonly lendingMarketProgramId?: string
 }
 
-const ADAPTERS: ReadonlyArray<ProtocolAdapter> = [
+export const PROTOCOL_ADAPTERS: ReadonlyArray<ProtocolAdapter> = [
   systemProgramAdapter,
   splTokenAdapter,
   escrowAdapter,
@@ -96,6 +96,10 @@ export const TYPE_FACTS: Readonly<Record<AdapterOperation, TypeFacts>> = {
 export const typeFactsOf = (type: string): TypeFacts | undefined =>
   Object.hasOwn(TYPE_FACTS, type) ? TYPE_FACTS[type as AdapterOperation] : undefined
 
+/** The operations whose facts say so. */
+export const typesWhere = (holds: (facts: TypeFacts) => boolean): ReadonlyArray<AdapterOperation> =>
+  (Object.keys(TYPE_FACTS) as Array<AdapterOperation>).filter((type) => holds(TYPE_FACTS[type]))
+
 export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<ProtocolAdapterInfo> => {
   const ids: ProgramIds = {
     escrow: parseProgramId(options.escrowProgramId ?? DEFAULT_ESCROW_PROGRAM_ID, "ESCROW_PROGRAM_ID"),
@@ -104,7 +108,7 @@ export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<P
     liquidStaking: parseProgramId(options.liquidStakingProgramId ?? LOCAL_LIQUID_STAKING_PROGRAM_ID, "LIQUID_STAKING_PROGRAM_ID"),
     lendingMarket: parseProgramId(options.lendingMarketProgramId ?? LOCAL_LENDING_MARKET_PROGRAM_ID, "LENDING_MARKET_PROGRAM_ID")
   }
-  return ADAPTERS.map((entry) => ({
+  return PROTOCOL_ADAPTERS.map((entry) => ({
     protocol: entry.protocol,
     version: CURRENT_ADAPTER_VERSION,
     capabilities: entry.capabilities,
@@ -150,7 +154,7 @@ const decodeIntent = (request: BuildRequest & { readonly type: TransactionType }
   )
 
 export const buildWithAdapter = (request: BuildRequest): Effect.Effect<BuiltTransaction, AdapterError, AdapterServices> => {
-  const entry = ADAPTERS.find((a) => a.protocol === request.protocol)
+  const entry = PROTOCOL_ADAPTERS.find((a) => a.protocol === request.protocol)
   const type = request.type as TransactionType
   // own properties only: a type named like an Object.prototype member must not find a "builder"
   // cpi_call / custom_instruction_bundle carry their own programs: built for any protocol named

@@ -6,9 +6,9 @@
 import { noSpend, type TypeFacts } from "./typeFacts.js"
 
 export const serviceTypeFacts = {
-  query_balance: { computeUnitBase: 100_000, riskTier: "low", spendLamports: noSpend },
-  query_positions: { computeUnitBase: 100_000, riskTier: "low", spendLamports: noSpend },
-  treasury_allocate: { computeUnitBase: 120_000, riskTier: "low", spendLamports: noSpend },
-  treasury_rebalance: { computeUnitBase: 200_000, riskTier: "low", spendLamports: noSpend },
-  paper_trade: { computeUnitBase: 100_000, riskTier: "low", spendLamports: noSpend }
+  query_balance: { computeUnitBase: 100_000, riskTier: "low", spendLamports: noSpend, performedBy: "balanceRead" },
+  query_positions: { computeUnitBase: 100_000, riskTier: "low", spendLamports: noSpend, performedBy: "positionsRead" },
+  treasury_allocate: { computeUnitBase: 120_000, riskTier: "low", spendLamports: noSpend, performedBy: "offChain", changesBudgets: true },
+  treasury_rebalance: { computeUnitBase: 200_000, riskTier: "low", spendLamports: noSpend, performedBy: "offChain", changesBudgets: true },
+  paper_trade: { computeUnitBase: 100_000, riskTier: "low", spendLamports: noSpend, performedBy: "offChain" }
 } as const satisfies Readonly<Record<string, TypeFacts>>

@@ -38,8 +38,14 @@ export interface StakeBuildFacts {
 
 /** Which positions a confirmed transaction of the type changes. */
 export type PositionIndexing =
-  | { readonly indexer: "lending" }
-  | { readonly indexer: "stake"; readonly stakeTokenMint: (facts: StakeBuildFacts) => string | undefined }
+  | { readonly indexer: "lendingObligation" }
+  | { readonly indexer: "stakeToken"; readonly stakeTokenMint: (facts: StakeBuildFacts) => string | undefined }
+
+/**
+ * Who performs a type whose adapter builds no transaction for the pipeline to submit: the service's reads,
+ * the x402 stages (a payment built against the resource's terms), or the off-chain intents (treasury, paper).
+ */
+export type PerformedBy = "balanceRead" | "positionsRead" | "x402Payment" | "offChain"
 
 /** The spec's tier of a type before amounts: more than 2 SOL raises a low or medium type to high. */
 export type TypeRiskTier = "low" | "medium" | "critical"
@@ -55,6 +61,16 @@ export interface TypeFacts {
   readonly positions?: PositionIndexing
   /** the intent fields the compatibility check reads at the current adapter version */
   readonly intentFields?: IntentFields
+  /** absent: its adapter builds the transaction, the pipeline signs and submits it */
+  readonly performedBy?: PerformedBy
+  /** it changes agents' budgets: an operator's act (the `treasury` scope) */
+  readonly changesBudgets?: true
+  /** it trades at a quote within a slippage: slippage checks apply, and its token flows are checked when it lands */
+  readonly swapsAtQuote?: true
+  /** it sends tokens: their value counts with its lamports */
+  readonly sendsTokens?: true
+  /** it creates a mint: the client learns the new mint's address from its result */
+  readonly createsMint?: true
 }
 
 /** A positive integer amount (number, bigint or decimal string); 0 otherwise. */

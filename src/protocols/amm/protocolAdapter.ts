@@ -19,7 +19,7 @@ export const dexAggregatorAdapter = protocolAdapter({
   builders: swapBuilders,
   facts: {
     swap: {
-      computeUnitBase: 380_000, riskTier: "medium", spendLamports: noSpend,
+      computeUnitBase: 380_000, riskTier: "medium", spendLamports: noSpend, swapsAtQuote: true,
       // its SOL outflow is what the build recorded (SOL sold, new account rent), checked like a transfer;
       // buying SOL is not a fixed amount: no check
       deltaGuard: {

@@ -14,7 +14,7 @@ const wrappedSolSpend = (intent: Readonly<Record<string, unknown>>): bigint =>
   intent.mint === WRAPPED_SOL_MINT ? positiveAmount(intent.amount) : 0n
 
 const lendFields = { mint: req("address"), amount: req("amount") }
-const obligation = { indexer: "lending" } as const
+const obligation = { indexer: "lendingObligation" } as const
 
 export const lendingMarketAdapter = protocolAdapter({
   protocol: "lending-market",

@@ -12,7 +12,7 @@ export const nftProgramAdapter = protocolAdapter({
   builders: nftBuilders,
   facts: {
     nft_mint: {
-      computeUnitBase: 400_000, riskTier: "low", spendLamports: noSpend,
+      computeUnitBase: 400_000, riskTier: "low", spendLamports: noSpend, createsMint: true,
       intentFields: { name: req("string"), symbol: req("string"), uri: req("string"), sellerFeeBasisPoints: req("bps"), creators: req("array") }
     }
   }

@@ -14,11 +14,11 @@ export const splTokenAdapter = protocolAdapter({
   builders: splTokenBuilders,
   facts: {
     transfer_spl: {
-      computeUnitBase: 180_000, riskTier: "low", spendLamports: noSpend,
+      computeUnitBase: 180_000, riskTier: "low", spendLamports: noSpend, sendsTokens: true,
       intentFields: { destination: req("address"), mint: req("address"), amount: req("amount") }
     },
     create_mint: {
-      computeUnitBase: 150_000, riskTier: "low", spendLamports: noSpend,
+      computeUnitBase: 150_000, riskTier: "low", spendLamports: noSpend, createsMint: true,
       intentFields: { decimals: opt("integer"), freezeAuthority: opt("address") }
     },
     mint_token: {
@@ -26,7 +26,7 @@ export const splTokenAdapter = protocolAdapter({
       intentFields: { mint: req("address"), amount: req("amount"), destination: opt("address") }
     },
     x402_pay: {
-      computeUnitBase: 180_000, riskTier: "low",
+      computeUnitBase: 180_000, riskTier: "low", performedBy: "x402Payment",
       // the most the payment may cost, in the asset's base units (docs/decisions/x402.md)
       spendLamports: (intent) => positiveAmount(intent.maxAmount),
       intentFields: {

@@ -14,14 +14,14 @@ export const liquidStakingAdapter = protocolAdapter({
       computeUnitBase: 240_000, riskTier: "medium", spendLamports: outflowSpend,
       // its outflow also holds a new LST account's rent, recorded at build
       deltaGuard: { direction: "outflow", confirmed: recordedOutflow },
-      positions: { indexer: "stake", stakeTokenMint: (facts) => facts.outputMint },
+      positions: { indexer: "stakeToken", stakeTokenMint: (facts) => facts.outputMint },
       intentFields: { amount: req("amount"), validator: opt("address") }
     },
     unstake: {
       computeUnitBase: 240_000, riskTier: "medium", spendLamports: noSpend,
       // it pays what its build quoted
       deltaGuard: { direction: "inflow", confirmed: ({ build_facts }) => ({ intent: { lamports: build_facts?.expectedInflowLamports } }) },
-      positions: { indexer: "stake", stakeTokenMint: (facts) => facts.tokenMint ?? undefined },
+      positions: { indexer: "stakeToken", stakeTokenMint: (facts) => facts.tokenMint ?? undefined },
       intentFields: { amount: req("amount") }
     }
   }
