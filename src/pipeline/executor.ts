@@ -9,6 +9,7 @@
  */
 import { PublicKey } from "@solana/web3.js"
 import { Context, Effect } from "effect"
+import { configuredProgramIds } from "../protocols/configuredProgramIds.js"
 import { typeFactsOf } from "../protocols/registry.js"
 import { Signer } from "../../actors/signer.js"
 import { ChainClient } from "../chain/chainClient.js"
@@ -72,7 +73,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const liquidStaking = yield* LiquidStakingProgram
     const lendingMarket = yield* LendingMarketProgram
     const oracleFreshness = yield* OracleFreshness
-    const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
+    const programIds = yield* configuredProgramIds
     // What the adapters read besides the chain, made once: each provided service is a copy of the fiber's whole
     // context (and a comparison by hash), so a build provides them with its ChainFacts in one step.
     const adapterPrograms = Context.make(EscrowProgram, escrowProgram).pipe(
@@ -236,7 +237,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const { logs } = simulated
         const units = simulated.unitsConsumed === undefined ? {} : { unitsConsumed: simulated.unitsConsumed }
         if (simulated.ok) return { ok: true as const, logs, ...units, ...("effect" in simulated ? { effect: simulated.effect } : { effectError: simulated.effectError }) }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(simulated.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58(), lendingMarket.programId.toBase58()) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(simulated.err, logs, programIds) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */

@@ -24,6 +24,8 @@ export interface ProtocolAdapter<Defines extends AdapterOperation = never> {
   readonly builders: Builders
   /** the facts of the types this adapter defines; a type several protocols build (swap) is defined by one */
   readonly facts: { readonly [K in Defines]: TypeFacts }
+  /** its programs' refusal in a failed simulation's logs, named; undefined when none of its programs failed */
+  readonly describeFailure?: (logs: ReadonlyArray<string>, programIds: ReadonlyArray<string>) => string | undefined
 }
 
 /** Keeps the adapter's defined types in its type, so the registry can check every type is defined. */

@@ -100,6 +100,15 @@ export const typeFactsOf = (type: string): TypeFacts | undefined =>
 export const typesWhere = (holds: (facts: TypeFacts) => boolean): ReadonlyArray<AdapterOperation> =>
   (Object.keys(TYPE_FACTS) as Array<AdapterOperation>).filter((type) => holds(TYPE_FACTS[type]))
 
+/** The first adapter's reading of a failed simulation's logs (its own programs' refusal), in registry order. */
+export const describeProtocolFailure = (logs: ReadonlyArray<string>, ids: ProgramIds): string | undefined => {
+  for (const adapter of PROTOCOL_ADAPTERS) {
+    const described = adapter.describeFailure?.(logs, adapter.programIds(ids))
+    if (described !== undefined) return described
+  }
+  return undefined
+}
+
 export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<ProtocolAdapterInfo> => {
   const ids: ProgramIds = {
     escrow: parseProgramId(options.escrowProgramId ?? DEFAULT_ESCROW_PROGRAM_ID, "ESCROW_PROGRAM_ID"),

@@ -2,6 +2,7 @@
 import { opt, req, type IntentFields } from "../intentRequirements.js"
 import { protocolAdapter } from "../protocolAdapter.js"
 import { noSpend } from "../typeFacts.js"
+import { describeAmmFailure } from "./simulationError.js"
 import { swapBuilders } from "./swapBuilder.js"
 
 const swapFields: IntentFields = {
@@ -17,6 +18,8 @@ export const dexAggregatorAdapter = protocolAdapter({
   capabilities: ["swap", "quote"],
   programIds: (ids) => [ids.ammOne, ids.ammTwo],
   builders: swapBuilders,
+  // either AMM's refusal, whichever the route traded in
+  describeFailure: describeAmmFailure,
   facts: {
     swap: {
       computeUnitBase: 380_000, riskTier: "medium", spendLamports: noSpend, swapsAtQuote: true,

@@ -3,6 +3,7 @@ import { opt, req, type IntentFields } from "../intentRequirements.js"
 import { protocolAdapter } from "../protocolAdapter.js"
 import { type GuardedTransaction, noSpend, outflowSpend, positiveAmount } from "../typeFacts.js"
 import { escrowBuilders } from "./buildWithChain.js"
+import { describeEscrowFailure } from "./simulationError.js"
 
 const parties: IntentFields = {
   escrowNumericId: req("amount"),
@@ -39,6 +40,7 @@ export const escrowAdapter = protocolAdapter({
   ],
   programIds: (ids) => [ids.escrow],
   builders: escrowBuilders,
+  describeFailure: (logs, [programId]) => (programId === undefined ? undefined : describeEscrowFailure(logs, programId)),
   facts: {
     create_escrow: {
       computeUnitBase: 320_000, riskTier: "low", spendLamports: outflowSpend,

@@ -4,6 +4,7 @@ import { protocolAdapter } from "../protocolAdapter.js"
 import { rawIntentSystemOutflow } from "../rawInstructions.js"
 import { noSpend, positiveAmount, recordedOutflow } from "../typeFacts.js"
 import { lendingBuilders } from "./builders.js"
+import { describeLendingFailure } from "./errors.js"
 
 /**
  * Wrapped SOL: a supply or repay of it spends lamports (a repay at most its amount: the program caps it
@@ -22,6 +23,7 @@ export const lendingMarketAdapter = protocolAdapter({
   capabilities: ["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay", "flash_loan_bundle"],
   programIds: (ids) => [ids.lendingMarket],
   builders: lendingBuilders,
+  describeFailure: (logs, [programId]) => describeLendingFailure(logs, programId),
   facts: {
     lend_supply: {
       computeUnitBase: 320_000, riskTier: "medium", spendLamports: wrappedSolSpend,

@@ -2,6 +2,7 @@
 import { opt, req } from "../intentRequirements.js"
 import { protocolAdapter } from "../protocolAdapter.js"
 import { noSpend, outflowSpend, recordedOutflow } from "../typeFacts.js"
+import { describeStakingFailure } from "./errors.js"
 import { stakingBuilders } from "./stakeBuilder.js"
 
 export const liquidStakingAdapter = protocolAdapter({
@@ -9,6 +10,7 @@ export const liquidStakingAdapter = protocolAdapter({
   capabilities: ["stake", "unstake"],
   programIds: (ids) => [ids.liquidStaking],
   builders: stakingBuilders,
+  describeFailure: (logs, [programId]) => describeStakingFailure(logs, programId),
   facts: {
     stake: {
       computeUnitBase: 240_000, riskTier: "medium", spendLamports: outflowSpend,
