@@ -17,10 +17,18 @@ export interface ProgramIds {
   readonly lendingMarket: string
 }
 
+/** One of our own programs an adapter runs on: its configured id, and the setting that names it. */
+export interface OwnProgram {
+  readonly program: keyof ProgramIds
+  readonly setting: string
+}
+
 export interface ProtocolAdapter<Defines extends AdapterOperation = never> {
   readonly protocol: ProtocolId
   readonly capabilities: ReadonlyArray<AdapterOperation>
   readonly programIds: (ids: ProgramIds) => ReadonlyArray<string>
+  /** our programs it runs on: its health reports whether each is configured (its setting, or the local ledger) and deployed */
+  readonly ownPrograms?: ReadonlyArray<OwnProgram>
   readonly builders: Builders
   /** the facts of the types this adapter defines; a type several protocols build (swap) is defined by one */
   readonly facts: { readonly [K in Defines]: TypeFacts }

@@ -2,8 +2,12 @@
 import { opt, req, type IntentFields } from "../intentRequirements.js"
 import { protocolAdapter } from "../protocolAdapter.js"
 import { noSpend } from "../typeFacts.js"
+import { AMM_PROGRAM_ID_SETTINGS } from "./ammIds.js"
 import { describeAmmFailure } from "./simulationError.js"
 import { swapBuilders } from "./swapBuilder.js"
+
+const ammOne = { program: "ammOne", setting: AMM_PROGRAM_ID_SETTINGS["amm-one"] } as const
+const ammTwo = { program: "ammTwo", setting: AMM_PROGRAM_ID_SETTINGS["amm-two"] } as const
 
 const swapFields: IntentFields = {
   inputMint: req("address"),
@@ -17,6 +21,7 @@ export const dexAggregatorAdapter = protocolAdapter({
   protocol: "dex-aggregator",
   capabilities: ["swap", "quote"],
   programIds: (ids) => [ids.ammOne, ids.ammTwo],
+  ownPrograms: [ammOne, ammTwo],
   builders: swapBuilders,
   // either AMM's refusal, whichever the route traded in
   describeFailure: describeAmmFailure,
@@ -37,9 +42,9 @@ export const dexAggregatorAdapter = protocolAdapter({
 })
 
 export const ammOneAdapter = protocolAdapter({
-  protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], builders: swapBuilders, facts: {}
+  protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], ownPrograms: [ammOne], builders: swapBuilders, facts: {}
 })
 
 export const ammTwoAdapter = protocolAdapter({
-  protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders, facts: {}
+  protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], ownPrograms: [ammTwo], builders: swapBuilders, facts: {}
 })

@@ -39,6 +39,7 @@ export const escrowAdapter = protocolAdapter({
     "create_milestone_escrow", "release_milestone"
   ],
   programIds: (ids) => [ids.escrow],
+  ownPrograms: [{ program: "escrow", setting: "ESCROW_PROGRAM_ID" }],
   builders: escrowBuilders,
   describeFailure: (logs, [programId]) => (programId === undefined ? undefined : describeEscrowFailure(logs, programId)),
   facts: {

@@ -5,6 +5,7 @@ import { rawIntentSystemOutflow } from "../rawInstructions.js"
 import { noSpend, positiveAmount, recordedOutflow } from "../typeFacts.js"
 import { lendingBuilders } from "./builders.js"
 import { describeLendingFailure } from "./errors.js"
+import { LENDING_MARKET_PROGRAM_ID_SETTING } from "./lendingIds.js"
 
 /**
  * Wrapped SOL: a supply or repay of it spends lamports (a repay at most its amount: the program caps it
@@ -22,6 +23,7 @@ export const lendingMarketAdapter = protocolAdapter({
   // flash_loan_bundle borrows from this market's reserves (docs/decisions/lending.md), so it is listed with the spec's two
   capabilities: ["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay", "flash_loan_bundle"],
   programIds: (ids) => [ids.lendingMarket],
+  ownPrograms: [{ program: "lendingMarket", setting: LENDING_MARKET_PROGRAM_ID_SETTING }],
   builders: lendingBuilders,
   describeFailure: (logs, [programId]) => describeLendingFailure(logs, programId),
   facts: {

@@ -3,12 +3,14 @@ import { opt, req } from "../intentRequirements.js"
 import { protocolAdapter } from "../protocolAdapter.js"
 import { noSpend, outflowSpend, recordedOutflow } from "../typeFacts.js"
 import { describeStakingFailure } from "./errors.js"
+import { LIQUID_STAKING_PROGRAM_ID_SETTING } from "./stakingIds.js"
 import { stakingBuilders } from "./stakeBuilder.js"
 
 export const liquidStakingAdapter = protocolAdapter({
   protocol: "liquid-staking",
   capabilities: ["stake", "unstake"],
   programIds: (ids) => [ids.liquidStaking],
+  ownPrograms: [{ program: "liquidStaking", setting: LIQUID_STAKING_PROGRAM_ID_SETTING }],
   builders: stakingBuilders,
   describeFailure: (logs, [programId]) => describeStakingFailure(logs, programId),
   facts: {
