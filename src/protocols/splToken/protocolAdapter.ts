@@ -1,4 +1,4 @@
-/** The spl-token adapter: token transfers, mints and x402 payments (built by their own pipeline stage). */
+/** The spl-token adapter: token transfers, mints, burns and x402 payments (built by their own pipeline stage). */
 import { opt, req } from "../intentRequirements.js"
 import { ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM } from "../programIds.js"
 import { protocolAdapter } from "../protocolAdapter.js"
@@ -8,7 +8,7 @@ import { splTokenBuilders } from "./splTokenWithChain.js"
 export const splTokenAdapter = protocolAdapter({
   protocol: "spl-token",
   // x402_pay is a token payment, built by its own pipeline stage (src/pipeline/x402Stages.ts)
-  capabilities: ["transfer_spl", "create_mint", "mint_token", "x402_pay"],
+  capabilities: ["transfer_spl", "create_mint", "mint_token", "burn_token", "x402_pay"],
   // create_mint also invokes the System program (createAccount) and transfers may create an ATA
   programIds: () => [TOKEN_PROGRAM, ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM_ID],
   builders: splTokenBuilders,
@@ -24,6 +24,11 @@ export const splTokenAdapter = protocolAdapter({
     mint_token: {
       computeUnitBase: 180_000, riskTier: "low", spendLamports: noSpend,
       intentFields: { mint: req("address"), amount: req("amount"), destination: opt("address") }
+    },
+    // like mint_token: one token instruction on the wallet's own account
+    burn_token: {
+      computeUnitBase: 180_000, riskTier: "low", spendLamports: noSpend,
+      intentFields: { mint: req("address"), amount: req("amount") }
     },
     x402_pay: {
       computeUnitBase: 180_000, riskTier: "low", performedBy: "x402Payment",

@@ -25,10 +25,10 @@ export interface MintFacts {
   readonly mintAuthority: string | null
 }
 
-const refuse = (ctx: FieldContext, message: string, field?: string) =>
+export const refuse = (ctx: FieldContext, message: string, field?: string) =>
   Either.left(new AdapterInputError({ ...ctx, ...(field === undefined ? {} : { field }), message }))
 
-const checkMint = (ctx: FieldContext, mint: PublicKey, facts: MintFacts): Either.Either<void, AdapterInputError> => {
+export const checkMint = (ctx: FieldContext, mint: PublicKey, facts: MintFacts): Either.Either<void, AdapterInputError> => {
   if (facts.programId !== TOKEN_PROGRAM) {
     return refuse(ctx, `mint ${mint.toBase58()} is owned by ${facts.programId}, not the SPL Token program ${TOKEN_PROGRAM}`, "mint")
   }
