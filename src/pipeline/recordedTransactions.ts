@@ -5,12 +5,13 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { typesWhere } from "../protocols/registry.js"
 import type { TransactionRow } from "./transactionRow.js"
 
 export type RecordedTransaction = Pick<TransactionRow, "id" | "agent_id" | "type" | "protocol" | "intent" | "status" | "build_facts" | "policy_decision" | "created_at">
 
 /** Read-only intents have no decision to replay. */
-const READ_ONLY = ["query_balance", "query_positions"]
+const READ_ONLY = typesWhere((facts) => facts.performedBy === "balanceRead" || facts.performedBy === "positionsRead")
 
 export class RecordedTransactions extends Effect.Service<RecordedTransactions>()("RecordedTransactions", {
   effect: Effect.gen(function* () {
