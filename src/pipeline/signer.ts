@@ -12,6 +12,7 @@ import { Chunk, Data, Deferred, Effect, Exit, Queue } from "effect"
 import { assembleTransaction, feePayerOf, signersOf } from "./wireTransaction.js"
 import { signingRefusal } from "../wallet/signingPermission.js"
 import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "./signRequest.js"
+import { typeFactsOf } from "../protocols/registry.js"
 import { KeyStore } from "../wallet/keyStore.js"
 import { SigningFreezes } from "../wallet/signingFreezes.js"
 import { freezeNotice } from "../../schemas/freeze.js"
@@ -74,7 +75,7 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
         if (refusal !== undefined || row.message_base64 === null) return yield* new SignRefused({ message: refusal ?? "no simulated message is recorded" })
         if (row.type === SIGN_MESSAGE_TYPE) return yield* signOffChainMessage(txId, row, row.message_base64)
         // The wallet pays its own fee, except where a relay (gasless) or an x402 facilitator does: then it signs as authority.
-        const externalFeePayer = row.gasless || row.type === "x402_pay"
+        const externalFeePayer = row.gasless || typeFactsOf(row.type)?.performedBy === "x402Payment"
         if (externalFeePayer ? !signersOf(row.message_base64).includes(row.public_key) : feePayerOf(row.message_base64) !== row.public_key) {
           return yield* new SignRefused({ message: externalFeePayer ? "the wallet is not a signer of the message" : "the message's fee payer is not the wallet" })
         }
