@@ -243,13 +243,17 @@ const KeysLive = KeyRingLive.pipe(
 )
 
 /** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
-const AgentsLive = WalletSpendGateLive.pipe(
-  Layer.provideMerge(WalletSpend.Default),
-  Layer.provideMerge(AgentExecution.Default),
-  Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default, Strategy.Default, AgentBudgets.Default)),
-  Layer.provideMerge(KeysLive),
-  Layer.provideMerge(AgentRepo.Default)
-)
+const AgentsLive = Layer.mergeAll(
+  WalletSpendGateLive.pipe(Layer.provideMerge(WalletSpend.Default)),
+  AgentExecution.Default,
+  AgentService.Default,
+  ManifestStore.Default,
+  Treasury.Default,
+  AgentBreaches.Default,
+  Strategy.Default,
+  AgentBudgets.Default,
+  AgentRepo.Default
+).pipe(Layer.provideMerge(KeysLive))
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
 const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default, PolicyBacktests.Default).pipe(
