@@ -24,6 +24,10 @@ const spend = (txId: string, lamports: bigint) =>
     return outcome
   })
 
+/** The chain said the transaction did not spend: what the settlement asks through the release port. */
+const didNotLand = (txId: string) => Effect.flatMap(AgentBudgetRelease, (port) => port.release(txId, "transaction did not land"))
+const reserve = (lamports: bigint) => Effect.flatMap(AgentBudgets, (budgets) => budgets.reserve(AGENT, lamports))
+
 describe("the budget ports over the budgets' Test layer", () => {
   it.effect("a retry gives back what its transaction held and reserves again, all or nothing", () =>
     Effect.gen(function* () {
@@ -37,26 +41,22 @@ describe("the budget ports over the budgets' Test layer", () => {
 
   it.effect("the chain said it did not spend: the release port gives the reservation back once", () =>
     Effect.gen(function* () {
-      const release = yield* AgentBudgetRelease
-      const budgets = yield* AgentBudgets
       yield* spend("tx-2", 700n)
       yield* spend("tx-3", 300n)
-      yield* release.release("tx-2", "transaction did not land")
-      yield* release.release("tx-2", "transaction did not land")
-      expect(yield* budgets.reserve(AGENT, 701n)).toMatchObject({ _tag: "Exceeded", remainingLamports: 700n })
-      expect(yield* budgets.reserve(AGENT, 700n)).toMatchObject({ _tag: "Reserved", spentLamportsToday: 1_000n })
+      yield* didNotLand("tx-2")
+      yield* didNotLand("tx-2")
+      expect(yield* reserve(701n)).toMatchObject({ _tag: "Exceeded", remainingLamports: 700n })
+      expect(yield* reserve(700n)).toMatchObject({ _tag: "Reserved", spentLamportsToday: 1_000n })
     }).pipe(Effect.provide(ports))
   )
 
   it.effect("a release on a later UTC day gives nothing back to that day's counter", () =>
     Effect.gen(function* () {
-      const release = yield* AgentBudgetRelease
-      const budgets = yield* AgentBudgets
       yield* spend("tx-4", 800n)
       yield* TestClock.adjust(Duration.days(1))
       yield* spend("tx-5", 900n)
-      yield* release.release("tx-4", "transaction did not land")
-      expect(yield* budgets.reserve(AGENT, 101n)).toMatchObject({ _tag: "Exceeded", remainingLamports: 100n })
+      yield* didNotLand("tx-4")
+      expect(yield* reserve(101n)).toMatchObject({ _tag: "Exceeded", remainingLamports: 100n })
     }).pipe(Effect.provide(ports))
   )
 })
