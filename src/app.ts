@@ -242,17 +242,15 @@ const KeysLive = KeyRingLive.pipe(
   Layer.provideMerge(KeyAgentsLive)
 )
 
-/** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
+/**
+ * Agents core (issue #5): registry, manifests, and execute on top of the transaction engine (budgets,
+ * treasury and strategy are provided with the transaction engine, which performs their bookkeeping).
+ */
 const AgentsLive = Layer.mergeAll(
   WalletSpendGateLive.pipe(Layer.provideMerge(WalletSpend.Default)),
   AgentExecution.Default,
   AgentService.Default,
-  ManifestStore.Default,
-  Treasury.Default,
-  AgentBreaches.Default,
-  Strategy.Default,
-  AgentBudgets.Default,
-  AgentRepo.Default
+  ManifestStore.Default
 ).pipe(Layer.provideMerge(KeysLive))
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
