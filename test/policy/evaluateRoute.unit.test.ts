@@ -19,28 +19,28 @@ const engine = PolicyEngineTest((request) => {
     : { decision: "allow", reasons: [], riskTier: "low" }
 })
 
-describe("POST /evaluate over the policy engine's Test layer", () => {
-  it.layer(serveRoutes([evaluateRoute]).pipe(Layer.provide(engine)))((it) => {
-    it.effect("answers the engine's decision for the decoded body", () =>
-      Effect.gen(function* () {
-        asked.length = 0
-        const denied = yield* call("POST", "/api/v1/evaluate", { walletId: WALLET, type: "transfer_sol", protocol: "system-program", amountLamports: "2000000" })
-        expect(denied.status).toBe(200)
-        expect(denied.body.data).toEqual({ decision: "deny", reasons: ["spending_limit: above 1000000 lamports"], riskTier: "medium" })
-        const allowed = yield* call("POST", "/api/v1/evaluate", { walletId: WALLET, type: "transfer_sol", protocol: "system-program", amountLamports: "5" })
-        expect(allowed.body.data).toEqual({ decision: "allow", reasons: [], riskTier: "low" })
-        expect(asked.map((request) => request.amountLamports)).toEqual([2_000_000n, 5n])
-      })
-    )
+const served = serveRoutes([evaluateRoute]).pipe(Layer.provide(engine))
 
-    it.effect("refuses an engine-only field without asking the engine", () =>
-      Effect.gen(function* () {
-        asked.length = 0
-        const refused = yield* call("POST", "/api/v1/evaluate", { walletId: WALLET, type: "transfer_sol", protocol: "system-program", riskTierHint: "low" })
-        expect(refused.status).toBe(400)
-        expect(refused.body.error).toBe("riskTierHint: set by the transaction engine only, not by a caller")
-        expect(asked).toEqual([])
-      })
-    )
-  })
+describe("POST /evaluate over the policy engine's Test layer", () => {
+  it.effect("answers the engine's decision for the decoded body", () =>
+    Effect.gen(function* () {
+      asked.length = 0
+      const denied = yield* call("POST", "/api/v1/evaluate", { walletId: WALLET, type: "transfer_sol", protocol: "system-program", amountLamports: "2000000" })
+      expect(denied.status).toBe(200)
+      expect(denied.body.data).toEqual({ decision: "deny", reasons: ["spending_limit: above 1000000 lamports"], riskTier: "medium" })
+      const allowed = yield* call("POST", "/api/v1/evaluate", { walletId: WALLET, type: "transfer_sol", protocol: "system-program", amountLamports: "5" })
+      expect(allowed.body.data).toEqual({ decision: "allow", reasons: [], riskTier: "low" })
+      expect(asked.map((request) => request.amountLamports)).toEqual([2_000_000n, 5n])
+    }).pipe(Effect.provide(served))
+  )
+
+  it.effect("refuses an engine-only field without asking the engine", () =>
+    Effect.gen(function* () {
+      asked.length = 0
+      const refused = yield* call("POST", "/api/v1/evaluate", { walletId: WALLET, type: "transfer_sol", protocol: "system-program", riskTierHint: "low" })
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toBe("riskTierHint: set by the transaction engine only, not by a caller")
+      expect(asked).toEqual([])
+    }).pipe(Effect.provide(served))
+  )
 })

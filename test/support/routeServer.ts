@@ -2,7 +2,9 @@
  * One component's routes served in process, without the gateway or the application: the router of
  * `buildRouter` on a free port (NodeHttpServer.layerTest, whose HttpClient calls it), every request made by
  * the caller the gateway would have authenticated (an operator's key of every scope unless told). The
- * routes' services come from the layer the test provides (Test layers).
+ * routes' services come from the layer the test provides (Test layers). Provide it per test
+ * (`Effect.provide`): with a file-wide `it.layer`, a file run after another in the same fork (isolate: false)
+ * had its requests answered by the earlier file's router too.
  */
 import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
