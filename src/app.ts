@@ -88,14 +88,12 @@ import { TransactionSummaries } from "./pipeline/transactionSummaries.js"
 import { TransactionWaits } from "./pipeline/transactionWaits.js"
 import { policyRoutes } from "./policy/http.js"
 import { PolicyEngine } from "./policy/policyEngine.js"
-import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { freezeRoutes } from "./freeze/http.js"
 import { valueLimitRoutes } from "./valueLimits/http.js"
 import { policyBacktestRoutes } from "./policyBacktest/http.js"
 import { PolicyBacktests } from "./policyBacktest/policyBacktest.js"
-import { RecordedTransactions } from "./pipeline/recordedTransactions.js"
 import { ValueLimitStore } from "./risk/valueLimits.js"
 import { KillSwitch } from "./freeze/killSwitch.js"
 import { FrozenGate } from "./pipeline/frozenGate.js"
@@ -118,7 +116,6 @@ import { swapRoutes } from "./protocols/amm/http.js"
 import { oracleRoutes } from "./protocols/oracle/http.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
-import { AutoFunder } from "./wallet/autoFund.js"
 import { walletRoutes } from "./wallet/http.js"
 import { KeyStore } from "./wallet/keyStore.js"
 import { MpcCluster } from "./wallet/mpc/mpcCluster.js"
@@ -180,18 +177,24 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Component services. */
 const CoreComponentsLive = Layer.mergeAll(
-  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default, ValueLimitStore.Default))),
+  PolicyEngine.Default,
+  PolicyService.Default,
+  RiskConfigRepo.Default,
+  ValueLimitStore.Default,
   Chaos.Default,
   AuditEvents.Default,
   ProtocolHealthCheck.Default,
   WebhookRepo.Default,
   WebhookDeliveryQueue.Default,
   SigningFreezes.Default,
-  WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
+  WalletService.Default,
+  WalletRepo.Default,
+  KeyStore.Default,
+  MpcCluster.Default
 )
 
 /** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default, RecordedTransactions.Default).pipe(
+const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default).pipe(
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
   Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
   // What the chain says settles every transaction whose bytes may have left (issue 30).
@@ -239,15 +242,16 @@ const KeysLive = KeyRingLive.pipe(
   Layer.provideMerge(KeyAgentsLive)
 )
 
-/** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
-const AgentsLive = WalletSpendGateLive.pipe(
-  Layer.provideMerge(WalletSpend.Default),
-  Layer.provideMerge(AgentExecution.Default),
-  Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
-  Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),
-  Layer.provideMerge(KeysLive),
-  Layer.provideMerge(AgentRepo.Default)
-)
+/**
+ * Agents core (issue #5): registry, manifests, and execute on top of the transaction engine (budgets,
+ * treasury and strategy are provided with the transaction engine, which performs their bookkeeping).
+ */
+const AgentsLive = Layer.mergeAll(
+  WalletSpendGateLive.pipe(Layer.provideMerge(WalletSpend.Default)),
+  AgentExecution.Default,
+  AgentService.Default,
+  ManifestStore.Default
+).pipe(Layer.provideMerge(KeysLive))
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
 const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default, PolicyBacktests.Default).pipe(

@@ -39,6 +39,20 @@ interface Released {
   readonly counted: boolean
 }
 
+/** The day's spend, for the budget endpoint: a counter of an earlier day reads as 0. */
+export const budgetView = (stored: StoredAgent) =>
+  Effect.map(utcToday, (today) => {
+    const spent = spentToday(stored, today)
+    const budget = stored.agent.budgetLamports
+    return {
+      agentId: stored.agent.id,
+      walletId: stored.agent.walletId,
+      ...(budget === undefined ? {} : { budgetLamports: budget, remainingLamports: budget > spent ? budget - spent : 0n }),
+      spentLamportsToday: spent,
+      updatedAt: stored.budgetUpdatedAt
+    }
+  })
+
 export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -47,20 +61,6 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
 
     const budgetEvent = (tenantId: string, agentId: string, eventType: string, message: string, metadata: Record<string, unknown>, txId?: string | null) =>
       audit.record({ tenantId, eventType, message, metadata, agentId, txId: txId ?? null, entityType: "agent", category: "budget" })
-
-    /** The day's spend, for the budget endpoint: a counter of an earlier day reads as 0. */
-    const view = (stored: StoredAgent) =>
-      Effect.map(utcToday, (today) => {
-        const spent = spentToday(stored, today)
-        const budget = stored.agent.budgetLamports
-        return {
-          agentId: stored.agent.id,
-          walletId: stored.agent.walletId,
-          ...(budget === undefined ? {} : { budgetLamports: budget, remainingLamports: budget > spent ? budget - spent : 0n }),
-          spentLamportsToday: spent,
-          updatedAt: stored.budgetUpdatedAt
-        }
-      })
 
     /**
      * Reserves `lamports` of today's budget: all or nothing, under the agent's row lock. A counter of an
@@ -216,7 +216,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
       return reset.length
     }).pipe(Effect.withSpan("AgentBudgets.resetForNewDay"))
 
-    return { view, reserve, bind, release, releaseForTransaction, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
+    return { view: budgetView, reserve, bind, release, releaseForTransaction, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
   }),
   dependencies: [TransactionSummaries.Default]
 }) {}

@@ -61,6 +61,7 @@ export interface PaperOrder {
 }
 
 export class Strategy extends Effect.Service<Strategy>()("Strategy", {
+  dependencies: [AgentRepo.Default, WalletService.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const agents = yield* AgentRepo

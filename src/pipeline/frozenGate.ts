@@ -15,6 +15,7 @@ import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 
 export class FrozenGate extends Effect.Service<FrozenGate>()("FrozenGate", {
+  dependencies: [TransactionRepo.Default, PolicyEngine.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* TransactionRepo

@@ -40,6 +40,7 @@ const REBUILD_CHECK_TIMEOUT = "5 seconds"
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
 
 export class TransactionService extends Effect.Service<TransactionService>()("TransactionService", {
+  dependencies: [TransactionRepo.Default, WalletRepo.Default, WalletQuorums.Default, PolicyEngine.Default, SigningFreezes.Default, Outbox.Default, Settlement.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* TransactionRepo

@@ -46,6 +46,7 @@ const waitSettings: Config.Config<WaitSettings> = Config.all({
 })
 
 export class TransactionWaits extends Effect.Service<TransactionWaits>()("TransactionWaits", {
+  dependencies: [TransactionRepo.Default],
   scoped: Effect.gen(function* () {
     const settings = yield* waitSettings
     const events = yield* StageEvents

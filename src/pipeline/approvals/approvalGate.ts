@@ -43,7 +43,7 @@ interface Simulated {
 const rebuildable = (row: TransactionRow) => !SIGN_ONLY_TYPES.has(row.type) && typeFactsOf(row.type)?.performedBy !== "x402Payment"
 
 export class ApprovalGate extends Effect.Service<ApprovalGate>()("ApprovalGate", {
-  dependencies: [ApprovalPreviews.Default],
+  dependencies: [ApprovalPreviews.Default, EffectSimulation.Default, StageTransitions.Default, WalletQuorums.Default, WalletRepo.Default, PolicyEngine.Default],
   effect: Effect.gen(function* () {
     const previews = yield* ApprovalPreviews
     const quorums = yield* WalletQuorums

@@ -20,6 +20,7 @@ interface QuorumRow {
 }
 
 export class WalletQuorums extends Effect.Service<WalletQuorums>()("WalletQuorums", {
+  dependencies: [PolicyService.Default, WalletRepo.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const wallets = yield* WalletRepo
