@@ -26,7 +26,7 @@ describe("protocol routes over the registry's Test layer", () => {
   it.effect("answers an adapter's capabilities and health, and 404 for an unknown protocol", () =>
     Effect.gen(function* () {
       const capabilities = yield* call("GET", "/api/v1/protocols/spl-token/capabilities")
-      expect(capabilities.body.data).toMatchObject({ protocol: "spl-token", capabilities: ["transfer_spl", "create_mint", "mint_token", "x402_pay"] })
+      expect(capabilities.body.data).toMatchObject({ protocol: "spl-token", capabilities: ["transfer_spl", "create_mint", "mint_token", "burn_token", "x402_pay"] })
       const health = yield* call("GET", "/api/v1/protocols/escrow/health")
       expect(health.body.data).toEqual({ protocol: "escrow", ok: true })
       const unknown = yield* call("GET", "/api/v1/protocols/not-a-protocol/version")
