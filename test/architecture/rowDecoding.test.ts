@@ -22,7 +22,6 @@ const KNOWN_REMAINING: ReadonlyArray<string> = [
   "src/agents/runtime/runStore.ts",
   "src/agents/strategy.ts",
   "src/agents/treasury.ts",
-  "src/keys/keyRepo.ts",
   "src/observability/stageTelemetry.ts",
   "src/pipeline/approvals/walletQuorums.ts",
   "src/pipeline/chaos.ts",
@@ -46,8 +45,6 @@ const KNOWN_REMAINING: ReadonlyArray<string> = [
   "src/wallet/sealedKeyRepo.ts",
   "src/wallet/signingFreezes.ts",
   "src/wallet/walletRepo.ts",
-  "src/webhooks/deliveryQueue.ts",
-  "src/webhooks/webhookRepo.ts"
 ]
 
 const migrations = path.relative(ROOT, MIGRATIONS).split(path.sep).join("/")
