@@ -40,11 +40,6 @@ const KNOWN_REMAINING: ReadonlyArray<string> = [
   "src/policy/policyStore.ts",
   "src/policy/unconstrainedDecision.ts",
   "src/policy/whatIfSnapshot.ts",
-  "src/wallet/autoFundCap.ts",
-  "src/wallet/engine/engineServer.ts",
-  "src/wallet/sealedKeyRepo.ts",
-  "src/wallet/signingFreezes.ts",
-  "src/wallet/walletRepo.ts",
 ]
 
 const migrations = path.relative(ROOT, MIGRATIONS).split(path.sep).join("/")
