@@ -36,10 +36,6 @@ const KNOWN_REMAINING: ReadonlyArray<string> = [
   "src/pipeline/transactionRow.ts",
   "src/pipeline/transactionService.ts",
   "src/pipeline/unresolvedTransactions.ts",
-  "src/policy/policyRepo.ts",
-  "src/policy/policyStore.ts",
-  "src/policy/unconstrainedDecision.ts",
-  "src/policy/whatIfSnapshot.ts",
 ]
 
 const migrations = path.relative(ROOT, MIGRATIONS).split(path.sep).join("/")
