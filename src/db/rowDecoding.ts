@@ -3,7 +3,7 @@
  * table's row before any code reads it, and a row that does not decode is a defect that names the
  * table (a schema drift or a bug, never something a caller can handle), not a cast to a row type.
  */
-import { Data, Effect, ParseResult, Schema } from "effect"
+import { Data, Effect, Either, ParseResult, Schema } from "effect"
 
 /** A row of `table` without the shape its repository reads. */
 export class RowDecodeError extends Data.TaggedError("RowDecodeError")<{ readonly table: string; readonly details: string }> {
@@ -22,14 +22,20 @@ export const Int8 = Schema.String
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /**
- * The rows of a statement, decoded by `row` (`sql\`...\`.pipe(decodeRows("wallets", WalletRow))`).
- * Columns the schema does not name are kept as they are (the statement chose them; decoding checks
- * what the code reads and changes nothing else).
+ * The rows of a statement, decoded by `row` (`sql\`...\`.pipe(decodeRows("wallets", WalletRow))`):
+ * each row as the schema types it, the columns it does not name left out.
  */
 export const decodeRows = <A, I>(table: string, row: Schema.Schema<A, I, never>) => {
-  const decode = Schema.decodeUnknown(Schema.Array(row), { onExcessProperty: "preserve" })
+  // Row by row, synchronously: the row schema's parser is built once (Schema memoizes it per schema).
+  const decode = Schema.decodeUnknownEither(row)
   return <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<ReadonlyArray<A>, E, R> =>
-    Effect.flatMap(rows, (read) =>
-      Effect.catchAll(decode(read), (error) => Effect.die(new RowDecodeError({ table, details: ParseResult.TreeFormatter.formatErrorSync(error) })))
-    )
+    Effect.flatMap(rows, (read) => {
+      const decoded: Array<A> = []
+      for (const value of read) {
+        const result = decode(value)
+        if (Either.isLeft(result)) return Effect.die(new RowDecodeError({ table, details: ParseResult.TreeFormatter.formatErrorSync(result.left) }))
+        decoded.push(result.right)
+      }
+      return Effect.succeed(decoded)
+    })
 }

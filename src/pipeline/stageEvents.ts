@@ -86,7 +86,7 @@ const RelayedRecord = Schema.Struct({
   updated_at: Schema.Date,
   confirmed_at: Schema.NullOr(Schema.Date)
 })
-const decodeRelayedRecord = Schema.decodeUnknownOption(RelayedRecord, { onExcessProperty: "preserve" })
+const decodeRelayedRecord = Schema.decodeUnknownOption(RelayedRecord)
 
 /** Events of one process, as relayed to the others. */
 const Relayed = Schema.parseJson(Schema.Struct({ origin: Schema.String, events: Schema.Array(Schema.Unknown) }))
