@@ -9,7 +9,8 @@ import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
-export type BreachKind = "budget" | "delta_guard" | "portfolio"
+const BreachKind = Schema.Literal("budget", "delta_guard", "portfolio")
+export type BreachKind = typeof BreachKind.Type
 
 const BREACH_NAMES: Record<BreachKind, string> = { budget: "budget breach", delta_guard: "delta guard breach", portfolio: "portfolio breach" }
 
@@ -30,7 +31,7 @@ const BreachRow = Schema.Struct({
   id: Schema.String,
   tenant_id: Schema.String,
   agent_id: Schema.String,
-  kind: Schema.Literal("budget", "delta_guard", "portfolio"),
+  kind: BreachKind,
   reason: Schema.String,
   tx_id: Schema.NullOr(Schema.String),
   created_at: Timestamp

@@ -10,8 +10,10 @@ import { Effect, Schema } from "effect"
 import type { LandingCandidate } from "../chain/landing.js"
 import { decodeRows } from "../db/rowDecoding.js"
 
-export type SignatureVia = "rpc" | "relay" | "x402"
-export type SignatureOutcome = "landed" | "failed_on_chain" | "not_landed"
+const SignatureVia = Schema.Literal("rpc", "relay", "x402")
+export type SignatureVia = typeof SignatureVia.Type
+const SignatureOutcome = Schema.Literal("landed", "failed_on_chain", "not_landed")
+export type SignatureOutcome = typeof SignatureOutcome.Type
 
 export interface LoggedSignature {
   readonly signature: string
@@ -24,9 +26,9 @@ export interface LoggedSignature {
 const SignatureRow = Schema.Struct({
   signature: Schema.String,
   attempt: Schema.Number,
-  via: Schema.Literal("rpc", "relay", "x402"),
+  via: SignatureVia,
   last_valid_block_height: Schema.NullOr(Schema.String),
-  outcome: Schema.NullOr(Schema.Literal("landed", "failed_on_chain", "not_landed"))
+  outcome: Schema.NullOr(SignatureOutcome)
 })
 type SignatureRow = typeof SignatureRow.Type
 

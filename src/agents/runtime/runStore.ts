@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto"
 import { TransactionType } from "../../../schemas/intent.js"
 import { ProtocolId } from "../../../schemas/protocol.js"
 import { makeStatementBatch } from "../../db/statementBatch.js"
-import { type ActionSource, actionIdempotencyKey, HOUR_MS, isEligible, type PlannedAction, type RunState } from "./planning.js"
+import { ActionSource, actionIdempotencyKey, HOUR_MS, isEligible, type PlannedAction, type RunState } from "./planning.js"
 import { decodeRows, Timestamp } from "../../db/rowDecoding.js"
 
 const iso = (millis: number) => new Date(millis).toISOString()
@@ -51,7 +51,7 @@ export interface ClaimedAction {
 const ActionRow = Schema.Struct({
   id: Schema.String,
   agent_id: Schema.String,
-  source: Schema.Literal("step", "rule"),
+  source: ActionSource,
   source_id: Schema.String,
   run: Schema.Number,
   kind: Schema.Literal("execute", "paper"),
