@@ -9,7 +9,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { ValueLimitInput, type ValueCurrency, type ValueLimits, type ValueLimitsUpdate } from "../../schemas/valueLimits.js"
+import { ValueLimitInput, ValueLimitScope, type ValueCurrency, type ValueLimits, type ValueLimitsUpdate } from "../../schemas/valueLimits.js"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 import { type TransactionValue, TransactionValuer, type ValueFacts } from "./transactionValue.js"
 
@@ -18,7 +18,7 @@ const StoredLimit = Schema.Struct({ currency: ValueLimitInput.fields.currency, w
 type StoredLimit = typeof StoredLimit.Type
 
 const LimitRow = Schema.Struct({
-  scope: Schema.Literal("wallet", "agent"),
+  scope: ValueLimitScope,
   target_id: Schema.String,
   limits: Schema.Array(StoredLimit),
   updated_at: Timestamp

@@ -1,7 +1,7 @@
 /** Wallet rows in SQL, always filtered by tenant. */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { KeyBackend, type Wallet, WalletProvider } from "../../schemas/wallet.js"
+import { KeyBackend, Wallet, WalletProvider } from "../../schemas/wallet.js"
 import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
@@ -12,7 +12,7 @@ export const WalletRow = Schema.Struct({
   public_key: Schema.String,
   provider: WalletProvider,
   key_backend: KeyBackend,
-  status: Schema.Literal("active", "disabled"),
+  status: Wallet.fields.status,
   label: Schema.NullOr(Schema.String),
   created_at: Timestamp
 })
