@@ -2,8 +2,8 @@
  * Rows decoded at the repository edge (issue 33, item 3): under src/ and actors/, no statement is typed by a cast
  * (`sql<Row>` or `sql.unsafe<Row>`), every statement that returns rows (SELECT, WITH, RETURNING) has
  * them decoded by a Schema (`.pipe(decodeRows(table, Row))` or a `SqlSchema` query's `execute`) unless
- * its rows are not read at all (a statement run for its effect, or only counted), and no row type says
- * `Date | string` (timestamptz arrives as a Date: src/db/rowDecoding.ts).
+ * its rows are not read at all (a statement run for its effect, or only counted), and no row type or
+ * schema says `Date | string` (timestamptz arrives as a Date: src/db/rowDecoding.ts).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -73,6 +73,10 @@ const findingsOf = (file: string, text = fs.readFileSync(path.join(ROOT, file), 
       const members = node.types.map((type) => type.getText())
       if (members.includes("Date") && members.includes("string")) report(node, "a Date | string type")
     }
+    if (ts.isCallExpression(node) && node.expression.getText() === "Schema.Union") {
+      const members = node.arguments.map((argument) => argument.getText())
+      if (members.includes("Schema.DateFromSelf") && members.includes("Schema.String")) report(node, "a Date | string type")
+    }
     ts.forEachChild(node, visit)
   }
   visit(source)
@@ -94,12 +98,14 @@ describe("row decoding", () => {
       "const d = yield* sql`UPDATE wallets SET label = ${label} WHERE id = ${id}`",
       "const e = yield* sql`DELETE FROM wallets WHERE id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))",
       "}",
-      "interface Row { readonly created_at: Date | string }"
+      "interface Row { readonly created_at: Date | string }",
+      "const Timestamp = Schema.Union(Schema.DateFromSelf, Schema.String)"
     ].join("\n")
     expect(findingsOf("sample.ts", sample).map((finding) => `${finding.line} ${finding.problem}`)).toEqual([
       "2 a row type cast on a statement (sql<Row>)",
       "3 rows read without decoding",
-      "9 a Date | string type"
+      "9 a Date | string type",
+      "10 a Date | string type"
     ])
   })
 
