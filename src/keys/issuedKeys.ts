@@ -38,7 +38,7 @@ const entryOf = (row: GatewayKeyRow): IssuedEntry => ({
     agentId: row.agent_id,
     issued: true
   },
-  expiresAt: row.expires_at === null ? null : new Date(row.expires_at).getTime()
+  expiresAt: row.expires_at === null ? null : row.expires_at.getTime()
 })
 
 export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {

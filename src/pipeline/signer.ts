@@ -8,7 +8,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
-import { Chunk, Data, Deferred, Effect, Exit, Queue } from "effect"
+import { Chunk, Data, Deferred, Effect, Exit, Queue, Schema } from "effect"
 import { assembleTransaction, feePayerOf, signersOf } from "./wireTransaction.js"
 import { signingRefusal } from "../wallet/signingPermission.js"
 import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "./signRequest.js"
@@ -16,8 +16,9 @@ import { typeFactsOf } from "../protocols/registry.js"
 import { KeyStore } from "../wallet/keyStore.js"
 import { SigningFreezes } from "../wallet/signingFreezes.js"
 import { freezeNotice } from "../../schemas/freeze.js"
-import type { KeyBackend } from "../../schemas/wallet.js"
+import { KeyBackend } from "../../schemas/wallet.js"
 import { superviseActor } from "../supervision/superviseActor.js"
+import { decodeRows, JsonObject } from "../db/rowDecoding.js"
 
 /** Requests read in one SQL statement at most. */
 const MAX_BATCH = 64
@@ -37,21 +38,22 @@ interface SignRequest {
   readonly reply: Deferred.Deferred<SignedTransaction, SignRefused>
 }
 
-interface SigningRow {
-  readonly type: string
-  readonly status: string
-  readonly gasless: boolean
-  readonly message_base64: string | null
-  readonly extra_signatures: Record<string, string> | null
-  readonly policy_decision: { decision?: string } | null
-  readonly approval: Record<string, unknown> | null
-  readonly wallet_id: string
-  readonly tenant_id: string
-  readonly agent_id: string | null
-  readonly public_key: string
-  readonly key_backend: KeyBackend
-  readonly wallet_status: string
-}
+const SigningRow = Schema.Struct({
+  type: Schema.String,
+  status: Schema.String,
+  gasless: Schema.Boolean,
+  message_base64: Schema.NullOr(Schema.String),
+  extra_signatures: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  policy_decision: Schema.NullOr(Schema.Struct({ decision: Schema.optional(Schema.String) })),
+  approval: Schema.NullOr(JsonObject),
+  wallet_id: Schema.String,
+  tenant_id: Schema.String,
+  agent_id: Schema.NullOr(Schema.String),
+  public_key: Schema.String,
+  key_backend: KeyBackend,
+  wallet_status: Schema.String
+})
+type SigningRow = typeof SigningRow.Type
 
 export class Signer extends Effect.Service<Signer>()("Signer", {
   scoped: Effect.gen(function* () {
@@ -62,11 +64,11 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
 
     /** One read for a whole batch of requests (the checks below stay per transaction). */
     const readRows = (txIds: ReadonlyArray<string>) =>
-      sql<SigningRow & { readonly id: string }>`
+      sql`
         SELECT t.id, t.type, t.status, t.gasless, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
           t.tenant_id, t.agent_id, w.public_key, w.key_backend, w.status AS wallet_status
         FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id IN ${sql.in([...txIds])}
-      `.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
+      `.pipe(decodeRows("transactions", Schema.Struct({ ...SigningRow.fields, id: Schema.String })), Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
 
     const signOne = (txId: string, row: SigningRow | undefined) =>
       Effect.gen(function* () {
