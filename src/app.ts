@@ -177,65 +177,33 @@ const InfrastructureLive = Layer.mergeAll(
 
 /** Policy, risk limits, wallets and their keys, webhooks and chaos: what the engine and the agents call. */
 const CoreComponentsLive = Layer.mergeAll(
-  PolicyEngine.Default,
-  PolicyService.Default,
-  RiskConfigRepo.Default,
-  ValueLimitStore.Default,
-  Chaos.Default,
-  AuditEvents.Default,
-  ProtocolHealthCheck.Default,
-  WebhookRepo.Default,
-  WebhookDeliveryQueue.Default,
-  SigningFreezes.Default,
-  WalletService.Default,
-  WalletRepo.Default,
-  KeyStore.Default,
-  MpcCluster.Default
+  // Policies and their engine, risk settings and value limits.
+  PolicyEngine.Default, PolicyService.Default, RiskConfigRepo.Default, ValueLimitStore.Default,
+  // Fault injection, audit events, protocol health and webhooks.
+  Chaos.Default, AuditEvents.Default, ProtocolHealthCheck.Default, WebhookRepo.Default, WebhookDeliveryQueue.Default,
+  // Wallets, their keys (sealed or MPC) and signing freezes.
+  SigningFreezes.Default, WalletService.Default, WalletRepo.Default, KeyStore.Default, MpcCluster.Default
 )
 
 /** Our own programs and the oracle's freshness, the indexers of their accounts, and the positions read from them. */
 const ProtocolsLive = Layer.mergeAll(
-  EscrowProgram.Default,
-  AmmPrograms.Default,
-  LiquidStakingProgram.Default,
-  LendingMarketProgram.Default,
-  OracleFreshness.Default,
-  EscrowRepo.Default,
-  EscrowIndexer.Default,
-  StakePositionIndexer.Default,
-  LendingPositionIndexer.Default,
-  WalletPositions.Default
+  EscrowProgram.Default, AmmPrograms.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default, OracleFreshness.Default,
+  EscrowRepo.Default, EscrowIndexer.Default, StakePositionIndexer.Default, LendingPositionIndexer.Default, WalletPositions.Default
 )
 
 /** The transaction engine: each stage's service brings what it calls (its `dependencies`). */
 const TransactionEngineLive = Layer.mergeAll(
   // Intake, reads and waits of transactions, and the gate a frozen wallet closes.
-  TransactionService.Default,
-  TransactionRepo.Default,
-  TransactionSummaries.Default,
-  TransactionWaits.Default,
-  ReadOnlyIntents.Default,
-  FrozenGate.Default,
+  TransactionService.Default, TransactionRepo.Default, TransactionSummaries.Default, TransactionWaits.Default, ReadOnlyIntents.Default, FrozenGate.Default,
   // The outbox the pipeline workers drain, and its depth for the metrics.
   OutboxDepthLive.pipe(Layer.provideMerge(Outbox.Default)),
-  // The executor and its stages up to the signature.
-  PipelineExecutor.Default,
-  StageTransitions.Default,
-  ChainFacts.Default,
-  MessageBuilder.Default,
-  // Every signing path simulates for the transaction's whole effect (issue 31).
-  EffectSimulation.Default,
-  ApprovalGate.Default,
-  WalletQuorums.Default,
-  Signer.Default,
-  SignOnly.Default,
-  Submission.Default,
+  // The executor and its stages up to the signature; every signing path simulates for the transaction's whole effect (issue 31).
+  PipelineExecutor.Default, StageTransitions.Default, ChainFacts.Default, MessageBuilder.Default, EffectSimulation.Default,
+  ApprovalGate.Default, WalletQuorums.Default, Signer.Default, SignOnly.Default, Submission.Default,
   // What the chain says settles every transaction whose bytes may have left (issue 30).
-  Settlement.Default,
-  PostChecks.Default,
+  Settlement.Default, PostChecks.Default,
   // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
-  GaslessStages.Default,
-  X402Stages.Default
+  GaslessStages.Default, X402Stages.Default
 )
 
 /**
