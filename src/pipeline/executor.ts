@@ -56,6 +56,29 @@ const NOTHING_UNWRITTEN: Unwritten = { fields: {}, via: [] }
 
 
 export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("PipelineExecutor", {
+  dependencies: [
+    TransactionRepo.Default,
+    ChainFacts.Default,
+    MessageBuilder.Default,
+    Submission.Default,
+    Signer.Default,
+    PolicyEngine.Default,
+    Chaos.Default,
+    ReadOnlyIntents.Default,
+    EscrowProgram.Default,
+    AmmPrograms.Default,
+    LiquidStakingProgram.Default,
+    LendingMarketProgram.Default,
+    OracleFreshness.Default,
+    StageTransitions.Default,
+    PostChecks.Default,
+    SignOnly.Default,
+    GaslessStages.Default,
+    X402Stages.Default,
+    ApprovalGate.Default,
+    EffectSimulation.Default,
+    Settlement.Default
+  ],
   effect: Effect.gen(function* () {
     const repo = yield* TransactionRepo
     const chain = yield* ChainClient

@@ -49,6 +49,7 @@ const withSwapTokenDeltas = (row: TransactionRow, guard: DeltaGuardResult, meta:
 }
 
 export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
+  dependencies: [EscrowIndexer.Default, StakePositionIndexer.Default, LendingPositionIndexer.Default, StageTransitions.Default],
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const metrics = yield* MetricCounters

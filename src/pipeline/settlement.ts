@@ -16,8 +16,12 @@ import { Duration, Effect, Option } from "effect"
 import { describeProtocolFailure, typeFactsOf } from "../protocols/registry.js"
 import { SignatureLanding, type Landing, type LandingCandidate } from "../chain/landing.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
+import { AmmPrograms } from "../protocols/amm/programs.js"
 import { configuredProgramIds } from "../protocols/configuredProgramIds.js"
+import { EscrowProgram } from "../protocols/escrow/program.js"
+import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { accountIndexOf, viewMessage } from "../protocols/messageView.js"
+import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { X402PaymentRepo } from "../protocols/x402/paymentRepo.js"
 import { AgentBudgetRelease } from "./agentPorts.js"
 import { earlierAttempts } from "./earlierAttempt.js"
@@ -53,7 +57,18 @@ interface Candidate {
 }
 
 export class Settlement extends Effect.Service<Settlement>()("Settlement", {
-  dependencies: [SignatureLog.Default, UnresolvedTransactions.Default, X402PaymentRepo.Default],
+  dependencies: [
+    SignatureLog.Default,
+    UnresolvedTransactions.Default,
+    X402PaymentRepo.Default,
+    StageTransitions.Default,
+    PostChecks.Default,
+    PolicyEngine.Default,
+    EscrowProgram.Default,
+    AmmPrograms.Default,
+    LiquidStakingProgram.Default,
+    LendingMarketProgram.Default
+  ],
   effect: Effect.gen(function* () {
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks

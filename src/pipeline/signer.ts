@@ -56,6 +56,7 @@ const SigningRow = Schema.Struct({
 type SigningRow = typeof SigningRow.Type
 
 export class Signer extends Effect.Service<Signer>()("Signer", {
+  dependencies: [KeyStore.Default, SigningFreezes.Default],
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const keys = yield* KeyStore
