@@ -11,8 +11,8 @@ import { tickIntervalMs } from "../src/agents/runtime/planning.js"
 import { AgentRunStore } from "../src/agents/runtime/runStore.js"
 import { runTick } from "../src/agents/runtime/runTick.js"
 import { AppConfig } from "../src/config.js"
-import type { ActorHandle } from "./registry.js"
-import { superviseActor } from "./supervise.js"
+import type { ActorHandle } from "../src/supervision/actorRegistry.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 export const agentActorName = (agentId: string) => `agent:${agentId}`
 

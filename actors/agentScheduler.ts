@@ -11,8 +11,8 @@ import { AgentRepo } from "../src/agents/agentRepo.js"
 import { AgentLeases } from "../src/agents/runtime/agentLeases.js"
 import { AppConfig } from "../src/config.js"
 import { runAgentActor } from "./agentActor.js"
-import type { ActorHandle } from "./registry.js"
-import { superviseActor } from "./supervise.js"
+import type { ActorHandle } from "../src/supervision/actorRegistry.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 /** Long enough to survive a slow loop or two, short enough that a dead process's agents move on. */
 export const leaseTtlMs = (loopIntervalMs: number) => Math.max(5 * loopIntervalMs, 15_000)

@@ -8,7 +8,7 @@
 import { Effect, Layer, Schedule } from "effect"
 import { handleBreaches } from "../src/agents/runtime/breachSweep.js"
 import { AppConfig } from "../src/config.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 export const AgentSupervisorLive = Layer.scopedDiscard(
   Effect.gen(function* () {

@@ -9,7 +9,7 @@ import { Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "../src/config.js"
 import { makeApprovalExpiry } from "../src/pipeline/approvalExpiry.js"
 import { TransactionRepo } from "../src/pipeline/transactionRepo.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 export const expireApprovals = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

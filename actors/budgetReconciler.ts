@@ -6,7 +6,7 @@
  */
 import { Effect, Layer, Schedule } from "effect"
 import { AgentBudgets } from "../src/agents/budgets.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 export const reconcileBudgets = Effect.gen(function* () {
   const budgets = yield* AgentBudgets

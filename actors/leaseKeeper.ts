@@ -11,7 +11,7 @@
  */
 import { Effect, Fiber, Schedule } from "effect"
 import { type ClaimedJob, Outbox } from "../src/pipeline/outbox.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 /** What a run answers when its lease was lost while it ran. */
 export const LEASE_LOST = "lease lost" as const

@@ -13,7 +13,7 @@ import { type ClaimedJob, Outbox } from "../src/pipeline/outbox.js"
 import { Retryable } from "../src/pipeline/stageFailure.js"
 import { inBackground } from "./backgroundPriority.js"
 import { LEASE_LOST, makeLeaseKeeper } from "./leaseKeeper.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 const backoffMs = (attempts: number) => Math.min(100 * 2 ** Math.max(0, attempts - 1), 10_000)
 

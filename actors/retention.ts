@@ -10,7 +10,7 @@ import { Duration, Effect, Layer, Schedule } from "effect"
 import { AuditRetention } from "../src/audit/auditRetention.js"
 import { AppConfig } from "../src/config.js"
 import { HistoryRetention } from "../src/pipeline/historyRetention.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 const BATCH = 2_000
 const PAUSE = Duration.millis(50)

@@ -5,7 +5,7 @@
 import { Duration, Effect, Layer } from "effect"
 import { ChainClient } from "../src/chain/chainClient.js"
 import { AppConfig } from "../src/config.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 export const RPC_PROBER_ACTOR = "rpc-prober"
 

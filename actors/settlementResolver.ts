@@ -10,7 +10,7 @@ import { Cause, Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "../src/config.js"
 import { Outbox } from "../src/pipeline/outbox.js"
 import { Settlement } from "../src/pipeline/settlement.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 /** How many unresolved transactions one sweep looks at (the least recently updated first). */
 const SWEEP_LIMIT = 200

@@ -13,7 +13,7 @@ import { ListeningPorts } from "../src/gateway/listeningPorts.js"
 import { WebhookDeliveryQueue } from "../src/webhooks/deliveryQueue.js"
 import { attemptDelivery } from "../src/webhooks/webhookSender.js"
 import { inBackground } from "./backgroundPriority.js"
-import { superviseActor } from "./supervise.js"
+import { superviseActor } from "../src/supervision/superviseActor.js"
 
 export const WebhookDeliverersLive = Layer.scopedDiscard(
   Effect.gen(function* () {

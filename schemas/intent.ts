@@ -44,9 +44,10 @@ export const TRANSACTION_TYPES = [
 /**
  * Intent types beyond the spec's 26: `nft_mint` (the spec shows its payload for nft-program but leaves
  * it out of the type list; docs/decisions/nft.md), and `lend_withdraw` / `lend_repay` (the way out of
- * lend_supply / lend_borrow; docs/decisions/lending.md). Accepted wherever a transaction type is.
+ * lend_supply / lend_borrow; docs/decisions/lending.md), and `burn_token` (spl-token: burns tokens from the
+ * wallet's own token account). Accepted wherever a transaction type is.
  */
-export const EXTENSION_TYPES = ["nft_mint", "lend_withdraw", "lend_repay"] as const
+export const EXTENSION_TYPES = ["nft_mint", "lend_withdraw", "lend_repay", "burn_token"] as const
 export const INTENT_TYPES = [...TRANSACTION_TYPES, ...EXTENSION_TYPES] as const
 
 /** A Literal union's own message only shows with `override` (else each member reports "Expected x"). */
@@ -222,6 +223,9 @@ export const MintTokenIntent = Schema.Struct({
   destination: Schema.optionalWith(Base58Address, { exact: true })
 })
 
+/** Burns from the wallet's associated token account of the mint. */
+export const BurnTokenIntent = Schema.Struct({ mint: Base58Address, amount: PositiveTokenAmount })
+
 export const QueryBalanceIntent = Schema.Struct({ mint: Schema.optionalWith(Base58Address, { exact: true }) })
 export const QueryPositionsIntent = Schema.Struct({})
 
@@ -371,7 +375,8 @@ const DirectPayloads = {
   treasury_rebalance: TreasuryRebalanceIntent,
   nft_mint: NftMintIntent,
   lend_withdraw: LendIntent,
-  lend_repay: LendIntent
+  lend_repay: LendIntent,
+  burn_token: BurnTokenIntent
 } as const satisfies { readonly [K in Exclude<TransactionType, "paper_trade">]: Schema.Schema.AnyNoContext }
 
 const variant = <K extends keyof typeof DirectPayloads>(type: K) =>
@@ -406,7 +411,8 @@ const directVariants = [
   variant("treasury_rebalance"),
   variant("nft_mint"),
   variant("lend_withdraw"),
-  variant("lend_repay")
+  variant("lend_repay"),
+  variant("burn_token")
 ] as const
 
 const IntentObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({

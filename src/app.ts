@@ -3,7 +3,7 @@
  * needs only AppConfig and ChainEndpoints, so main.ts and the tests compose it the same way.
  *
  * To add a component: export its routes (an array of `route(...)`) and add them to `routes`; add its
- * service layer to `ComponentsLive` (component-to-component dependencies go in the service's own
+ * services to the list of its feature below (component-to-component dependencies go in the service's own
  * `dependencies`); add long-lived fibers (scoped layers using superviseActor) to `ActorsLive`.
  */
 import { Layer } from "effect"
@@ -16,8 +16,8 @@ import { HistoryRetention } from "./pipeline/historyRetention.js"
 import { BudgetReconcilerLive } from "../actors/budgetReconciler.js"
 import { SettlementResolverLive } from "../actors/settlementResolver.js"
 import { PipelineWorkersLive } from "../actors/pipelineWorkers.js"
-import { ActorRegistry } from "../actors/registry.js"
-import { Signer } from "../actors/signer.js"
+import { ActorRegistry } from "./supervision/actorRegistry.js"
+import { Signer } from "./pipeline/signer.js"
 import { RpcProberLive } from "../actors/rpcProber.js"
 import { AgentBreaches } from "./agents/agentBreaches.js"
 import { AgentExecution } from "./agents/agentExecution.js"
@@ -88,14 +88,12 @@ import { TransactionSummaries } from "./pipeline/transactionSummaries.js"
 import { TransactionWaits } from "./pipeline/transactionWaits.js"
 import { policyRoutes } from "./policy/http.js"
 import { PolicyEngine } from "./policy/policyEngine.js"
-import { PolicyRepo } from "./policy/policyRepo.js"
 import { PolicyService } from "./policy/policyService.js"
 import { riskRoutes } from "./risk/http.js"
 import { freezeRoutes } from "./freeze/http.js"
 import { valueLimitRoutes } from "./valueLimits/http.js"
 import { policyBacktestRoutes } from "./policyBacktest/http.js"
 import { PolicyBacktests } from "./policyBacktest/policyBacktest.js"
-import { RecordedTransactions } from "./pipeline/recordedTransactions.js"
 import { ValueLimitStore } from "./risk/valueLimits.js"
 import { KillSwitch } from "./freeze/killSwitch.js"
 import { FrozenGate } from "./pipeline/frozenGate.js"
@@ -118,7 +116,6 @@ import { swapRoutes } from "./protocols/amm/http.js"
 import { oracleRoutes } from "./protocols/oracle/http.js"
 import { protocolRoutes } from "./protocols/http.js"
 import { ProtocolHealthCheck } from "./protocols/protocolHealth.js"
-import { AutoFunder } from "./wallet/autoFund.js"
 import { walletRoutes } from "./wallet/http.js"
 import { KeyStore } from "./wallet/keyStore.js"
 import { MpcCluster } from "./wallet/mpc/mpcCluster.js"
@@ -178,58 +175,50 @@ const InfrastructureLive = Layer.mergeAll(
   ListeningPorts.Default
 ).pipe(Layer.provideMerge(MetricCounters.Default))
 
-/** Component services. */
+/** Policy, risk limits, wallets and their keys, webhooks and chaos: what the engine and the agents call. */
 const CoreComponentsLive = Layer.mergeAll(
-  PolicyEngine.Default.pipe(Layer.provideMerge(Layer.mergeAll(PolicyService.Default, PolicyRepo.Default, RiskConfigRepo.Default, ValueLimitStore.Default))),
-  Chaos.Default,
-  AuditEvents.Default,
-  ProtocolHealthCheck.Default,
-  WebhookRepo.Default,
-  WebhookDeliveryQueue.Default,
-  SigningFreezes.Default,
-  WalletService.Default.pipe(Layer.provideMerge(Layer.mergeAll(WalletRepo.Default, KeyStore.Default.pipe(Layer.provideMerge(MpcCluster.Default)), AutoFunder.Default)))
+  // Policies and their engine, risk settings and value limits.
+  PolicyEngine.Default, PolicyService.Default, RiskConfigRepo.Default, ValueLimitStore.Default,
+  // Fault injection, audit events, protocol health and webhooks.
+  Chaos.Default, AuditEvents.Default, ProtocolHealthCheck.Default, WebhookRepo.Default, WebhookDeliveryQueue.Default,
+  // Wallets, their keys (sealed or MPC) and signing freezes.
+  SigningFreezes.Default, WalletService.Default, WalletRepo.Default, KeyStore.Default, MpcCluster.Default
 )
 
-/** The transaction engine, on top of the core components (it calls the policy engine and the signer). */
-const ComponentsLive = Layer.mergeAll(TransactionService.Default, TransactionWaits.Default, PipelineExecutor.Default, OutboxDepthLive, FrozenGate.Default, RecordedTransactions.Default).pipe(
-  // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
-  Layer.provideMerge(Layer.mergeAll(GaslessStages.Default, X402Stages.Default)),
+/** Our own programs and the oracle's freshness, the indexers of their accounts, and the positions read from them. */
+const ProtocolsLive = Layer.mergeAll(
+  EscrowProgram.Default, AmmPrograms.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default, OracleFreshness.Default,
+  EscrowRepo.Default, EscrowIndexer.Default, StakePositionIndexer.Default, LendingPositionIndexer.Default, WalletPositions.Default
+)
+
+/** The transaction engine: each stage's service brings what it calls (its `dependencies`). */
+const TransactionEngineLive = Layer.mergeAll(
+  // Intake, reads and waits of transactions, and the gate a frozen wallet closes.
+  TransactionService.Default, TransactionRepo.Default, TransactionSummaries.Default, TransactionWaits.Default, ReadOnlyIntents.Default, FrozenGate.Default,
+  // The outbox the pipeline workers drain, and its depth for the metrics.
+  OutboxDepthLive.pipe(Layer.provideMerge(Outbox.Default)),
+  // The executor and its stages up to the signature; every signing path simulates for the transaction's whole effect (issue 31).
+  PipelineExecutor.Default, StageTransitions.Default, ChainFacts.Default, MessageBuilder.Default, EffectSimulation.Default,
+  ApprovalGate.Default, WalletQuorums.Default, Signer.Default, SignOnly.Default, Submission.Default,
   // What the chain says settles every transaction whose bytes may have left (issue 30).
-  Layer.provideMerge(Settlement.Default),
-  Layer.provideMerge(Layer.mergeAll(PostChecks.Default, SignOnly.Default, ApprovalGate.Default)),
-  // Every signing path simulates for the transaction's whole effect (issue 31).
-  Layer.provideMerge(EffectSimulation.Default),
-  // What the pipeline asks of the agents component (pipeline/agentPorts.ts), provided by it.
-  Layer.provideMerge(Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive, AgentBudgetReleaseLive)),
-  // Treasury and paper trades are bookkeeping of the agents component that the pipeline performs;
-  // a portfolio breach by an agent's spend is recorded for the supervisor.
-  Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default, AgentBreaches.Default).pipe(Layer.provideMerge(AgentRepo.Default))),
-  // A retry reserves the agent's budget again (agents component, called by the transaction engine).
-  Layer.provideMerge(AgentBudgets.Default),
-  Layer.provideMerge(StageTransitions.Default),
-  Layer.provideMerge(
-    Layer.mergeAll(
-      TransactionRepo.Default,
-      WalletQuorums.Default,
-      TransactionSummaries.Default,
-      Outbox.Default,
-      ChainFacts.Default,
-      MessageBuilder.Default,
-      Submission.Default,
-      Signer.Default,
-      ReadOnlyIntents.Default,
-      EscrowProgram.Default,
-      AmmPrograms.Default,
-      LiquidStakingProgram.Default,
-      LendingMarketProgram.Default,
-      OracleFreshness.Default,
-      EscrowRepo.Default,
-      EscrowIndexer.Default,
-      StakePositionIndexer.Default,
-      LendingPositionIndexer.Default,
-      WalletPositions.Default
-    )
-  ),
+  Settlement.Default, PostChecks.Default,
+  // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
+  GaslessStages.Default, X402Stages.Default
+)
+
+/**
+ * What the transaction engine asks of the agents component (pipeline/agentPorts.ts), provided by it.
+ * Treasury and paper trades are bookkeeping of the agents component that the pipeline performs, a
+ * portfolio breach by an agent's spend is recorded for the supervisor, and a retry reserves the agent's
+ * budget again.
+ */
+const AgentPortsLive = Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive, AgentBudgetReleaseLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default, AgentBreaches.Default, AgentBudgets.Default, AgentRepo.Default))
+)
+
+/** Component services: the transaction engine and the protocols on the core components. */
+const ComponentsLive = Layer.mergeAll(TransactionEngineLive, ProtocolsLive).pipe(
+  Layer.provideMerge(AgentPortsLive),
   Layer.provideMerge(CoreComponentsLive)
 )
 
@@ -239,15 +228,16 @@ const KeysLive = KeyRingLive.pipe(
   Layer.provideMerge(KeyAgentsLive)
 )
 
-/** Agents core (issue #5): registry, budgets, manifests, treasury, strategy, and execute on top of the transaction engine. */
-const AgentsLive = WalletSpendGateLive.pipe(
-  Layer.provideMerge(WalletSpend.Default),
-  Layer.provideMerge(AgentExecution.Default),
-  Layer.provideMerge(Layer.mergeAll(AgentService.Default, ManifestStore.Default, Treasury.Default, AgentBreaches.Default)),
-  Layer.provideMerge(Layer.mergeAll(Strategy.Default, AgentBudgets.Default)),
-  Layer.provideMerge(KeysLive),
-  Layer.provideMerge(AgentRepo.Default)
-)
+/**
+ * Agents core (issue #5): registry, manifests, and execute on top of the transaction engine (budgets,
+ * treasury and strategy are provided with the transaction engine, which performs their bookkeeping).
+ */
+const AgentsLive = Layer.mergeAll(
+  WalletSpendGateLive.pipe(Layer.provideMerge(WalletSpend.Default)),
+  AgentExecution.Default,
+  AgentService.Default,
+  ManifestStore.Default
+).pipe(Layer.provideMerge(KeysLive))
 
 /** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
 const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default, PolicyBacktests.Default).pipe(

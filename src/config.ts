@@ -25,9 +25,9 @@ const nonNegativeInt = (name: string, fallback: number) =>
   )
 
 /** An empty value counts as unset: a blank secret must never pass for a configured one. */
-const optionalSecret = (name: string) =>
+export const optionalSecret = (name: string) =>
   Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((secret) => Redacted.value(secret).trim().length > 0)))
-const optionalString = (name: string) =>
+export const optionalString = (name: string) =>
   Config.option(Config.string(name)).pipe(Config.map(Option.filter((s) => s.trim().length > 0)))
 
 export const SIGNER_BACKENDS = ["encrypted-file", "memory", "kms", "hsm", "mpc"] as const

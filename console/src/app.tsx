@@ -2,7 +2,7 @@
  * The console's shell: login, navigation (hash routes `#/<view>/<id>`), and the view. Views the key
  * lacks the scope for are shown disabled in the navigation, with the scope they need.
  */
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useMemo, useState } from "preact/hooks"
 import { forgetKey, SessionContext, sessionOf, storedKey, storeKey } from "./session"
 import { type Access, VIEWS } from "./views"
 import { Agents } from "./views/Agents"
@@ -61,6 +61,9 @@ export const App = () => {
   const [access, setAccess] = useState<Access | null>(null)
   const [restoreError, setRestoreError] = useState<ApiError | undefined>(undefined)
   const route = useRoute()
+  // One session per key: a new one on every render would reload every view's data (and blank the freeze banner)
+  // on each navigation.
+  const session = useMemo(() => (apiKey === null ? null : sessionOf(apiKey)), [apiKey])
 
   // A reload of the tab keeps the key: probe again what it may see.
   useEffect(() => {
@@ -92,7 +95,7 @@ export const App = () => {
   const current = VIEWS.find((view) => view.id === route.view)
   const refusal = access === null || current === undefined ? undefined : access[current.id]
   return (
-    <SessionContext.Provider value={sessionOf(apiKey)}>
+    <SessionContext.Provider value={session}>
       <FreezesProvider>
       <div class="shell">
         <nav>

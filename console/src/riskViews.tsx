@@ -137,9 +137,9 @@ interface AuditEvent {
   readonly metadata?: { decision?: string; shadow?: ReadonlyArray<ShadowVerdict> } | null
 }
 
-/** The wallet's recent decisions where a shadow policy disagreed with the enforced one. */
+/** The wallet's recent decisions where a shadow policy disagreed with the enforced one (refreshed: decisions keep coming). */
 export const ShadowDisagreements = ({ walletId }: { walletId: string }) => {
-  const events = useApi<{ events: ReadonlyArray<AuditEvent> }>(`/api/v1/audit/events?eventType=policy.evaluated&walletId=${walletId}&limit=200`)
+  const events = useApi<{ events: ReadonlyArray<AuditEvent> }>(`/api/v1/audit/events?eventType=policy.evaluated&walletId=${walletId}&limit=200`, { pollMs: 3000 })
   const disagreements = (events.data?.events ?? []).flatMap((event) =>
     (event.metadata?.shadow ?? []).filter((verdict) => !verdict.agrees).map((verdict) => ({ event, verdict }))
   )

@@ -23,17 +23,24 @@ export const useApi = <T>(path: string | null, options: { pollMs?: number } = {}
   const [loadedPath, setLoadedPath] = useState<string | undefined>(undefined)
   const current = useRef(path)
   current.current = path
+  // Requests are numbered: an answer older than one already shown is dropped (a poll sent before an action's
+  // reload must not put back what the action changed).
+  const issued = useRef(0)
+  const shown = useRef(0)
 
   const reload = useCallback(async () => {
     if (path === null) return
+    const ticket = ++issued.current
     try {
       const result = await api<T>("GET", path)
-      if (current.current !== path) return
+      if (current.current !== path || ticket < shown.current) return
+      shown.current = ticket
       setData(result)
       setLoadedPath(path)
       setError(undefined)
     } catch (caught) {
-      if (current.current !== path) return
+      if (current.current !== path || ticket < shown.current) return
+      shown.current = ticket
       setError(caught instanceof ApiError ? caught : new ApiError(0, String(caught), null, null))
     } finally {
       if (current.current === path) setLoading(false)

@@ -5,10 +5,12 @@
  * the agent (AgentService.pauseForBreach) and marks each handled, so a crash between the two is retried.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
-export type BreachKind = "budget" | "delta_guard" | "portfolio"
+const BreachKind = Schema.Literal("budget", "delta_guard", "portfolio")
+export type BreachKind = typeof BreachKind.Type
 
 const BREACH_NAMES: Record<BreachKind, string> = { budget: "budget breach", delta_guard: "delta guard breach", portfolio: "portfolio breach" }
 
@@ -25,15 +27,16 @@ export interface AgentBreach {
   readonly createdAt: string
 }
 
-interface BreachRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly agent_id: string
-  readonly kind: BreachKind
-  readonly reason: string
-  readonly tx_id: string | null
-  readonly created_at: Date | string
-}
+const BreachRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  agent_id: Schema.String,
+  kind: BreachKind,
+  reason: Schema.String,
+  tx_id: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+})
+type BreachRow = typeof BreachRow.Type
 
 const toBreach = (row: BreachRow): AgentBreach => ({
   id: row.id,
@@ -42,7 +45,7 @@ const toBreach = (row: BreachRow): AgentBreach => ({
   kind: row.kind,
   reason: row.reason,
   txId: row.tx_id,
-  createdAt: new Date(row.created_at).toISOString()
+  createdAt: row.created_at.toISOString()
 })
 
 export class AgentBreaches extends Effect.Service<AgentBreaches>()("AgentBreaches", {
@@ -62,14 +65,16 @@ export class AgentBreaches extends Effect.Service<AgentBreaches>()("AgentBreache
 
     /** Oldest first. */
     const listUnhandled = (limit = 100) =>
-      sql<BreachRow>`SELECT * FROM agent_breaches WHERE NOT handled ORDER BY created_at, id LIMIT ${limit}`.pipe(
+      sql`SELECT * FROM agent_breaches WHERE NOT handled ORDER BY created_at, id LIMIT ${limit}`.pipe(
+        decodeRows("agent_breaches", BreachRow),
         Effect.map((rows) => rows.map(toBreach)),
         Effect.orDie
       )
 
     /** True for the one caller that marked it (concurrent supervisors act once). */
     const markHandled = (id: string) =>
-      sql<{ id: string }>`UPDATE agent_breaches SET handled = true, handled_at = now() WHERE id = ${id} AND NOT handled RETURNING id`.pipe(
+      sql`UPDATE agent_breaches SET handled = true, handled_at = now() WHERE id = ${id} AND NOT handled RETURNING id`.pipe(
+        decodeRows("agent_breaches", Schema.Struct({ id: Schema.String })),
         Effect.map((rows) => rows.length === 1),
         Effect.orDie
       )
@@ -81,7 +86,7 @@ export class AgentBreaches extends Effect.Service<AgentBreaches>()("AgentBreache
     const recordDeltaGuardFailures = (failures: ReadonlyArray<{ txId: string; tenantId: string; agentId: string; reason: string }>) =>
       failures.length === 0
         ? Effect.succeed(0)
-        : sql<{ id: string }>`
+        : sql`
             INSERT INTO agent_breaches (id, tenant_id, agent_id, kind, reason, tx_id)
             SELECT gen_random_uuid(), v.tenant_id, v.agent_id, 'delta_guard', v.reason, v.tx_id
             FROM jsonb_to_recordset(${JSON.stringify(failures.map((f) => ({ tx_id: f.txId, tenant_id: f.tenantId, agent_id: f.agentId, reason: f.reason })))}::jsonb)
@@ -90,7 +95,7 @@ export class AgentBreaches extends Effect.Service<AgentBreaches>()("AgentBreache
             WHERE NOT EXISTS (SELECT 1 FROM agent_breaches b WHERE b.tx_id = v.tx_id AND b.kind = 'delta_guard')
             ON CONFLICT DO NOTHING
             RETURNING id
-          `.pipe(Effect.map((rows) => rows.length), Effect.orDie, Effect.withSpan("AgentBreaches.recordDeltaGuardFailures"))
+          `.pipe(decodeRows("agent_breaches", Schema.Struct({ id: Schema.String })), Effect.map((rows) => rows.length), Effect.orDie, Effect.withSpan("AgentBreaches.recordDeltaGuardFailures"))
 
     return { record, listUnhandled, markHandled, recordDeltaGuardFailures }
   })

@@ -42,6 +42,7 @@ const capabilityRefusal = (stored: StoredAgent, type: string, protocol: string):
 }
 
 export class AgentExecution extends Effect.Service<AgentExecution>()("AgentExecution", {
+  dependencies: [AgentService.Default, AgentBudgets.Default, AgentBreaches.Default, ManifestStore.Default, TransactionService.Default, TransactionRepo.Default],
   effect: Effect.gen(function* () {
     const agents = yield* AgentService
     const budgets = yield* AgentBudgets

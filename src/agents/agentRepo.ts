@@ -8,9 +8,10 @@ import { Clock, Effect, Schema } from "effect"
 import { Autonomy, type AgentStatus, type ExecutionMode } from "../../schemas/agent.js"
 import type { TransactionType } from "../../schemas/intent.js"
 import type { ProtocolId } from "../../schemas/protocol.js"
-import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
-import { AGENT_COLUMNS, toStoredAgent, type AgentRow, type StoredAgent } from "./agentRow.js"
+import { AGENT_COLUMNS, AgentRow, toStoredAgent, type StoredAgent } from "./agentRow.js"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export interface NewAgent {
   readonly id: string
@@ -48,7 +49,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
     const insert = (input: NewAgent) =>
       Effect.gen(function* () {
         const today = yield* utcToday
-        const rows = yield* sql<AgentRow>`
+        const rows = yield* sql`
           INSERT INTO agents (id, tenant_id, name, wallet_id, status, execution_mode, allowed_intents, allowed_protocols,
             budget_lamports, spent_day, autonomy)
           VALUES (${input.id}, ${input.tenantId}, ${input.name}, ${input.walletId}, 'stopped', ${input.executionMode},
@@ -57,12 +58,13 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
             ${input.budgetLamports === undefined ? null : input.budgetLamports.toString()}::numeric,
             ${today}, ${JSON.stringify(encodeAutonomy(input.autonomy))}::jsonb)
           RETURNING ${columns}
-        `
+        `.pipe(decodeRows("agents", AgentRow))
         return toStoredAgent(rows[0])
       }).pipe(Effect.orDie, Effect.withSpan("AgentRepo.insert"))
 
     const find = (id: string, readTenant: string | null) =>
-      sql<AgentRow>`SELECT ${columns} FROM agents WHERE id = ${id} ${tenantFilter(readTenant)}`.pipe(
+      sql`SELECT ${columns} FROM agents WHERE id = ${id} ${tenantFilter(readTenant)}`.pipe(
+        decodeRows("agents", AgentRow),
         Effect.map(first),
         Effect.orDie
       )
@@ -78,10 +80,10 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
       Effect.gen(function* () {
         const conditions = [...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]), ...(onlyId === null ? [] : [sql`id = ${onlyId}`])]
         const where = yield* listOrder.where(conditions, page)
-        const rows = yield* sql<AgentRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT ${columns}, ${listOrder.keyColumn} FROM agents WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("agents", withPageKey(AgentRow)), Effect.orDie)
         const counted = yield* listOrder.cappedTotal(sql`agents`, conditions).pipe(Effect.orDie)
         const { items, info } = listOrder.pageOf(rows, page, counted)
         return { agents: items.map((row) => toStoredAgent(row).agent), ...info }
@@ -94,7 +96,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
      * each. Each input keeps its own tenant filter in SQL; the lateral subquery keeps each an index lookup.
      */
     const readByWallets = (inputs: ReadonlyArray<{ readonly walletId: string; readonly readTenant: string | null }>) =>
-      sql<AgentRow & { readonly batch_ord: number }>`
+      sql`
         SELECT q.ord AS batch_ord, a.*
         FROM jsonb_to_recordset(${JSON.stringify(inputs.map((input, ord) => ({ ord, wallet_id: input.walletId, tenant: input.readTenant })))}::jsonb)
           AS q(ord int, wallet_id uuid, tenant text)
@@ -103,6 +105,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         ) a
         ORDER BY q.ord, a.created_at, a.id
       `.pipe(
+        decodeRows("agents", Schema.Struct({ ...AgentRow.fields, batch_ord: Schema.Number })),
         Effect.map((rows) => {
           const byOrd = inputs.map((): Array<StoredAgent> => [])
           for (const { batch_ord, ...row } of rows) byOrd[batch_ord]?.push(toStoredAgent(row))
@@ -116,7 +119,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
     const listByWallet = (walletId: string, readTenant: string | null) => walletReads.submit({ walletId, readTenant })
 
     const updateCapabilities = (id: string, readTenant: string | null, change: CapabilitiesChange) =>
-      sql<AgentRow>`
+      sql`
         UPDATE agents SET
           allowed_intents = ${JSON.stringify(change.allowedIntents)}::jsonb,
           allowed_protocols = ${change.allowedProtocols === undefined ? sql`allowed_protocols` : sql`${JSON.stringify(change.allowedProtocols)}::jsonb`},
@@ -127,7 +130,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
           updated_at = now()
         WHERE id = ${id} ${tenantFilter(readTenant)}
         RETURNING ${columns}
-      `.pipe(Effect.map(first), Effect.orDie, Effect.withSpan("AgentRepo.updateCapabilities"))
+      `.pipe(decodeRows("agents", AgentRow), Effect.map(first), Effect.orDie, Effect.withSpan("AgentRepo.updateCapabilities"))
 
     /**
      * Moves the agent to `to` only if its status is one of `from`; undefined when it was not (the caller
@@ -140,15 +143,16 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
       to: AgentStatus,
       pausedReason: string | null = null
     ) =>
-      sql<AgentRow>`
+      sql`
         UPDATE agents SET status = ${to}, paused_reason = ${to === "paused" ? pausedReason : null}, updated_at = now()
         WHERE id = ${id} ${tenantFilter(readTenant)} AND status IN ${sql.in(from)}
         RETURNING ${columns}
-      `.pipe(Effect.map(first), Effect.orDie, Effect.withSpan("AgentRepo.transition"))
+      `.pipe(decodeRows("agents", AgentRow), Effect.map(first), Effect.orDie, Effect.withSpan("AgentRepo.transition"))
 
     /** Scheduler: agents in a status, every tenant. */
     const listByStatusSystem = (status: AgentStatus) =>
-      sql<AgentRow>`SELECT ${columns} FROM agents WHERE status = ${status} ORDER BY created_at, id`.pipe(
+      sql`SELECT ${columns} FROM agents WHERE status = ${status} ORDER BY created_at, id`.pipe(
+        decodeRows("agents", AgentRow),
         Effect.map((rows) => rows.map(toStoredAgent)),
         Effect.orDie
       )
@@ -156,9 +160,10 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
     // Agent actors re-read their agent at every wake (thousands a second at scale): those reads share statements.
     const systemReads = makeStatementBatch(
       (ids: ReadonlyArray<string>) =>
-        sql<AgentRow>`
+        sql`
           SELECT ${columns} FROM agents WHERE id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) AS q(element))
         `.pipe(
+          decodeRows("agents", AgentRow),
           Effect.map((rows) => {
             const byId = new Map(rows.map((row) => [String(row.id), row] as const))
             return ids.map((id) => {
@@ -173,15 +178,16 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
 
     /** A freeze's reach: the running agents of one tenant (unbounded on purpose: every one of them pauses). */
     const runningOfTenant = (tenantId: string) =>
-      sql<AgentRow>`SELECT ${columns} FROM agents WHERE tenant_id = ${tenantId} AND status = 'running' ORDER BY created_at, id`.pipe(
+      sql`SELECT ${columns} FROM agents WHERE tenant_id = ${tenantId} AND status = 'running' ORDER BY created_at, id`.pipe(
+        decodeRows("agents", AgentRow),
         Effect.map((rows) => rows.map((row) => toStoredAgent(row).agent)),
         Effect.orDie
       )
 
     /** The scheduler's loop: the ids of the running agents with autonomy enabled (ids only: 10,000 of them every loop). */
-    const runningAutonomousIds = sql<{ id: string }>`
+    const runningAutonomousIds = sql`
       SELECT id::text AS id FROM agents WHERE status = 'running' AND (autonomy->>'enabled')::boolean ORDER BY id
-    `.pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)
+    `.pipe(decodeRows("agents", Schema.Struct({ id: Schema.String })), Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)
 
     /** Scheduler and supervisor: one agent by id, any tenant (read in a statement shared with concurrent reads). */
     const findSystem = (id: string) => systemReads.submit(id)

@@ -1,28 +1,30 @@
 /** An agents row as read from SQL and its conversion to the Agent record (numerics arrive as strings). */
 import { Schema } from "effect"
-import { Autonomy, type Agent, type AgentStatus, type ExecutionMode } from "../../schemas/agent.js"
+import { type Agent, AgentStatus, Autonomy, ExecutionMode } from "../../schemas/agent.js"
 import type { TransactionType } from "../../schemas/intent.js"
 import type { ProtocolId } from "../../schemas/protocol.js"
+import { Timestamp } from "../db/rowDecoding.js"
 
-export interface AgentRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly name: string
-  readonly wallet_id: string
-  readonly status: AgentStatus
-  readonly execution_mode: ExecutionMode
+export const AgentRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  name: Schema.String,
+  wallet_id: Schema.String,
+  status: AgentStatus,
+  execution_mode: ExecutionMode,
   /** JSON text (jsonb cast to text: exact, independent of the driver's JSON parsing). */
-  readonly allowed_intents_text: string
-  readonly allowed_protocols_text: string | null
-  readonly budget_lamports: string | null
-  readonly spent_lamports_today: string
-  readonly spent_day: string
-  readonly budget_updated_at: Date | string
-  readonly autonomy_text: string
-  readonly paused_reason: string | null
-  readonly created_at: Date | string
-  readonly updated_at: Date | string
-}
+  allowed_intents_text: Schema.String,
+  allowed_protocols_text: Schema.NullOr(Schema.String),
+  budget_lamports: Schema.NullOr(Schema.String),
+  spent_lamports_today: Schema.String,
+  spent_day: Schema.String,
+  budget_updated_at: Timestamp,
+  autonomy_text: Schema.String,
+  paused_reason: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type AgentRow = typeof AgentRow.Type
 
 /** The column list every agent query selects, matching AgentRow. */
 export const AGENT_COLUMNS = `id, tenant_id, name, wallet_id, status, execution_mode,
@@ -54,13 +56,12 @@ const decodeAutonomy = (text: string): Autonomy => {
   autonomyMemo.set(text, decoded)
   return decoded
 }
-const iso = (value: Date | string) => new Date(value).toISOString()
 
 export const toStoredAgent = (row: AgentRow): StoredAgent => ({
   tenantId: row.tenant_id,
   spentLamports: BigInt(row.spent_lamports_today),
   spentDay: row.spent_day,
-  budgetUpdatedAt: iso(row.budget_updated_at),
+  budgetUpdatedAt: row.budget_updated_at.toISOString(),
   agent: {
     id: row.id,
     name: row.name,
@@ -74,8 +75,8 @@ export const toStoredAgent = (row: AgentRow): StoredAgent => ({
     ...(row.budget_lamports === null ? {} : { budgetLamports: BigInt(row.budget_lamports) }),
     autonomy: decodeAutonomy(row.autonomy_text),
     ...(row.paused_reason === null ? {} : { pausedReason: row.paused_reason }),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at)
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString()
   }
 })
 

@@ -27,6 +27,7 @@ const DEFAULT_AUTONOMY = Schema.decodeUnknownSync(Autonomy)({})
 const MAX_LABEL = 128
 
 export class AgentService extends Effect.Service<AgentService>()("AgentService", {
+  dependencies: [AgentRepo.Default, AgentBudgets.Default, Strategy.Default, KeyService.Default, WalletService.Default, ValueLimitStore.Default],
   effect: Effect.gen(function* () {
     const repo = yield* AgentRepo
     const wallets = yield* WalletService

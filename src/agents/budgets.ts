@@ -6,13 +6,14 @@
  * transaction fails before it could have been submitted (or never came to exist).
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AuditLog } from "../audit/auditLog.js"
 import { budgetExceededMessage, type ReserveOutcome } from "../pipeline/agentPorts.js"
 import { TransactionSummaries } from "../pipeline/transactionSummaries.js"
 import { utcToday } from "./agentRepo.js"
 import { spentToday, type StoredAgent } from "./agentRow.js"
+import { decodeRows } from "../db/rowDecoding.js"
 
 // The outcome and its message are what the pipeline's retry asks of the budget (pipeline/agentPorts.ts).
 export { budgetExceededMessage, type ReserveOutcome }
@@ -23,21 +24,37 @@ export const RELEASABLE_FAILED_AT = ["validation", "policy", "build", "sign"] as
 /** A reservation not bound to a transaction after this long belongs to a create that never finished. */
 export const UNBOUND_RESERVATION_TIMEOUT_SECONDS = 300
 
-interface LockedBudget {
-  readonly tenant_id: string
-  readonly wallet_id: string
-  readonly spent_day: string
-  readonly spent: string
-  readonly budget: string | null
-}
+const LockedBudget = Schema.Struct({
+  tenant_id: Schema.String,
+  wallet_id: Schema.String,
+  spent_day: Schema.String,
+  spent: Schema.String,
+  budget: Schema.NullOr(Schema.String)
+})
+type LockedBudget = typeof LockedBudget.Type
 
-interface Released {
-  readonly agent_id: string
-  readonly tenant_id: string
-  readonly tx_id: string | null
-  readonly lamports: string
-  readonly counted: boolean
-}
+const Released = Schema.Struct({
+  agent_id: Schema.String,
+  tenant_id: Schema.String,
+  tx_id: Schema.NullOr(Schema.String),
+  lamports: Schema.String,
+  counted: Schema.Boolean
+})
+type Released = typeof Released.Type
+
+/** The day's spend, for the budget endpoint: a counter of an earlier day reads as 0. */
+export const budgetView = (stored: StoredAgent) =>
+  Effect.map(utcToday, (today) => {
+    const spent = spentToday(stored, today)
+    const budget = stored.agent.budgetLamports
+    return {
+      agentId: stored.agent.id,
+      walletId: stored.agent.walletId,
+      ...(budget === undefined ? {} : { budgetLamports: budget, remainingLamports: budget > spent ? budget - spent : 0n }),
+      spentLamportsToday: spent,
+      updatedAt: stored.budgetUpdatedAt
+    }
+  })
 
 export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets", {
   effect: Effect.gen(function* () {
@@ -48,20 +65,6 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
     const budgetEvent = (tenantId: string, agentId: string, eventType: string, message: string, metadata: Record<string, unknown>, txId?: string | null) =>
       audit.record({ tenantId, eventType, message, metadata, agentId, txId: txId ?? null, entityType: "agent", category: "budget" })
 
-    /** The day's spend, for the budget endpoint: a counter of an earlier day reads as 0. */
-    const view = (stored: StoredAgent) =>
-      Effect.map(utcToday, (today) => {
-        const spent = spentToday(stored, today)
-        const budget = stored.agent.budgetLamports
-        return {
-          agentId: stored.agent.id,
-          walletId: stored.agent.walletId,
-          ...(budget === undefined ? {} : { budgetLamports: budget, remainingLamports: budget > spent ? budget - spent : 0n }),
-          spentLamportsToday: spent,
-          updatedAt: stored.budgetUpdatedAt
-        }
-      })
-
     /**
      * Reserves `lamports` of today's budget: all or nothing, under the agent's row lock. A counter of an
      * earlier day restarts at 0 first (agent.budget.reset). Events are recorded after the commit.
@@ -71,10 +74,10 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
         const today = yield* utcToday
         const { outcome, locked } = yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [row] = yield* sql<LockedBudget>`
+            const [row] = yield* sql`
               SELECT tenant_id, wallet_id, spent_day, spent_lamports_today::text AS spent, budget_lamports::text AS budget
               FROM agents WHERE id = ${agentId} FOR UPDATE
-            `
+            `.pipe(decodeRows("agents", LockedBudget))
             if (row === undefined) return yield* Effect.dieMessage(`agent ${agentId} vanished during a reservation`)
             // A later day than ours (another instance's clock) keeps its counter: never restart backwards.
             const day = row.spent_day > today ? row.spent_day : today
@@ -122,7 +125,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
     const releaseWhere = (where: ReturnType<typeof sql.and>, reason: string) =>
       Effect.gen(function* () {
         const released = yield* sql.withTransaction(
-          sql<Released>`
+          sql`
             WITH released AS (
               UPDATE agent_budget_reservations SET released_at = now()
               WHERE released_at IS NULL AND ${where}
@@ -137,7 +140,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
             SELECT r.agent_id, r.tenant_id, r.tx_id, r.lamports::text AS lamports,
               EXISTS (SELECT 1 FROM lowered l WHERE l.id = r.agent_id AND l.spent_day = r.utc_day) AS counted
             FROM released r
-          `
+          `.pipe(decodeRows("agent_budget_reservations", Released))
         ).pipe(Effect.orDie)
         for (const row of released) {
           yield* budgetEvent(row.tenant_id, row.agent_id, "agent.budget.updated", `agent ${row.agent_id} released ${row.lamports} lamports`, {
@@ -180,10 +183,10 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
       // Only the last 48 hours: an older reservation belongs to an earlier UTC day, whose counter no longer
       // counts it (releasing it restores nothing), and a confirmed spend's reservation is held for ever, so
       // without the bound each pass would ship every agent spend ever made.
-      const held = yield* sql<{ id: string; tx_id: string }>`
+      const held = yield* sql`
         SELECT id, tx_id FROM agent_budget_reservations
         WHERE released_at IS NULL AND tx_id IS NOT NULL AND created_at > now() - interval '48 hours'
-      `.pipe(Effect.orDie)
+      `.pipe(decodeRows("agent_budget_reservations", Schema.Struct({ id: Schema.String, tx_id: Schema.String })), Effect.orDie)
       const failedTxIds = new Set(yield* transactions.failedAtAnyOf(held.map((row) => row.tx_id), RELEASABLE_FAILED_AT))
       const releasable = held.filter((row) => failedTxIds.has(row.tx_id)).map((row) => row.id)
       const failed = releasable.length === 0 ? 0 : yield* releaseWhere(
@@ -200,14 +203,14 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
     /** Midnight UTC: every counter of an earlier day restarts at 0 (agent.budget.reset for those that spent). */
     const resetForNewDay = Effect.gen(function* () {
       const today = yield* utcToday
-      const reset = yield* sql<{ id: string; tenant_id: string; previous_day: string; previous_spent: string }>`
+      const reset = yield* sql`
         WITH stale AS (
           SELECT id, spent_day, spent_lamports_today FROM agents WHERE spent_day < ${today} FOR UPDATE SKIP LOCKED
         )
         UPDATE agents a SET spent_lamports_today = 0, spent_day = ${today}, budget_updated_at = now()
         FROM stale s WHERE a.id = s.id
         RETURNING a.id, a.tenant_id, s.spent_day AS previous_day, s.spent_lamports_today::text AS previous_spent
-      `.pipe(Effect.orDie)
+      `.pipe(decodeRows("agents", Schema.Struct({ id: Schema.String, tenant_id: Schema.String, previous_day: Schema.String, previous_spent: Schema.String })), Effect.orDie)
       for (const row of reset.filter((r) => BigInt(r.previous_spent) > 0n)) {
         yield* budgetEvent(row.tenant_id, row.id, "agent.budget.reset", `agent ${row.id} daily spend restarted for ${today}`, {
           previousDay: row.previous_day, previousSpentLamports: row.previous_spent, day: today
@@ -216,7 +219,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
       return reset.length
     }).pipe(Effect.withSpan("AgentBudgets.resetForNewDay"))
 
-    return { view, reserve, bind, release, releaseForTransaction, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
+    return { view: budgetView, reserve, bind, release, releaseForTransaction, reserveAgain, releaseFailedReservations, resetForNewDay, budgetEvent }
   }),
   dependencies: [TransactionSummaries.Default]
 }) {}

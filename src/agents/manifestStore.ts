@@ -13,13 +13,15 @@ import { AppConfig } from "../config.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import type { StoredAgent } from "./agentRow.js"
 import { checkManifest, MANIFEST_ISSUER, MANIFEST_VERSION, manifestCovers, signManifest } from "./manifests.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
 
 const refused = (reason: string): Either.Either<CapabilityManifest, string> => Either.left(reason)
 
-interface NonceRow {
-  readonly revoked_at: Date | string | null
-}
+const NonceRow = Schema.Struct({
+  revoked_at: Schema.NullOr(Timestamp)
+})
+type NonceRow = typeof NonceRow.Type
 
 export class ManifestStore extends Effect.Service<ManifestStore>()("ManifestStore", {
   effect: Effect.gen(function* () {
@@ -66,9 +68,9 @@ export class ManifestStore extends Effect.Service<ManifestStore>()("ManifestStor
         if (Option.isNone(secret)) return refused("manifest signing is not configured")
         const checked = checkManifest(input, { agentId: stored.agent.id, secret: secret.value, nowMillis: yield* Clock.currentTimeMillis })
         if (Either.isLeft(checked)) return checked
-        const [row] = yield* sql<NonceRow>`
+        const [row] = yield* sql`
           SELECT revoked_at FROM agent_manifests WHERE nonce = ${checked.right.nonce} AND agent_id = ${stored.agent.id}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("agent_manifests", NonceRow), Effect.orDie)
         if (row === undefined) return refused("manifest nonce was not issued to this agent")
         if (row.revoked_at !== null) return refused("manifest was revoked")
         return checked
@@ -99,12 +101,12 @@ export class ManifestStore extends Effect.Service<ManifestStore>()("ManifestStor
       Effect.gen(function* () {
         const nonce = body.nonce ?? body.manifest?.nonce ?? ""
         const reason = body.reason ?? "revoked by operator"
-        const [row] = yield* sql<{ revoked_at: Date | string; revoked_reason: string | null; newly: boolean }>`
+        const [row] = yield* sql`
           WITH target AS (SELECT nonce, revoked_at FROM agent_manifests WHERE nonce = ${nonce} AND agent_id = ${stored.agent.id} FOR UPDATE)
           UPDATE agent_manifests m SET revoked_at = COALESCE(m.revoked_at, now()), revoked_reason = COALESCE(m.revoked_reason, ${reason})
           FROM target t WHERE m.nonce = t.nonce
           RETURNING m.revoked_at, m.revoked_reason, t.revoked_at IS NULL AS newly
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("agent_manifests", Schema.Struct({ revoked_at: Timestamp, revoked_reason: Schema.NullOr(Schema.String), newly: Schema.Boolean })), Effect.orDie)
         if (row === undefined) return yield* Effect.fail(new NotFound({ resource: "manifest", id: nonce }))
         if (row.newly) {
           yield* audit.record({
@@ -112,7 +114,7 @@ export class ManifestStore extends Effect.Service<ManifestStore>()("ManifestStor
             metadata: { nonce, reason }, agentId: stored.agent.id, entityType: "agent", category: "manifest", traceId: caller.traceId
           })
         }
-        return { agentId: stored.agent.id, nonce, revoked: true, revokedAt: new Date(row.revoked_at).toISOString(), reason: row.revoked_reason ?? reason }
+        return { agentId: stored.agent.id, nonce, revoked: true, revokedAt: row.revoked_at.toISOString(), reason: row.revoked_reason ?? reason }
       }).pipe(Effect.withSpan("ManifestStore.revoke"))
 
     return { issue, verify, requireForExecute, revoke }

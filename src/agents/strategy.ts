@@ -4,10 +4,10 @@
  * execute would, never submitted, at most 500 per agent (the oldest dropped), kept in SQL.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import type { TransactionType } from "../../schemas/intent.js"
-import type { ProtocolId } from "../../schemas/protocol.js"
+import { TransactionType } from "../../schemas/intent.js"
+import { ProtocolId } from "../../schemas/protocol.js"
 import { MAX_PAPER_TRADES_PER_AGENT, type BacktestBody, type BacktestRun, type PaperExecuteBody, type PaperTrade } from "../../schemas/strategy.js"
 import { NotFound, ValidationError } from "../../schemas/errors.js"
 import { AuditLog } from "../audit/auditLog.js"
@@ -17,6 +17,7 @@ import { WalletService } from "../wallet/walletService.js"
 import { AgentRepo, utcToday } from "./agentRepo.js"
 import { spentToday, type StoredAgent } from "./agentRow.js"
 import { intentSpendLamports } from "../pipeline/intentSpend.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
 /** The spec's backtest rule, pure. */
 export const scoreBacktest = (steps: ReadonlyArray<{ readonly simulatedPnlLamports: bigint }>, minimumPassRate: number) => {
@@ -32,16 +33,17 @@ export const scoreBacktest = (steps: ReadonlyArray<{ readonly simulatedPnlLampor
   }
 }
 
-interface PaperRow {
-  readonly id: string
-  readonly agent_id: string
-  readonly wallet_id: string
-  readonly type: TransactionType
-  readonly protocol: ProtocolId
-  readonly intent_text: string
-  readonly outcome_text: string | null
-  readonly created_at: Date | string
-}
+const PaperRow = Schema.Struct({
+  id: Schema.String,
+  agent_id: Schema.String,
+  wallet_id: Schema.String,
+  type: TransactionType,
+  protocol: ProtocolId,
+  intent_text: Schema.String,
+  outcome_text: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+})
+type PaperRow = typeof PaperRow.Type
 
 const toPaperTrade = (row: PaperRow): PaperTrade => ({
   id: row.id,
@@ -51,7 +53,7 @@ const toPaperTrade = (row: PaperRow): PaperTrade => ({
   protocol: row.protocol,
   intent: JSON.parse(row.intent_text) as Record<string, unknown>,
   ...(row.outcome_text === null ? {} : { outcome: JSON.parse(row.outcome_text) as Record<string, unknown> }),
-  createdAt: new Date(row.created_at).toISOString()
+  createdAt: row.created_at.toISOString()
 })
 
 export interface PaperOrder {
@@ -61,6 +63,7 @@ export interface PaperOrder {
 }
 
 export class Strategy extends Effect.Service<Strategy>()("Strategy", {
+  dependencies: [AgentRepo.Default, WalletService.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const agents = yield* AgentRepo
@@ -72,14 +75,14 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
         const wallet = yield* wallets.get(caller, body.walletId)
         const score = scoreBacktest(body.steps, body.minimumPassRate)
         const runId = randomUUID()
-        const [row] = yield* sql<{ created_at: Date | string }>`
+        const [row] = yield* sql`
           INSERT INTO backtest_runs (id, tenant_id, wallet_id, name, total_steps, passed_steps, failed_steps, pass_rate,
             minimum_pass_rate, total_pnl_lamports, passed)
           VALUES (${runId}, ${wallet.tenantId}, ${body.walletId}, ${body.name}, ${score.totalSteps}, ${score.passedSteps},
             ${score.failedSteps}, ${score.passRate}, ${body.minimumPassRate}, ${score.totalPnlLamports.toString()}::numeric, ${score.passed})
           RETURNING created_at
-        `.pipe(Effect.orDie)
-        const run: BacktestRun = { runId, walletId: body.walletId, name: body.name, ...score, minimumPassRate: body.minimumPassRate, createdAt: new Date(row.created_at).toISOString() }
+        `.pipe(decodeRows("backtest_runs", Schema.Struct({ created_at: Timestamp })), Effect.orDie)
+        const run: BacktestRun = { runId, walletId: body.walletId, name: body.name, ...score, minimumPassRate: body.minimumPassRate, createdAt: row.created_at.toISOString() }
         yield* audit.record({
           tenantId: wallet.tenantId, eventType: "strategy.backtest", message: `backtest ${runId} ${score.passed ? "passed" : "failed"}`,
           metadata: { runId, name: body.name, passRate: score.passRate, minimumPassRate: body.minimumPassRate, passed: score.passed },
@@ -90,9 +93,9 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
 
     /** AGENT_REQUIRE_BACKTEST_PASS: whether the wallet has a passing backtest in the tenant. */
     const hasPassingBacktest = (tenantId: string, walletId: string) =>
-      sql<{ found: boolean }>`
+      sql`
         SELECT EXISTS (SELECT 1 FROM backtest_runs WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND passed) AS found
-      `.pipe(Effect.map((rows) => rows[0]?.found === true), Effect.orDie)
+      `.pipe(decodeRows("backtest_runs", Schema.Struct({ found: Schema.Boolean })), Effect.map((rows) => rows[0]?.found === true), Effect.orDie)
 
     /**
      * Records a paper trade of `agent` (also the runtime's entry for autonomy mode `paper` and paperOnly
@@ -117,12 +120,12 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
           Effect.gen(function* () {
             // The agent's row lock serialises its paper trades, so the cap of 500 holds exactly.
             yield* sql`SELECT id FROM agents WHERE id = ${stored.agent.id} FOR UPDATE`
-            const inserted = yield* sql<PaperRow>`
+            const inserted = yield* sql`
               INSERT INTO paper_trades (id, tenant_id, agent_id, wallet_id, type, protocol, intent, outcome)
               VALUES (${id}, ${stored.tenantId}, ${stored.agent.id}, ${stored.agent.walletId}, ${order.type}, ${order.protocol},
                 ${JSON.stringify(intent)}::jsonb, ${JSON.stringify(outcome)}::jsonb)
               RETURNING id, agent_id, wallet_id, type, protocol, intent::text AS intent_text, outcome::text AS outcome_text, created_at
-            `
+            `.pipe(decodeRows("paper_trades", PaperRow))
             yield* sql`
               DELETE FROM paper_trades WHERE agent_id = ${stored.agent.id} AND seq NOT IN (
                 SELECT seq FROM paper_trades WHERE agent_id = ${stored.agent.id} ORDER BY seq DESC LIMIT ${MAX_PAPER_TRADES_PER_AGENT})
@@ -156,10 +159,10 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
     const listPaperTrades = (caller: CallerInfo, agentId: string) =>
       Effect.gen(function* () {
         const stored = yield* findAgent(caller, agentId)
-        const rows = yield* sql<PaperRow>`
+        const rows = yield* sql`
           SELECT id, agent_id, wallet_id, type, protocol, intent::text AS intent_text, outcome::text AS outcome_text, created_at
           FROM paper_trades WHERE agent_id = ${stored.agent.id} AND tenant_id = ${stored.tenantId} ORDER BY seq
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("paper_trades", PaperRow), Effect.orDie)
         return rows.map(toPaperTrade)
       })
 

@@ -6,13 +6,14 @@
  * Also what the transaction types treasury_allocate / treasury_rebalance map onto (`moveBudget`).
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { U64_MAX } from "../../schemas/common.js"
 import { NotFound, ValidationError } from "../../schemas/errors.js"
 import type { AllocateBody, AllocateResult, RebalanceBody, RebalanceResult } from "../../schemas/treasury.js"
 import { AuditLog } from "../audit/auditLog.js"
 import type { CallerInfo } from "../gateway/caller.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
 /** Who asks: the tenant filter of the agents (null = every tenant) and the trace to stamp events with. */
 export type TreasuryActor = Pick<CallerInfo, "readTenant" | "traceId">
@@ -37,11 +38,12 @@ export interface BudgetMoveResult {
   readonly sourceBudgetAfter?: bigint
 }
 
-interface LockedAgent {
-  readonly id: string
-  readonly tenant_id: string
-  readonly budget: string | null
-}
+const LockedAgent = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  budget: Schema.NullOr(Schema.String)
+})
+type LockedAgent = typeof LockedAgent.Type
 
 export class Treasury extends Effect.Service<Treasury>()("Treasury", {
   effect: Effect.gen(function* () {
@@ -54,11 +56,11 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
     const moveInTransaction = (actor: TreasuryActor, move: BudgetMove) =>
       Effect.gen(function* () {
         const ids = move.sourceAgentId === undefined ? [move.targetAgentId] : [move.sourceAgentId, move.targetAgentId]
-        const locked = yield* sql<LockedAgent>`
+        const locked = yield* sql`
           SELECT id, tenant_id, budget_lamports::text AS budget FROM agents
           WHERE id IN ${sql.in(ids)} ${actor.readTenant === null ? sql`` : sql`AND tenant_id = ${actor.readTenant}`}
           ORDER BY id FOR UPDATE
-        `
+        `.pipe(decodeRows("agents", LockedAgent))
         const byId = new Map(locked.map((row) => [row.id, row]))
         const target = byId.get(move.targetAgentId)
         if (target === undefined) return yield* Effect.fail(new NotFound({ resource: "agent", id: move.targetAgentId }))
@@ -92,18 +94,18 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
         if (source !== undefined && sourceAfter !== undefined) yield* setBudget(source.id, sourceAfter)
         yield* setBudget(target.id, targetAfter)
         const id = randomUUID()
-        const [row] = yield* sql<{ created_at: Date | string }>`
+        const [row] = yield* sql`
           INSERT INTO treasury_operations (id, tenant_id, kind, source_agent_id, target_agent_id, lamports, reason,
             source_budget_before, source_budget_after, target_budget_before, target_budget_after, tx_id)
           VALUES (${id}, ${target.tenant_id}, ${move.kind}, ${source?.id ?? null}, ${target.id}, ${move.lamports.toString()}::numeric,
             ${move.reason}, ${sourceBefore?.toString() ?? null}::numeric, ${sourceAfter?.toString() ?? null}::numeric,
             ${targetBefore.toString()}::numeric, ${targetAfter.toString()}::numeric, ${move.txId ?? null})
           RETURNING created_at
-        `
+        `.pipe(decodeRows("treasury_operations", Schema.Struct({ created_at: Timestamp })))
         const result: BudgetMoveResult = {
           id,
           tenantId: target.tenant_id,
-          timestamp: new Date(row.created_at).toISOString(),
+          timestamp: row.created_at.toISOString(),
           targetBudgetBefore: targetBefore,
           targetBudgetAfter: targetAfter,
           ...(sourceBefore === undefined || sourceAfter === undefined ? {} : { sourceBudgetBefore: sourceBefore, sourceBudgetAfter: sourceAfter })

@@ -21,6 +21,7 @@ const notOwnWallet = (self: string) =>
   new Forbidden({ message: `This key acts as agent ${self}: it spends only from that agent's wallet, as that agent` })
 
 export class WalletSpend extends Effect.Service<WalletSpend>()("WalletSpend", {
+  dependencies: [AgentRepo.Default, AgentExecution.Default, TransactionService.Default],
   effect: Effect.gen(function* () {
     const agents = yield* AgentRepo
     const execution = yield* AgentExecution

@@ -7,25 +7,28 @@ import { Effect, Schema } from "effect"
 import type { AuditEvent, AuditQuery } from "../../schemas/audit.js"
 import { Uuid } from "../../schemas/common.js"
 import { ValidationError } from "../../schemas/errors.js"
-import { makeKeyset } from "../db/keysetPage.js"
+import { makeKeyset, withPageKey } from "../db/keysetPage.js"
+import { decodeRows, JsonObject, Timestamp } from "../db/rowDecoding.js"
 import { canSee, type CallerInfo } from "../gateway/caller.js"
 
-interface AuditRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly event_type: string
-  readonly message: string
-  readonly metadata: string | Record<string, unknown>
-  readonly tx_id: string | null
-  readonly wallet_id: string | null
-  readonly agent_id: string | null
-  readonly protocol: string | null
-  readonly escrow_id: string | null
-  readonly entity_type: string | null
-  readonly category: string | null
-  readonly trace_id: string | null
-  readonly created_at: Date | string
-}
+const AuditRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  event_type: Schema.String,
+  message: Schema.String,
+  metadata: Schema.Union(Schema.String, JsonObject),
+  tx_id: Schema.NullOr(Schema.String),
+  wallet_id: Schema.NullOr(Schema.String),
+  agent_id: Schema.NullOr(Schema.String),
+  protocol: Schema.NullOr(Schema.String),
+  escrow_id: Schema.NullOr(Schema.String),
+  entity_type: Schema.NullOr(Schema.String),
+  category: Schema.NullOr(Schema.String),
+  trace_id: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+})
+type AuditRow = typeof AuditRow.Type
+const AuditPageRow = withPageKey(AuditRow)
 
 /** Filters whose columns are uuid: a non-UUID value is a 400 naming the field, not a database error. */
 const UUID_FILTERS = ["txId", "walletId", "agentId"] as const
@@ -47,7 +50,7 @@ const toEvent = (row: AuditRow): AuditEvent => ({
   ...optional("entityType", row.entity_type),
   ...optional("category", row.category),
   ...optional("traceId", row.trace_id),
-  createdAt: new Date(row.created_at).toISOString()
+  createdAt: row.created_at.toISOString()
 })
 
 export class AuditEvents extends Effect.Service<AuditEvents>()("AuditEvents", {
@@ -75,10 +78,10 @@ export class AuditEvents extends Effect.Service<AuditEvents>()("AuditEvents", {
           ...eq("event_type", query.eventType)
         ]
         const where = yield* newestFirst.where(conditions, query)
-        const rows = yield* sql<AuditRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT *, ${newestFirst.keyColumn} FROM audit_events WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${query.limit + 1} OFFSET ${query.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("audit_events", AuditPageRow), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`audit_events`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, query, counted)
         return { events: items.map(toEvent), ...info }
@@ -86,7 +89,8 @@ export class AuditEvents extends Effect.Service<AuditEvents>()("AuditEvents", {
 
     /** One event by id, if the caller may see it. */
     const get = (caller: CallerInfo, id: string) =>
-      sql<AuditRow>`SELECT * FROM audit_events WHERE id = ${id}`.pipe(
+      sql`SELECT * FROM audit_events WHERE id = ${id}`.pipe(
+        decodeRows("audit_events", AuditRow),
         Effect.orDie,
         Effect.map((rows) => rows.map(toEvent).find((event) => canSee(caller, event.tenantId)))
       )

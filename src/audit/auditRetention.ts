@@ -4,7 +4,8 @@
  * is time order but for clock steps). The audit component owns audit_events, so the delete lives here.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export class AuditRetention extends Effect.Service<AuditRetention>()("AuditRetention", {
   effect: Effect.gen(function* () {
@@ -15,13 +16,14 @@ export class AuditRetention extends Effect.Service<AuditRetention>()("AuditReten
      * `batch` means the oldest events left are newer than the cutoff (or nearly all of them are).
      */
     const pruneOlderThan = (cutoff: Date, batch: number) =>
-      sql<{ n: string }>`
+      sql`
         WITH oldest AS (SELECT seq FROM audit_events ORDER BY seq LIMIT ${batch}),
         gone AS (
           DELETE FROM audit_events a USING oldest o WHERE a.seq = o.seq AND a.created_at < ${cutoff.toISOString()}::timestamptz RETURNING 1
         )
         SELECT count(*)::text AS n FROM gone
       `.pipe(
+        decodeRows("audit_events", Schema.Struct({ n: Schema.String })),
         Effect.map(([row]) => Number(row?.n ?? 0)),
         Effect.orDie,
         Effect.withSpan("AuditRetention.pruneOlderThan")

@@ -7,7 +7,8 @@
  * logged), never retried forever in front of the others.
  */
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Schedule } from "effect"
+import { Cause, Effect, Schedule, Schema } from "effect"
+import { decodeRows } from "../db/rowDecoding.js"
 import { isRowFault, sqlStateOf } from "../db/rowFault.js"
 import { METRIC_COUNTER_DROPPED_TOTAL } from "./metricNames.js"
 import { storableText } from "./storableText.js"
@@ -71,7 +72,10 @@ export class MetricCounters extends Effect.Service<MetricCounters>()("MetricCoun
 
     /** Every counter: SQL values plus the deltas not yet flushed. */
     const snapshot = lock.withPermits(1)(Effect.gen(function* () {
-      const rows = yield* sql<{ name: string; value: string }>`SELECT name, value::text AS value FROM metric_counters`.pipe(Effect.orDie)
+      const rows = yield* sql`SELECT name, value::text AS value FROM metric_counters`.pipe(
+        decodeRows("metric_counters", Schema.Struct({ name: Schema.String, value: Schema.String })),
+        Effect.orDie
+      )
       const totals = new Map<string, bigint>(rows.map((r) => [r.name, BigInt(r.value)]))
       for (const [name, value] of pending) totals.set(name, (totals.get(name) ?? 0n) + value)
       return totals

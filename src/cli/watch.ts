@@ -30,11 +30,13 @@ export const watchTransaction = async (custody: CustodyClient, txId: string, pri
   try {
     const tx = await custody.transactions.get(txId)
     print(`tx ${tx.id}  ${tx.type} ${tx.protocol}`)
-    const seen = new Set<string>()
+    // A transition made between the subscription and the read comes both in the history and on the stream, with
+    // times taken apart (the row's and the publisher's): the same step right after itself is printed once.
+    let last: string | undefined
     const show = (step: Step) => {
-      const key = `${step.status}|${step.at}`
-      if (seen.has(key)) return
-      seen.add(key)
+      const key = `${step.status}|${step.stage}|${step.message ?? ""}`
+      if (key === last) return
+      last = key
       print(stepLine(step))
     }
     for (const entry of tx.history) show({ at: entry.at, status: entry.status, stage: entry.stage, message: entry.message })

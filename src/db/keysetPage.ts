@@ -7,9 +7,10 @@
  */
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { encodePageCursor, LIST_TOTAL_CAP } from "../../schemas/common.js"
 import { ValidationError } from "../../schemas/errors.js"
+import { decodeRows } from "./rowDecoding.js"
 
 /** One ORDER BY column: its SQL (e.g. `t.created_at`), direction and type (how a cursor value is checked and cast). */
 export interface SortColumn {
@@ -44,6 +45,11 @@ export interface PageInfo {
   readonly nextCursor: string | null
 }
 
+/** A row of a page read: the list's row and its `page_key` column (keyColumn below). */
+export const withPageKey = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>) => Schema.Struct({ ...row.fields, page_key: Schema.Unknown })
+
+const Count = Schema.Struct({ n: Schema.String })
+
 export const makeKeyset = (sql: SqlClient.SqlClient, columns: ReadonlyArray<SortColumn>) => {
   /** `ORDER BY` text. */
   const orderBy = sql.unsafe(columns.map((c) => `${c.column}${c.descending ? " DESC" : ""}`).join(", "))
@@ -73,7 +79,9 @@ export const makeKeyset = (sql: SqlClient.SqlClient, columns: ReadonlyArray<Sort
   /** How many rows match `conditions` (no cursor), counting at most LIST_TOTAL_CAP + 1. */
   const cappedTotal = (from: Fragment, conditions: ReadonlyArray<Fragment>) =>
     Effect.map(
-      sql<{ n: string }>`SELECT count(*)::text AS n FROM (SELECT 1 FROM ${from} WHERE ${sql.and([...conditions])} LIMIT ${LIST_TOTAL_CAP + 1}) AS matches`,
+      sql`SELECT count(*)::text AS n FROM (SELECT 1 FROM ${from} WHERE ${sql.and([...conditions])} LIMIT ${LIST_TOTAL_CAP + 1}) AS matches`.pipe(
+        decodeRows("a list's count", Count)
+      ),
       ([row]) => {
         const n = Number(row?.n ?? 0)
         return { total: Math.min(n, LIST_TOTAL_CAP), totalCapped: n > LIST_TOTAL_CAP }

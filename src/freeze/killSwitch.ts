@@ -21,6 +21,7 @@ import { SigningFreezes } from "../wallet/signingFreezes.js"
 import { WalletRepo } from "../wallet/walletRepo.js"
 
 export class KillSwitch extends Effect.Service<KillSwitch>()("KillSwitch", {
+  dependencies: [SigningFreezes.Default, WalletRepo.Default, AgentRepo.Default, AgentService.Default, AgentBudgets.Default, FrozenGate.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const freezes = yield* SigningFreezes

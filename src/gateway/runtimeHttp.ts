@@ -5,7 +5,7 @@
  * key reading across tenants (tenant `*`, without x-tenant-id) may list them; any other key gets 403.
  */
 import { Effect, Schema } from "effect"
-import { ActorRegistry } from "../../actors/registry.js"
+import { ActorRegistry } from "../supervision/actorRegistry.js"
 import { encodePageCursor, PaginationQuery } from "../../schemas/common.js"
 import { NotFound } from "../../schemas/errors.js"
 import { ok } from "./envelope.js"

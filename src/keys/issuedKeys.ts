@@ -13,7 +13,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Schedule, Stream } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
-import { superviseActor } from "../../actors/supervise.js"
+import { superviseActor } from "../supervision/superviseActor.js"
 import type { ApiKeyEntry, Scope } from "../gateway/apiKeys.js"
 import type { IssuedKeyLookup } from "../gateway/keyRing.js"
 import { issuedKeyId, keyDigest } from "./keyFormat.js"
@@ -38,7 +38,7 @@ const entryOf = (row: GatewayKeyRow): IssuedEntry => ({
     agentId: row.agent_id,
     issued: true
   },
-  expiresAt: row.expires_at === null ? null : new Date(row.expires_at).getTime()
+  expiresAt: row.expires_at === null ? null : row.expires_at.getTime()
 })
 
 export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {

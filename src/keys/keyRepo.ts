@@ -5,40 +5,43 @@
  * gateway's in-memory key ring (`activeKeys`, `gatewayKey`), never in an answer.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { ApiKey, ApiKeysQuery } from "../../schemas/apiKey.js"
-import { makeKeyset } from "../db/keysetPage.js"
+import { makeKeyset, withPageKey } from "../db/keysetPage.js"
 import { prefixOf } from "./keyFormat.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
 export const KEYS_CHANNEL = "api_keys"
 
-interface KeyRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly scopes: ReadonlyArray<string>
-  readonly agent_id: string | null
-  readonly label: string | null
-  readonly created_at: Date | string
-  readonly created_by: string
-  readonly expires_at: Date | string | null
-  readonly revoked_at: Date | string | null
-  readonly revoked_by: string | null
-  readonly last_used_at: Date | string | null
-  readonly rotated_from: string | null
-  readonly replaced_by: string | null
-  readonly expired: boolean
-}
+const KeyRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  scopes: Schema.Array(Schema.String),
+  agent_id: Schema.NullOr(Schema.String),
+  label: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  created_by: Schema.String,
+  expires_at: Schema.NullOr(Timestamp),
+  revoked_at: Schema.NullOr(Timestamp),
+  revoked_by: Schema.NullOr(Schema.String),
+  last_used_at: Schema.NullOr(Timestamp),
+  rotated_from: Schema.NullOr(Schema.String),
+  replaced_by: Schema.NullOr(Schema.String),
+  expired: Schema.Boolean
+})
+type KeyRow = typeof KeyRow.Type
 
 /** What the gateway needs of a key that may authenticate. */
-export interface GatewayKeyRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly scopes: ReadonlyArray<string>
-  readonly agent_id: string | null
-  readonly key_hash: Buffer
-  readonly expires_at: Date | string | null
-  readonly revoked: boolean
-}
+export const GatewayKeyRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  scopes: Schema.Array(Schema.String),
+  agent_id: Schema.NullOr(Schema.String),
+  key_hash: Schema.instanceOf(Buffer),
+  expires_at: Schema.NullOr(Timestamp),
+  revoked: Schema.Boolean
+})
+export type GatewayKeyRow = typeof GatewayKeyRow.Type
 
 export interface NewKeyRow {
   readonly id: string
@@ -52,8 +55,7 @@ export interface NewKeyRow {
   readonly rotatedFrom: string | null
 }
 
-const iso = (value: Date | string) => new Date(value).toISOString()
-const isoOrNull = (value: Date | string | null) => (value === null ? null : iso(value))
+const isoOrNull = (value: Date | null) => (value === null ? null : value.toISOString())
 
 const keyOf = (row: KeyRow): ApiKey => ({
   id: row.id,
@@ -63,7 +65,7 @@ const keyOf = (row: KeyRow): ApiKey => ({
   agentId: row.agent_id,
   label: row.label,
   status: row.revoked_at !== null ? "revoked" : row.expired ? "expired" : "active",
-  createdAt: iso(row.created_at),
+  createdAt: row.created_at.toISOString(),
   createdBy: row.created_by,
   expiresAt: isoOrNull(row.expires_at),
   revokedAt: isoOrNull(row.revoked_at),
@@ -83,15 +85,16 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
 
     /** Inserts a key (in the caller's SQL transaction, if any) and announces it. */
     const insert = (key: NewKeyRow) =>
-      sql<KeyRow>`
+      sql`
         INSERT INTO api_keys (id, tenant_id, scopes, agent_id, label, key_hash, created_by, expires_at, rotated_from)
         VALUES (${key.id}, ${key.tenantId}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(key.scopes)}::jsonb)),
           ${key.agentId}, ${key.label}, ${key.digest}, ${key.createdBy}, ${key.expiresAt}, ${key.rotatedFrom})
         RETURNING ${columns}, ${notify(key.id)} AS notified
-      `.pipe(Effect.map((rows) => keyOf(rows[0]!)), Effect.orDie)
+      `.pipe(decodeRows("api_keys", KeyRow), Effect.map((rows) => keyOf(rows[0]!)), Effect.orDie)
 
     const find = (readTenant: string | null, id: string) =>
-      sql<KeyRow>`SELECT ${columns} FROM api_keys WHERE id = ${id} AND ${visible(readTenant)}`.pipe(
+      sql`SELECT ${columns} FROM api_keys WHERE id = ${id} AND ${visible(readTenant)}`.pipe(
+        decodeRows("api_keys", KeyRow),
         Effect.map((rows) => (rows[0] === undefined ? undefined : keyOf(rows[0]))),
         Effect.orDie
       )
@@ -119,10 +122,10 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
           query.agentId === undefined ? sql`true` : sql`agent_id = ${query.agentId}`
         ]
         const where = yield* newestFirst.where(conditions, query)
-        const rows = yield* sql<KeyRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT ${columns}, ${newestFirst.keyColumn} FROM api_keys WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${query.limit + 1} OFFSET ${query.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("api_keys", withPageKey(KeyRow)), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`api_keys`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, query, counted)
         return { keys: items.map(keyOf), ...info }
@@ -130,39 +133,40 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
 
     /** Revokes a key the caller sees; a key already revoked keeps its first revocation. Undefined: not found. */
     const revoke = (readTenant: string | null, id: string, revokedBy: string, reason: string | null) =>
-      sql<KeyRow>`
+      sql`
         UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()), revoked_by = COALESCE(revoked_by, ${revokedBy}),
           revoke_reason = CASE WHEN revoked_at IS NULL THEN ${reason} ELSE revoke_reason END
         WHERE id = ${id} AND ${visible(readTenant)}
         RETURNING ${columns}, ${notify(id)} AS notified
-      `.pipe(Effect.map((rows) => (rows[0] === undefined ? undefined : keyOf(rows[0]))), Effect.orDie)
+      `.pipe(decodeRows("api_keys", KeyRow), Effect.map((rows) => (rows[0] === undefined ? undefined : keyOf(rows[0]))), Effect.orDie)
 
     /** A key the caller sees, locked until the caller's SQL transaction ends (revoke, rotate). */
     const lock = (readTenant: string | null, id: string) =>
-      sql<KeyRow>`SELECT ${columns} FROM api_keys WHERE id = ${id} AND ${visible(readTenant)} FOR UPDATE`.pipe(
+      sql`SELECT ${columns} FROM api_keys WHERE id = ${id} AND ${visible(readTenant)} FOR UPDATE`.pipe(
+        decodeRows("api_keys", KeyRow),
         Effect.map((rows) => (rows[0] === undefined ? undefined : keyOf(rows[0]))),
         Effect.orDie
       )
 
     /** The old key of a rotation: it works `graceSeconds` more (never longer than it would have) and names its successor. */
     const retire = (id: string, successor: string, graceSeconds: number) =>
-      sql<KeyRow>`
+      sql`
         UPDATE api_keys SET replaced_by = ${successor},
           expires_at = LEAST(COALESCE(expires_at, 'infinity'::timestamptz), now() + make_interval(secs => ${graceSeconds}))
         WHERE id = ${id}
         RETURNING ${columns}, ${notify(id)} AS notified
-      `.pipe(Effect.map((rows) => keyOf(rows[0]!)), Effect.orDie)
+      `.pipe(decodeRows("api_keys", KeyRow), Effect.map((rows) => keyOf(rows[0]!)), Effect.orDie)
 
     const gatewayColumns = sql.literal("id, tenant_id, scopes, agent_id, key_hash, expires_at, revoked_at IS NOT NULL AS revoked")
 
     /** Every key that may still authenticate (the gateway's start and its safety-net reload). */
-    const activeKeys = sql<GatewayKeyRow>`
+    const activeKeys = sql`
       SELECT ${gatewayColumns} FROM api_keys WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-    `.pipe(Effect.orDie)
+    `.pipe(decodeRows("api_keys", GatewayKeyRow), Effect.orDie)
 
     /** One key as the gateway needs it after a NOTIFY (revoked ones too: the gateway forgets them). */
     const gatewayKey = (id: string) =>
-      sql<GatewayKeyRow>`SELECT ${gatewayColumns} FROM api_keys WHERE id = ${id}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      sql`SELECT ${gatewayColumns} FROM api_keys WHERE id = ${id}`.pipe(decodeRows("api_keys", GatewayKeyRow), Effect.map((rows) => rows[0]), Effect.orDie)
 
     /** Last uses, in one statement for the batch; a time never moves backwards. */
     const touch = (uses: ReadonlyArray<{ readonly id: string; readonly at: string }>) =>

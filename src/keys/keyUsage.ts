@@ -10,7 +10,7 @@
  * they are counted in one `overflow` event.
  */
 import { Effect, Schedule } from "effect"
-import { superviseActor } from "../../actors/supervise.js"
+import { superviseActor } from "../supervision/superviseActor.js"
 import { AuditLog } from "../audit/auditLog.js"
 import type { ApiKeyEntry } from "../gateway/apiKeys.js"
 import type { KeyFailure } from "../gateway/keyRing.js"

@@ -1,28 +1,22 @@
 // Child entry of the local ledger (`npm run ledger`, or spawned by the service when CHAIN_RPC_URL is unset).
-// Env: LEDGER_PORT (8899; PubSub on +1), DATA_DIR (.data), ESCROW_PROGRAM_ID, AMM_ONE_PROGRAM_ID, AMM_TWO_PROGRAM_ID, LIQUID_STAKING_PROGRAM_ID, LENDING_MARKET_PROGRAM_ID, LEDGER_SEED_POOLS, LEDGER_SLOT_MS (400),
-// LEDGER_PRICE_REFRESH_MS (10000: how often the seeded oracle feeds are posted again; 0 never),
-// LEDGER_PARENT_PID (exit when that process is gone; an IPC channel to the parent works the same way).
+// Its settings (ledgerConfig.ts): LEDGER_PORT, DATA_DIR, the program ids, LEDGER_SEED_POOLS, LEDGER_SLOT_MS,
+// LEDGER_PRICE_REFRESH_MS, LEDGER_PARENT_PID (exit when that process is gone; an IPC channel to the parent works the same way).
+import { Effect, Either, Option } from "effect"
 import { existsSync } from "node:fs"
 import { projectPath } from "../entryPoints.js"
-import { LOCAL_AMM_PROGRAM_IDS } from "../protocols/amm/ammIds.js"
-import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../protocols/staking/stakingIds.js"
-import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../protocols/lending/lendingIds.js"
 import { formatStartupLines, jsonProcessWarnings, logFormatOf } from "../observability/startupLines.js"
+import { ledgerConfig } from "./ledgerConfig.js"
 import { startLedgerServer } from "./server.js"
 
-const DEFAULT_ESCROW_PROGRAM_ID = "Escrow1111111111111111111111111111111111111"
 const PARENT_POLL_MS = 1000
+
+// Read before the settings are, as the service's main.ts does: the line saying they are wrong follows it too.
+const logFormat = logFormatOf(process.env.LOG_FORMAT)
 
 /** One line on stdout (which `npm start` shares): JSON under LOG_FORMAT=json, as the service's own lines. */
 function log(message: string, level: "INFO" | "WARN" | "ERROR" = "INFO"): void {
-  const line = formatStartupLines(logFormatOf(process.env.LOG_FORMAT), [{ level, text: `[ledger] ${message}`, message, annotations: { component: "ledger" } }])
+  const line = formatStartupLines(logFormat, [{ level, text: `[ledger] ${message}`, message, annotations: { component: "ledger" } }])
   process.stdout.write(`${line}\n`)
-}
-
-function readPort(): number {
-  const port = Number(process.env.LEDGER_PORT ?? "8899")
-  if (!Number.isInteger(port) || port <= 0 || port >= 65535) throw new Error(`LEDGER_PORT must be a TCP port, got ${process.env.LEDGER_PORT}`)
-  return port
 }
 
 function isAlive(pid: number): boolean {
@@ -35,41 +29,34 @@ function isAlive(pid: number): boolean {
 }
 
 async function main(): Promise<void> {
-  jsonProcessWarnings(logFormatOf(process.env.LOG_FORMAT), { component: "ledger" })
+  jsonProcessWarnings(logFormat, { component: "ledger" })
   // Output gone (the parent's pipe closed with it): keep serving without it. Unhandled, each failed write
   // became an uncaught exception whose log line failed again, a loop that starved the event loop, so the
   // orphan spun a core and never saw its parent go.
   process.stdout.on("error", () => undefined)
-  const port = readPort()
-  const dataDir = process.env.DATA_DIR ?? ".data"
-  const escrowProgramId = process.env.ESCROW_PROGRAM_ID ?? DEFAULT_ESCROW_PROGRAM_ID
-  const slotMs = process.env.LEDGER_SLOT_MS === undefined ? undefined : Number(process.env.LEDGER_SLOT_MS)
-  const priceRefreshMs = process.env.LEDGER_PRICE_REFRESH_MS === undefined ? undefined : Number(process.env.LEDGER_PRICE_REFRESH_MS)
-  if (priceRefreshMs !== undefined && !(Number.isInteger(priceRefreshMs) && priceRefreshMs >= 0)) {
-    throw new Error(`LEDGER_PRICE_REFRESH_MS must be a non-negative integer (milliseconds), got ${process.env.LEDGER_PRICE_REFRESH_MS}`)
-  }
+  const settings = Either.getOrThrowWith(Effect.runSync(Effect.either(ledgerConfig)), (error) => new Error(String(error)))
+  const { port, dataDir, escrowProgramId } = settings
+  const slotMs = Option.getOrUndefined(settings.slotMs)
+  const priceRefreshMs = Option.getOrUndefined(settings.priceRefreshMs)
   const escrowPath = projectPath("programs", "dist", "escrow.so")
   const programs: Array<{ programId: string; path: string }> = []
   if (existsSync(escrowPath)) programs.push({ programId: escrowProgramId, path: escrowPath })
   else log(`escrow program not found at ${escrowPath}; starting without it`)
   // One AMM program, deployed twice (two fee tiers seeded); AMM_*_PROGRAM_ID move them, LEDGER_SEED_POOLS=false skips seeding.
   const ammPath = projectPath("programs", "dist", "amm.so")
-  const ammIds = {
-    "amm-one": process.env.AMM_ONE_PROGRAM_ID ?? LOCAL_AMM_PROGRAM_IDS["amm-one"],
-    "amm-two": process.env.AMM_TWO_PROGRAM_ID ?? LOCAL_AMM_PROGRAM_IDS["amm-two"]
-  }
+  const ammIds = settings.ammProgramIds
   if (existsSync(ammPath)) for (const programId of Object.values(ammIds)) programs.push({ programId, path: ammPath })
   else log(`amm program not found at ${ammPath}; starting without it`)
-  const seedPools = existsSync(ammPath) && process.env.LEDGER_SEED_POOLS !== "false" ? ammIds : undefined
+  const seedPools = existsSync(ammPath) && settings.seedPools ? ammIds : undefined
   // The liquid-staking program and its one pool (seeded with a stake and rewards, so the rate is above 1).
   const stakingPath = projectPath("programs", "dist", "liquid-staking.so")
-  const stakingId = process.env.LIQUID_STAKING_PROGRAM_ID ?? LOCAL_LIQUID_STAKING_PROGRAM_ID
+  const stakingId = settings.liquidStakingProgramId
   if (existsSync(stakingPath)) programs.push({ programId: stakingId, path: stakingPath })
   else log(`liquid-staking program not found at ${stakingPath}; starting without it`)
-  const seedStakePool = existsSync(stakingPath) && process.env.LEDGER_SEED_POOLS !== "false" ? stakingId : undefined
+  const seedStakePool = existsSync(stakingPath) && settings.seedPools ? stakingId : undefined
   // The lending market: SOL and USDC reserves with liquidity; it needs the test mints and price feeds the AMM seed makes.
   const lendingPath = projectPath("programs", "dist", "lending-market.so")
-  const lendingId = process.env.LENDING_MARKET_PROGRAM_ID ?? LOCAL_LENDING_MARKET_PROGRAM_ID
+  const lendingId = settings.lendingMarketProgramId
   if (existsSync(lendingPath)) programs.push({ programId: lendingId, path: lendingPath })
   else log(`lending-market program not found at ${lendingPath}; starting without it`)
   const seedLendingMarket = existsSync(lendingPath) && seedPools !== undefined ? lendingId : undefined
@@ -93,8 +80,8 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => shutdown("SIGINT"))
   // A parent that dies without stopping us (kill -9) must not leave an orphan holding the port.
   if (process.send !== undefined) process.on("disconnect", () => shutdown("parent disconnected"))
-  const parentPid = Number(process.env.LEDGER_PARENT_PID ?? "")
-  if (Number.isInteger(parentPid) && parentPid > 0) {
+  const parentPid = Option.getOrElse(settings.parentPid, () => 0)
+  if (parentPid > 0) {
     setInterval(() => {
       if (!isAlive(parentPid)) shutdown("parent process gone")
     }, PARENT_POLL_MS).unref()

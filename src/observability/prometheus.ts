@@ -8,7 +8,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Counter, Gauge, Registry } from "prom-client"
-import { ActorRegistry } from "../../actors/registry.js"
+import { ActorRegistry } from "../supervision/actorRegistry.js"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { route } from "../gateway/route.js"

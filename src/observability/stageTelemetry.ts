@@ -58,9 +58,9 @@ export class StageTelemetry extends Effect.Service<StageTelemetry>()("StageTelem
       })
     }
 
-    const confirmed = (createdAt: Date | string, confirmedAt: Date) =>
+    const confirmed = (createdAt: Date, confirmedAt: Date) =>
       Effect.sync(() => {
-        const seconds = (confirmedAt.getTime() - new Date(createdAt).getTime()) / 1000
+        const seconds = (confirmedAt.getTime() - createdAt.getTime()) / 1000
         if (Number.isFinite(seconds) && seconds >= 0) confirmationSeconds.observe(seconds)
       })
 

@@ -50,10 +50,7 @@ export class AgentBreachReport extends Context.Tag("AgentBreachReport")<
   { readonly portfolio: (input: { tenantId: string; agentId: string; reason: string; txId: string }) => Effect.Effect<string> }
 >() {}
 
-/** Intents that move no value on chain; the executor hands them to OffChainIntents. */
-export const OFF_CHAIN_TYPES = new Set(["treasury_allocate", "treasury_rebalance", "paper_trade"])
-
-/** Off-chain intents (treasury_allocate, treasury_rebalance, paper_trade): performed, their result stored on the row. */
+/** Off-chain intents (treasury_allocate, treasury_rebalance, paper_trade: move no value on chain): performed, their result stored on the row. */
 export class OffChainIntents extends Context.Tag("OffChainIntents")<
   OffChainIntents,
   { readonly perform: (row: TransactionRow) => Effect.Effect<Record<string, unknown>, Terminal> }

@@ -7,12 +7,13 @@
  * so several instances on one database follow a change within a second.
  */
 import { SqlClient } from "@effect/sql"
-import { Data, Duration, Effect, Random } from "effect"
+import { Data, Duration, Effect, Random, Schema } from "effect"
 import { type ChaosConfig, type ChaosUpdateBody, DEFAULT_CHAOS, type FailureRates } from "../../schemas/chain.js"
 import { Forbidden } from "../../schemas/errors.js"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { chaosInjectedMetric } from "../audit/metricNames.js"
 import { AppConfig } from "../config.js"
+import { decodeRows, JsonObject } from "../db/rowDecoding.js"
 
 export type ChaosStage = keyof FailureRates
 
@@ -24,11 +25,12 @@ export class ChaosFault extends Data.TaggedError("ChaosFault")<{
 
 const CACHE_TTL_MS = 1_000
 
-interface ChaosRow {
-  readonly enabled: boolean
-  readonly failure_rates: string | Partial<FailureRates>
-  readonly latency_ms: number
-}
+const ChaosRow = Schema.Struct({
+  enabled: Schema.Boolean,
+  failure_rates: Schema.Union(Schema.String, JsonObject),
+  latency_ms: Schema.Number
+})
+type ChaosRow = typeof ChaosRow.Type
 
 const rate = (value: unknown) => (typeof value === "number" && value >= 0 && value <= 1 ? value : 0)
 
@@ -51,7 +53,7 @@ export class Chaos extends Effect.Service<Chaos>()("Chaos", {
     let cached: { readonly value: ChaosConfig; readonly at: number } | null = null
 
     const readStored = Effect.gen(function* () {
-      const rows = yield* sql<ChaosRow>`SELECT enabled, failure_rates, latency_ms FROM chaos_config WHERE id`
+      const rows = yield* sql`SELECT enabled, failure_rates, latency_ms FROM chaos_config WHERE id`.pipe(decodeRows("chaos_config", ChaosRow))
       return rows[0] === undefined ? DEFAULT_CHAOS : fromRow(rows[0])
     }).pipe(Effect.orDie)
 
@@ -71,7 +73,7 @@ export class Chaos extends Effect.Service<Chaos>()("Chaos", {
         // Read and write in one transaction with the row locked, so two partial updates both apply.
         const next = yield* sql.withTransaction(
           Effect.gen(function* () {
-            const rows = yield* sql<ChaosRow>`SELECT enabled, failure_rates, latency_ms FROM chaos_config WHERE id FOR UPDATE`
+            const rows = yield* sql`SELECT enabled, failure_rates, latency_ms FROM chaos_config WHERE id FOR UPDATE`.pipe(decodeRows("chaos_config", ChaosRow))
             const current = rows[0] === undefined ? DEFAULT_CHAOS : fromRow(rows[0])
             const merged: ChaosConfig = {
               enabled: body.enabled ?? current.enabled,

@@ -7,23 +7,17 @@
  * per signature), the priority fee (limit × price / 1e6) and any rent the transaction
  * deposits; the absolute tolerance and the variance threshold are what absorb them.
  * The guard does not try to subtract fees: it reports what the wallet really lost.
+ * Which types it checks, and in which direction, are their facts (src/protocols/typeFacts.ts).
  */
+import { typeFactsOf } from "../protocols/registry.js"
+import { type DeltaDirection, expectedAmountLamports } from "../protocols/typeFacts.js"
 
-export type DeltaDirection = "outflow" | "inflow"
-
-export const DELTA_DIRECTION: Readonly<Record<string, DeltaDirection>> = {
-  transfer_sol: "outflow",
-  stake: "outflow",
-  lend_supply: "outflow",
-  create_escrow: "outflow",
-  unstake: "inflow",
-  release_escrow: "inflow",
-  refund_escrow: "inflow"
-}
 
 export interface DeltaGuardInput {
   readonly type: string
   readonly intent: Readonly<Record<string, unknown>>
+  /** instead of the type's own direction: a reading that checks it as another flow (a swap that sold SOL) */
+  readonly direction?: DeltaDirection | undefined
   readonly preBalanceLamports: bigint
   readonly postBalanceLamports: bigint
   /** DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS */
@@ -49,20 +43,6 @@ export interface DeltaGuardWire {
   readonly reason?: string
 }
 
-/**
- * The intent amount the guard expects: `lamports`, else `amountLamports`, else `amount`
- * (the first that is present, i.e. not undefined/null). Null when it is not a positive
- * integer (number or decimal string): then there is no check.
- */
-export const expectedAmountLamports = (intent: Readonly<Record<string, unknown>>): bigint | null => {
-  const raw = intent.lamports ?? intent.amountLamports ?? intent.amount
-  let value: bigint | null = null
-  if (typeof raw === "number" && Number.isSafeInteger(raw)) value = BigInt(raw)
-  else if (typeof raw === "bigint") value = raw
-  else if (typeof raw === "string" && /^\d+$/.test(raw.trim())) value = BigInt(raw.trim())
-  return value !== null && value > 0n ? value : null
-}
-
 const abs = (v: bigint): bigint => (v < 0n ? -v : v)
 
 /** round(numerator / denominator × 10000), half up, for non-negative numerator and positive denominator. */
@@ -73,7 +53,7 @@ const roundedBps = (numerator: bigint, denominator: bigint): number => {
 
 export const evaluateDeltaGuard = (input: DeltaGuardInput): DeltaGuardResult => {
   const observed = input.postBalanceLamports - input.preBalanceLamports
-  const direction = DELTA_DIRECTION[input.type]
+  const direction = input.direction ?? typeFactsOf(input.type)?.deltaGuard?.direction
   if (direction === undefined) {
     return { ok: true, expectedLamportsDelta: null, observedLamportsDelta: observed, varianceBps: null, reason: `no delta check for type ${input.type}` }
   }

@@ -4,19 +4,22 @@
  * earlier attempt's decision, failure, approval and failure proof move into the retry's history entry,
  * where the transaction record and `/replay` show them.
  */
+import { Schema } from "effect"
+import { JsonObject } from "../db/rowDecoding.js"
 import type { HistoryEntryRow, TransactionRow } from "./transactionRow.js"
 
-export interface EarlierAttempt {
+export const EarlierAttempt = Schema.Struct({
   /** 1 for the first attempt, 2 for the first retry, ... */
-  readonly attempt: number
-  readonly policyDecision: Record<string, unknown> | null
-  readonly failedAt: string | null
-  readonly errorCode: string | null
-  readonly error: string | null
-  readonly signature: string | null
-  readonly approval: Record<string, unknown> | null
-  readonly executionProof: Record<string, unknown> | null
-}
+  attempt: Schema.Number,
+  policyDecision: Schema.NullOr(JsonObject),
+  failedAt: Schema.NullOr(Schema.String),
+  errorCode: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(Schema.String),
+  signature: Schema.NullOr(Schema.String),
+  approval: Schema.NullOr(JsonObject),
+  executionProof: Schema.NullOr(JsonObject)
+})
+export type EarlierAttempt = typeof EarlierAttempt.Type
 
 export const RETRY_MESSAGE = "retry requested"
 

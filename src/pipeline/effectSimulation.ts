@@ -64,6 +64,7 @@ const asState = (account: RpcAccount | null | undefined): AccountState | null =>
   account === null || account === undefined ? null : { lamports: BigInt(account.lamports), owner: account.owner, data: Buffer.from(account.data[0], "base64") }
 
 export class EffectSimulation extends Effect.Service<EffectSimulation>()("EffectSimulation", {
+  dependencies: [ChainFacts.Default, AmmPrograms.Default, EscrowProgram.Default, LendingMarketProgram.Default, LiquidStakingProgram.Default],
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
     const facts = yield* ChainFacts

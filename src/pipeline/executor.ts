@@ -9,7 +9,8 @@
  */
 import { PublicKey } from "@solana/web3.js"
 import { Context, Effect } from "effect"
-import { Signer } from "../../actors/signer.js"
+import { configuredProgramIds } from "../protocols/configuredProgramIds.js"
+import { Signer } from "./signer.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
@@ -19,11 +20,11 @@ import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
 import { requireFreshOracles } from "../protocols/oracle/requireFreshOracles.js"
 import { EscrowProgram } from "../protocols/escrow/program.js"
-import { buildWithAdapter } from "../protocols/registry.js"
+import { buildWithAdapter, typeFactsOf } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
 import { ChainFacts } from "../chain/chainFacts.js"
 import { MessageBuilder } from "./messageBuilder.js"
-import { AgentBreachReport, OFF_CHAIN_TYPES, OffChainIntents } from "./agentPorts.js"
+import { AgentBreachReport, OffChainIntents } from "./agentPorts.js"
 import { PostChecks } from "./postChecks.js"
 import { withPreBalance } from "./preBalanceFacts.js"
 import { ReadOnlyIntents } from "./readOnlyIntents.js"
@@ -55,6 +56,29 @@ const NOTHING_UNWRITTEN: Unwritten = { fields: {}, via: [] }
 
 
 export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("PipelineExecutor", {
+  dependencies: [
+    TransactionRepo.Default,
+    ChainFacts.Default,
+    MessageBuilder.Default,
+    Submission.Default,
+    Signer.Default,
+    PolicyEngine.Default,
+    Chaos.Default,
+    ReadOnlyIntents.Default,
+    EscrowProgram.Default,
+    AmmPrograms.Default,
+    LiquidStakingProgram.Default,
+    LendingMarketProgram.Default,
+    OracleFreshness.Default,
+    StageTransitions.Default,
+    PostChecks.Default,
+    SignOnly.Default,
+    GaslessStages.Default,
+    X402Stages.Default,
+    ApprovalGate.Default,
+    EffectSimulation.Default,
+    Settlement.Default
+  ],
   effect: Effect.gen(function* () {
     const repo = yield* TransactionRepo
     const chain = yield* ChainClient
@@ -71,7 +95,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const liquidStaking = yield* LiquidStakingProgram
     const lendingMarket = yield* LendingMarketProgram
     const oracleFreshness = yield* OracleFreshness
-    const ammProgramIds = ammPrograms.all.map((program) => program.programId.toBase58())
+    const programIds = yield* configuredProgramIds
     // What the adapters read besides the chain, made once: each provided service is a copy of the fiber's whole
     // context (and a comparison by hash), so a build provides them with its ChainFacts in one step.
     const adapterPrograms = Context.make(EscrowProgram, escrowProgram).pipe(
@@ -103,9 +127,10 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
 
     const pending = (row: TransactionRow, wallet: { readonly publicKey: string }) =>
       Effect.gen(function* () {
-        if (row.type === "query_balance" || row.type === "query_positions") {
+        const performedBy = typeFactsOf(row.type)?.performedBy
+        if (performedBy === "balanceRead" || performedBy === "positionsRead") {
           const result =
-            row.type === "query_balance"
+            performedBy === "balanceRead"
               ? yield* readOnly.queryBalance(wallet.publicKey, row.intent).pipe(Effect.catchAll(chainRetryable("build")))
               : yield* readOnly.queryPositions(row.tenant_id, row.wallet_id, wallet.publicKey).pipe(Effect.catchAll(chainRetryable("build")))
           return yield* move(row, {
@@ -113,7 +138,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
             fields: { result, confirmedAt: new Date() }, eventType: "transaction.confirmed"
           })
         }
-        if (OFF_CHAIN_TYPES.has(row.type)) {
+        if (performedBy === "offChain") {
           const result = yield* offChain.perform(row)
           return yield* move(row, {
             from: ["pending"], to: "confirmed", stage: "completed", message: "off-chain intent performed",
@@ -121,7 +146,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           })
         }
         if (SIGN_ONLY_TYPES.has(row.type)) return yield* signRequestPending(row, wallet)
-        if (row.type === "x402_pay") return yield* x402.pending(row, wallet.publicKey, { simulate, policyEval })
+        if (performedBy === "x402Payment") return yield* x402.pending(row, wallet.publicKey, { simulate, policyEval })
         const { compiled, builtStage, buildFields } = yield* buildMessage(row, wallet.publicKey)
         const gaslessRefusals = yield* gasless.admit(row, compiled.messageBase64)
         if (gaslessRefusals.length > 0) {
@@ -234,7 +259,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const { logs } = simulated
         const units = simulated.unitsConsumed === undefined ? {} : { unitsConsumed: simulated.unitsConsumed }
         if (simulated.ok) return { ok: true as const, logs, ...units, ...("effect" in simulated ? { effect: simulated.effect } : { effectError: simulated.effectError }) }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(simulated.err, logs, escrowProgram.programId.toBase58(), ammProgramIds, liquidStaking.programId.toBase58(), lendingMarket.programId.toBase58()) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(simulated.err, logs, programIds) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -369,7 +394,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const submitting = (row: TransactionRow, context: RunContext) =>
       Effect.gen(function* () {
         yield* chaosAt("send", "send")
-        if (row.type === "x402_pay") return yield* x402.submit(row, context)
+        if (typeFactsOf(row.type)?.performedBy === "x402Payment") return yield* x402.submit(row, context)
         if (row.gasless) return yield* gasless.submit(row, context)
         const signature = row.signature ?? ""
         const outcome = yield* submission.submitAndConfirm(signature, row.signed_transaction ?? "", BigInt(row.last_valid_block_height ?? "0"), Effect.asVoid(submitted(row, signature)))

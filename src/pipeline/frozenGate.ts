@@ -6,15 +6,17 @@
  * refuses them under the freeze lock.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { freezeNotice, type Freeze } from "../../schemas/freeze.js"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { auditEventMetric, TX_FAILED } from "../audit/metricNames.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
+import { decodeRows, JsonObject } from "../db/rowDecoding.js"
 
 export class FrozenGate extends Effect.Service<FrozenGate>()("FrozenGate", {
+  dependencies: [TransactionRepo.Default, PolicyEngine.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* TransactionRepo
@@ -23,12 +25,12 @@ export class FrozenGate extends Effect.Service<FrozenGate>()("FrozenGate", {
     const events = yield* StageEvents
 
     const waitingInScope = (freeze: Freeze) =>
-      sql<{ id: string; approval: Record<string, unknown> | null }>`
+      sql`
         SELECT id, approval FROM transactions
         WHERE tenant_id = ${freeze.tenantId} AND status = 'approval_gate'
           ${freeze.scope === "wallet" ? sql`AND wallet_id::text = ${freeze.targetId}` : freeze.scope === "agent" ? sql`AND agent_id::text = ${freeze.targetId}` : sql``}
         ORDER BY created_at
-      `
+      `.pipe(decodeRows("transactions", Schema.Struct({ id: Schema.String, approval: Schema.NullOr(JsonObject) })))
 
     /** Fails every transaction of the freeze's scope waiting at the gate; answers their ids. */
     const failWaiting = (freeze: Freeze) =>

@@ -6,8 +6,9 @@
  * not it landed (the relay may have paid). A resumed or retried run replaces its own reservation.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { AppConfig } from "../config.js"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export type QuotaOutcome =
   | { readonly ok: true }
@@ -29,12 +30,12 @@ export class GaslessQuota extends Effect.Service<GaslessQuota>()("GaslessQuota",
           const utcDay = utcDayOf(now)
           const quotaLamports = quotaOf(tenantId)
           yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`gasless_fee_quota:${tenantId}`}))`
-          const [{ used }] = yield* sql<{ used: string }>`
+          const [{ used }] = yield* sql`
             SELECT COALESCE(sum(r.fee_lamports), 0)::text AS used
             FROM gasless_fee_reservations r JOIN transactions t ON t.id = r.tx_id
             WHERE r.tenant_id = ${tenantId} AND r.utc_day = ${utcDay} AND r.tx_id <> ${txId}
               AND NOT (t.status = 'failed' AND t.failed_at IN ('validation', 'policy', 'build', 'sign'))
-          `
+          `.pipe(decodeRows("gasless_fee_reservations", Schema.Struct({ used: Schema.String })))
           const usedLamports = BigInt(used)
           if (usedLamports + feeLamports > quotaLamports) return { ok: false, usedLamports, quotaLamports, utcDay } as const
           yield* sql`

@@ -35,7 +35,7 @@ const relayFailure = (failedAt: "build" | "send") => (error: RelayError): Effect
 type RelaySignature = { readonly _tag: "Signed"; readonly signature: string } | { readonly _tag: "Refused"; readonly row: TransactionRow | undefined }
 
 export class GaslessStages extends Effect.Service<GaslessStages>()("GaslessStages", {
-  dependencies: [GaslessRelay.Default, GaslessQuota.Default],
+  dependencies: [GaslessRelay.Default, GaslessQuota.Default, Submission.Default, Settlement.Default],
   effect: Effect.gen(function* () {
     const relay = yield* GaslessRelay
     const quotas = yield* GaslessQuota

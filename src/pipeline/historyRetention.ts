@@ -8,7 +8,8 @@
  * signatures and build facts, and its finished outbox jobs. The pipeline owns both tables.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export const PRUNED_HISTORY_MESSAGE = "stage history pruned (TX_HISTORY_RETENTION_DAYS); the record and its execution proof remain"
 
@@ -21,7 +22,7 @@ export class HistoryRetention extends Effect.Service<HistoryRetention>()("Histor
      * how many. Rows another worker holds are skipped (SKIP LOCKED), never waited for.
      */
     const pruneOlderThan = (cutoff: Date, batch: number) =>
-      sql<{ n: string }>`
+      sql`
         WITH due AS (
           SELECT id FROM transactions
           WHERE history_pruned_at IS NULL AND created_at < ${cutoff.toISOString()}::timestamptz
@@ -43,6 +44,7 @@ export class HistoryRetention extends Effect.Service<HistoryRetention>()("Histor
         )
         SELECT (SELECT count(*) FROM pruned)::text AS n, (SELECT count(*) FROM jobs) AS jobs
       `.pipe(
+        decodeRows("transactions", Schema.Struct({ n: Schema.String })),
         Effect.map(([row]) => Number(row?.n ?? 0)),
         Effect.orDie,
         Effect.withSpan("HistoryRetention.pruneOlderThan")

@@ -6,9 +6,10 @@
  * was used before) inserts nothing; the caller then reads the winner.
  */
 import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import type { TransactionRow } from "./transactionRow.js"
+import { decodeRows } from "../db/rowDecoding.js"
+import { TransactionRow } from "./transactionRow.js"
 
 export interface NewTransaction {
   readonly id: string
@@ -38,15 +39,22 @@ export type InsertOutcome =
   | { readonly _tag: "Conflict"; readonly tenantId: string }
   | { readonly _tag: "Inserted"; readonly row: TransactionRow }
 
-type ResultRow = Partial<TransactionRow> & {
-  readonly batch_ord: number
-  readonly wallet_tenant: string | null
-  readonly wallet_status: string | null
-  readonly agent_ok: boolean | null
-  readonly governed: boolean | null
-  readonly freeze_id: string | null
-  readonly notified?: unknown
+/** What the statement found of the request's wallet, agent and freezes. */
+const checkedFields = {
+  batch_ord: Schema.Number,
+  wallet_tenant: Schema.NullOr(Schema.String),
+  wallet_status: Schema.NullOr(Schema.String),
+  agent_ok: Schema.NullOr(Schema.Boolean),
+  governed: Schema.NullOr(Schema.Boolean),
+  freeze_id: Schema.NullOr(Schema.String),
+  notified: Schema.optional(Schema.Unknown)
 }
+/** One row per request: the inserted transaction's columns, or nulls where it was not inserted. */
+const ResultRow = Schema.Union(
+  Schema.Struct({ ...TransactionRow.fields, ...checkedFields }),
+  Schema.Struct({ ...checkedFields, id: Schema.Null })
+)
+type ResultRow = typeof ResultRow.Type
 
 const outcomeOf = (result: ResultRow | undefined): InsertOutcome => {
   if (result === undefined || result.wallet_status === null) return { _tag: "WalletNotFound" }
@@ -54,9 +62,9 @@ const outcomeOf = (result: ResultRow | undefined): InsertOutcome => {
   if (result.wallet_status !== "active") return { _tag: "WalletNotActive", status: result.wallet_status }
   if (result.agent_ok !== true) return { _tag: "AgentNotFound" }
   if (result.freeze_id !== null) return { _tag: "Frozen", freezeId: result.freeze_id }
-  if (result.id === undefined || result.id === null) return { _tag: "Conflict", tenantId: result.wallet_tenant ?? "" }
+  if (result.id === null) return { _tag: "Conflict", tenantId: result.wallet_tenant ?? "" }
   const { batch_ord: _ord, wallet_tenant: _tenant, wallet_status: _status, agent_ok: _agent, governed: _governed, freeze_id: _freeze, notified: _notified, ...row } = result
-  return { _tag: "Inserted", row: row as TransactionRow }
+  return { _tag: "Inserted", row }
 }
 
 /**
@@ -78,7 +86,7 @@ export const insertTransactionsWithJobs = (
   }))
   // A CTE without data changes runs only when referenced: the final SELECT references `job` for the NOTIFY.
   const notified = sql`, (SELECT pg_notify(${notify.channel}, ${notify.payloadPrefix} || count(*)::text) FROM job HAVING count(*) > 0) AS notified`
-  return sql<ResultRow>`
+  return sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(
         ord int, id uuid, wallet_id uuid, wallet_tenant text, agent_id uuid, type text, protocol text, intent jsonb,
@@ -117,6 +125,7 @@ export const insertTransactionsWithJobs = (
     SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok, checked.governed, checked.freeze_id${notified}
     FROM input v LEFT JOIN checked ON checked.ord = v.ord LEFT JOIN inserted ON inserted.id = v.id
   `.pipe(
+    decodeRows("transactions", ResultRow),
     Effect.map((rows) => {
       const byOrd = new Map(rows.map((row) => [row.batch_ord, row]))
       return batch.map((_tx, ord) => outcomeOf(byOrd.get(ord)))

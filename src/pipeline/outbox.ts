@@ -6,47 +6,56 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config.js"
 import { makeDoorbell } from "../db/doorbell.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { OutboxDepth } from "../observability/queueDepth.js"
-import { type RunContext, type RunContextColumns, runContextOf } from "./runContext.js"
+import { type RunContext, RunContextColumns, runContextOf } from "./runContext.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
-export type OutboxAction = "execute" | "retry" | "approve"
+const OutboxAction = Schema.Literal("execute", "retry", "approve")
+export type OutboxAction = typeof OutboxAction.Type
 
-export interface OutboxJob {
-  readonly id: string
-  readonly tx_id: string
-  readonly action: OutboxAction
-  readonly status: "pending" | "processing" | "done" | "failed"
-  readonly attempts: number
-  readonly lease_id: string | null
-  readonly lease_expires_at: Date | string | null
-  readonly created_at: Date | string
-}
+export const OutboxJob = Schema.Struct({
+  id: Schema.String,
+  tx_id: Schema.String,
+  action: OutboxAction,
+  status: Schema.Literal("pending", "processing", "done", "failed"),
+  attempts: Schema.Number,
+  lease_id: Schema.NullOr(Schema.String),
+  lease_expires_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+})
+export type OutboxJob = typeof OutboxJob.Type
 
 /** A claimed job with its run's context; undefined when its transaction is gone. */
 export interface ClaimedJob extends OutboxJob {
   readonly run: RunContext | undefined
 }
 
-type ClaimRow = Partial<RunContextColumns> & {
-  readonly job_id: string
-  readonly job_tx_id: string
-  readonly job_action: OutboxAction
-  readonly job_status: OutboxJob["status"]
-  readonly job_attempts: number
-  readonly job_lease_id: string | null
-  readonly job_lease_expires_at: Date | string | null
-  readonly job_created_at: Date | string
+const jobFields = {
+  job_id: OutboxJob.fields.id,
+  job_tx_id: OutboxJob.fields.tx_id,
+  job_action: OutboxJob.fields.action,
+  job_status: OutboxJob.fields.status,
+  job_attempts: OutboxJob.fields.attempts,
+  job_lease_id: OutboxJob.fields.lease_id,
+  job_lease_expires_at: OutboxJob.fields.lease_expires_at,
+  job_created_at: OutboxJob.fields.created_at
 }
+/** A claimed job with its transaction's run context, or with nulls where the transaction (or its wallet) is gone. */
+const ClaimRow = Schema.Union(
+  Schema.Struct({ ...jobFields, ...RunContextColumns.fields }),
+  Schema.Struct({ ...jobFields, wallet_public_key: Schema.Null })
+)
+type ClaimRow = typeof ClaimRow.Type
 
 const claimedJobOf = ({ job_id, job_tx_id, job_action, job_status, job_attempts, job_lease_id, job_lease_expires_at, job_created_at, ...tx }: ClaimRow): ClaimedJob => ({
   id: job_id, tx_id: job_tx_id, action: job_action, status: job_status, attempts: job_attempts,
   lease_id: job_lease_id, lease_expires_at: job_lease_expires_at, created_at: job_created_at,
-  run: tx.id === undefined || tx.id === null || tx.wallet_public_key === undefined || tx.wallet_public_key === null ? undefined : runContextOf(tx as RunContextColumns)
+  run: tx.wallet_public_key === null ? undefined : runContextOf(tx)
 })
 
 const CHANNEL = "outbox_jobs"
@@ -97,7 +106,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
      * counters move too, and each job comes with its run's context (the transaction as just updated).
      */
     const claimMany = (count: number) =>
-      sql<ClaimRow>`
+      sql`
         WITH claimed AS (
           UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = gen_random_uuid(),
             lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval, updated_at = now()
@@ -124,7 +133,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
         LEFT JOIN protocol_risk_configs d ON d.tenant_id = '*' AND d.protocol = t.protocol
         ORDER BY c.created_at, c.id
-      `.pipe(Effect.map((rows) => rows.map(claimedJobOf)), Effect.orDie)
+      `.pipe(decodeRows("outbox_jobs", ClaimRow), Effect.map((rows) => rows.map(claimedJobOf)), Effect.orDie)
 
     // Idle workers that ask at the same time share one claim statement: each gets a job, or undefined.
     const claims = makeStatementBatch(
@@ -137,12 +146,12 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     /** Extends the leases of `jobs` in one statement; answers the ids still held (the others were lost: another worker took over). */
     const renewLeases = (jobs: ReadonlyArray<OutboxJob>) =>
-      sql<{ id: string }>`
+      sql`
         UPDATE outbox_jobs o SET lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval
         FROM jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease_id: job.lease_id })))}::jsonb) AS v(id uuid, lease_id uuid)
         WHERE o.id = v.id AND o.lease_id = v.lease_id AND o.status = 'processing'
         RETURNING o.id
-      `.pipe(Effect.map((rows) => new Set(rows.map((row) => row.id))))
+      `.pipe(decodeRows("outbox_jobs", Schema.Struct({ id: Schema.String })), Effect.map((rows) => new Set(rows.map((row) => row.id))))
 
     /** Marks the job done; false when its lease was no longer this worker's (then nothing changes). */
     const complete = (job: OutboxJob) =>
@@ -154,14 +163,14 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     /** A retryable failure: back to pending after a backoff, or failed at the attempt limit. */
     const release = (job: OutboxJob, error: string, backoffMs: number) =>
-      sql<{ status: string }>`
+      sql`
         UPDATE outbox_jobs SET
           status = CASE WHEN attempts >= ${config.outbox.maxAttempts} THEN 'failed' ELSE 'pending' END,
           available_at = now() + ${`${backoffMs} milliseconds`}::interval,
           lease_id = NULL, lease_expires_at = NULL, last_error = ${error}, updated_at = now()
         WHERE id = ${job.id} AND lease_id = ${job.lease_id}
         RETURNING status
-      `.pipe(Effect.map((rows) => rows[0]?.status), Effect.orDie)
+      `.pipe(decodeRows("outbox_jobs", Schema.Struct({ status: Schema.String })), Effect.map((rows) => rows[0]?.status), Effect.orDie)
 
     const fail = (job: OutboxJob, error: string) =>
       sql`
@@ -171,7 +180,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     /** Transactions matching `where` with their run's context (as a claim reads it), least recently updated first. */
     const contexts = (where: ReturnType<typeof sql.and>, limit: number) =>
-      sql<RunContextColumns>`
+      sql`
         SELECT t.*, w.public_key AS wallet_public_key,
           -- the tighter of the tenant's config and the deployment-wide one (tenant '*'), as the claim reads them
           least((r.config->>'deltaVarianceBpsThreshold')::int, (d.config->>'deltaVarianceBpsThreshold')::int) AS delta_variance_bps,
@@ -183,7 +192,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         WHERE ${where}
         ORDER BY t.updated_at
         LIMIT ${limit}
-      `.pipe(Effect.map((rows) => rows.map(runContextOf)), Effect.orDie)
+      `.pipe(decodeRows("transactions", RunContextColumns), Effect.map((rows) => rows.map(runContextOf)), Effect.orDie)
 
     /**
      * Transactions left at `submitting` with no job running or due for them, least recently updated
@@ -204,7 +213,8 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** The run context of one transaction in any state (a retry that adopts a landed signature needs it). */
     const contextOf = (txId: string) => Effect.map(contexts(sql.and([sql`t.id = ${txId}`]), 1), (rows) => rows[0])
 
-    const stats = sql<{ status: string; n: string }>`SELECT status, count(*)::text AS n FROM outbox_jobs GROUP BY status`.pipe(
+    const stats = sql`SELECT status, count(*)::text AS n FROM outbox_jobs GROUP BY status`.pipe(
+      decodeRows("outbox_jobs", Schema.Struct({ status: Schema.String, n: Schema.String })),
       Effect.map((rows) => {
         const counts = { pending: 0, processing: 0, failed: 0, done: 0 }
         for (const row of rows) counts[row.status as keyof typeof counts] = Number(row.n)

@@ -10,6 +10,7 @@ import { AppConfig } from "../config.js"
 import { EscrowIndexer } from "../protocols/escrow/indexer.js"
 import { StakePositionIndexer } from "../positions/stakePositionIndexer.js"
 import { LendingPositionIndexer } from "../positions/lendingPositionIndexer.js"
+import { typeFactsOf } from "../protocols/registry.js"
 import { type DeltaGuardResult, deltaGuardToWire, evaluateDeltaGuard } from "./deltaGuard.js"
 import { evaluateSwapTokenDeltas, tokenDeltaToWire } from "./tokenDeltaGuard.js"
 import { buildExecutionProof } from "./proof.js"
@@ -30,7 +31,7 @@ export interface ConfirmOptions {
 /** A swap also checks its token flows; a token breach makes the guard fail with its reason. */
 const withSwapTokenDeltas = (row: TransactionRow, guard: DeltaGuardResult, meta: LandedMeta, wallet: string) => {
   const facts = row.build_facts
-  if (row.type !== "swap" || facts?.outputMint === undefined || facts.minimumOut === undefined || facts.tokenMint === null) return { guard, tokens: undefined }
+  if (typeFactsOf(row.type)?.swapsAtQuote !== true || facts?.outputMint === undefined || facts.minimumOut === undefined || facts.tokenMint === null) return { guard, tokens: undefined }
   const tokens = evaluateSwapTokenDeltas({
     wallet,
     inputMint: facts.tokenMint,
@@ -48,6 +49,7 @@ const withSwapTokenDeltas = (row: TransactionRow, guard: DeltaGuardResult, meta:
 }
 
 export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
+  dependencies: [EscrowIndexer.Default, StakePositionIndexer.Default, LendingPositionIndexer.Default, StageTransitions.Default],
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const metrics = yield* MetricCounters
@@ -69,30 +71,16 @@ export class PostChecks extends Effect.Service<PostChecks>()("PostChecks", {
         const walletIndex = options.walletIndex ?? 0
         const pre = BigInt(meta.preBalances[walletIndex] ?? 0)
         const post = BigInt(meta.postBalances[walletIndex] ?? 0)
-        // An escrow create also pays the escrow account's rent: the expected outflow is what the build recorded.
-        const escrowCreate = (row.type === "create_escrow" || row.type === "create_milestone_escrow") && row.build_facts?.amountLamports
-        // A swap's SOL outflow is what its build recorded (SOL sold, new account rent); buying SOL is not a fixed amount.
-        const swapOutflow = row.type === "swap" ? (row.build_facts?.amountLamports ?? null) : null
-        // A stake's outflow also holds a new LST account's rent (recorded at build); an unstake pays what its build quoted.
-        // A lend_supply's SOL outflow is what its build recorded (SOL supplied, a new obligation's rent): its intent
-        // amount is in the mint's base units, not lamports; none recorded (a token supply) means no check.
-        const stakeFacts = row.type === "stake" || row.type === "lend_supply" ? { lamports: row.build_facts?.amountLamports } : row.type === "unstake" ? { lamports: row.build_facts?.expectedInflowLamports } : undefined
-        const guardIntent = escrowCreate
-          ? { ...row.intent, lamports: row.build_facts?.amountLamports }
-          : stakeFacts !== undefined
-            ? stakeFacts
-            : row.type === "swap"
-              ? swapOutflow === null ? {} : { lamports: swapOutflow }
-              : row.intent
+        // What the guard checks is the type's reading: the stored intent, or what the build recorded (rent, quotes).
+        const reading = typeFactsOf(row.type)?.deltaGuard?.confirmed?.(row) ?? { intent: row.intent }
         const lamportGuard = evaluateDeltaGuard({
-          // a swap with a recorded SOL outflow is checked as an outflow of that amount, like a SOL transfer
-          type: swapOutflow === null ? row.type : "transfer_sol", intent: guardIntent, preBalanceLamports: pre, postBalanceLamports: post,
+          type: row.type, intent: reading.intent, direction: reading.direction, preBalanceLamports: pre, postBalanceLamports: post,
           absoluteToleranceLamports: BigInt(config.deltaGuardToleranceLamports),
           varianceBpsThreshold: deltaVarianceBpsThreshold
         })
         const { guard, tokens } = withSwapTokenDeltas(row, lamportGuard, meta, walletPublicKey)
-        // create_mint, nft_mint: the client learns its new mint's address from the result.
-        const createsMint = row.type === "create_mint" || row.type === "nft_mint"
+        // a type that creates a mint (create_mint, nft_mint): the client learns its new mint's address from the result.
+        const createsMint = typeFactsOf(row.type)?.createsMint === true
         const result = options.result ?? (createsMint && row.build_facts?.tokenMint ? { mint: row.build_facts.tokenMint } : undefined)
         const proof = buildExecutionProof({
           txId: row.id, walletId: row.wallet_id, agentId: row.agent_id ?? undefined, intent: row.intent,

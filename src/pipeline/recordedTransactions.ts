@@ -5,12 +5,15 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { TransactionRow } from "./transactionRow.js"
+import { typesWhere } from "../protocols/registry.js"
+import { TransactionRow } from "./transactionRow.js"
+import { decodeRows } from "../db/rowDecoding.js"
 
-export type RecordedTransaction = Pick<TransactionRow, "id" | "agent_id" | "type" | "protocol" | "intent" | "status" | "build_facts" | "policy_decision" | "created_at">
+export const RecordedTransaction = TransactionRow.pick("id", "agent_id", "type", "protocol", "intent", "status", "build_facts", "policy_decision", "created_at")
+export type RecordedTransaction = typeof RecordedTransaction.Type
 
 /** Read-only intents have no decision to replay. */
-const READ_ONLY = ["query_balance", "query_positions"]
+const READ_ONLY = typesWhere((facts) => facts.performedBy === "balanceRead" || facts.performedBy === "positionsRead")
 
 export class RecordedTransactions extends Effect.Service<RecordedTransactions>()("RecordedTransactions", {
   effect: Effect.gen(function* () {
@@ -18,11 +21,11 @@ export class RecordedTransactions extends Effect.Service<RecordedTransactions>()
 
     /** At most `limit` spend-capable transactions of the wallet created since `since`, oldest first. */
     const ofWalletSince = (walletId: string, tenantId: string, since: Date, limit: number) =>
-      sql<RecordedTransaction>`
+      sql`
         SELECT id, agent_id, type, protocol, intent, status, build_facts, policy_decision, created_at FROM transactions
         WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND created_at >= ${since} AND type NOT IN ${sql.in(READ_ONLY)}
         ORDER BY created_at, id LIMIT ${limit}
-      `.pipe(Effect.orDie)
+      `.pipe(decodeRows("transactions", RecordedTransaction), Effect.orDie)
 
     return { ofWalletSince }
   })

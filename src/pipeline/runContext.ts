@@ -4,7 +4,8 @@
  * applies again (a swap approved long after its quote; none: unbounded). Read by the claim
  * statement itself (outbox.ts), so taking a job and reading its transaction is one round trip.
  */
-import type { TransactionRow } from "./transactionRow.js"
+import { Schema } from "effect"
+import { TransactionRow } from "./transactionRow.js"
 
 export interface RunContext {
   readonly row: TransactionRow
@@ -14,11 +15,13 @@ export interface RunContext {
 }
 
 /** A transaction row with the columns the claim joins to it. */
-export type RunContextColumns = TransactionRow & {
-  readonly wallet_public_key: string
-  readonly delta_variance_bps: unknown
-  readonly max_quote_age_seconds: unknown
-}
+export const RunContextColumns = Schema.Struct({
+  ...TransactionRow.fields,
+  wallet_public_key: Schema.String,
+  delta_variance_bps: Schema.Unknown,
+  max_quote_age_seconds: Schema.Unknown
+})
+export type RunContextColumns = typeof RunContextColumns.Type
 
 export const runContextOf = ({ wallet_public_key, delta_variance_bps, max_quote_age_seconds, ...row }: RunContextColumns): RunContext => ({
   row,

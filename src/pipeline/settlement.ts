@@ -13,14 +13,14 @@
  * transition; a durable "sent" mark would cost a statement per transaction on the hot path).
  */
 import { Duration, Effect, Option } from "effect"
+import { describeProtocolFailure, typeFactsOf } from "../protocols/registry.js"
 import { SignatureLanding, type Landing, type LandingCandidate } from "../chain/landing.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
-import { describeAmmFailure } from "../protocols/amm/simulationError.js"
 import { AmmPrograms } from "../protocols/amm/programs.js"
-import { describeLendingFailure } from "../protocols/lending/errors.js"
+import { configuredProgramIds } from "../protocols/configuredProgramIds.js"
+import { EscrowProgram } from "../protocols/escrow/program.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { accountIndexOf, viewMessage } from "../protocols/messageView.js"
-import { describeStakingFailure } from "../protocols/staking/errors.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
 import { X402PaymentRepo } from "../protocols/x402/paymentRepo.js"
 import { AgentBudgetRelease } from "./agentPorts.js"
@@ -39,7 +39,7 @@ import { x402PaidResult } from "./x402Result.js"
 export const attemptOf = (row: TransactionRow) => earlierAttempts(row.history).length + 1
 
 /** How the row's transaction reaches the chain, which decides whose signature is its id. */
-export const viaOf = (row: TransactionRow): SignatureVia => (row.type === "x402_pay" ? "x402" : row.gasless ? "relay" : "rpc")
+export const viaOf = (row: TransactionRow): SignatureVia => (typeFactsOf(row.type)?.performedBy === "x402Payment" ? "x402" : row.gasless ? "relay" : "rpc")
 
 /** When the row was signed (its last entry at `submitting`): a relayed transaction is looked for from then on. */
 const signedAt = (row: TransactionRow) => {
@@ -57,7 +57,18 @@ interface Candidate {
 }
 
 export class Settlement extends Effect.Service<Settlement>()("Settlement", {
-  dependencies: [SignatureLog.Default, UnresolvedTransactions.Default, X402PaymentRepo.Default],
+  dependencies: [
+    SignatureLog.Default,
+    UnresolvedTransactions.Default,
+    X402PaymentRepo.Default,
+    StageTransitions.Default,
+    PostChecks.Default,
+    PolicyEngine.Default,
+    EscrowProgram.Default,
+    AmmPrograms.Default,
+    LiquidStakingProgram.Default,
+    LendingMarketProgram.Default
+  ],
   effect: Effect.gen(function* () {
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
@@ -67,13 +78,11 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
     const unresolvedSet = yield* UnresolvedTransactions
     const landing = yield* SignatureLanding
     const payments = yield* X402PaymentRepo
-    const ammProgramIds = (yield* AmmPrograms).all.map((program) => program.programId.toBase58())
-    const stakingProgramId = (yield* LiquidStakingProgram).programId.toBase58()
-    const lendingProgramId = (yield* LendingMarketProgram).programId.toBase58()
+    const programIds = yield* configuredProgramIds
 
-    /** A named reason from the program logs of a landed failure (our AMM's, liquid-staking's and lending-market's errors), or nothing. */
+    /** A named reason from the program logs of a landed failure (our programs' errors, as their adapters name them), or nothing. */
     const onChainReason = (logs: ReadonlyArray<string>) => {
-      const named = describeAmmFailure(logs, ammProgramIds) ?? describeStakingFailure(logs, stakingProgramId) ?? describeLendingFailure(logs, lendingProgramId)
+      const named = describeProtocolFailure(logs, programIds)
       return named === undefined ? "" : `: ${named}`
     }
 

@@ -33,6 +33,7 @@ const facts = (fields: Partial<BuildFactsRow> & { programIds: ReadonlyArray<stri
 })
 
 export class SignOnly extends Effect.Service<SignOnly>()("SignOnly", {
+  dependencies: [EffectSimulation.Default],
   effect: Effect.gen(function* () {
     const effects = yield* EffectSimulation
 

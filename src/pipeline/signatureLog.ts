@@ -6,11 +6,14 @@
  * chain: it is never changed (a signature that did not land past its height never will).
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { LandingCandidate } from "../chain/landing.js"
+import { decodeRows } from "../db/rowDecoding.js"
 
-export type SignatureVia = "rpc" | "relay" | "x402"
-export type SignatureOutcome = "landed" | "failed_on_chain" | "not_landed"
+const SignatureVia = Schema.Literal("rpc", "relay", "x402")
+export type SignatureVia = typeof SignatureVia.Type
+const SignatureOutcome = Schema.Literal("landed", "failed_on_chain", "not_landed")
+export type SignatureOutcome = typeof SignatureOutcome.Type
 
 export interface LoggedSignature {
   readonly signature: string
@@ -20,13 +23,14 @@ export interface LoggedSignature {
   readonly outcome: SignatureOutcome | null
 }
 
-interface SignatureRow {
-  readonly signature: string
-  readonly attempt: number
-  readonly via: SignatureVia
-  readonly last_valid_block_height: string | null
-  readonly outcome: SignatureOutcome | null
-}
+const SignatureRow = Schema.Struct({
+  signature: Schema.String,
+  attempt: Schema.Number,
+  via: SignatureVia,
+  last_valid_block_height: Schema.NullOr(Schema.String),
+  outcome: Schema.NullOr(SignatureOutcome)
+})
+type SignatureRow = typeof SignatureRow.Type
 
 export class SignatureLog extends Effect.Service<SignatureLog>()("SignatureLog", {
   effect: Effect.gen(function* () {
@@ -57,10 +61,11 @@ export class SignatureLog extends Effect.Service<SignatureLog>()("SignatureLog",
 
     /** Every signature logged for the transaction, oldest attempt first. */
     const ofTransaction = (txId: string) =>
-      sql<SignatureRow>`
+      sql`
         SELECT signature, attempt, via, last_valid_block_height::text AS last_valid_block_height, outcome
         FROM transaction_signatures WHERE tx_id = ${txId} ORDER BY attempt, recorded_at
       `.pipe(
+        decodeRows("transaction_signatures", SignatureRow),
         Effect.map((rows) =>
           rows.map((row): LoggedSignature => ({
             signature: row.signature, attempt: row.attempt, via: row.via, outcome: row.outcome,

@@ -3,7 +3,7 @@
  * policy refusal naming the freeze (POLICY_VIOLATION at `sign`; docs/decisions/freeze.md), anything else a
  * pipeline error at `sign`.
  */
-import type { SignRefused } from "../../actors/signer.js"
+import type { SignRefused } from "./signer.js"
 import { Terminal } from "./stageFailure.js"
 
 export const signingFailure = (refused: SignRefused) =>

@@ -1,24 +1,16 @@
 /** Turns a failed simulation into a message a user can act on. */
-import { describeAmmFailure } from "../protocols/amm/simulationError.js"
-import { describeEscrowFailure } from "../protocols/escrow/simulationError.js"
-import { describeStakingFailure } from "../protocols/staking/errors.js"
-import { describeLendingFailure } from "../protocols/lending/errors.js"
+import type { ProgramIds } from "../protocols/protocolAdapter.js"
+import { describeProtocolFailure } from "../protocols/registry.js"
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111"
 
-/** A readable simulation error: the runtime's error plus the last program log line that explains it. */
-export const describeSimulationError = (
-  err: unknown, logs: ReadonlyArray<string>, escrowProgramId: string, ammProgramIds: ReadonlyArray<string> = [], stakingProgramId?: string,
-  lendingProgramId?: string
-) => {
-  const escrowFailure = describeEscrowFailure(logs, escrowProgramId)
-  if (escrowFailure !== undefined) return escrowFailure
-  const ammFailure = describeAmmFailure(logs, ammProgramIds)
-  if (ammFailure !== undefined) return ammFailure
-  const stakingFailure = describeStakingFailure(logs, stakingProgramId)
-  if (stakingFailure !== undefined) return stakingFailure
-  const lendingFailure = describeLendingFailure(logs, lendingProgramId)
-  if (lendingFailure !== undefined) return lendingFailure
+/**
+ * A readable simulation error: a protocol program's refusal as its adapter names it, else the runtime's
+ * error plus the last program log line that explains it.
+ */
+export const describeSimulationError = (err: unknown, logs: ReadonlyArray<string>, programIds: ProgramIds) => {
+  const protocolFailure = describeProtocolFailure(logs, programIds)
+  if (protocolFailure !== undefined) return protocolFailure
   const text = typeof err === "string" ? err : JSON.stringify(err)
   const hint = [...logs].reverse().find((line) => /insufficient|error|failed/i.test(line))
   if (/InsufficientFundsForRent/.test(text)) return `insufficient funds for rent (${text})`

@@ -11,10 +11,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Chunk, Effect, Layer, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
+import { Chunk, Effect, Layer, Option, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { type StageEvent, StageEventFeed } from "../gateway/stageEventFeed.js"
-import { RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
+import { RECORD_COLUMNS, TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
 import { logOutcome } from "./outcomeLog.js"
 
 const CHANNEL = "stage_events"
@@ -79,6 +79,15 @@ export const recordOfEvent = (event: StageEvent): TransactionRecordRow | undefin
 const recordColumnsOf = (row: TransactionRecordRow): TransactionRecordRow =>
   Object.fromEntries(RECORD_COLUMNS.map((column) => [column, row[column]])) as unknown as TransactionRecordRow
 
+/** The record columns a relayed event carries, as JSON renders them (timestamps as ISO text). */
+const RelayedRecord = Schema.Struct({
+  ...TransactionRecordRow.fields,
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
+  confirmed_at: Schema.NullOr(Schema.Date)
+})
+const decodeRelayedRecord = Schema.decodeUnknownOption(RelayedRecord)
+
 /** Events of one process, as relayed to the others. */
 const Relayed = Schema.parseJson(Schema.Struct({ origin: Schema.String, events: Schema.Array(Schema.Unknown) }))
 const decodeRelayed = Schema.decodeUnknownOption(Relayed)
@@ -96,8 +105,9 @@ const relayedText = (event: StageEvent): string => {
 /** A relayed event as published here: the record it carried (if it is that transaction's, in that status) kept beside it. */
 const receivedEvent = (relayed: unknown): StageEvent => {
   if (typeof relayed !== "object" || relayed === null) return relayed as StageEvent
-  const { record, ...event } = relayed as StageEvent & { readonly record?: TransactionRecordRow }
-  if (typeof record === "object" && record !== null && record.id === event.txId && record.status === event.status) recordsOfEvents.set(event, record)
+  const { record, ...event } = relayed as StageEvent & { readonly record?: unknown }
+  const carried = Option.getOrUndefined(decodeRelayedRecord(record))
+  if (carried !== undefined && carried.id === event.txId && carried.status === event.status) recordsOfEvents.set(event, carried)
   return event
 }
 

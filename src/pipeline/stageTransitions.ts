@@ -20,6 +20,7 @@ export interface Unwritten {
 }
 
 export class StageTransitions extends Effect.Service<StageTransitions>()("StageTransitions", {
+  dependencies: [TransactionRepo.Default, PolicyEngine.Default],
   effect: Effect.gen(function* () {
     const repo = yield* TransactionRepo
     const policy = yield* PolicyEngine

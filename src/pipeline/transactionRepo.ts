@@ -7,9 +7,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
-import { type BuildFactsRow, RECORD_COLUMNS, type TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
+import { type BuildFactsRow, RECORD_COLUMNS, TransactionRecordRow, TransactionRow } from "./transactionRow.js"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export type TxStatus = TransactionRow["status"]
 
@@ -129,9 +130,9 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
     const sql = yield* SqlClient.SqlClient
 
     const find = (id: string, readTenant: string | null) =>
-      sql<TransactionRow>`
+      sql`
         SELECT * FROM transactions WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
-      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      `.pipe(decodeRows("transactions", TransactionRow), Effect.map((rows) => rows[0]), Effect.orDie)
 
     const recordColumns = sql.literal(RECORD_COLUMNS.join(", "))
     const recordColumnsOfT = sql.literal(RECORD_COLUMNS.map((c) => `t.${c}`).join(", "))
@@ -144,13 +145,14 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
      * input and scans the whole table.
      */
     const readRecords = (inputs: ReadonlyArray<{ readonly id: string; readonly readTenant: string | null }>) =>
-      sql<TransactionRecordRow & { readonly batch_ord: number }>`
+      sql`
         SELECT q.ord AS batch_ord, ${recordColumnsOfT}
         FROM jsonb_to_recordset(${json(inputs.map((input, ord) => ({ ord, id: input.id, tenant: input.readTenant })))}::jsonb) AS q(ord int, id uuid, tenant text)
         CROSS JOIN LATERAL (
           SELECT ${recordColumns} FROM transactions WHERE id = q.id AND (q.tenant IS NULL OR tenant_id = q.tenant) LIMIT 1
         ) t
       `.pipe(
+        decodeRows("transactions", Schema.Struct({ ...TransactionRecordRow.fields, batch_ord: Schema.Number })),
         Effect.map((rows) => {
           const byOrd = new Map(rows.map(({ batch_ord, ...row }) => [batch_ord, row satisfies TransactionRecordRow]))
           return inputs.map((_input, ord): TransactionRecordRow | undefined => byOrd.get(ord))
@@ -163,13 +165,13 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
     const findRecord = (id: string, readTenant: string | null) => recordReads.submit({ id, readTenant })
 
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
-      sql<TransactionRow>`
+      sql`
         SELECT * FROM transactions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND idempotency_key = ${key}
-      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      `.pipe(decodeRows("transactions", TransactionRow), Effect.map((rows) => rows[0]), Effect.orDie)
 
     /** Applies the transitions in one statement; each answer is the updated row, or undefined when its status was not in `from`. */
     const applyTransitions = (changes: ReadonlyArray<readonly [string, Transition]>) =>
-      sql<TransactionRow & { readonly batch_ord: number }>`
+      sql`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${json(changes.map(([txId, change], ord) => transitionInput(ord, txId, change)))}::jsonb) AS v(
             batch_ord int, id uuid, from_statuses text[], status text, stage text, failed_at text, error_code text, error text,
@@ -220,6 +222,7 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         )
         SELECT * FROM moved
       `.pipe(
+        decodeRows("transactions", Schema.Struct({ ...TransactionRow.fields, batch_ord: Schema.Number })),
         Effect.map((rows) => {
           const byOrd = new Map(rows.map(({ batch_ord, ...row }) => [batch_ord, row satisfies TransactionRow]))
           return changes.map((_change, ord) => byOrd.get(ord))
@@ -252,10 +255,10 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
           ...(options.status === undefined ? [] : [sql`status = ${options.status}`])
         ]
         const where = yield* walletOrder.where(conditions, options)
-        const rows = yield* sql<TransactionRecordRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT ${recordColumns}, ${walletOrder.keyColumn} FROM transactions WHERE ${where}
           ORDER BY ${walletOrder.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("transactions", withPageKey(TransactionRecordRow)), Effect.orDie)
         const counted = yield* walletOrder.cappedTotal(sql`transactions`, conditions).pipe(Effect.orDie)
         return walletOrder.pageOf(rows, options, counted)
       })

@@ -1,81 +1,87 @@
 /**
- * The transactions table's row and its conversion to the API record (spec: Transaction; [n2]).
- * int8 columns arrive as strings from node-postgres and stay exact.
+ * The transactions table's row, decoded by its Schema, and its conversion to the API record (spec:
+ * Transaction; [n2]). int8 columns arrive as strings from node-postgres and stay exact.
  */
-import type { Transaction } from "../../schemas/transaction.js"
-import type { EarlierAttempt } from "./earlierAttempt.js"
+import { Schema } from "effect"
+import { ErrorCodeSchema, FailedAtSchema } from "../../schemas/envelope.js"
+import { TransactionStage, TransactionStatus } from "../../schemas/transaction.js"
+import { Int8, JsonObject, Timestamp } from "../db/rowDecoding.js"
+import { EarlierAttempt } from "./earlierAttempt.js"
 
-export interface HistoryEntryRow {
-  readonly status: string
-  readonly stage: string
-  readonly at: string
-  readonly message?: string
+export const HistoryEntryRow = Schema.Struct({
+  status: Schema.String,
+  stage: Schema.String,
+  at: Schema.String,
+  message: Schema.optional(Schema.String),
   /** On a retry's entry: the attempt it replaced ([n7], earlierAttempt.ts). */
-  readonly earlierAttempt?: EarlierAttempt
-}
+  earlierAttempt: Schema.optional(EarlierAttempt)
+})
+export type HistoryEntryRow = typeof HistoryEntryRow.Type
 
 /** What the build stage learned, kept for the policy stage (it may run in another process after a restart). */
-export interface BuildFactsRow {
-  readonly destination: string | null
-  readonly tokenMint: string | null
-  readonly amountLamports: string | null
-  readonly tokenAmount: string | null
-  readonly programIds: ReadonlyArray<string>
-  readonly computeUnitLimit: number
-  readonly priorityFeeMicroLamports: string
+export const BuildFactsRow = Schema.Struct({
+  destination: Schema.NullOr(Schema.String),
+  tokenMint: Schema.NullOr(Schema.String),
+  amountLamports: Schema.NullOr(Schema.String),
+  tokenAmount: Schema.NullOr(Schema.String),
+  programIds: Schema.Array(Schema.String),
+  computeUnitLimit: Schema.Number,
+  priorityFeeMicroLamports: Schema.String,
   /** swaps: the route's pools, the output mint, and when the quote the build used was taken */
-  readonly pools?: ReadonlyArray<string>
-  readonly outputMint?: string
-  readonly quotedAt?: string
-  readonly minimumOut?: string
-  readonly oracleDeviationBps?: number
-  readonly oracleUnavailable?: string
+  pools: Schema.optional(Schema.Array(Schema.String)),
+  outputMint: Schema.optional(Schema.String),
+  quotedAt: Schema.optional(Schema.String),
+  minimumOut: Schema.optional(Schema.String),
+  oracleDeviationBps: Schema.optional(Schema.Number),
+  oracleUnavailable: Schema.optional(Schema.String),
   /** price accounts the program reads (lend_borrow): aged again before signing */
-  readonly oracleAccounts?: ReadonlyArray<string>
+  oracleAccounts: Schema.optional(Schema.Array(Schema.String)),
   /** unstake: the lamports the build quoted to the wallet */
-  readonly expectedInflowLamports?: string
-}
+  expectedInflowLamports: Schema.optional(Schema.String)
+})
+export type BuildFactsRow = typeof BuildFactsRow.Type
 
-export interface TransactionRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly wallet_id: string
-  readonly agent_id: string | null
-  readonly type: string
-  readonly protocol: string
-  readonly intent: Record<string, unknown>
-  readonly request: Record<string, unknown>
-  readonly request_hash: string
-  readonly gasless: boolean
-  readonly require_approval: boolean
-  readonly idempotency_key: string | null
-  readonly status: Transaction["status"]
-  readonly stage: Transaction["stage"]
-  readonly failed_at: Transaction["failedAt"]
-  readonly error_code: Transaction["errorCode"]
-  readonly error: string | null
-  readonly signature: string | null
-  readonly signed_transaction: string | null
-  readonly message_base64: string | null
-  readonly extra_signatures: Record<string, string> | null
-  readonly build_facts: BuildFactsRow | null
-  readonly last_valid_block_height: string | null
-  readonly policy_decision: Record<string, unknown> | null
-  readonly simulation: Record<string, unknown> | null
-  readonly execution_proof: Record<string, unknown> | null
-  readonly delta_guard: Record<string, unknown> | null
-  readonly pre_balance_lamports: string | null
-  readonly post_balance_lamports: string | null
-  readonly result: Record<string, unknown> | null
-  readonly approval: Record<string, unknown> | null
-  readonly history: ReadonlyArray<HistoryEntryRow>
-  readonly attempts: number
-  readonly created_at: Date | string
-  readonly updated_at: Date | string
-  readonly confirmed_at: Date | string | null
+export const TransactionRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  wallet_id: Schema.String,
+  agent_id: Schema.NullOr(Schema.String),
+  type: Schema.String,
+  protocol: Schema.String,
+  intent: JsonObject,
+  request: JsonObject,
+  request_hash: Schema.String,
+  gasless: Schema.Boolean,
+  require_approval: Schema.Boolean,
+  idempotency_key: Schema.NullOr(Schema.String),
+  status: TransactionStatus,
+  stage: TransactionStage,
+  failed_at: Schema.NullOr(FailedAtSchema),
+  error_code: Schema.NullOr(ErrorCodeSchema),
+  error: Schema.NullOr(Schema.String),
+  signature: Schema.NullOr(Schema.String),
+  signed_transaction: Schema.NullOr(Schema.String),
+  message_base64: Schema.NullOr(Schema.String),
+  extra_signatures: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  build_facts: Schema.NullOr(BuildFactsRow),
+  last_valid_block_height: Schema.NullOr(Int8),
+  policy_decision: Schema.NullOr(JsonObject),
+  simulation: Schema.NullOr(JsonObject),
+  execution_proof: Schema.NullOr(JsonObject),
+  delta_guard: Schema.NullOr(JsonObject),
+  pre_balance_lamports: Schema.NullOr(Int8),
+  post_balance_lamports: Schema.NullOr(Int8),
+  result: Schema.NullOr(JsonObject),
+  approval: Schema.NullOr(JsonObject),
+  history: Schema.Array(HistoryEntryRow),
+  attempts: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  confirmed_at: Schema.NullOr(Timestamp),
   /** The traceId of the request that created it (internal: correlates logs, audit and traces). */
-  readonly trace_id?: string | null
-}
+  trace_id: Schema.optional(Schema.NullOr(Schema.String))
+})
+export type TransactionRow = typeof TransactionRow.Type
 
 /**
  * The columns the API record is made of: a read that answers a client (GET, the lists, a wait's final
@@ -89,9 +95,8 @@ export const RECORD_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof TransactionRow>
 
 /** A row as a record read selects it. */
-export type TransactionRecordRow = Pick<TransactionRow, (typeof RECORD_COLUMNS)[number]>
-
-const iso = (value: Date | string) => new Date(value).toISOString()
+export const TransactionRecordRow = TransactionRow.pick(...RECORD_COLUMNS)
+export type TransactionRecordRow = typeof TransactionRecordRow.Type
 const lamports = (value: string | null) => (value === null ? undefined : BigInt(value))
 
 /** The record clients read. Internal columns (signed bytes, message, request hash) never leave. */
@@ -120,8 +125,8 @@ export const toTransactionRecord = (row: TransactionRecordRow) => ({
   ...(row.result === null ? {} : { result: row.result }),
   attempts: row.attempts,
   history: row.history,
-  createdAt: iso(row.created_at),
-  updatedAt: iso(row.updated_at),
-  ...(row.confirmed_at === null ? {} : { confirmedAt: iso(row.confirmed_at) })
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+  ...(row.confirmed_at === null ? {} : { confirmedAt: row.confirmed_at.toISOString() })
 })
 export type TransactionRecord = ReturnType<typeof toTransactionRecord>

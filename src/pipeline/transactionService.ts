@@ -3,7 +3,7 @@
  * per tenant, wallet and key), read, approve, reject, retry, proof, replay and the wallet's lists.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ApproveBody } from "../../schemas/approval.js"
 import { Conflict, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
@@ -31,7 +31,8 @@ import { Settlement } from "./settlement.js"
 import { canonicalJson, sha256Hex } from "./proof.js"
 import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
-import { toTransactionRecord, type TransactionRow } from "./transactionRow.js"
+import { toTransactionRecord, TransactionRow } from "./transactionRow.js"
+import { decodeRows, JsonObject } from "../db/rowDecoding.js"
 
 /** How long a retry waits for the chain to say whether an earlier signature landed (past it: left unresolved, never built again). */
 const REBUILD_CHECK_TIMEOUT = "5 seconds"
@@ -40,6 +41,7 @@ const REBUILD_CHECK_TIMEOUT = "5 seconds"
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
 
 export class TransactionService extends Effect.Service<TransactionService>()("TransactionService", {
+  dependencies: [TransactionRepo.Default, WalletRepo.Default, WalletQuorums.Default, PolicyEngine.Default, SigningFreezes.Default, Outbox.Default, Settlement.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* TransactionRepo
@@ -168,9 +170,9 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         if (row.status !== "approval_gate") return yield* Effect.fail(notAwaiting(txId, row.status))
         const outcome = yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [locked] = yield* sql<{ status: string; approval: Record<string, unknown> | null }>`
+            const [locked] = yield* sql`
               SELECT status, approval FROM transactions WHERE id = ${txId} FOR UPDATE
-            `
+            `.pipe(decodeRows("transactions", Schema.Struct({ status: Schema.String, approval: Schema.NullOr(JsonObject) })))
             if (locked === undefined || locked.status !== "approval_gate") return { _tag: "NotWaiting", status: locked?.status ?? "changed" } as const
             const now = new Date()
             if (approvalExpired(locked.approval, now)) {
@@ -311,17 +313,17 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         }
         const moved = yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [locked] = yield* sql<TransactionRow>`SELECT * FROM transactions WHERE id = ${txId} AND status = 'failed' FOR UPDATE`
+            const [locked] = yield* sql`SELECT * FROM transactions WHERE id = ${txId} AND status = 'failed' FOR UPDATE`.pipe(decodeRows("transactions", TransactionRow))
             if (locked === undefined || locked.error_code === null || !RETRYABLE_CODES.has(locked.error_code)) return undefined
             const entry = JSON.stringify([retryHistoryEntry(locked, new Date())])
-            const rows = yield* sql<TransactionRow>`
+            const rows = yield* sql`
               UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL,
                 signature = NULL, signed_transaction = NULL, message_base64 = NULL, extra_signatures = NULL, last_valid_block_height = NULL,
                 policy_decision = NULL, simulation = NULL, execution_proof = NULL, delta_guard = NULL, approval = NULL,
                 history = history || ${entry}::jsonb, updated_at = now()
               WHERE id = ${txId}
               RETURNING *
-            `
+            `.pipe(decodeRows("transactions", TransactionRow))
             yield* policy.startOver(txId)
             yield* reserveAgentBudgetAgain(locked, caller.traceId)
             yield* outbox.enqueueInTransaction(txId, "retry")

@@ -6,8 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-
-const Timestamp = Schema.Union(Schema.DateFromSelf, Schema.String)
+import { Timestamp } from "../db/rowDecoding.js"
 
 /** A transaction of a wallet as an agent's tick context lists it. */
 export const WalletTransactionSummary = Schema.Struct({ id: Schema.String, type: Schema.String, status: Schema.String, createdAt: Timestamp })

@@ -18,7 +18,7 @@
 import { Chunk, Config, Effect, Queue } from "effect"
 import { MAX_CREATE_WAIT_MS } from "../../schemas/api/transactions.js"
 import { TooManyWaiting } from "../../schemas/errors.js"
-import { superviseActor } from "../../actors/supervise.js"
+import { superviseActor } from "../supervision/superviseActor.js"
 import type { StageEvent } from "./stageEvents.js"
 import { recordOfEvent, rowOfEvent, SETTLED_STATUSES, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
@@ -46,6 +46,7 @@ const waitSettings: Config.Config<WaitSettings> = Config.all({
 })
 
 export class TransactionWaits extends Effect.Service<TransactionWaits>()("TransactionWaits", {
+  dependencies: [TransactionRepo.Default],
   scoped: Effect.gen(function* () {
     const settings = yield* waitSettings
     const events = yield* StageEvents

@@ -6,8 +6,9 @@
 import { Forbidden, InsufficientScope } from "../../schemas/errors.js"
 import { hasScope } from "../gateway/apiKeys.js"
 import { actingAgent, type CallerInfo } from "../gateway/caller.js"
+import { typesWhere } from "../protocols/registry.js"
 
-export const TREASURY_TYPES: ReadonlySet<string> = new Set(["treasury_allocate", "treasury_rebalance"])
+export const TREASURY_TYPES: ReadonlySet<string> = new Set(typesWhere((facts) => facts.changesBudgets === true))
 
 /** The refusal of a treasury intent for this caller, or undefined (also for any other type). */
 export const treasuryRefusal = (caller: CallerInfo, type: string): Forbidden | InsufficientScope | undefined => {

@@ -5,7 +5,8 @@
  * settled, so the table holds only the few waiting for the chain.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export class UnresolvedTransactions extends Effect.Service<UnresolvedTransactions>()("UnresolvedTransactions", {
   effect: Effect.gen(function* () {
@@ -16,11 +17,11 @@ export class UnresolvedTransactions extends Effect.Service<UnresolvedTransaction
       sql`INSERT INTO unresolved_transactions (tx_id) VALUES (${txId}) ON CONFLICT (tx_id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie)
 
     /** Drops the entries of transactions that settled (no longer `submitting`); answers how many. */
-    const prune = sql<{ tx_id: string }>`
+    const prune = sql`
       DELETE FROM unresolved_transactions u USING transactions t
       WHERE t.id = u.tx_id AND t.status <> 'submitting'
       RETURNING u.tx_id
-    `.pipe(Effect.map((rows) => rows.length), Effect.orDie)
+    `.pipe(decodeRows("unresolved_transactions", Schema.Struct({ tx_id: Schema.String })), Effect.map((rows) => rows.length), Effect.orDie)
 
     return { mark, prune }
   })

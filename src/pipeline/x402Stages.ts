@@ -71,7 +71,7 @@ const parseJson = (body: Buffer): unknown => {
 }
 
 export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
-  dependencies: [X402PaymentRepo.Default],
+  dependencies: [X402PaymentRepo.Default, Submission.Default, Settlement.Default, StageTransitions.Default],
   effect: Effect.gen(function* () {
     const payments = yield* X402PaymentRepo
     const chain = yield* ChainClient

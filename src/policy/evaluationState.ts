@@ -4,6 +4,7 @@
  * evaluator, and applies the effects in the same SQL transaction. See `requiredState` for which
  * parts a given set of policies needs.
  */
+import { typeFactsOf } from "../protocols/registry.js"
 import type { TransactionEffect } from "../../schemas/effect.js"
 import type { EvaluateRequest } from "../../schemas/policy.js"
 
@@ -64,8 +65,8 @@ export const rateLimitKey = (request: Pick<EvaluateRequest, "walletId" | "agentI
 export const evaluationInstant = (request: Pick<EvaluateRequest, "timestamp">, now: Date): Date =>
   request.timestamp ?? now
 
-/** Types that carry a slippage and a quote; slippage checks apply to them. */
-export const isSwapLike = (type: string): boolean => type.includes("swap")
+/** Types that carry a slippage and a quote (their facts say so); slippage checks apply to them. */
+export const isSwapLike = (type: string): boolean => typeFactsOf(type)?.swapsAtQuote === true
 
 /** What every rule evaluator receives. */
 export interface RuleContext {

@@ -40,6 +40,22 @@ const VersionNumber = Schema.NumberFromString.pipe(
 
 const policyId = pathParam("policyId", Uuid)
 
+/** POST /policies/evaluate: a what-if of the policy engine (served alone by the policy engine's unit tests). */
+export const evaluateRoute = route(
+  PoliciesApi.evaluate,
+  Effect.gen(function* () {
+    const raw = yield* jsonBody
+    const engineOnly = ENGINE_ONLY_FIELDS.find((field) => typeof raw === "object" && raw !== null && field in raw)
+    if (engineOnly !== undefined) {
+      return yield* Effect.fail(new ValidationError({ message: `${engineOnly}: set by the transaction engine only, not by a caller`, field: engineOnly }))
+    }
+    const body = yield* decodeWith(EvaluateBody, raw)
+    const caller = yield* Caller
+    const agentId = actingAgent(caller)
+    return ok(yield* (yield* PolicyEngine).evaluate(caller, agentId === null ? body : { ...body, agentId }))
+  })
+)
+
 export const policyRoutes = [
   route(
     PoliciesApi.create,
@@ -110,18 +126,5 @@ export const policyRoutes = [
       return ok(yield* (yield* PolicyService).listForWallet(yield* Caller, walletId, page))
     })
   ),
-  route(
-    PoliciesApi.evaluate,
-    Effect.gen(function* () {
-      const raw = yield* jsonBody
-      const engineOnly = ENGINE_ONLY_FIELDS.find((field) => typeof raw === "object" && raw !== null && field in raw)
-      if (engineOnly !== undefined) {
-        return yield* Effect.fail(new ValidationError({ message: `${engineOnly}: set by the transaction engine only, not by a caller`, field: engineOnly }))
-      }
-      const body = yield* decodeWith(EvaluateBody, raw)
-      const caller = yield* Caller
-      const agentId = actingAgent(caller)
-      return ok(yield* (yield* PolicyEngine).evaluate(caller, agentId === null ? body : { ...body, agentId }))
-    })
-  )
+  evaluateRoute
 ]

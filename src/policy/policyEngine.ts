@@ -9,6 +9,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Duration, Effect, Option } from "effect"
+import { typeFactsOf } from "../protocols/registry.js"
 import type { EvaluateRequest, PolicyDecision, PortfolioRiskControls, ProtocolRiskConfig } from "../../schemas/policy.js"
 import { NotFound } from "../../schemas/errors.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
@@ -229,7 +230,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
             portfolio: hasPortfolioLimits(controls),
             observe: true,
             // a token payment also takes the value of the tokens it sends
-            ...(input.type === "transfer_spl" && input.facts.tokenMint !== undefined && input.facts.tokenAmount !== undefined
+            ...(typeFactsOf(input.type)?.sendsTokens === true && input.facts.tokenMint !== undefined && input.facts.tokenAmount !== undefined
               ? { tokenOutflow: { mint: input.facts.tokenMint, amount: input.facts.tokenAmount } }
               : {})
           })

@@ -5,24 +5,26 @@
  * schema) and returned as stored, so a version reads back byte-for-byte as it was written.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Policy } from "../../schemas/policy.js"
-import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
-interface PolicyRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly wallet_id: string
-  readonly name: string
-  readonly version: number
-  readonly active: boolean
+const PolicyRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  wallet_id: Schema.String,
+  name: Schema.String,
+  version: Schema.Number,
+  active: Schema.Boolean,
   /** a shadow policy: never enforced, evaluated beside every decision (issue 34) */
-  readonly shadow: boolean
-  readonly rules_text: string
-  readonly approvals_required: number | null
-  readonly created_at: Date | string
-  readonly updated_at: Date | string
-}
+  shadow: Schema.Boolean,
+  rules_text: Schema.String,
+  approvals_required: Schema.NullOr(Schema.Number),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+type PolicyRow = typeof PolicyRow.Type
 
 export interface StoredPolicyRow {
   readonly policy: Policy
@@ -30,8 +32,6 @@ export interface StoredPolicyRow {
   /** The rules exactly as stored (JSON text), for the evaluator's compile cache. */
   readonly rulesText: string
 }
-
-const iso = (value: Date | string) => new Date(value).toISOString()
 
 /** The stored rules text as JSON; text that does not parse is returned as is (the evaluator denies it). */
 export const parseStoredRules = (text: string): unknown => {
@@ -55,8 +55,8 @@ const toStored = (row: PolicyRow): StoredPolicyRow => ({
     // Returned as stored: rules in their encoded wire form (amounts as numbers or decimal strings).
     rules: parseStoredRules(row.rules_text) as Policy["rules"],
     ...(row.approvals_required === null || row.approvals_required === undefined ? {} : { approvalsRequired: row.approvals_required }),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at)
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString()
   }
 })
 
@@ -99,11 +99,11 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     const create = (input: NewPolicy) =>
       sql.withTransaction(
         Effect.gen(function* () {
-          const [row] = yield* sql<PolicyRow>`
+          const [row] = yield* sql`
             INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, shadow, rules, approvals_required)
             VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active && input.shadow !== true}, ${input.shadow === true}, ${JSON.stringify(input.rules)}::jsonb, ${input.approvalsRequired ?? null})
             RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
-          `
+          `.pipe(decodeRows("policies", PolicyRow))
           yield* insertVersion(row)
           return toStored(row)
         })
@@ -113,15 +113,15 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     const appendVersion = (id: string, readTenant: string | null, change: PolicyChange) =>
       sql.withTransaction(
         Effect.gen(function* () {
-          const current = yield* sql<PolicyRow>`
+          const current = yield* sql`
             SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
             FROM policies WHERE id = ${id} ${tenantFilter(readTenant)} FOR UPDATE
-          `
+          `.pipe(decodeRows("policies", PolicyRow))
           if (current.length === 0) return undefined
           const before = current[0]
           if (change.expectedVersion !== undefined && Number(before.version) !== change.expectedVersion) return "stale" as const
           const rulesText = change.rules === undefined ? before.rules_text : JSON.stringify(change.rules)
-          const [row] = yield* sql<PolicyRow>`
+          const [row] = yield* sql`
             UPDATE policies SET
               name = ${change.name ?? before.name},
               active = ${change.active ?? before.active},
@@ -132,27 +132,27 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
               updated_at = clock_timestamp()
             WHERE id = ${id}
             RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
-          `
+          `.pipe(decodeRows("policies", PolicyRow))
           yield* insertVersion(row)
           return toStored(row)
         })
       ).pipe(Effect.orDie, Effect.withSpan("PolicyRepo.appendVersion"))
 
     const find = (id: string, readTenant: string | null) =>
-      sql<PolicyRow>`
+      sql`
         SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE id = ${id} ${tenantFilter(readTenant)}
-      `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
+      `.pipe(decodeRows("policies", PolicyRow), Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
 
     const versionRows = (id: string, readTenant: string | null, version: number | null) =>
-      sql<PolicyRow>`
+      sql`
         SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text, v.approvals_required,
           p.created_at, v.created_at AS updated_at
         FROM policy_versions v JOIN policies p ON p.id = v.policy_id
         WHERE v.policy_id = ${id} ${readTenant === null ? sql`` : sql`AND v.tenant_id = ${readTenant}`}
           ${version === null ? sql`` : sql`AND v.version = ${version}`}
         ORDER BY v.version
-      `.pipe(Effect.map((rows) => rows.map(toStored)), Effect.orDie)
+      `.pipe(decodeRows("policy_versions", PolicyRow), Effect.map((rows) => rows.map(toStored)), Effect.orDie)
 
     const versionOrder = makeKeyset(sql, [{ column: "v.version", descending: false, type: "integer" }])
 
@@ -161,12 +161,12 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       Effect.gen(function* () {
         const conditions = [sql`v.policy_id = ${id}`, ...(readTenant === null ? [] : [sql`v.tenant_id = ${readTenant}`])]
         const where = yield* versionOrder.where(conditions, page)
-        const rows = yield* sql<PolicyRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT v.policy_id AS id, v.tenant_id, v.wallet_id, v.name, v.version, v.active, p.shadow, v.rules::text AS rules_text, v.approvals_required,
             p.created_at, v.created_at AS updated_at, ${versionOrder.keyColumn}
           FROM policy_versions v JOIN policies p ON p.id = v.policy_id
           WHERE ${where} ORDER BY ${versionOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("policy_versions", withPageKey(PolicyRow)), Effect.orDie)
         const counted = yield* versionOrder.cappedTotal(sql`policy_versions v`, conditions).pipe(Effect.orDie)
         const { items, info } = versionOrder.pageOf(rows, page, counted)
         return { versions: items.map((row) => toStored(row).policy), ...info }
@@ -193,11 +193,11 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
           ...(readTenant === null ? [] : [sql`tenant_id = ${readTenant}`])
         ]
         const where = yield* listOrder.where(conditions, page)
-        const rows = yield* sql<PolicyRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at, ${listOrder.keyColumn}
           FROM policies WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("policies", withPageKey(PolicyRow)), Effect.orDie)
         const counted = yield* listOrder.cappedTotal(sql`policies`, conditions).pipe(Effect.orDie)
         const { items, info } = listOrder.pageOf(rows, page, counted)
         return { policies: items.map((row) => toStored(row).policy), ...info }
@@ -207,25 +207,25 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
-      sql<PolicyRow>`
+      sql`
         SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
         ORDER BY created_at, id
-      `.pipe(Effect.map((rows) => rows.map(toStored)))
+      `.pipe(decodeRows("policies", PolicyRow), Effect.map((rows) => rows.map(toStored)))
 
     /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
     const shadowForWallet = (walletId: string, tenantId: string) =>
-      sql<PolicyRow>`
+      sql`
         SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND shadow AND NOT active
         ORDER BY created_at, id
-      `.pipe(Effect.map((rows) => rows.map(toStored)))
+      `.pipe(decodeRows("policies", PolicyRow), Effect.map((rows) => rows.map(toStored)))
 
     /** The most distinct approvals any active policy of the wallet asks for (1 when none does; issue 31). */
     const approvalsRequiredFor = (walletId: string, tenantId: string) =>
-      sql<{ n: number | null }>`
+      sql`
         SELECT max(approvals_required) AS n FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
-      `.pipe(Effect.map((rows) => rows[0]?.n ?? 1), Effect.orDie)
+      `.pipe(decodeRows("policies", Schema.Struct({ n: Schema.NullOr(Schema.Number) })), Effect.map((rows) => rows[0]?.n ?? 1), Effect.orDie)
 
     return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet, approvalsRequiredFor }
   })

@@ -10,6 +10,7 @@ import { Effect, Schema } from "effect"
 import { PolicyDecision } from "../../schemas/policy.js"
 import type { PolicyEffects } from "./evaluationState.js"
 import { utcDayKey } from "./utcTime.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
 export interface StoredDecision {
   readonly decision: PolicyDecision
@@ -34,10 +35,11 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
       `.pipe(Effect.asVoid)
 
     const findDecision = (txId: string) =>
-      sql<{ decision: string; wallet_id: string; tenant_id: string; approval_spend_lamports: string | null; approved_at: Date | string | null }>`
+      sql`
         SELECT decision::text AS decision, wallet_id::text AS wallet_id, tenant_id, approval_spend_lamports::text AS approval_spend_lamports, approved_at
         FROM policy_decisions WHERE tx_id = ${txId}
       `.pipe(
+        decodeRows("policy_decisions", Schema.Struct({ decision: Schema.String, wallet_id: Schema.String, tenant_id: Schema.String, approval_spend_lamports: Schema.NullOr(Schema.String), approved_at: Schema.NullOr(Timestamp) })),
         Effect.map((rows): StoredDecision | undefined => {
           if (rows.length === 0) return undefined
           const row = rows[0]
@@ -46,7 +48,7 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
             walletId: row.wallet_id,
             tenantId: row.tenant_id,
             approvalSpendLamports: row.approval_spend_lamports === null ? null : BigInt(row.approval_spend_lamports),
-            approvedAt: row.approved_at === null ? null : new Date(row.approved_at)
+            approvedAt: row.approved_at
           }
         })
       )
@@ -65,17 +67,17 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
       `.pipe(Effect.asVoid)
 
     const dailySpent = (walletId: string, utcDay: string) =>
-      sql<{ spent: string }>`
+      sql`
         SELECT spent_lamports::text AS spent FROM policy_daily_spend WHERE wallet_id = ${walletId} AND utc_day = ${utcDay}
-      `.pipe(Effect.map((rows) => (rows.length === 0 ? 0n : BigInt(rows[0].spent))))
+      `.pipe(decodeRows("policy_daily_spend", Schema.Struct({ spent: Schema.String })), Effect.map((rows) => (rows.length === 0 ? 0n : BigInt(rows[0].spent))))
 
     /** Events per window length for `key` with at > instant - window (sliding). */
     const rateCounts = (key: string, windowsSeconds: ReadonlyArray<number>, instant: Date) =>
       Effect.forEach(windowsSeconds, (windowSeconds) =>
-        sql<{ n: string }>`
+        sql`
           SELECT count(*)::text AS n FROM policy_rate_events
           WHERE key = ${key} AND window_seconds = ${windowSeconds} AND at > ${new Date(instant.getTime() - windowSeconds * 1000)}
-        `.pipe(Effect.map((rows) => [windowSeconds, Number(rows[0].n)] as const))
+        `.pipe(decodeRows("policy_rate_events", Schema.Struct({ n: Schema.String })), Effect.map((rows) => [windowSeconds, Number(rows[0].n)] as const))
       ).pipe(Effect.map((entries) => new Map(entries)))
 
     /** Counts `lamports` for the wallet on `utcDay`, keyed by txId (a second call for the same tx adds nothing). */
@@ -86,8 +88,8 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
           INSERT INTO policy_spend_entries (tx_id, wallet_id, utc_day, lamports)
           VALUES (${txId}, ${walletId}, ${utcDay}, ${lamports.toString()}::numeric)
           ON CONFLICT (tx_id) DO NOTHING RETURNING tx_id
-        `
-        if (inserted.length === 0) return
+        `.pipe(Effect.map((rows) => rows.length > 0))
+        if (!inserted) return
         yield* sql`
           INSERT INTO policy_daily_spend (wallet_id, utc_day, spent_lamports)
           VALUES (${walletId}, ${utcDay}, ${lamports.toString()}::numeric)
@@ -124,8 +126,8 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
           yield* lockWallet(stored.walletId)
           const marked = yield* sql`
             UPDATE policy_decisions SET approved_at = ${approvedAt} WHERE tx_id = ${txId} AND approved_at IS NULL RETURNING tx_id
-          `
-          if (marked.length === 0) return
+          `.pipe(Effect.map((rows) => rows.length > 0))
+          if (!marked) return
           yield* addSpend(txId, stored.walletId, utcDayKey(approvedAt), stored.approvalSpendLamports ?? 0n)
         })
       )
@@ -134,16 +136,16 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
     const release = (txId: string) =>
       sql.withTransaction(
         Effect.gen(function* () {
-          const entries = yield* sql<{ wallet_id: string }>`
+          const entries = yield* sql`
             SELECT wallet_id::text AS wallet_id FROM policy_spend_entries WHERE tx_id = ${txId} AND NOT released
-          `
+          `.pipe(decodeRows("policy_spend_entries", Schema.Struct({ wallet_id: Schema.String })))
           if (entries.length === 0) return
           yield* lockWallet(entries[0].wallet_id)
-          const released = yield* sql<{ wallet_id: string; utc_day: string; lamports: string }>`
+          const released = yield* sql`
             UPDATE policy_spend_entries SET released = true, released_at = now()
             WHERE tx_id = ${txId} AND NOT released
             RETURNING wallet_id::text AS wallet_id, utc_day, lamports::text AS lamports
-          `
+          `.pipe(decodeRows("policy_spend_entries", Schema.Struct({ wallet_id: Schema.String, utc_day: Schema.String, lamports: Schema.String })))
           for (const row of released) {
             yield* sql`
               UPDATE policy_daily_spend SET spent_lamports = greatest(spent_lamports - ${row.lamports}::numeric, 0)
@@ -161,16 +163,16 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
      */
     const startOver = (txId: string) =>
       Effect.gen(function* () {
-        const owners = yield* sql<{ wallet_id: string }>`
+        const owners = yield* sql`
           SELECT wallet_id::text AS wallet_id FROM policy_decisions WHERE tx_id = ${txId}
           UNION SELECT wallet_id::text FROM policy_spend_entries WHERE tx_id = ${txId}
-        `
+        `.pipe(decodeRows("policy_decisions", Schema.Struct({ wallet_id: Schema.String })))
         if (owners.length === 0) return
         yield* lockWallet(owners[0].wallet_id)
-        const entries = yield* sql<{ wallet_id: string; utc_day: string; lamports: string; released: boolean }>`
+        const entries = yield* sql`
           DELETE FROM policy_spend_entries WHERE tx_id = ${txId}
           RETURNING wallet_id::text AS wallet_id, utc_day, lamports::text AS lamports, released
-        `
+        `.pipe(decodeRows("policy_spend_entries", Schema.Struct({ wallet_id: Schema.String, utc_day: Schema.String, lamports: Schema.String, released: Schema.Boolean })))
         for (const row of entries.filter((entry) => !entry.released)) {
           yield* sql`
             UPDATE policy_daily_spend SET spent_lamports = greatest(spent_lamports - ${row.lamports}::numeric, 0)
@@ -186,14 +188,14 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
      */
     const ownUsage = (txId: string, utcDay: string, windowsSeconds: ReadonlyArray<number>, instant: Date) =>
       Effect.gen(function* () {
-        const [spent] = yield* sql<{ lamports: string }>`
+        const [spent] = yield* sql`
           SELECT COALESCE(sum(lamports), 0)::text AS lamports FROM policy_spend_entries WHERE tx_id = ${txId} AND utc_day = ${utcDay} AND NOT released
-        `
+        `.pipe(decodeRows("policy_spend_entries", Schema.Struct({ lamports: Schema.String })))
         const rate = yield* Effect.forEach(windowsSeconds, (windowSeconds) =>
-          sql<{ n: string }>`
+          sql`
             SELECT count(*)::text AS n FROM policy_rate_events
             WHERE tx_id = ${txId} AND window_seconds = ${windowSeconds} AND at > ${new Date(instant.getTime() - windowSeconds * 1000)}
-          `.pipe(Effect.map((rows) => [windowSeconds, Number(rows[0]?.n ?? "0")] as const))
+          `.pipe(decodeRows("policy_rate_events", Schema.Struct({ n: Schema.String })), Effect.map((rows) => [windowSeconds, Number(rows[0]?.n ?? "0")] as const))
         )
         return { spentLamports: BigInt(spent?.lamports ?? "0"), rateCounts: new Map(rate) }
       })

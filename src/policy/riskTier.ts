@@ -1,12 +1,12 @@
 /**
  * Risk tier deduction, in the spec's order: an explicit hint wins; bundle-like types are critical;
- * more than 2 SOL is high; swap / lend / stake types are medium; everything else is low.
+ * more than 2 SOL is high; swap / lend / stake types are medium; everything else is low. A type's
+ * tier before amounts is its facts' (src/protocols/typeFacts.ts); what is no type (a sign request) is low.
  */
 import type { RiskTier } from "../../schemas/policy.js"
+import { typeFactsOf } from "../protocols/registry.js"
 
 export const HIGH_RISK_AMOUNT_LAMPORTS = 2_000_000_000n
-
-const CRITICAL_TYPES: ReadonlySet<string> = new Set(["flash_loan_bundle", "cpi_call", "custom_instruction_bundle"])
 
 export interface RiskTierInput {
   readonly type: string
@@ -16,10 +16,10 @@ export interface RiskTierInput {
 
 export const deriveRiskTier = (input: RiskTierInput): RiskTier => {
   if (input.riskTierHint !== undefined) return input.riskTierHint
-  if (CRITICAL_TYPES.has(input.type)) return "critical"
+  const typeTier = typeFactsOf(input.type)?.riskTier ?? "low"
+  if (typeTier === "critical") return "critical"
   if (input.amountLamports !== undefined && input.amountLamports > HIGH_RISK_AMOUNT_LAMPORTS) return "high"
-  if (input.type.includes("swap") || input.type.includes("lend") || input.type.includes("stake")) return "medium"
-  return "low"
+  return typeTier
 }
 
 /** The critical tier requires approval by default (spec), on top of whatever the rules decided. */

@@ -9,10 +9,11 @@
  * statement). Anything else takes the locked path.
  */
 import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { PolicyDecision } from "../../schemas/policy.js"
 import type { PolicyEffects } from "./evaluationState.js"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export interface UnconstrainedTarget {
   readonly txId: string
@@ -55,7 +56,7 @@ export const recordIfUnconstrained = (sql: SqlClient.SqlClient, records: Readonl
     message: `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`,
     metadata: { txId: target.txId, source: "transaction", decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier }
   }))
-  return sql<{ ord: number; recorded: boolean }>`
+  return sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(
         ord int, tx_id uuid, tenant_id text, wallet_id uuid, agent_id uuid, protocol text, trace_id text, decision jsonb,
@@ -87,6 +88,7 @@ export const recordIfUnconstrained = (sql: SqlClient.SqlClient, records: Readonl
     )
     SELECT v.ord, d.tx_id IS NOT NULL AS recorded FROM input v LEFT JOIN decided d ON d.tx_id = v.tx_id
   `.pipe(
+    decodeRows("policy_decisions", Schema.Struct({ ord: Schema.Number, recorded: Schema.Boolean })),
     Effect.map((rows) => {
       const recorded = new Map(rows.map((row) => [row.ord, row.recorded]))
       return records.map((_record, ord) => recorded.get(ord) === true)

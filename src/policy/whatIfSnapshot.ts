@@ -10,6 +10,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { decodeRows } from "../db/rowDecoding.js"
 import type { PolicyHeader } from "./compiledPolicyCache.js"
 
 export interface WhatIfSnapshot {
@@ -38,7 +39,6 @@ const SnapshotRow = Schema.Struct({
   daily_spent: Schema.NullOr(Schema.String),
   rate_counts: Schema.Record({ key: Schema.String, value: Schema.Number })
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(SnapshotRow))
 
 export interface WhatIfInput {
   readonly walletId: string
@@ -74,7 +74,7 @@ export const readWhatIfSnapshots = (inputs: ReadonlyArray<WhatIfInput>) =>
       rate_key: input.rateKey,
       instant: input.instant.toISOString()
     }))
-    const result = yield* sql`
+    const decoded = yield* sql`
       SELECT i.idx, w.tenant_id,
         (SELECT coalesce(json_agg(json_build_object(
             'id', a.id, 'wallet_id', a.wallet_id, 'name', a.name, 'version', a.version, 'active', a.active, 'rules_text', a.rules::text
@@ -98,8 +98,7 @@ export const readWhatIfSnapshots = (inputs: ReadonlyArray<WhatIfInput>) =>
         WHERE a.wallet_id = w.id AND a.tenant_id = w.tenant_id AND a.active
       ) k
       ORDER BY i.idx
-    `
-    const decoded = yield* decodeRows(result)
+    `.pipe(decodeRows("policies", SnapshotRow))
     const snapshots: Array<WhatIfSnapshot | undefined> = inputs.map(() => undefined)
     for (const row of decoded) snapshots[row.idx] = toSnapshot(row)
     return snapshots

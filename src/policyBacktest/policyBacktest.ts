@@ -22,6 +22,7 @@ const storedForm = Schema.encodeSync(PolicyRules)
 const MAX_REPLAYED = 5_000
 
 export class PolicyBacktests extends Effect.Service<PolicyBacktests>()("PolicyBacktests", {
+  dependencies: [PolicyRepo.Default, WalletRepo.Default, RecordedTransactions.Default],
   effect: Effect.gen(function* () {
     const wallets = yield* WalletRepo
     const policies = yield* PolicyRepo

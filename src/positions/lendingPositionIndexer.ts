@@ -14,10 +14,8 @@ import type { ConfirmedTransaction } from "../protocols/confirmedTransaction.js"
 import { LENDING_PROTOCOL, readLendingView } from "../protocols/lending/obligationView.js"
 import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
+import { typeFactsOf } from "../protocols/registry.js"
 import { PositionRepo } from "./positionRepo.js"
-
-/** The lending operations that change a wallet's obligation. */
-const LENDING_TYPES: ReadonlySet<string> = new Set(["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay"])
 
 export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexer>()("LendingPositionIndexer", {
   dependencies: [PositionRepo.Default, ChainFacts.Default, LendingMarketProgram.Default, OracleFreshness.Default],
@@ -43,7 +41,8 @@ export class LendingPositionIndexer extends Effect.Service<LendingPositionIndexe
       })
 
     const onConfirmed = (row: ConfirmedTransaction, walletPublicKey: string): Effect.Effect<void> => {
-      if (row.protocol !== LENDING_PROTOCOL || !LENDING_TYPES.has(row.type)) return Effect.void
+      // the operations that change a wallet's obligation say so in their facts
+      if (row.protocol !== LENDING_PROTOCOL || typeFactsOf(row.type)?.positions?.indexer !== "lendingObligation") return Effect.void
       return index(row, walletPublicKey).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("lending position indexing failed", { txId: row.id }, Cause.pretty(cause)))
       )

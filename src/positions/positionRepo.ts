@@ -1,16 +1,18 @@
 /** Indexed protocol positions in SQL (migration 0014), always filtered by tenant. */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
-export interface PositionRow {
-  readonly protocol: string
-  readonly position_type: string
-  readonly token: string
-  readonly amount: string
-  readonly value_lamports: string
-  readonly last_tx_id: string | null
-  readonly updated_at: Date | string
-}
+export const PositionRow = Schema.Struct({
+  protocol: Schema.String,
+  position_type: Schema.String,
+  token: Schema.String,
+  amount: Schema.String,
+  value_lamports: Schema.String,
+  last_tx_id: Schema.NullOr(Schema.String),
+  updated_at: Timestamp
+})
+export type PositionRow = typeof PositionRow.Type
 
 export interface PositionUpsert {
   readonly tenantId: string
@@ -43,10 +45,10 @@ export class PositionRepo extends Effect.Service<PositionRepo>()("PositionRepo",
       ).pipe(Effect.asVoid, Effect.orDie)
 
     const listForWallet = (tenantId: string, walletId: string) =>
-      sql<PositionRow>`
+      sql`
         SELECT protocol, position_type, token, amount::text AS amount, value_lamports::text AS value_lamports, last_tx_id::text AS last_tx_id, updated_at
         FROM positions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId}
-        ORDER BY protocol, position_type, token`.pipe(Effect.orDie)
+        ORDER BY protocol, position_type, token`.pipe(decodeRows("positions", PositionRow), Effect.orDie)
 
     return { set, listForWallet }
   })

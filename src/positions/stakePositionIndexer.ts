@@ -7,6 +7,7 @@
 import { Cause, Effect } from "effect"
 import { ChainFacts } from "../chain/chainFacts.js"
 import type { ConfirmedMeta, ConfirmedTransaction } from "../protocols/confirmedTransaction.js"
+import { typeFactsOf } from "../protocols/registry.js"
 import { PositionRepo } from "./positionRepo.js"
 import { readStakePool } from "../protocols/staking/poolReads.js"
 import { LiquidStakingProgram } from "../protocols/staking/program.js"
@@ -33,8 +34,10 @@ export class StakePositionIndexer extends Effect.Service<StakePositionIndexer>()
       })
 
     const onConfirmed = (row: ConfirmedTransaction, meta: ConfirmedMeta, walletPublicKey: string): Effect.Effect<void> => {
-      if (row.protocol !== "liquid-staking" || (row.type !== "stake" && row.type !== "unstake")) return Effect.void
-      const lstMint = row.type === "stake" ? row.build_facts?.outputMint : (row.build_facts?.tokenMint ?? undefined)
+      // the operations that change a stake position say so in their facts, with where their build put the LST mint
+      const indexing = typeFactsOf(row.type)?.positions
+      if (row.protocol !== "liquid-staking" || indexing?.indexer !== "stakeToken") return Effect.void
+      const lstMint = row.build_facts === null ? undefined : indexing.stakeTokenMint(row.build_facts)
       if (lstMint === undefined) return Effect.logWarning("confirmed stake without its LST mint in the build facts", { txId: row.id })
       return index(row, meta, walletPublicKey, lstMint).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("stake position indexing failed", { txId: row.id }, Cause.pretty(cause)))

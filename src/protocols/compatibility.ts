@@ -1,7 +1,7 @@
 import { ADAPTER_VERSION_HISTORY, legacyFieldsAt } from "./intentMigration.js"
-import { INTENT_FIELDS, kindProblem } from "./intentRequirements.js"
+import { kindProblem } from "./intentRequirements.js"
 import { RAW_INSTRUCTION_TYPES } from "./rawInstructions.js"
-import type { ProtocolAdapterInfo } from "./registry.js"
+import { type ProtocolAdapterInfo, TYPE_FACTS } from "./registry.js"
 import type { AdapterOperation } from "./transactionTypes.js"
 
 /** Response of POST /protocols/<protocol>/compatibility-check (shape in docs/decisions/pipeline.md). */
@@ -38,7 +38,7 @@ export const checkCompatibility = (
     warnings.push(`${adapter.protocol} ${adapter.version} has no transaction builder yet: a transaction would fail at build`)
   }
 
-  const fields = INTENT_FIELDS[capability] ?? {}
+  const fields = TYPE_FACTS[capability].intentFields ?? {}
   const legacy = ADAPTER_VERSION_HISTORY[adapter.protocol].versions.includes(adapter.version)
     ? legacyFieldsAt(adapter.protocol, adapter.version)
     : new Map<string, string>()

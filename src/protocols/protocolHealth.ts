@@ -1,18 +1,19 @@
 /**
  * Protocol health (spec: Protocols endpoints, Versioning 5), read from the ledger through ChainClient,
  * never assumed: a protocol is ok only when its adapter exists and every program it uses is an
- * executable account on chain. Escrow also reports `configured` (ESCROW_PROGRAM_ID set, or the local
- * ledger's default id when the service runs the local ledger) and `deployed`.
+ * executable account on chain. A protocol on our own programs (its adapter's `ownPrograms`) also reports
+ * `configured` (each program's setting set, or the local ledger's default id when the service runs the
+ * local ledger) and `deployed`.
  */
 import { Duration, Effect, Option } from "effect"
 import type { ProtocolHealth } from "../../schemas/protocol.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig, LOCAL_ESCROW_PROGRAM_ID } from "../config.js"
-import { AMM_PROGRAM_ID_SETTINGS, type AmmProtocol, LOCAL_AMM_PROGRAM_IDS } from "./amm/ammIds.js"
-import { sourcesOf } from "./amm/swapRoute.js"
-import { LIQUID_STAKING_PROGRAM_ID_SETTING, LOCAL_LIQUID_STAKING_PROGRAM_ID } from "./staking/stakingIds.js"
-import { LENDING_MARKET_PROGRAM_ID_SETTING, LOCAL_LENDING_MARKET_PROGRAM_ID } from "./lending/lendingIds.js"
-import { findAdapter, PROTOCOL_IDS, type ProtocolAdapterInfo, protocolRegistry } from "./registry.js"
+import { LOCAL_AMM_PROGRAM_IDS } from "./amm/ammIds.js"
+import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "./lending/lendingIds.js"
+import type { OwnProgram, ProgramIds } from "./protocolAdapter.js"
+import { findAdapter, PROTOCOL_ADAPTERS, PROTOCOL_IDS, type ProtocolAdapterInfo, protocolRegistry } from "./registry.js"
+import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "./staking/stakingIds.js"
 
 const CHECK_TIMEOUT = Duration.seconds(5)
 
@@ -26,21 +27,24 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const chain = yield* ChainClient
-    // Without CHAIN_RPC_URL the service starts the local ledger, which loads the escrow at its default id.
+    // Without CHAIN_RPC_URL the service starts the local ledger, which loads our programs at their default ids:
+    // each is its variable, or the local ledger's id when it runs here.
     const runsLocalLedger = Option.isNone(config.chain.rpcUrl)
-    const escrowConfigured = Option.isSome(config.escrowProgramId) || runsLocalLedger
-    const escrowProgramId = Option.getOrElse(config.escrowProgramId, () => LOCAL_ESCROW_PROGRAM_ID)
-    // The AMM deployments follow the escrow rule: their variable, or the local ledger's ids when it runs here.
-    const ammSettings = { "amm-one": config.ammOneProgramId, "amm-two": config.ammTwoProgramId } as const
-    const ammConfigured = (amm: AmmProtocol) => Option.isSome(ammSettings[amm]) || runsLocalLedger
-    const ammProgramId = (amm: AmmProtocol) => Option.getOrElse(ammSettings[amm], () => LOCAL_AMM_PROGRAM_IDS[amm])
-    const stakingConfigured = Option.isSome(config.liquidStakingProgramId) || runsLocalLedger
-    const stakingProgramId = Option.getOrElse(config.liquidStakingProgramId, () => LOCAL_LIQUID_STAKING_PROGRAM_ID)
-    const lendingConfigured = Option.isSome(config.lendingMarketProgramId) || runsLocalLedger
-    const lendingProgramId = Option.getOrElse(config.lendingMarketProgramId, () => LOCAL_LENDING_MARKET_PROGRAM_ID)
+    const settings: { readonly [K in keyof ProgramIds]: { readonly value: Option.Option<string>; readonly local: string } } = {
+      escrow: { value: config.escrowProgramId, local: LOCAL_ESCROW_PROGRAM_ID },
+      ammOne: { value: config.ammOneProgramId, local: LOCAL_AMM_PROGRAM_IDS["amm-one"] },
+      ammTwo: { value: config.ammTwoProgramId, local: LOCAL_AMM_PROGRAM_IDS["amm-two"] },
+      liquidStaking: { value: config.liquidStakingProgramId, local: LOCAL_LIQUID_STAKING_PROGRAM_ID },
+      lendingMarket: { value: config.lendingMarketProgramId, local: LOCAL_LENDING_MARKET_PROGRAM_ID }
+    }
+    const configured = (own: OwnProgram) => Option.isSome(settings[own.program].value) || runsLocalLedger
+    const idOf = (program: keyof ProgramIds) => Option.getOrElse(settings[program].value, () => settings[program].local)
     const registry = protocolRegistry({
-      escrowProgramId, ammOneProgramId: ammProgramId("amm-one"), ammTwoProgramId: ammProgramId("amm-two"), liquidStakingProgramId: stakingProgramId,
-      lendingMarketProgramId: lendingProgramId
+      escrowProgramId: idOf("escrow"),
+      ammOneProgramId: idOf("ammOne"),
+      ammTwoProgramId: idOf("ammTwo"),
+      liquidStakingProgramId: idOf("liquidStaking"),
+      lendingMarketProgramId: idOf("lendingMarket")
     })
 
     const programState = (programId: string): Effect.Effect<ProgramState> =>
@@ -59,26 +63,6 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
           ? `program ${programId} is not deployed on this ledger`
           : `account ${programId} is not an executable program`
 
-    /** One program of ours behind one setting (escrow, liquid-staking): configured, deployed, its id. */
-    const ownProgramHealth = (adapter: ProtocolAdapterInfo, programId: string, configured: boolean, setting: string) =>
-      Effect.gen(function* () {
-        const state = yield* programState(programId)
-        const deployed = state.state === "executable"
-        const problems = [
-          ...(configured ? [] : [`${setting} is not set`]),
-          ...(deployed ? [] : [describe(programId, state)])
-        ]
-        return {
-          protocol: adapter.protocol,
-          ok: configured && deployed,
-          configured,
-          deployed,
-          programId,
-          ...(problems.length === 0 ? {} : { message: problems.join("; ") })
-        } satisfies ProtocolHealth
-      })
-    const escrowHealth = (adapter: ProtocolAdapterInfo) => ownProgramHealth(adapter, escrowProgramId, escrowConfigured, "ESCROW_PROGRAM_ID")
-
     const programsHealth = (adapter: ProtocolAdapterInfo) =>
       Effect.gen(function* () {
         const states = yield* Effect.forEach(adapter.programIds, (id) => Effect.map(programState(id), (state) => [id, state] as const), {
@@ -92,23 +76,22 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
         } satisfies ProtocolHealth
       })
 
-    /** amm-one / amm-two, and the aggregator over both: ok only when every deployment is configured and executable. */
-    const ammHealth = (adapter: ProtocolAdapterInfo) =>
+    /** A protocol on our own programs (escrow, each AMM and the aggregator over both, ...): ok only when every one is configured and executable. */
+    const ownProgramsHealth = (adapter: ProtocolAdapterInfo, own: ReadonlyArray<OwnProgram>) =>
       Effect.gen(function* () {
-        const sources = sourcesOf(adapter.protocol)
-        const states = yield* Effect.forEach(sources, (amm) => programState(ammProgramId(amm)), { concurrency: "unbounded" })
-        const problems = sources.flatMap((amm, i) => [
-          ...(ammConfigured(amm) ? [] : [`${AMM_PROGRAM_ID_SETTINGS[amm]} is not set`]),
-          ...(states[i]!.state === "executable" ? [] : [describe(ammProgramId(amm), states[i]!)])
+        const states = yield* Effect.forEach(own, (program) => programState(idOf(program.program)), { concurrency: "unbounded" })
+        const problems = own.flatMap((program, i) => [
+          ...(configured(program) ? [] : [`${program.setting} is not set`]),
+          ...(states[i]!.state === "executable" ? [] : [describe(idOf(program.program), states[i]!)])
         ])
-        const configured = sources.every(ammConfigured)
+        const allConfigured = own.every(configured)
         const deployed = states.every((state) => state.state === "executable")
         return {
           protocol: adapter.protocol,
-          ok: configured && deployed,
-          configured,
+          ok: allConfigured && deployed,
+          configured: allConfigured,
           deployed,
-          ...(sources.length === 1 ? { programId: ammProgramId(sources[0]!) } : {}),
+          ...(own.length === 1 ? { programId: idOf(own[0]!.program) } : {}),
           ...(problems.length === 0 ? {} : { message: problems.join("; ") })
         } satisfies ProtocolHealth
       })
@@ -121,10 +104,8 @@ export class ProtocolHealthCheck extends Effect.Service<ProtocolHealthCheck>()("
         // No fake ok: without a transaction builder every transaction of this protocol fails at build.
         return Effect.succeed({ protocol: adapter.protocol, ok: false, message: `no adapter for ${adapter.protocol} in this build: transactions fail at build` })
       }
-      if (sourcesOf(adapter.protocol).length > 0) return ammHealth(adapter)
-      if (adapter.protocol === "liquid-staking") return ownProgramHealth(adapter, stakingProgramId, stakingConfigured, LIQUID_STAKING_PROGRAM_ID_SETTING)
-      if (adapter.protocol === "lending-market") return ownProgramHealth(adapter, lendingProgramId, lendingConfigured, LENDING_MARKET_PROGRAM_ID_SETTING)
-      return adapter.protocol === "escrow" ? escrowHealth(adapter) : programsHealth(adapter)
+      const own = PROTOCOL_ADAPTERS.find((a) => a.protocol === adapter.protocol)?.ownPrograms ?? []
+      return own.length > 0 ? ownProgramsHealth(adapter, own) : programsHealth(adapter)
     }
 
     const checkAll = Effect.forEach(PROTOCOL_IDS, (id) => check(id), { concurrency: "unbounded" }).pipe(

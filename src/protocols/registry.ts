@@ -1,7 +1,8 @@
 /**
- * The one adapter registry: each protocol's capabilities, program ids and transaction builders. It both
- * answers what is implemented (a protocol with builders) and dispatches builds (a type without a builder
- * is a build failure with a clear message). Adding an adapter is one entry in ADAPTERS.
+ * The one adapter registry: the protocol adapters (protocolAdapter.ts), each with its capabilities, program
+ * ids, transaction builders and type facts. It answers what is implemented (a protocol with builders),
+ * dispatches builds (a type without a builder is a build failure with a clear message) and answers each
+ * type's facts. Adding an adapter is one entry in PROTOCOL_ADAPTERS and one in TYPE_FACTS.
  *
  * A build decodes the stored intent once, by its type's schema, and hands the typed value to the builder.
  */
@@ -13,26 +14,23 @@ import type { ChainError } from "../chain/chainClient.js"
 import { AdapterInputError } from "./adapterError.js"
 import type { AdapterError, AdapterServices, Builder, Builders } from "./adapterRequest.js"
 import { LOCAL_AMM_PROGRAM_IDS } from "./amm/ammIds.js"
+import { ammOneAdapter, ammTwoAdapter, dexAggregatorAdapter } from "./amm/protocolAdapter.js"
 import type { BuiltTransaction } from "./builtTransaction.js"
-import { escrowBuilders } from "./escrow/buildWithChain.js"
-import type { AdapterOperation } from "./transactionTypes.js"
-import {
-  ASSOCIATED_TOKEN_PROGRAM,
-  DEFAULT_ESCROW_PROGRAM_ID,
-  parseProgramId,
-  SYSTEM_PROGRAM_ID,
-  TOKEN_PROGRAM
-} from "./programIds.js"
-import { nftBuilders } from "./nft/builders.js"
-import { NFT_PROGRAM_IDS } from "./nft/nftProgramIds.js"
-import { rawInstructionBuilders } from "./rawInstructions.js"
-import { splTokenBuilders } from "./splTokenWithChain.js"
-import { systemProgramBuilders } from "./systemProgramWithChain.js"
-import { swapBuilders } from "./amm/swapBuilder.js"
-import { stakingBuilders } from "./staking/stakeBuilder.js"
-import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "./staking/stakingIds.js"
-import { lendingBuilders } from "./lending/builders.js"
+import { escrowAdapter } from "./escrow/protocolAdapter.js"
 import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "./lending/lendingIds.js"
+import { lendingMarketAdapter } from "./lending/protocolAdapter.js"
+import { nftProgramAdapter } from "./nft/protocolAdapter.js"
+import { DEFAULT_ESCROW_PROGRAM_ID, parseProgramId } from "./programIds.js"
+import type { ProgramIds, ProtocolAdapter } from "./protocolAdapter.js"
+import { rawInstructionFacts } from "./rawInstructionFacts.js"
+import { rawInstructionBuilders } from "./rawInstructions.js"
+import { serviceTypeFacts } from "./serviceTypeFacts.js"
+import { splTokenAdapter } from "./splToken/protocolAdapter.js"
+import { liquidStakingAdapter } from "./staking/protocolAdapter.js"
+import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "./staking/stakingIds.js"
+import { systemProgramAdapter } from "./systemProgram/protocolAdapter.js"
+import type { AdapterOperation } from "./transactionTypes.js"
+import type { TypeFacts } from "./typeFacts.js"
 
 /** The nine protocol identifiers, from the contract (schemas/protocol.ts). */
 export const PROTOCOL_IDS = PROTOCOLS
@@ -54,21 +52,6 @@ export interface ProtocolAdapterInfo {
 /** Current adapter version of every protocol (history in intentMigration.ts). */
 export const CURRENT_ADAPTER_VERSION = "1.0.0"
 
-/**
- * Escrow lists all eight escrow operations: the spec names create/accept/release and says the
- * others exist as transaction types; a capability list without them would refuse a refund.
- */
-export const ESCROW_CAPABILITIES: ReadonlyArray<AdapterOperation> = [
-  "create_escrow",
-  "accept_escrow",
-  "release_escrow",
-  "refund_escrow",
-  "dispute_escrow",
-  "resolve_dispute",
-  "create_milestone_escrow",
-  "release_milestone"
-]
-
 export interface RegistryOptions {
   /** ESCROW_PROGRAM_ID; the placeholder default when unset */
   readonly escrowProgramId?: string
@@ -81,41 +64,50 @@ export interface RegistryOptions {
   readonly lendingMarketProgramId?: string
 }
 
-interface ProgramIds {
-  readonly escrow: string
-  readonly ammOne: string
-  readonly ammTwo: string
-  readonly liquidStaking: string
-  readonly lendingMarket: string
-}
-
-interface AdapterEntry {
-  readonly protocol: ProtocolId
-  readonly capabilities: ReadonlyArray<AdapterOperation>
-  readonly programIds: (ids: ProgramIds) => ReadonlyArray<string>
-  readonly builders: Builders
-}
-
-const ADAPTERS: ReadonlyArray<AdapterEntry> = [
-  { protocol: "system-program", capabilities: ["transfer_sol", "create_account"], programIds: () => [SYSTEM_PROGRAM_ID], builders: systemProgramBuilders },
-  // create_mint also invokes the System program (createAccount) and transfers may create an ATA
-  {
-    protocol: "spl-token",
-    // x402_pay is a token payment, built by its own pipeline stage (src/pipeline/x402Stages.ts)
-    capabilities: ["transfer_spl", "create_mint", "mint_token", "x402_pay"],
-    programIds: () => [TOKEN_PROGRAM, ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM_ID],
-    builders: splTokenBuilders
-  },
-  { protocol: "escrow", capabilities: ESCROW_CAPABILITIES, programIds: (ids) => [ids.escrow], builders: escrowBuilders },
-  { protocol: "dex-aggregator", capabilities: ["swap", "quote"], programIds: (ids) => [ids.ammOne, ids.ammTwo], builders: swapBuilders },
-  { protocol: "amm-one", capabilities: ["swap"], programIds: (ids) => [ids.ammOne], builders: swapBuilders },
-  { protocol: "amm-two", capabilities: ["swap"], programIds: (ids) => [ids.ammTwo], builders: swapBuilders },
-  { protocol: "liquid-staking", capabilities: ["stake", "unstake"], programIds: (ids) => [ids.liquidStaking], builders: stakingBuilders },
-  // flash_loan_bundle borrows from this market's reserves (docs/decisions/lending.md), so it is listed with the spec's two
-  { protocol: "lending-market", capabilities: ["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay", "flash_loan_bundle"], programIds: (ids) => [ids.lendingMarket], builders: lendingBuilders },
-  // nft_mint is a Token-2022 mint with its metadata extension (docs/decisions/nft.md)
-  { protocol: "nft-program", capabilities: ["nft_mint"], programIds: () => NFT_PROGRAM_IDS, builders: nftBuilders }
+export const PROTOCOL_ADAPTERS: ReadonlyArray<ProtocolAdapter> = [
+  systemProgramAdapter,
+  splTokenAdapter,
+  escrowAdapter,
+  dexAggregatorAdapter,
+  ammOneAdapter,
+  ammTwoAdapter,
+  liquidStakingAdapter,
+  lendingMarketAdapter,
+  nftProgramAdapter
 ]
+
+/**
+ * Every operation's facts, each from the one module that defines its type: a type without facts (or an
+ * adapter left out here) does not compile.
+ */
+export const TYPE_FACTS: Readonly<Record<AdapterOperation, TypeFacts>> = {
+  ...systemProgramAdapter.facts,
+  ...splTokenAdapter.facts,
+  ...escrowAdapter.facts,
+  ...dexAggregatorAdapter.facts,
+  ...liquidStakingAdapter.facts,
+  ...lendingMarketAdapter.facts,
+  ...nftProgramAdapter.facts,
+  ...rawInstructionFacts,
+  ...serviceTypeFacts
+}
+
+/** The facts of a type; undefined for what is not one (a sign request, a name from an old row). */
+export const typeFactsOf = (type: string): TypeFacts | undefined =>
+  Object.hasOwn(TYPE_FACTS, type) ? TYPE_FACTS[type as AdapterOperation] : undefined
+
+/** The operations whose facts say so. */
+export const typesWhere = (holds: (facts: TypeFacts) => boolean): ReadonlyArray<AdapterOperation> =>
+  (Object.keys(TYPE_FACTS) as Array<AdapterOperation>).filter((type) => holds(TYPE_FACTS[type]))
+
+/** The first adapter's reading of a failed simulation's logs (its own programs' refusal), in registry order. */
+export const describeProtocolFailure = (logs: ReadonlyArray<string>, ids: ProgramIds): string | undefined => {
+  for (const adapter of PROTOCOL_ADAPTERS) {
+    const described = adapter.describeFailure?.(logs, adapter.programIds(ids))
+    if (described !== undefined) return described
+  }
+  return undefined
+}
 
 export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<ProtocolAdapterInfo> => {
   const ids: ProgramIds = {
@@ -125,7 +117,7 @@ export const protocolRegistry = (options: RegistryOptions = {}): ReadonlyArray<P
     liquidStaking: parseProgramId(options.liquidStakingProgramId ?? LOCAL_LIQUID_STAKING_PROGRAM_ID, "LIQUID_STAKING_PROGRAM_ID"),
     lendingMarket: parseProgramId(options.lendingMarketProgramId ?? LOCAL_LENDING_MARKET_PROGRAM_ID, "LENDING_MARKET_PROGRAM_ID")
   }
-  return ADAPTERS.map((entry) => ({
+  return PROTOCOL_ADAPTERS.map((entry) => ({
     protocol: entry.protocol,
     version: CURRENT_ADAPTER_VERSION,
     capabilities: entry.capabilities,
@@ -171,7 +163,7 @@ const decodeIntent = (request: BuildRequest & { readonly type: TransactionType }
   )
 
 export const buildWithAdapter = (request: BuildRequest): Effect.Effect<BuiltTransaction, AdapterError, AdapterServices> => {
-  const entry = ADAPTERS.find((a) => a.protocol === request.protocol)
+  const entry = PROTOCOL_ADAPTERS.find((a) => a.protocol === request.protocol)
   const type = request.type as TransactionType
   // own properties only: a type named like an Object.prototype member must not find a "builder"
   // cpi_call / custom_instruction_bundle carry their own programs: built for any protocol named

@@ -6,7 +6,5 @@ export { TRANSACTION_TYPES, type TransactionType }
 /** Operations an adapter can build or answer: every transaction type plus adapter-only ones. */
 export type AdapterOperation = TransactionType | "nft_mint" | "create_account" | "quote"
 
-export const READ_ONLY_TYPES: ReadonlySet<TransactionType> = new Set(["query_balance", "query_positions"])
-
 export const isTransactionType = (value: unknown): value is TransactionType =>
   typeof value === "string" && (TRANSACTION_TYPES as ReadonlyArray<string>).includes(value)

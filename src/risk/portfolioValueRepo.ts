@@ -5,7 +5,8 @@
  * one when it is the day's first). `baseline` answers the same without writing (POST /evaluate).
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export interface PortfolioBaseline {
   /** the highest value observed before (undefined: never observed) */
@@ -13,6 +14,8 @@ export interface PortfolioBaseline {
   /** the day's first observed value (undefined: none yet today) */
   readonly dayStartLamports: bigint | undefined
 }
+
+const Baseline = Schema.Struct({ peak: Schema.NullOr(Schema.String), day_start: Schema.NullOr(Schema.String) })
 
 const big = (text: string | null | undefined) => (text === null || text === undefined ? undefined : BigInt(text))
 
@@ -22,7 +25,7 @@ export class PortfolioValueRepo extends Effect.Service<PortfolioValueRepo>()("Po
 
     /** Records `valueLamports` for `utcDay`; the peak answered is the one before this observation. */
     const observe = (tenantId: string, walletId: string, utcDay: string, valueLamports: bigint) =>
-      sql<{ peak: string | null; day_start: string | null }>`
+      sql`
         WITH prior AS (
           SELECT max(peak_lamports) AS peak FROM portfolio_values WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId}
         ), today AS (
@@ -34,15 +37,17 @@ export class PortfolioValueRepo extends Effect.Service<PortfolioValueRepo>()("Po
           RETURNING first_lamports
         )
         SELECT (SELECT peak::text FROM prior) AS peak, (SELECT first_lamports::text FROM today) AS day_start`.pipe(
+        decodeRows("portfolio_values", Baseline),
         Effect.map(([row]): PortfolioBaseline => ({ peakLamports: big(row?.peak), dayStartLamports: big(row?.day_start) })),
         Effect.orDie
       )
 
     const baseline = (tenantId: string, walletId: string, utcDay: string) =>
-      sql<{ peak: string | null; day_start: string | null }>`
+      sql`
         SELECT
           (SELECT max(peak_lamports)::text FROM portfolio_values WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId}) AS peak,
           (SELECT first_lamports::text FROM portfolio_values WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND utc_day = ${utcDay}) AS day_start`.pipe(
+        decodeRows("portfolio_values", Baseline),
         Effect.map(([row]): PortfolioBaseline => ({ peakLamports: big(row?.peak), dayStartLamports: big(row?.day_start) })),
         Effect.orDie
       )

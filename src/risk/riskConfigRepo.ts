@@ -7,7 +7,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ValidationError } from "../../schemas/errors.js"
-import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 import { type DeploymentLayer, deploymentConfig, layeredConfig, looserThanDeployment } from "./protocolLayers.js"
 import {
   PortfolioRiskControls,
@@ -16,12 +17,9 @@ import {
   ProtocolRiskConfigUpdate
 } from "../../schemas/policy.js"
 
-interface ConfigRow {
-  readonly key: string
-  readonly tenant_id: string
-  readonly body: string
-  readonly updated_at: Date | string
-}
+/** A protocol's config or a wallet's controls: the stored JSON as text (a corrupt body is CorruptRiskConfig, not a defect). */
+const ConfigRow = Schema.Struct({ key: Schema.String, tenant_id: Schema.String, body: Schema.String, updated_at: Timestamp })
+type ConfigRow = typeof ConfigRow.Type
 
 /** A stored config or controls row that does not decode (someone edited SQL by hand). */
 export class CorruptRiskConfig extends Schema.TaggedError<CorruptRiskConfig>()("CorruptRiskConfig", {
@@ -53,21 +51,19 @@ const parse = (text: string): unknown => {
   }
 }
 
-const iso = (value: Date | string) => new Date(value).toISOString()
-
 const toProtocolConfig = (row: ConfigRow, body: unknown = parse(row.body)) =>
-  decodeProtocol({ gaslessEligible: false, ...(body as object), protocol: row.key, updatedAt: iso(row.updated_at) }).pipe(
+  decodeProtocol({ gaslessEligible: false, ...(body as object), protocol: row.key, updatedAt: row.updated_at.toISOString() }).pipe(
     Effect.mapError(() => new CorruptRiskConfig({ message: `protocol risk config for ${row.key} is corrupt` }))
   )
 
 const toDeploymentLayer = (row: ConfigRow) =>
   decodeDeploymentLayer(parse(row.body)).pipe(
-    Effect.map((layer): { layer: DeploymentLayer; updatedAt: string } => ({ layer, updatedAt: iso(row.updated_at) })),
+    Effect.map((layer): { layer: DeploymentLayer; updatedAt: string } => ({ layer, updatedAt: row.updated_at.toISOString() })),
     Effect.mapError(() => new CorruptRiskConfig({ message: `deployment-wide protocol risk config for ${row.key} is corrupt` }))
   )
 
 const toPortfolioControls = (row: ConfigRow) =>
-  decodePortfolio({ ...(parse(row.body) as object), walletId: row.key, updatedAt: iso(row.updated_at) }).pipe(
+  decodePortfolio({ ...(parse(row.body) as object), walletId: row.key, updatedAt: row.updated_at.toISOString() }).pipe(
     Effect.mapError(() => new CorruptRiskConfig({ message: `portfolio risk controls of wallet ${row.key} are corrupt` }))
   )
 
@@ -93,19 +89,19 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
     // ---- protocol risk configs ----
 
     const protocolRows = (readTenant: string | null, protocol: string | null) =>
-      sql<ConfigRow>`
+      sql`
         SELECT protocol AS key, tenant_id, config::text AS body, updated_at FROM protocol_risk_configs
         WHERE true ${tenantFilter(readTenant)} ${protocol === null ? sql`` : sql`AND protocol = ${protocol}`}
         ORDER BY protocol, tenant_id
-      `
+      `.pipe(decodeRows("protocol_risk_configs", ConfigRow))
 
     /** The stored rows of a tenant and of the deployment-wide layer for a protocol (null: every protocol). */
     const layerRows = (tenantId: string, protocol: string | null) =>
-      sql<ConfigRow>`
+      sql`
         SELECT protocol AS key, tenant_id, config::text AS body, updated_at FROM protocol_risk_configs
         WHERE tenant_id IN (${tenantId}, ${DEPLOYMENT_TENANT}) ${protocol === null ? sql`` : sql`AND protocol = ${protocol}`}
         ORDER BY protocol, tenant_id
-      `
+      `.pipe(decodeRows("protocol_risk_configs", ConfigRow))
 
     /** One protocol's effective config from its rows: the deployment's layer itself for tenant `*`. */
     const effective = (tenantId: string, protocol: string, rows: ReadonlyArray<ConfigRow>) =>
@@ -175,11 +171,11 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
     // ---- portfolio risk controls ----
 
     const portfolioRows = (readTenant: string | null, walletId: string | null) =>
-      sql<ConfigRow>`
+      sql`
         SELECT wallet_id::text AS key, tenant_id, controls::text AS body, updated_at FROM portfolio_risk_controls
         WHERE true ${tenantFilter(readTenant)} ${walletId === null ? sql`` : sql`AND wallet_id = ${walletId}`}
         ORDER BY wallet_id
-      `
+      `.pipe(decodeRows("portfolio_risk_controls", ConfigRow))
 
     /** The wallet's controls (defaults when never set). Fails on SQL errors and corrupt rows. */
     const findPortfolio = (walletId: string, tenantId: string) =>
@@ -194,11 +190,11 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
       Effect.gen(function* () {
         const conditions = readTenant === null ? [] : [sql`tenant_id = ${readTenant}`]
         const where = yield* portfolioOrder.where(conditions, page)
-        const rows = yield* sql<ConfigRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT wallet_id::text AS key, tenant_id, controls::text AS body, updated_at, ${portfolioOrder.keyColumn}
           FROM portfolio_risk_controls WHERE ${where}
           ORDER BY ${portfolioOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("portfolio_risk_controls", withPageKey(ConfigRow)), Effect.orDie)
         const counted = yield* portfolioOrder.cappedTotal(sql`portfolio_risk_controls`, conditions).pipe(Effect.orDie)
         const { items, info } = portfolioOrder.pageOf(rows, page, counted)
         return { controls: yield* Effect.forEach(items, toPortfolioControls).pipe(Effect.orDie), ...info }
@@ -207,13 +203,13 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
     const putPortfolio = (tenantId: string, walletId: string, update: PortfolioRiskControlsUpdate) =>
       Effect.gen(function* () {
         const patch = JSON.stringify(encodePortfolioUpdate(update))
-        const [row] = yield* sql<ConfigRow>`
+        const [row] = yield* sql`
           INSERT INTO portfolio_risk_controls (wallet_id, tenant_id, controls)
           VALUES (${walletId}, ${tenantId}, jsonb_strip_nulls(${JSON.stringify(PORTFOLIO_DEFAULTS)}::jsonb || ${patch}::jsonb))
           ON CONFLICT (wallet_id) DO UPDATE
             SET controls = jsonb_strip_nulls(portfolio_risk_controls.controls || ${patch}::jsonb), updated_at = now()
           RETURNING wallet_id::text AS key, tenant_id, controls::text AS body, updated_at
-        `
+        `.pipe(decodeRows("portfolio_risk_controls", ConfigRow))
         return yield* toPortfolioControls(row)
       }).pipe(Effect.orDie, Effect.withSpan("RiskConfigRepo.putPortfolio"))
 

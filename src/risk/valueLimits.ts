@@ -9,22 +9,22 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { ValueLimitInput, type ValueCurrency, type ValueLimits, type ValueLimitsUpdate } from "../../schemas/valueLimits.js"
+import { ValueLimitInput, ValueLimitScope, type ValueCurrency, type ValueLimits, type ValueLimitsUpdate } from "../../schemas/valueLimits.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 import { type TransactionValue, TransactionValuer, type ValueFacts } from "./transactionValue.js"
 
 /** A limit as stored: the maximum in the currency's smallest unit (micro-USD or lamports). */
-interface StoredLimit {
-  readonly currency: ValueCurrency
-  readonly windowSeconds: number
-  readonly maxUnits: string
-}
+const StoredLimit = Schema.Struct({ currency: ValueLimitInput.fields.currency, windowSeconds: Schema.Number, maxUnits: Schema.String })
+type StoredLimit = typeof StoredLimit.Type
 
-interface LimitRow {
-  readonly scope: "wallet" | "agent"
-  readonly target_id: string
-  readonly limits: ReadonlyArray<StoredLimit>
-  readonly updated_at: Date | string
-}
+const LimitRow = Schema.Struct({
+  scope: ValueLimitScope,
+  target_id: Schema.String,
+  limits: Schema.Array(StoredLimit),
+  updated_at: Timestamp
+})
+
+const UsedValue = Schema.Struct({ lamports: Schema.String, micro_usd: Schema.String })
 
 export interface ValueSubject {
   readonly tenantId: string
@@ -54,7 +54,6 @@ export const fromUnits = (currency: ValueCurrency, units: bigint): string => {
 const unitsOf = (value: { readonly lamports: bigint; readonly microUsd: bigint }, currency: ValueCurrency) =>
   currency === "USD" ? value.microUsd : value.lamports
 
-const decodeLimit = Schema.decodeUnknownSync(Schema.Array(Schema.Struct({ currency: ValueLimitInput.fields.currency, windowSeconds: Schema.Number, maxUnits: Schema.String })))
 
 export class ValueLimitStore extends Effect.Service<ValueLimitStore>()("ValueLimitStore", {
   dependencies: [TransactionValuer.Default],
@@ -63,19 +62,19 @@ export class ValueLimitStore extends Effect.Service<ValueLimitStore>()("ValueLim
     const valuer = yield* TransactionValuer
 
     const rowsFor = (subject: ValueSubject) =>
-      sql<LimitRow>`
+      sql`
         SELECT scope, target_id::text AS target_id, limits, updated_at FROM value_limits
         WHERE tenant_id = ${subject.tenantId} AND ((scope = 'wallet' AND target_id = ${subject.walletId})
           ${subject.agentId === null ? sql`` : sql`OR (scope = 'agent' AND target_id = ${subject.agentId})`})
-      `.pipe(Effect.map((rows) => rows.map((row) => ({ ...row, limits: decodeLimit(row.limits) }))))
+      `.pipe(decodeRows("value_limits", LimitRow))
 
     /** The value used in the window ending `now` by a wallet's or an agent's reservations not released (micro-USD and lamports). */
     const usedSince = (scope: "wallet" | "agent", targetId: string, since: Date) =>
-      sql<{ lamports: string; micro_usd: string }>`
+      sql`
         SELECT COALESCE(sum(value_lamports), 0)::text AS lamports, COALESCE(sum(value_micro_usd), 0)::text AS micro_usd
         FROM value_reservations
         WHERE ${scope === "wallet" ? sql`wallet_id = ${targetId}` : sql`agent_id = ${targetId}`} AND released_at IS NULL AND reserved_at > ${since}
-      `.pipe(Effect.map(([row]) => ({ lamports: BigInt(row?.lamports ?? "0"), microUsd: BigInt(row?.micro_usd ?? "0") })))
+      `.pipe(decodeRows("value_reservations", UsedValue), Effect.map(([row]) => ({ lamports: BigInt(row?.lamports ?? "0"), microUsd: BigInt(row?.micro_usd ?? "0") })))
 
     /**
      * In the decision's SQL transaction, under the wallet's lock: the reasons the transaction would pass a
@@ -119,10 +118,10 @@ export class ValueLimitStore extends Effect.Service<ValueLimitStore>()("ValueLim
     /** The limits of a wallet or an agent with their use now. */
     const state = (scope: "wallet" | "agent", targetId: string, tenantId: string, now: Date) =>
       Effect.gen(function* () {
-        const [row] = yield* sql<LimitRow>`
+        const [row] = yield* sql`
           SELECT scope, target_id::text AS target_id, limits, updated_at FROM value_limits WHERE scope = ${scope} AND target_id = ${targetId} AND tenant_id = ${tenantId}
-        `
-        const limits = row === undefined ? [] : decodeLimit(row.limits)
+        `.pipe(decodeRows("value_limits", LimitRow))
+        const limits = row === undefined ? [] : row.limits
         const states = yield* Effect.forEach(limits, (limit) =>
           Effect.gen(function* () {
             const since = new Date(now.getTime() - limit.windowSeconds * 1000)
@@ -134,7 +133,7 @@ export class ValueLimitStore extends Effect.Service<ValueLimitStore>()("ValueLim
             }
           })
         )
-        const answer: ValueLimits = { scope, targetId, limits: states, updatedAt: row === undefined ? null : new Date(row.updated_at).toISOString() }
+        const answer: ValueLimits = { scope, targetId, limits: states, updatedAt: row === undefined ? null : row.updated_at.toISOString() }
         return answer
       }).pipe(Effect.orDie)
 

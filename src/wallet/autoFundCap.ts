@@ -5,8 +5,9 @@
  * would. A funding that then fails gives its reservation back.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { PolicyViolation } from "../../schemas/errors.js"
+import { decodeRows } from "../db/rowDecoding.js"
 
 export interface AutoFundReservation {
   readonly tenantId: string
@@ -24,19 +25,19 @@ export const makeAutoFundCap = (sql: SqlClient.SqlClient, capLamports: bigint) =
 
   const reserve = (tenantId: string, lamports: bigint): Effect.Effect<AutoFundReservation, PolicyViolation> =>
     Effect.gen(function* () {
-      const [row] = yield* sql<{ day: string }>`
+      const [row] = yield* sql`
         INSERT INTO autofund_daily (tenant_id, day, lamports)
         SELECT ${tenantId}, (now() AT TIME ZONE 'utc')::date, ${lamports.toString()}::numeric
         WHERE ${lamports.toString()}::numeric <= ${capLamports.toString()}::numeric
         ON CONFLICT (tenant_id, day) DO UPDATE SET lamports = autofund_daily.lamports + EXCLUDED.lamports
           WHERE autofund_daily.lamports + EXCLUDED.lamports <= ${capLamports.toString()}::numeric
         RETURNING day::text AS day
-      `.pipe(Effect.orDie)
+      `.pipe(decodeRows("autofund_daily", Schema.Struct({ day: Schema.String })), Effect.orDie)
       if (row !== undefined) return { tenantId, day: row.day, lamports }
-      const [used] = yield* sql<{ lamports: string }>`
+      const [used] = yield* sql`
         SELECT lamports::text AS lamports FROM autofund_daily
         WHERE tenant_id = ${tenantId} AND day = (now() AT TIME ZONE 'utc')::date
-      `.pipe(Effect.orDie)
+      `.pipe(decodeRows("autofund_daily", Schema.Struct({ lamports: Schema.String })), Effect.orDie)
       return yield* refused(tenantId, BigInt(used?.lamports ?? "0"), lamports)
     }).pipe(Effect.withSpan("AutoFundCap.reserve"))
 

@@ -39,7 +39,7 @@ const unavailable = (cause: unknown, fallback: string) =>
   cause instanceof KeyUnavailable ? cause : new KeyUnavailable(fallback)
 
 export class KeyStore extends Effect.Service<KeyStore>()("KeyStore", {
-  dependencies: [SealedKeyRepo.Default],
+  dependencies: [SealedKeyRepo.Default, MpcCluster.Default],
   scoped: Effect.gen(function* () {
     const config = yield* AppConfig
     const mpc = yield* MpcCluster

@@ -7,7 +7,8 @@
  * The backends are plain classes with Promise methods: `sealedRecords` gives them this repository as one.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Runtime } from "effect"
+import { Effect, Runtime, Schema } from "effect"
+import { decodeRows } from "../db/rowDecoding.js"
 
 /** Where a row belongs: a backend, or one mpc node's shares. */
 export type SealedStore = "encrypted-file" | "kms" | "hsm" | `mpc-node-${number}`
@@ -23,13 +24,14 @@ export class SealedKeyRepo extends Effect.Service<SealedKeyRepo>()("SealedKeyRep
 
     /** Stores a row once; false when the store already holds one under that name (it is left as it was). */
     const insert = (store: SealedStore, keyName: string, sealed: unknown) =>
-      sql<{ key_name: string }>`
+      sql`
         INSERT INTO sealed_keys (store, key_name, sealed) VALUES (${store}, ${keyName}, ${JSON.stringify(sealed)}::jsonb)
         ON CONFLICT (store, key_name) DO NOTHING RETURNING key_name
-      `.pipe(Effect.map((rows) => rows.length === 1))
+      `.pipe(decodeRows("sealed_keys", Schema.Struct({ key_name: Schema.String })), Effect.map((rows) => rows.length === 1))
 
     const get = (store: SealedStore, keyName: string) =>
-      sql<{ sealed: unknown }>`SELECT sealed FROM sealed_keys WHERE store = ${store} AND key_name = ${keyName}`.pipe(
+      sql`SELECT sealed FROM sealed_keys WHERE store = ${store} AND key_name = ${keyName}`.pipe(
+        decodeRows("sealed_keys", Schema.Struct({ sealed: Schema.Unknown })),
         Effect.map((rows) => rows[0]?.sealed)
       )
 
@@ -38,7 +40,8 @@ export class SealedKeyRepo extends Effect.Service<SealedKeyRepo>()("SealedKeyRep
       sql`UPDATE sealed_keys SET sealed = ${JSON.stringify(sealed)}::jsonb, updated_at = now() WHERE store = ${store} AND key_name = ${keyName}`.pipe(Effect.asVoid)
 
     const list = (store: SealedStore) =>
-      sql<{ key_name: string; sealed: unknown }>`SELECT key_name, sealed FROM sealed_keys WHERE store = ${store} ORDER BY key_name`.pipe(
+      sql`SELECT key_name, sealed FROM sealed_keys WHERE store = ${store} ORDER BY key_name`.pipe(
+        decodeRows("sealed_keys", Schema.Struct({ key_name: Schema.String, sealed: Schema.Unknown })),
         Effect.map((rows): ReadonlyArray<SealedRow> => rows.map((row) => ({ keyName: row.key_name, sealed: row.sealed })))
       )
 

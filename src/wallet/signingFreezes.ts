@@ -7,28 +7,28 @@
  * commit, whichever process signs.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import type { Freeze, FreezeScope } from "../../schemas/freeze.js"
-import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { type Freeze, FreezeScope } from "../../schemas/freeze.js"
+import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
 /** The advisory lock class of freezes (the second key is the tenant's hash: a collision only waits longer). */
 const FREEZE_LOCK_CLASS = 34034
 
-interface FreezeRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly scope: FreezeScope
-  readonly target_id: string
-  readonly reason: string
-  readonly frozen_by: string
-  readonly frozen_at: Date | string
-  readonly unfrozen_at: Date | string | null
-  readonly unfrozen_by: string | null
-  readonly unfreeze_reason: string | null
-}
-
-const iso = (value: Date | string) => new Date(value).toISOString()
+const FreezeRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  scope: FreezeScope,
+  target_id: Schema.String,
+  reason: Schema.String,
+  frozen_by: Schema.String,
+  frozen_at: Timestamp,
+  unfrozen_at: Schema.NullOr(Timestamp),
+  unfrozen_by: Schema.NullOr(Schema.String),
+  unfreeze_reason: Schema.NullOr(Schema.String)
+})
+type FreezeRow = typeof FreezeRow.Type
 
 const toFreeze = (row: FreezeRow): Freeze => ({
   id: row.id,
@@ -38,8 +38,8 @@ const toFreeze = (row: FreezeRow): Freeze => ({
   reason: row.reason,
   active: row.unfrozen_at === null,
   frozenBy: row.frozen_by,
-  frozenAt: iso(row.frozen_at),
-  unfrozenAt: row.unfrozen_at === null ? null : iso(row.unfrozen_at),
+  frozenAt: row.frozen_at.toISOString(),
+  unfrozenAt: row.unfrozen_at === null ? null : row.unfrozen_at.toISOString(),
   unfrozenBy: row.unfrozen_by,
   unfreezeReason: row.unfreeze_reason
 })
@@ -57,13 +57,13 @@ export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFre
 
     /** The active freezes covering any of `subjects` (one statement). */
     const coveringRows = (subjects: ReadonlyArray<FreezeSubject>) =>
-      sql<FreezeRow & { readonly ord: number }>`
+      sql`
         SELECT v.ord, f.* FROM jsonb_to_recordset(${JSON.stringify(subjects.map((subject, ord) => ({ ord, ...subject })))}::jsonb)
           AS v(ord int, "tenantId" text, "walletId" text, "agentId" text)
         JOIN signing_freezes f ON f.tenant_id = v."tenantId" AND f.unfrozen_at IS NULL AND (
           f.scope = 'tenant' OR (f.scope = 'wallet' AND f.target_id = v."walletId") OR (f.scope = 'agent' AND f.target_id = v."agentId"))
         ORDER BY v.ord, f.frozen_at
-      `
+      `.pipe(decodeRows("signing_freezes", Schema.Struct({ ...FreezeRow.fields, ord: Schema.Number })))
 
     /** Per subject (by index), the active freeze that covers it, if any. */
     const covering = (subjects: ReadonlyArray<FreezeSubject>) =>
@@ -101,32 +101,32 @@ export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFre
     const freeze = (input: { tenantId: string; scope: FreezeScope; targetId: string; reason: string; frozenBy: string }) =>
       Effect.gen(function* () {
         yield* sql`SELECT pg_advisory_xact_lock(${FREEZE_LOCK_CLASS}, hashtext(${input.tenantId}))`
-        const inserted = yield* sql<FreezeRow>`
+        const inserted = yield* sql`
           INSERT INTO signing_freezes (id, tenant_id, scope, target_id, reason, frozen_by, frozen_at)
           VALUES (${randomUUID()}, ${input.tenantId}, ${input.scope}, ${input.targetId}, ${input.reason}, ${input.frozenBy}, clock_timestamp())
           ON CONFLICT (tenant_id, scope, target_id) WHERE unfrozen_at IS NULL DO NOTHING
           RETURNING *
-        `
+        `.pipe(decodeRows("signing_freezes", FreezeRow))
         if (inserted.length > 0) return { freeze: toFreeze(inserted[0]), created: true }
-        const existing = yield* sql<FreezeRow>`
+        const existing = yield* sql`
           SELECT * FROM signing_freezes
           WHERE tenant_id = ${input.tenantId} AND scope = ${input.scope} AND target_id = ${input.targetId} AND unfrozen_at IS NULL
-        `
+        `.pipe(decodeRows("signing_freezes", FreezeRow))
         return { freeze: toFreeze(existing[0]), created: false }
       })
 
     /** Lifts an active freeze (in the caller's SQL transaction); undefined when it is not active or not visible. */
     const lift = (id: string, readTenant: string | null, input: { unfrozenBy: string; reason: string | null }) =>
-      sql<FreezeRow>`
+      sql`
         UPDATE signing_freezes SET unfrozen_at = clock_timestamp(), unfrozen_by = ${input.unfrozenBy}, unfreeze_reason = ${input.reason}
         WHERE id = ${id} AND unfrozen_at IS NULL ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
         RETURNING *
-      `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toFreeze(rows[0]))))
+      `.pipe(decodeRows("signing_freezes", FreezeRow), Effect.map((rows) => (rows.length === 0 ? undefined : toFreeze(rows[0]))))
 
     const find = (id: string, readTenant: string | null) =>
-      sql<FreezeRow>`
+      sql`
         SELECT * FROM signing_freezes WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
-      `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toFreeze(rows[0]))), Effect.orDie)
+      `.pipe(decodeRows("signing_freezes", FreezeRow), Effect.map((rows) => (rows.length === 0 ? undefined : toFreeze(rows[0]))), Effect.orDie)
 
     const newestFirst = makeKeyset(sql, [
       { column: "frozen_at", descending: true, type: "timestamptz" },
@@ -141,10 +141,10 @@ export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFre
           ...(options.activeOnly ? [sql`unfrozen_at IS NULL`] : [])
         ]
         const where = yield* newestFirst.where(conditions, options)
-        const rows = yield* sql<FreezeRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT *, ${newestFirst.keyColumn} FROM signing_freezes WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("signing_freezes", withPageKey(FreezeRow)), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`signing_freezes`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, options, counted)
         return { freezes: items.map(toFreeze), ...info }

@@ -1,20 +1,22 @@
 /** Wallet rows in SQL, always filtered by tenant. */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import type { KeyBackend, Wallet, WalletProvider } from "../../schemas/wallet.js"
-import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { KeyBackend, Wallet, WalletProvider } from "../../schemas/wallet.js"
+import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
-export interface WalletRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly public_key: string
-  readonly provider: WalletProvider
-  readonly key_backend: KeyBackend
-  readonly status: "active" | "disabled"
-  readonly label: string | null
-  readonly created_at: Date | string
-}
+export const WalletRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  public_key: Schema.String,
+  provider: WalletProvider,
+  key_backend: KeyBackend,
+  status: Wallet.fields.status,
+  label: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+})
+export type WalletRow = typeof WalletRow.Type
 
 export interface StoredWallet {
   readonly wallet: Wallet
@@ -37,7 +39,7 @@ export const toStoredWallet = (row: WalletRow): StoredWallet => ({
     provider: row.provider,
     status: row.status,
     ...(row.label === null ? {} : { label: row.label }),
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: row.created_at.toISOString(),
     keyProvenance: { backend: row.key_backend, custody: custodyOf(row.key_backend), deterministicAddressing: false }
   }
 })
@@ -47,22 +49,23 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
     const sql = yield* SqlClient.SqlClient
 
     const insert = (row: Omit<WalletRow, "created_at" | "status">) =>
-      sql<WalletRow>`
+      sql`
         INSERT INTO wallets (id, tenant_id, public_key, provider, key_backend, label)
         VALUES (${row.id}, ${row.tenant_id}, ${row.public_key}, ${row.provider}, ${row.key_backend}, ${row.label})
         RETURNING *
-      `.pipe(Effect.map((rows) => toStoredWallet(rows[0])), Effect.orDie)
+      `.pipe(decodeRows("wallets", WalletRow), Effect.map((rows) => toStoredWallet(rows[0])), Effect.orDie)
 
     /** readTenant null = every tenant (an unbound key without x-tenant-id). */
     const find = (id: string, readTenant: string | null) =>
-      sql<WalletRow>`
+      sql`
         SELECT * FROM wallets WHERE id = ${id} ${readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`}
-      `.pipe(Effect.map((rows) => (rows.length === 0 ? undefined : toStoredWallet(rows[0]))), Effect.orDie)
+      `.pipe(decodeRows("wallets", WalletRow), Effect.map((rows) => (rows.length === 0 ? undefined : toStoredWallet(rows[0]))), Effect.orDie)
 
     // Agent ticks read their wallet (thousands a second at scale): those reads share statements.
     const sharedReads = makeStatementBatch(
       (ids: ReadonlyArray<string>) =>
-        sql<WalletRow>`SELECT * FROM wallets WHERE id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) AS q(element))`.pipe(
+        sql`SELECT * FROM wallets WHERE id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) AS q(element))`.pipe(
+          decodeRows("wallets", WalletRow),
           Effect.map((rows) => {
             const byId = new Map(rows.map((row) => [String(row.id), row] as const))
             return ids.map((id) => {
@@ -91,10 +94,10 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
           ...(options.publicKey === undefined ? [] : [sql`public_key = ${options.publicKey}`])
         ]
         const where = yield* listOrder.where(conditions, options)
-        const rows = yield* sql<WalletRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT *, ${listOrder.keyColumn} FROM wallets WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("wallets", withPageKey(WalletRow)), Effect.orDie)
         const counted = yield* listOrder.cappedTotal(sql`wallets`, conditions).pipe(Effect.orDie)
         const page = listOrder.pageOf(rows, options, counted)
         return { wallets: page.items.map((row) => toStoredWallet(row).wallet), ...page.info }

@@ -21,6 +21,7 @@ const chainUnavailable = (error: { message: string }) =>
   new UpstreamUnavailable({ message: `ledger RPC unavailable: ${error.message}` })
 
 export class WalletService extends Effect.Service<WalletService>()("WalletService", {
+  dependencies: [WalletRepo.Default, KeyStore.Default, AutoFunder.Default],
   effect: Effect.gen(function* () {
     const repo = yield* WalletRepo
     const keys = yield* KeyStore

@@ -8,10 +8,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Option, Redacted, Schedule, Stream } from "effect"
+import { Effect, Option, Redacted, Schedule, Schema, Stream } from "effect"
 import { AppConfig } from "../config.js"
 import { makeDoorbell } from "../db/doorbell.js"
 import { openWebhookSecret, webhookSealingKey } from "./secretSealing.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
 const CHANNEL = "webhook_deliveries"
 /** A delivery's HTTP call is bounded by WEBHOOK_TIMEOUT_MS; the lease outlives it by this much. */
@@ -29,17 +30,18 @@ export interface ClaimedDelivery {
   readonly createdAt: Date
 }
 
-interface ClaimRow {
-  readonly subscription_id: string
-  readonly id: string
-  readonly lease_id: string
-  readonly attempts: number
-  readonly event_type: string
-  readonly payload: string
-  readonly url: string
-  readonly secret: string
-  readonly created_at: Date | string
-}
+const ClaimRow = Schema.Struct({
+  subscription_id: Schema.String,
+  id: Schema.String,
+  lease_id: Schema.String,
+  attempts: Schema.Number,
+  event_type: Schema.String,
+  payload: Schema.String,
+  url: Schema.String,
+  secret: Schema.String,
+  created_at: Timestamp
+})
+type ClaimRow = typeof ClaimRow.Type
 
 /** Exponential backoff after `attempts` failed attempts: base, 2x base, 4x base ... capped. */
 export const backoffAfter = (attempts: number, baseMs: number, maxMs: number) =>
@@ -64,7 +66,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
     )
 
     /** The oldest due delivery with its subscription's URL and current secret, leased; undefined when none is due. */
-    const claim = sql<ClaimRow>`
+    const claim = sql`
       WITH claimed AS (
         UPDATE webhook_deliveries SET status = 'processing', attempts = attempts + 1, lease_id = gen_random_uuid(),
           lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval, updated_at = now()
@@ -80,12 +82,13 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
       SELECT c.id, c.subscription_id, c.lease_id, c.attempts, c.event_type, c.payload::text AS payload, c.created_at, s.url, s.secret
       FROM claimed c JOIN webhook_subscriptions s ON s.id = c.subscription_id
     `.pipe(
+      decodeRows("webhook_deliveries", ClaimRow),
       Effect.map((rows): ClaimedDelivery | undefined => {
         const row = rows[0]
         if (row === undefined) return undefined
         return {
           id: row.id, leaseId: row.lease_id, attempts: row.attempts, eventType: row.event_type, payload: row.payload,
-          url: row.url, secret: openWebhookSecret(sealingKey, row.subscription_id, row.secret), createdAt: new Date(row.created_at)
+          url: row.url, secret: openWebhookSecret(sealingKey, row.subscription_id, row.secret), createdAt: row.created_at
         }
       }),
       Effect.orDie
@@ -102,7 +105,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
     /** A failed attempt: pending again after the backoff, or `dead` at WEBHOOK_MAX_ATTEMPTS. */
     const failed = (delivery: ClaimedDelivery, error: string, statusCode: number | null) => {
       const backoffMs = backoffAfter(delivery.attempts, settings.backoffMs, settings.maxBackoffMs)
-      return sql<{ status: string }>`
+      return sql`
         UPDATE webhook_deliveries SET
           status = CASE WHEN attempts >= ${settings.maxAttempts} THEN 'dead' ELSE 'pending' END,
           available_at = now() + ${`${backoffMs} milliseconds`}::interval,
@@ -111,6 +114,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
         WHERE id = ${delivery.id} AND lease_id = ${delivery.leaseId}
         RETURNING status
       `.pipe(
+        decodeRows("webhook_deliveries", Schema.Struct({ status: Schema.String })),
         Effect.map((rows) => rows[0]?.status),
         // The retry wakes this process's deliverers when it is due, not the next poll.
         Effect.tap((status) => (status === "pending" ? doorbell.ringAfter(backoffMs) : Effect.void)),
@@ -121,9 +125,10 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
     /** Waits for a ring (a NOTIFY, a retry come due) or the poll tick (doorbell.ts). */
     const waitForWork = doorbell.waitForWork
 
-    const depth = sql<{ status: string; n: string }>`
+    const depth = sql`
       SELECT status, count(*)::text AS n FROM webhook_deliveries WHERE status IN ('pending', 'processing', 'dead') GROUP BY status
     `.pipe(
+      decodeRows("webhook_deliveries", Schema.Struct({ status: Schema.String, n: Schema.String })),
       Effect.map((rows) => {
         const counts = { pending: 0, processing: 0, dead: 0 }
         for (const row of rows) counts[row.status as keyof typeof counts] = Number(row.n)

@@ -4,40 +4,41 @@
  * secret leaves this file only from `create` and `rotateSecret`, the two answers that show it once.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { CreateWebhookBody, DeliveriesQuery, Webhook } from "../../schemas/webhook.js"
-import { makeKeyset, type PageRequest } from "../db/keysetPage.js"
+import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { canSee, type CallerInfo } from "../gateway/caller.js"
 import { AppConfig } from "../config.js"
 import { sealWebhookSecret, webhookSealingKey } from "./secretSealing.js"
 import { newWebhookSecret } from "./webhookSecret.js"
+import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
-interface SubscriptionRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly url: string
-  readonly event_types: ReadonlyArray<string>
-  readonly description: string | null
-  readonly created_at: Date | string
-  readonly secret_rotated_at: Date | string | null
-}
+const SubscriptionRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  url: Schema.String,
+  event_types: Schema.Array(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  secret_rotated_at: Schema.NullOr(Timestamp)
+})
+type SubscriptionRow = typeof SubscriptionRow.Type
 
-interface DeliveryRow {
-  readonly id: string
-  readonly event_type: string
-  readonly audit_event_id: string
-  readonly status: string
-  readonly attempts: number
-  readonly available_at: Date | string
-  readonly last_error: string | null
-  readonly last_status_code: number | null
-  readonly delivered_at: Date | string | null
-  readonly created_at: Date | string
-  readonly payload: unknown
-}
-
-const iso = (value: Date | string) => new Date(value).toISOString()
+const DeliveryRow = Schema.Struct({
+  id: Schema.String,
+  event_type: Schema.String,
+  audit_event_id: Schema.String,
+  status: Schema.String,
+  attempts: Schema.Number,
+  available_at: Timestamp,
+  last_error: Schema.NullOr(Schema.String),
+  last_status_code: Schema.NullOr(Schema.Number),
+  delivered_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  payload: Schema.Unknown
+})
+type DeliveryRow = typeof DeliveryRow.Type
 
 const webhookOf = (row: SubscriptionRow): Webhook => ({
   id: row.id,
@@ -45,8 +46,8 @@ const webhookOf = (row: SubscriptionRow): Webhook => ({
   url: row.url,
   eventTypes: [...row.event_types],
   description: row.description,
-  createdAt: iso(row.created_at),
-  secretRotatedAt: row.secret_rotated_at === null ? null : iso(row.secret_rotated_at)
+  createdAt: row.created_at.toISOString(),
+  secretRotatedAt: row.secret_rotated_at === null ? null : row.secret_rotated_at.toISOString()
 })
 
 const deliveryOf = (row: DeliveryRow) => ({
@@ -55,11 +56,11 @@ const deliveryOf = (row: DeliveryRow) => ({
   auditEventId: row.audit_event_id,
   status: row.status,
   attempts: row.attempts,
-  nextAttemptAt: row.status === "pending" ? iso(row.available_at) : null,
+  nextAttemptAt: row.status === "pending" ? row.available_at.toISOString() : null,
   lastError: row.last_error,
   lastStatusCode: row.last_status_code,
-  deliveredAt: row.delivered_at === null ? null : iso(row.delivered_at),
-  createdAt: iso(row.created_at),
+  deliveredAt: row.delivered_at === null ? null : row.delivered_at.toISOString(),
+  createdAt: row.created_at.toISOString(),
   payload: row.payload
 })
 
@@ -76,16 +77,17 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
         const secret = newWebhookSecret()
         const id = randomUUID()
         const eventTypes = [...new Set(body.eventTypes)]
-        const rows = yield* sql<SubscriptionRow>`
+        const rows = yield* sql`
           INSERT INTO webhook_subscriptions (id, tenant_id, url, event_types, description, secret)
           VALUES (${id}, ${caller.tenant}, ${body.url}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(eventTypes)}::jsonb)), ${body.description ?? null}, ${sealWebhookSecret(sealingKey, id, secret)})
           RETURNING ${sql.unsafe(COLUMNS)}
-        `
+        `.pipe(decodeRows("webhook_subscriptions", SubscriptionRow))
         return { ...webhookOf(rows[0]), secret }
       }).pipe(Effect.orDie)
 
     const find = (caller: CallerInfo, id: string) =>
-      sql<SubscriptionRow>`SELECT ${sql.unsafe(COLUMNS)} FROM webhook_subscriptions WHERE id = ${id}`.pipe(
+      sql`SELECT ${sql.unsafe(COLUMNS)} FROM webhook_subscriptions WHERE id = ${id}`.pipe(
+        decodeRows("webhook_subscriptions", SubscriptionRow),
         Effect.map((rows) => (rows[0] !== undefined && canSee(caller, rows[0].tenant_id) ? webhookOf(rows[0]) : undefined)),
         Effect.orDie
       )
@@ -101,10 +103,10 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
         const tenant = caller.readTenant
         const conditions = tenant === null ? [] : [sql`tenant_id = ${tenant}`]
         const where = yield* newestFirst.where(conditions, page)
-        const rows = yield* sql<SubscriptionRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT ${sql.unsafe(COLUMNS)}, ${newestFirst.keyColumn} FROM webhook_subscriptions WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("webhook_subscriptions", withPageKey(SubscriptionRow)), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`webhook_subscriptions`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, page, counted)
         return { webhooks: items.map(webhookOf), ...info }
@@ -125,10 +127,10 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
         const found = yield* find(caller, id)
         if (found === undefined) return undefined
         const secret = newWebhookSecret()
-        const rows = yield* sql<SubscriptionRow>`
+        const rows = yield* sql`
           UPDATE webhook_subscriptions SET secret = ${sealWebhookSecret(sealingKey, id, secret)}, secret_rotated_at = now(), updated_at = now()
           WHERE id = ${id} RETURNING ${sql.unsafe(COLUMNS)}
-        `
+        `.pipe(decodeRows("webhook_subscriptions", SubscriptionRow))
         return rows[0] === undefined ? undefined : { ...webhookOf(rows[0]), secret }
       }).pipe(Effect.orDie)
 
@@ -138,12 +140,12 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
         if (found === undefined) return undefined
         const conditions = [sql`subscription_id = ${id}`, ...(query.status === undefined ? [] : [sql`status = ${query.status}`])]
         const where = yield* newestFirst.where(conditions, query)
-        const rows = yield* sql<DeliveryRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT id, event_type, audit_event_id, status, attempts, available_at, last_error, last_status_code, delivered_at, created_at, payload,
             ${newestFirst.keyColumn}
           FROM webhook_deliveries WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${query.limit + 1} OFFSET ${query.offset}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("webhook_deliveries", withPageKey(DeliveryRow)), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`webhook_deliveries`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, query, counted)
         return { deliveries: items.map(deliveryOf), ...info }
@@ -154,13 +156,13 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
       Effect.gen(function* () {
         const found = yield* find(caller, id)
         if (found === undefined) return "NoSubscription" as const
-        const rows = yield* sql<{ id: string }>`
+        const rows = yield* sql`
           WITH requeued AS (
             UPDATE webhook_deliveries SET status = 'pending', attempts = 0, available_at = now(), last_error = NULL, updated_at = now()
             WHERE id = ${deliveryId} AND subscription_id = ${id} AND status = 'dead' RETURNING id
           )
           SELECT id, pg_notify('webhook_deliveries', '1') FROM requeued
-        `
+        `.pipe(decodeRows("webhook_deliveries", Schema.Struct({ id: Schema.String })))
         return rows.length === 1 ? ("Requeued" as const) : ("NotDead" as const)
       }).pipe(Effect.orDie)
 

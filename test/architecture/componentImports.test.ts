@@ -2,9 +2,11 @@
  * Components never import each other in both directions (issue 19, item 4): the graph of imports
  * between the folders of src/ (static, dynamic and `import type`, read by the TypeScript parser) has
  * no two-way edge. The composition root (files directly in src/) is outside the graph.
+ * Actors only look down (issue 33, item 2): actors/ imports the components, and no component imports
+ * actors/; only the composition root, which assembles the actors' layers, names them.
  */
 import { describe, expect, it } from "vitest"
-import { componentOf, importedFiles, SRC, sourceFiles } from "./sourceScan.js"
+import { ACTORS, componentOf, importedFiles, SRC, sourceFiles } from "./sourceScan.js"
 
 /** component -> imported component -> the importing files with what they import. */
 const graph = new Map<string, Map<string, Array<string>>>()
@@ -21,6 +23,13 @@ for (const file of sourceFiles(SRC)) {
 }
 const importers = (from: string, to: string) => graph.get(from)?.get(to) ?? []
 const pairKey = (a: string, b: string) => [a, b].sort().join(" <-> ")
+const isActor = (file: string) => file.startsWith("actors/")
+/** Imports of actors/ from a component of src/, as "file -> imported actor file". */
+const upward = sourceFiles(SRC)
+  .filter((file) => componentOf(file) !== undefined)
+  .flatMap((file) => importedFiles(file).filter(isActor).map((target) => `${file} -> ${target}`))
+/** The components actors/ imports. */
+const actorsImport = new Set(sourceFiles(ACTORS).flatMap((file) => importedFiles(file).map(componentOf)))
 const twoWay = [...graph].flatMap(([from, edges]) =>
   [...edges.keys()].filter((to) => from < to && importers(to, from).length > 0).map((to) => pairKey(from, to))
 )
@@ -37,5 +46,14 @@ describe("imports between components", () => {
       return { pair, [`${a} imports`]: importers(a, b), [`${b} imports`]: importers(b, a) }
     })
     expect(detail).toEqual([])
+  })
+
+  it("sees the actors' imports of the components", () => {
+    expect(actorsImport).toContain("pipeline")
+    expect(actorsImport).toContain("agents")
+  })
+
+  it("has no component that imports actors/ (a service the components call lives in its component; supervision is src/supervision/)", () => {
+    expect(upward, "actors/ only looks down: move what these files need out of actors/ into its component").toEqual([])
   })
 })

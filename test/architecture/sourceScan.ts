@@ -10,6 +10,7 @@ import ts from "typescript"
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 export const SRC = path.join(ROOT, "src")
+export const ACTORS = path.join(ROOT, "actors")
 export const MIGRATIONS = path.join(SRC, "db", "migrations")
 
 /** Every .ts file under `dir`, as paths relative to the repository root (forward slashes). */

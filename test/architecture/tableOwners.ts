@@ -52,9 +52,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
  * The component each actor (actors/, the long-lived fibers) acts for, where an actor names a table in
  * SQL itself; an actor that starts to must be given one here.
  */
-export const ACTOR_COMPONENTS: Readonly<Record<string, string>> = {
-  "actors/signer.ts": "pipeline"
-}
+export const ACTOR_COMPONENTS: Readonly<Record<string, string>> = {}
 
 /**
  * The owners' documented exceptions: ONE statement that must name another component's table, for
@@ -88,7 +86,7 @@ export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly 
     why: "POST /evaluate's one read-only snapshot statement (batched) instead of up to ten round trips"
   },
   {
-    file: "actors/signer.ts",
+    file: "src/pipeline/signer.ts",
     tables: ["wallets"],
     why: "the signer re-reads the rows it signs with their wallet's key reference and status in one batched statement"
   },

@@ -4,13 +4,13 @@
  * needs an owner; a foreign statement added anywhere fails here with the file and the table.
  */
 import { describe, expect, it } from "vitest"
-import { componentOf, createdTables, MIGRATIONS, ROOT, SRC, sourceFiles, tablesTouched } from "./sourceScan.js"
+import { ACTORS, componentOf, createdTables, MIGRATIONS, ROOT, SRC, sourceFiles, tablesTouched } from "./sourceScan.js"
 import { ACTOR_COMPONENTS, KNOWN_REMAINING, SHARED_STATEMENTS, TABLE_OWNERS } from "./tableOwners.js"
 import * as path from "node:path"
 
 const tables = createdTables()
 const migrations = path.relative(ROOT, MIGRATIONS).split(path.sep).join("/")
-const touches = [...sourceFiles(SRC), ...sourceFiles(path.join(ROOT, "actors"))]
+const touches = [...sourceFiles(SRC), ...sourceFiles(ACTORS)]
   .filter((file) => !file.startsWith(`${migrations}/`))
   .map((file) => ({ file, component: componentOf(file) ?? ACTOR_COMPONENTS[file], tables: [...tablesTouched(file, tables)].sort() }))
   .filter((entry) => entry.tables.length > 0)

@@ -1,12 +1,12 @@
 import { ComputeBudgetInstruction, ComputeBudgetProgram, SystemProgram, Keypair } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import {
-  COMPUTE_UNIT_BASE,
   computeBudgetInstructions,
   computeUnitLimit,
   maxPriorityFeeLamports,
   withComputeBudget
 } from "../../src/pipeline/computeBudget.js"
+import { TYPE_FACTS } from "../../src/protocols/registry.js"
 import { TRANSACTION_TYPES } from "../../src/protocols/transactionTypes.js"
 
 describe("computeUnitLimit", () => {
@@ -47,8 +47,8 @@ describe("computeUnitLimit", () => {
 
   it("has a base for every transaction type", () => {
     for (const type of TRANSACTION_TYPES) {
-      expect(COMPUTE_UNIT_BASE[type]).toBeGreaterThanOrEqual(100_000)
-      expect(COMPUTE_UNIT_BASE[type]).toBeLessThanOrEqual(1_200_000)
+      expect(TYPE_FACTS[type].computeUnitBase).toBeGreaterThanOrEqual(100_000)
+      expect(TYPE_FACTS[type].computeUnitBase).toBeLessThanOrEqual(1_200_000)
     }
   })
 

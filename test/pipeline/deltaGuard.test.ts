@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest"
 import {
   deltaGuardToWire,
   evaluateDeltaGuard,
-  expectedAmountLamports,
   type DeltaGuardInput
 } from "../../src/pipeline/deltaGuard.js"
+import { expectedAmountLamports } from "../../src/protocols/typeFacts.js"
 
 const base: DeltaGuardInput = {
   type: "transfer_sol",

@@ -35,7 +35,7 @@ const confirmedRow = (txId: string): TransactionRow => ({
   extra_signatures: null, build_facts: null, last_valid_block_height: "10", policy_decision: { decision: "allow", reasons: [] },
   simulation: { logs: ["log"] }, execution_proof: null, delta_guard: null, pre_balance_lamports: "100", post_balance_lamports: "95",
   result: null, approval: null, history: [{ status: "confirmed", stage: "completed", at: "2026-11-24T00:00:00.000Z" }], attempts: 1,
-  created_at: "2026-11-24T00:00:00.000Z", updated_at: "2026-11-24T00:00:01.000Z", confirmed_at: "2026-11-24T00:00:01.000Z"
+  created_at: new Date("2026-11-24T00:00:00.000Z"), updated_at: new Date("2026-11-24T00:00:01.000Z"), confirmed_at: new Date("2026-11-24T00:00:01.000Z")
 })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -52,7 +52,7 @@ describe("protocol adapters", () => {
 
   it("answers one adapter's capabilities and version, and 404 for an unknown protocol", async () => {
     const caps = await get("/api/v1/protocols/spl-token/capabilities")
-    expect(caps.body.data).toMatchObject({ protocol: "spl-token", capabilities: ["transfer_spl", "create_mint", "mint_token", "x402_pay"] })
+    expect(caps.body.data).toMatchObject({ protocol: "spl-token", capabilities: ["transfer_spl", "create_mint", "mint_token", "burn_token", "x402_pay"] })
     const version = await get("/api/v1/protocols/amm-one/version")
     expect(version.body.data).toEqual({ protocol: "amm-one", version: "1.0.0" })
     for (const path of ["/capabilities", "/version", "/health"]) {

@@ -13,7 +13,7 @@ describe("protocol registry", () => {
   it("carries the spec's capabilities", () => {
     const caps = (p: string) => findAdapter(registry, p)?.capabilities
     expect(caps("system-program")).toEqual(["transfer_sol", "create_account"])
-    expect(caps("spl-token")).toEqual(["transfer_spl", "create_mint", "mint_token", "x402_pay"])
+    expect(caps("spl-token")).toEqual(["transfer_spl", "create_mint", "mint_token", "burn_token", "x402_pay"])
     expect(caps("dex-aggregator")).toEqual(["swap", "quote"])
     expect(caps("liquid-staking")).toEqual(["stake", "unstake"])
     // the spec's two, and flash_loan_bundle, which borrows from this market (docs/decisions/lending.md)

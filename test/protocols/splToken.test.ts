@@ -20,7 +20,7 @@ import {
   buildTransferSpl,
   type MintFacts,
   type TransferSplChainFacts
-} from "../../src/protocols/splToken.js"
+} from "../../src/protocols/splToken/splToken.js"
 
 const wallet = Keypair.generate()
 const recipient = Keypair.generate().publicKey

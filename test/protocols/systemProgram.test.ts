@@ -2,7 +2,7 @@ import { Keypair, SystemInstruction, SystemProgram, Transaction } from "@solana/
 import { Either, ParseResult, Schema } from "effect"
 import { TransferSolIntent } from "../../schemas/intent.js"
 import { describe, expect, it } from "vitest"
-import { buildTransferSol, checkRentExemptTransfer, type TransferSolChainFacts } from "../../src/protocols/systemProgram.js"
+import { buildTransferSol, checkRentExemptTransfer, type TransferSolChainFacts } from "../../src/protocols/systemProgram/systemProgram.js"
 
 const wallet = Keypair.generate()
 const destination = Keypair.generate().publicKey.toBase58()

@@ -5,7 +5,7 @@
  */
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { superviseActor } from "../../actors/supervise.js"
+import { superviseActor } from "../../src/supervision/superviseActor.js"
 import { makeClient } from "../support/client.js"
 import { type RunningService, startService } from "../support/service.js"
 import { waitFor } from "../support/wait.js"

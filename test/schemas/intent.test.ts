@@ -22,7 +22,7 @@ describe("transaction types", () => {
     expect(new Set(TRANSACTION_TYPES).size).toBe(26)
     // nft_mint is accepted beside them (the spec shows its payload; docs/decisions/nft.md), and the way out of
     // lending (docs/decisions/lending.md)
-    expect(INTENT_TYPES).toEqual([...TRANSACTION_TYPES, "nft_mint", "lend_withdraw", "lend_repay"])
+    expect(INTENT_TYPES).toEqual([...TRANSACTION_TYPES, "nft_mint", "lend_withdraw", "lend_repay", "burn_token"])
     expect(Object.keys(IntentPayloads).sort()).toEqual([...INTENT_TYPES].sort())
     expect(READ_ONLY_TYPES).toEqual(["query_balance", "query_positions"])
     expect(isReadOnlyType("query_balance")).toBe(true)

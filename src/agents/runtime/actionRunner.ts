@@ -31,6 +31,7 @@ const describe = (error: unknown): string => {
 }
 
 export class ActionRunner extends Effect.Service<ActionRunner>()("ActionRunner", {
+  dependencies: [AgentExecution.Default, Strategy.Default],
   effect: Effect.gen(function* () {
     const strategy = yield* Strategy
     const execution = yield* AgentExecution

@@ -5,7 +5,8 @@
  * database's clock, the one clock every process shares.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../../db/rowDecoding.js"
 
 const CLAIM_CHUNK = 2_000
 
@@ -25,7 +26,7 @@ export class AgentLeases extends Effect.Service<AgentLeases>()("AgentLeases", {
       Effect.forEach(
         chunksOf([...agentIds].sort(), CLAIM_CHUNK),
         (chunk) =>
-          sql<{ agent_id: string }>`
+          sql`
             INSERT INTO agent_leases (agent_id, owner_id, expires_at)
             SELECT q.element::uuid, ${ownerId}, now() + ${ttlMs} * interval '1 millisecond'
             FROM jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb) AS q(element)
@@ -34,7 +35,7 @@ export class AgentLeases extends Effect.Service<AgentLeases>()("AgentLeases", {
                   acquired_at = CASE WHEN agent_leases.owner_id = EXCLUDED.owner_id THEN agent_leases.acquired_at ELSE now() END
               WHERE agent_leases.owner_id = EXCLUDED.owner_id OR agent_leases.expires_at < now()
             RETURNING agent_id::text AS agent_id
-          `,
+          `.pipe(decodeRows("agent_leases", Schema.Struct({ agent_id: Schema.String }))),
         { concurrency: 1 }
       ).pipe(
         Effect.map((results) => new Set(results.flat().map((row) => row.agent_id))),
@@ -58,7 +59,8 @@ export class AgentLeases extends Effect.Service<AgentLeases>()("AgentLeases", {
 
     /** Whether some process holds a live lease on the agent (its actor runs somewhere). */
     const isHeld = (agentId: string) =>
-      sql<{ held: boolean }>`SELECT expires_at > now() AS held FROM agent_leases WHERE agent_id = ${agentId}`.pipe(
+      sql`SELECT expires_at > now() AS held FROM agent_leases WHERE agent_id = ${agentId}`.pipe(
+        decodeRows("agent_leases", Schema.Struct({ held: Schema.Boolean })),
         Effect.map((rows) => rows.length > 0 && rows[0].held),
         Effect.orDie
       )

@@ -4,6 +4,7 @@
  * actions the hour still allows, and the tick interval. The SQL claim (runState.ts) re-checks the run
  * count, cooldown and hourly cap atomically; this plan only says what to try, in which order.
  */
+import { Schema } from "effect"
 import type { Autonomy, AutonomyRule, AutonomyStep } from "../../../schemas/agent.js"
 import { allConditionsHold, type TickMetrics } from "./conditions.js"
 
@@ -22,7 +23,8 @@ export interface RunLimits {
   readonly cooldownSeconds: number
 }
 
-export type ActionSource = "step" | "rule"
+export const ActionSource = Schema.Literal("step", "rule")
+export type ActionSource = typeof ActionSource.Type
 
 /** One action the tick wants to take. */
 export interface PlannedAction {

@@ -7,21 +7,32 @@
  * whose process died is re-sent with the same idempotency key (recovery), never duplicated.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import type { TransactionType } from "../../../schemas/intent.js"
-import type { ProtocolId } from "../../../schemas/protocol.js"
+import { TransactionType } from "../../../schemas/intent.js"
+import { ProtocolId } from "../../../schemas/protocol.js"
 import { makeStatementBatch } from "../../db/statementBatch.js"
-import { type ActionSource, actionIdempotencyKey, HOUR_MS, isEligible, type PlannedAction, type RunState } from "./planning.js"
+import { ActionSource, actionIdempotencyKey, HOUR_MS, isEligible, type PlannedAction, type RunState } from "./planning.js"
+import { decodeRows, Timestamp } from "../../db/rowDecoding.js"
 
 const iso = (millis: number) => new Date(millis).toISOString()
-const millisOf = (value: Date | string | null) => (value === null ? null : new Date(value).getTime())
+const millisOf = (value: Date | null) => (value === null ? null : value.getTime())
 
-interface RunRow {
-  readonly id: string
-  readonly runs: number
-  readonly last_run_at: Date | string | null
-}
+const runFields = { id: Schema.String, runs: Schema.Number }
+const RunRow = Schema.Struct({ ...runFields, last_run_at: Schema.NullOr(Timestamp) })
+/** The run counts a load reads as JSON text, where timestamps are ISO strings. */
+const RunsJson = Schema.parseJson(Schema.Array(Schema.Struct({ ...runFields, last_run_at: Schema.NullOr(Schema.Date) })))
+
+const LoadRow = Schema.Struct({
+  ord: Schema.Number,
+  tick: Schema.NullOr(Schema.String),
+  last_tick_at: Schema.NullOr(Timestamp),
+  next_tick_at: Schema.NullOr(Timestamp),
+  last_error: Schema.NullOr(Schema.String),
+  steps: RunsJson,
+  rules: RunsJson,
+  recent: Schema.String
+})
 
 export interface ClaimedAction {
   readonly id: string
@@ -37,19 +48,20 @@ export interface ClaimedAction {
   readonly idempotencyKey: string
 }
 
-interface ActionRow {
-  readonly id: string
-  readonly agent_id: string
-  readonly source: ActionSource
-  readonly source_id: string
-  readonly run: number
-  readonly kind: "execute" | "paper"
-  readonly type: TransactionType
-  readonly protocol: ProtocolId
-  readonly intent_text: string
-  readonly gasless: boolean
-  readonly idempotency_key: string
-}
+const ActionRow = Schema.Struct({
+  id: Schema.String,
+  agent_id: Schema.String,
+  source: ActionSource,
+  source_id: Schema.String,
+  run: Schema.Number,
+  kind: Schema.Literal("execute", "paper"),
+  type: TransactionType,
+  protocol: ProtocolId,
+  intent_text: Schema.String,
+  gasless: Schema.Boolean,
+  idempotency_key: Schema.String
+})
+type ActionRow = typeof ActionRow.Type
 
 const toClaimed = (row: ActionRow): ClaimedAction => ({
   id: row.id,
@@ -86,10 +98,11 @@ export interface RunStates {
 export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const runsTable = (source: ActionSource) => sql.literal(source === "step" ? "agent_step_runs" : "agent_rule_runs")
+    const runsTableName = (source: ActionSource) => (source === "step" ? "agent_step_runs" : "agent_rule_runs")
+    const runsTable = (source: ActionSource) => sql.literal(runsTableName(source))
     const idColumn = (source: ActionSource) => sql.literal(source === "step" ? "step_id" : "rule_id")
 
-    const runMap = (rows: ReadonlyArray<RunRow>) =>
+    const runMap = (rows: ReadonlyArray<typeof RunRow.Type>) =>
       new Map(rows.map((row) => [row.id, { runs: Number(row.runs), lastRunAt: millisOf(row.last_run_at) }] as const))
 
     // Many agents tick at once (10,000 per process at a 5 s cadence is 2,000 ticks a second): their reads
@@ -98,7 +111,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
 
     const beginTicks = makeStatementBatch(
       (inputs: ReadonlyArray<{ readonly agentId: string; readonly ownerId: string; readonly nowMs: number; readonly nextTickAtMs: number }>) =>
-        sql<{ ord: number; tick: string }>`
+        sql`
           WITH q AS (
             SELECT * FROM jsonb_to_recordset(${records(inputs.map((i) => ({ agent_id: i.agentId, owner_id: i.ownerId, at: iso(i.nowMs), next_at: iso(i.nextTickAtMs) })))}::jsonb)
               AS q(ord int, agent_id uuid, owner_id text, at timestamptz, next_at timestamptz)
@@ -111,7 +124,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
             RETURNING agent_id, tick
           )
           SELECT q.ord, c.tick::text AS tick FROM q JOIN counted c ON c.agent_id = q.agent_id
-        `.pipe(Effect.map((rows) => inputs.map((_, ord) => rows.find((row) => row.ord === ord)?.tick)), Effect.orDie),
+        `.pipe(decodeRows("agent_runtime_state", Schema.Struct({ ord: Schema.Number, tick: Schema.String })), Effect.map((rows) => inputs.map((_, ord) => rows.find((row) => row.ord === ord)?.tick)), Effect.orDie),
       { maxBatch: 256 }
     )
 
@@ -124,10 +137,11 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
 
     const nextTicks = makeStatementBatch(
       (agentIds: ReadonlyArray<string>) =>
-        sql<{ agent_id: string; next_tick_at: Date | string | null }>`
+        sql`
           SELECT agent_id::text AS agent_id, next_tick_at FROM agent_runtime_state
           WHERE agent_id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(agentIds)}::jsonb) AS q(element))
         `.pipe(
+          decodeRows("agent_runtime_state", Schema.Struct({ agent_id: Schema.String, next_tick_at: Schema.NullOr(Timestamp) })),
           Effect.map((rows) => {
             const byAgent = new Map(rows.map((row) => [row.agent_id, millisOf(row.next_tick_at)] as const))
             return agentIds.map((id) => byAgent.get(id) ?? null)
@@ -140,21 +154,9 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
     /** When the agent's next tick is due (null: never ticked), so a restarted actor keeps the cadence. */
     const nextTickAt = (agentId: string) => nextTicks.submit(agentId)
 
-    interface LoadRow {
-      readonly ord: number
-      readonly tick: string | null
-      readonly last_tick_at: Date | string | null
-      readonly next_tick_at: Date | string | null
-      readonly last_error: string | null
-      readonly steps: string
-      readonly rules: string
-      readonly recent: string
-    }
-    const runsOf = (text: string) => runMap(JSON.parse(text) as Array<RunRow>)
-
     const loads = makeStatementBatch(
       (inputs: ReadonlyArray<{ readonly agentId: string; readonly nowMs: number }>) =>
-        sql<LoadRow>`
+        sql`
           SELECT q.ord, s.tick::text AS tick, s.last_tick_at, s.next_tick_at, s.last_error,
             (SELECT COALESCE(jsonb_agg(jsonb_build_object('id', r.step_id, 'runs', r.runs, 'last_run_at', r.last_run_at)), '[]'::jsonb)
                FROM agent_step_runs r WHERE r.agent_id = q.agent_id)::text AS steps,
@@ -166,14 +168,15 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
           LEFT JOIN agent_runtime_state s ON s.agent_id = q.agent_id
           ORDER BY q.ord
         `.pipe(
+          decodeRows("agent_runtime_state", LoadRow),
           Effect.map((rows) =>
             rows.map((row): RunStates => ({
               tick: row.tick === null ? 0 : Number(row.tick),
               lastTickAt: millisOf(row.last_tick_at),
               nextTickAt: millisOf(row.next_tick_at),
               lastError: row.last_error ?? null,
-              steps: runsOf(row.steps),
-              rules: runsOf(row.rules),
+              steps: runMap(row.steps),
+              rules: runMap(row.rules),
               actionsLastHour: Number(row.recent)
             }))
           ),
@@ -198,19 +201,19 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
           Effect.gen(function* () {
             const { action, agentId, nowMs } = input
             // Locks the lease row: claims of one agent serialize across processes, and a lost lease refuses.
-            const lease = yield* sql`
+            const leased = yield* sql`
               UPDATE agent_leases SET owner_id = owner_id WHERE agent_id = ${agentId} AND owner_id = ${input.ownerId} RETURNING agent_id
-            `
-            if (lease.length === 0) return "lease_lost" as const
-            const current = yield* sql<RunRow>`
+            `.pipe(Effect.map((rows) => rows.length > 0))
+            if (!leased) return "lease_lost" as const
+            const current = yield* sql`
               SELECT ${idColumn(action.source)} AS id, runs, last_run_at FROM ${runsTable(action.source)}
               WHERE agent_id = ${agentId} AND ${idColumn(action.source)} = ${action.sourceId}
-            `
+            `.pipe(decodeRows(runsTableName(action.source), RunRow))
             const state = runMap(current).get(action.sourceId) ?? { runs: 0, lastRunAt: null }
             if (!isEligible(action.limits, state, nowMs)) return "not_eligible" as const
-            const recent = yield* sql<{ count: string }>`
+            const recent = yield* sql`
               SELECT count(*)::text AS count FROM agent_actions WHERE agent_id = ${agentId} AND at > ${iso(nowMs - HOUR_MS)}::timestamptz
-            `
+            `.pipe(decodeRows("agent_actions", Schema.Struct({ count: Schema.String })))
             if (Number(recent[0]?.count ?? 0) >= input.maxActionsPerHour) return "hourly_cap" as const
             const run = state.runs + 1
             yield* sql`
@@ -218,13 +221,13 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
               VALUES (${agentId}, ${action.sourceId}, ${run}, ${iso(nowMs)}::timestamptz)
               ON CONFLICT (agent_id, ${idColumn(action.source)}) DO UPDATE SET runs = EXCLUDED.runs, last_run_at = EXCLUDED.last_run_at
             `
-            const rows = yield* sql<ActionRow>`
+            const rows = yield* sql`
               INSERT INTO agent_actions (id, agent_id, source, source_id, run, kind, status, type, protocol, intent, gasless, idempotency_key, at)
               VALUES (${randomUUID()}, ${agentId}, ${action.source}, ${action.sourceId}, ${run}, ${action.paper ? "paper" : "execute"}, 'claimed',
                 ${action.type}, ${action.protocol}, ${JSON.stringify(input.filledIntent)}::jsonb, ${action.gasless},
                 ${actionIdempotencyKey(agentId, action.source, action.sourceId, run)}, ${iso(nowMs)}::timestamptz)
               RETURNING ${sql.literal(ACTION_COLUMNS)}
-            `
+            `.pipe(decodeRows("agent_actions", ActionRow))
             return toClaimed(rows[0])
           })
         )
@@ -232,11 +235,12 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
 
     const claimedOfAgents = makeStatementBatch(
       (agentIds: ReadonlyArray<string>) =>
-        sql<ActionRow>`
+        sql`
           SELECT ${sql.literal(ACTION_COLUMNS)} FROM agent_actions
           WHERE agent_id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(agentIds)}::jsonb) AS q(element)) AND status = 'claimed'
           ORDER BY at, run
         `.pipe(
+          decodeRows("agent_actions", ActionRow),
           Effect.map((rows) => agentIds.map((id) => rows.filter((row) => row.agent_id === id).map(toClaimed))),
           Effect.orDie
         ),

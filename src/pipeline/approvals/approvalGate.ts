@@ -7,6 +7,7 @@
  * new preview, visibly. docs/decisions/approvals.md.
  */
 import { Effect } from "effect"
+import { typeFactsOf } from "../../protocols/registry.js"
 import { AppConfig } from "../../config.js"
 import { PolicyEngine } from "../../policy/policyEngine.js"
 import { WalletRepo } from "../../wallet/walletRepo.js"
@@ -39,10 +40,10 @@ interface Simulated {
 }
 
 /** Types the service builds from the intent (and can build again); the rest sign the recorded bytes. */
-const rebuildable = (row: TransactionRow) => !SIGN_ONLY_TYPES.has(row.type) && row.type !== "x402_pay"
+const rebuildable = (row: TransactionRow) => !SIGN_ONLY_TYPES.has(row.type) && typeFactsOf(row.type)?.performedBy !== "x402Payment"
 
 export class ApprovalGate extends Effect.Service<ApprovalGate>()("ApprovalGate", {
-  dependencies: [ApprovalPreviews.Default],
+  dependencies: [ApprovalPreviews.Default, EffectSimulation.Default, StageTransitions.Default, WalletQuorums.Default, WalletRepo.Default, PolicyEngine.Default],
   effect: Effect.gen(function* () {
     const previews = yield* ApprovalPreviews
     const quorums = yield* WalletQuorums

@@ -52,6 +52,7 @@ const controlsOf = (effect: TransactionEffect, book: AssetBook): ReadonlyArray<s
 ]
 
 export class ApprovalPreviews extends Effect.Service<ApprovalPreviews>()("ApprovalPreviews", {
+  dependencies: [ChainFacts.Default, AmmPrograms.Default, EscrowProgram.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default],
   effect: Effect.gen(function* () {
     const facts = yield* ChainFacts
     const amm = yield* AmmPrograms

@@ -7,26 +7,30 @@
  * wallet's current one: a quorum raised while it waited applies.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Forbidden, NotFound } from "../../../schemas/errors.js"
 import type { CallerInfo } from "../../gateway/caller.js"
 import { PolicyService } from "../../policy/policyService.js"
 import { WalletRepo } from "../../wallet/walletRepo.js"
+import { decodeRows, Timestamp } from "../../db/rowDecoding.js"
 
-interface QuorumRow {
-  readonly approvals_required: number
-  readonly updated_at: Date | string
-  readonly updated_by: string
-}
+const QuorumRow = Schema.Struct({
+  approvals_required: Schema.Number,
+  updated_at: Timestamp,
+  updated_by: Schema.String
+})
+type QuorumRow = typeof QuorumRow.Type
 
 export class WalletQuorums extends Effect.Service<WalletQuorums>()("WalletQuorums", {
+  dependencies: [PolicyService.Default, WalletRepo.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const wallets = yield* WalletRepo
     const policies = yield* PolicyService
 
     const row = (walletId: string) =>
-      sql<QuorumRow>`SELECT approvals_required, updated_at, updated_by FROM wallet_approval_quorums WHERE wallet_id = ${walletId}`.pipe(
+      sql`SELECT approvals_required, updated_at, updated_by FROM wallet_approval_quorums WHERE wallet_id = ${walletId}`.pipe(
+        decodeRows("wallet_approval_quorums", QuorumRow),
         Effect.map((rows) => rows[0]),
         Effect.orDie
       )
@@ -41,7 +45,7 @@ export class WalletQuorums extends Effect.Service<WalletQuorums>()("WalletQuorum
     const answer = (walletId: string, found: QuorumRow | undefined) => ({
       walletId,
       approvalsRequired: found?.approvals_required ?? 1,
-      updatedAt: found === undefined ? null : new Date(found.updated_at).toISOString(),
+      updatedAt: found === undefined ? null : found.updated_at.toISOString(),
       updatedBy: found?.updated_by ?? null
     })
 
@@ -65,12 +69,12 @@ export class WalletQuorums extends Effect.Service<WalletQuorums>()("WalletQuorum
             message: `approvalsRequired: lowering wallet ${walletId}'s quorum from ${current} to ${approvalsRequired} needs the deployment's operator key (tenant *, without x-tenant-id); any operator may raise it`
           }))
         }
-        const [stored] = yield* sql<QuorumRow>`
+        const [stored] = yield* sql`
           INSERT INTO wallet_approval_quorums (wallet_id, tenant_id, approvals_required, updated_by)
           VALUES (${walletId}, ${wallet.tenantId}, ${approvalsRequired}, ${caller.keyId})
           ON CONFLICT (wallet_id) DO UPDATE SET approvals_required = EXCLUDED.approvals_required, updated_at = now(), updated_by = EXCLUDED.updated_by
           RETURNING approvals_required, updated_at, updated_by
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("wallet_approval_quorums", QuorumRow), Effect.orDie)
         return answer(walletId, stored)
       })
 

@@ -3,36 +3,40 @@
  * confirmed escrow operation, listed per wallet (every escrow the wallet is a party to or acted on).
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { EscrowOperation } from "../../../schemas/escrow.js"
-import { makeKeyset, type PageRequest } from "../../db/keysetPage.js"
+import { makeKeyset, type PageRequest, withPageKey } from "../../db/keysetPage.js"
+import { decodeRows, Timestamp } from "../../db/rowDecoding.js"
 import type { EscrowState } from "./state.js"
 
-export interface EscrowRecordRow {
-  readonly tenant_id: string
-  readonly escrow_address: string
-  readonly program_id: string
-  readonly escrow_id: string
-  readonly wallet_id: string
-  readonly protocol: string
-  readonly state: string
-  readonly status: string
-  readonly creator: string
-  readonly counterparty: string
-  readonly arbiter: string
-  readonly fee_recipient: string
-  readonly amount: string
-  readonly paid_out: string
-  readonly fee_bps: number
-  readonly deadline_unix_sec: string
-  readonly milestone_count: number
-  readonly milestones_released: number
-  readonly resolution: string | null
-  readonly last_tx_id: string | null
-  readonly last_signature: string | null
-  readonly created_at: Date | string
-  readonly updated_at: Date | string
-}
+export const EscrowRecordRow = Schema.Struct({
+  tenant_id: Schema.String,
+  escrow_address: Schema.String,
+  program_id: Schema.String,
+  escrow_id: Schema.String,
+  wallet_id: Schema.String,
+  protocol: Schema.String,
+  state: Schema.String,
+  status: Schema.String,
+  creator: Schema.String,
+  counterparty: Schema.String,
+  arbiter: Schema.String,
+  fee_recipient: Schema.String,
+  amount: Schema.String,
+  paid_out: Schema.String,
+  fee_bps: Schema.Number,
+  deadline_unix_sec: Schema.String,
+  milestone_count: Schema.Number,
+  milestones_released: Schema.Number,
+  resolution: Schema.NullOr(Schema.String),
+  last_tx_id: Schema.NullOr(Schema.String),
+  last_signature: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type EscrowRecordRow = typeof EscrowRecordRow.Type
+
+const LockedByProtocol = Schema.Struct({ protocol: Schema.String, locked: Schema.String })
 
 export interface EscrowUpsert {
   readonly tenantId: string
@@ -67,8 +71,8 @@ export const toEscrowRecord = (row: EscrowRecordRow, askedWalletId: string) => (
   ...(row.resolution === null ? {} : { resolution: row.resolution }),
   ...(row.last_tx_id === null ? {} : { lastTxId: row.last_tx_id }),
   ...(row.last_signature === null ? {} : { lastSignature: row.last_signature }),
-  createdAt: new Date(row.created_at).toISOString(),
-  updatedAt: new Date(row.updated_at).toISOString()
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString()
 })
 
 const releasedCount = (state: EscrowState) => state.milestones.filter((m) => m.released).length
@@ -107,10 +111,10 @@ export class EscrowRepo extends Effect.Service<EscrowRepo>()("EscrowRepo", {
 
     /** Every escrow of the wallet (its positions), oldest first. */
     const listForWallet = (tenantId: string, walletId: string, publicKey: string) =>
-      sql<EscrowRecordRow>`
+      sql`
         SELECT ${columns} FROM escrow_records WHERE ${sql.and(ofWallet(tenantId, walletId, publicKey))}
         ORDER BY created_at, escrow_address
-      `.pipe(Effect.orDie)
+      `.pipe(decodeRows("escrow_records", EscrowRecordRow), Effect.orDie)
 
     const walletOrder = makeKeyset(sql, [
       { column: "created_at", descending: false, type: "timestamptz" },
@@ -121,20 +125,24 @@ export class EscrowRepo extends Effect.Service<EscrowRepo>()("EscrowRepo", {
     const pageForWallet = (tenantId: string, walletId: string, publicKey: string, page: PageRequest) =>
       Effect.gen(function* () {
         const where = yield* walletOrder.where(ofWallet(tenantId, walletId, publicKey), page)
-        const rows = yield* sql<EscrowRecordRow & { page_key: unknown }>`
+        const rows = yield* sql`
           SELECT ${columns}, ${walletOrder.keyColumn} FROM escrow_records WHERE ${where}
           ORDER BY ${walletOrder.orderBy} LIMIT ${page.limit + 1}
-        `.pipe(Effect.orDie)
+        `.pipe(decodeRows("escrow_records", withPageKey(EscrowRecordRow)), Effect.orDie)
         const { items, info } = walletOrder.pageOf(rows, page, { total: 0, totalCapped: false })
         return { rows: items, nextCursor: info.nextCursor }
       })
 
     /** Lamports still locked by each open escrow `creator` funded (created, accepted, disputed), through the creator index. */
     const lockedByCreator = (tenantId: string, creator: string) =>
-      sql<{ protocol: string; locked: string }>`
+      sql`
         SELECT protocol, (amount - paid_out)::text AS locked FROM escrow_records
         WHERE tenant_id = ${tenantId} AND creator = ${creator} AND status IN ('created', 'accepted', 'disputed') AND amount > paid_out
-      `.pipe(Effect.map((rows) => rows.map((row) => ({ protocol: row.protocol, lockedLamports: BigInt(row.locked) }))), Effect.orDie)
+      `.pipe(
+        decodeRows("escrow_records", LockedByProtocol),
+        Effect.map((rows) => rows.map((row) => ({ protocol: row.protocol, lockedLamports: BigInt(row.locked) }))),
+        Effect.orDie
+      )
 
     return { upsert, listForWallet, pageForWallet, lockedByCreator }
   })

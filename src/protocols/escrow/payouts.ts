@@ -4,7 +4,7 @@
  * refuses a transaction that leaves a new account funded below its minimum, so we refuse it first.
  */
 import type { PublicKey } from "@solana/web3.js"
-import { checkRentExemptTransfer } from "../systemProgram.js"
+import { checkRentExemptTransfer } from "../systemProgram/systemProgram.js"
 import type { EscrowState } from "./state.js"
 
 export interface Payout {

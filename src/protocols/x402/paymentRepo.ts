@@ -4,29 +4,32 @@
  * settlement signature and the resource's answer) or `refused`.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows, JsonObject } from "../../db/rowDecoding.js"
 
-export type X402PaymentStatus = "prepared" | "sent" | "settled" | "refused"
+const X402PaymentStatus = Schema.Literal("prepared", "sent", "settled", "refused")
+export type X402PaymentStatus = typeof X402PaymentStatus.Type
 
-export interface X402PaymentRow {
-  readonly tx_id: string
-  readonly url: string
-  readonly x402_version: number
-  readonly requirement: Record<string, unknown>
-  readonly payload: Record<string, unknown>
-  readonly status: X402PaymentStatus
-  readonly settlement_signature: string | null
-  readonly response: Record<string, unknown> | null
-}
+export const X402PaymentRow = Schema.Struct({
+  tx_id: Schema.String,
+  url: Schema.String,
+  x402_version: Schema.Number,
+  requirement: JsonObject,
+  payload: JsonObject,
+  status: X402PaymentStatus,
+  settlement_signature: Schema.NullOr(Schema.String),
+  response: Schema.NullOr(JsonObject)
+})
+export type X402PaymentRow = typeof X402PaymentRow.Type
 
 export class X402PaymentRepo extends Effect.Service<X402PaymentRepo>()("X402PaymentRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     const find = (txId: string) =>
-      sql<X402PaymentRow>`
+      sql`
         SELECT tx_id, url, x402_version, requirement, payload, status, settlement_signature, response FROM x402_payments WHERE tx_id = ${txId}
-      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      `.pipe(decodeRows("x402_payments", X402PaymentRow), Effect.map((rows) => rows[0]), Effect.orDie)
 
     /** Records a freshly built payment; a payment that may have been sent is never replaced (false then). */
     const prepare = (input: { txId: string; tenantId: string; url: string; x402Version: number; requirement: unknown; payload: unknown }) =>

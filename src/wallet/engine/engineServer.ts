@@ -12,28 +12,30 @@ import bs58 from "bs58"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as http from "node:http"
 import { Uuid } from "../../../schemas/common.js"
-import type { KeyBackend } from "../../../schemas/wallet.js"
+import { KeyBackend } from "../../../schemas/wallet.js"
 import { AppConfig } from "../../config.js"
 import { signingRefusal } from "../signingPermission.js"
 import { KeyStore } from "../keyStore.js"
 import { SigningFreezes } from "../signingFreezes.js"
 import { freezeNotice } from "../../../schemas/freeze.js"
 import { INTERNAL_TOKEN_HEADER, tokenChecker } from "./internalToken.js"
+import { decodeRows, JsonObject } from "../../db/rowDecoding.js"
 
 const CreateKeyBody = Schema.Struct({ walletId: Uuid })
 const SignBody = Schema.Struct({ txId: Uuid, walletId: Uuid, message: Schema.String })
 
-interface SigningRow {
-  readonly status: string
-  readonly message_base64: string | null
-  readonly policy_decision: { decision?: string } | null
-  readonly approval: Record<string, unknown> | null
-  readonly wallet_id: string
-  readonly tenant_id: string
-  readonly agent_id: string | null
-  readonly key_backend: KeyBackend
-  readonly wallet_status: string
-}
+const SigningRow = Schema.Struct({
+  status: Schema.String,
+  message_base64: Schema.NullOr(Schema.String),
+  policy_decision: Schema.NullOr(Schema.Struct({ decision: Schema.optional(Schema.String) })),
+  approval: Schema.NullOr(JsonObject),
+  wallet_id: Schema.String,
+  tenant_id: Schema.String,
+  agent_id: Schema.NullOr(Schema.String),
+  key_backend: KeyBackend,
+  wallet_status: Schema.String
+})
+type SigningRow = typeof SigningRow.Type
 
 const answer = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 const refuse = (status: number, error: string) => Effect.succeed(answer(status, { error }))
@@ -44,7 +46,7 @@ const createKey = Effect.gen(function* () {
   const body = yield* Effect.option(HttpServerRequest.schemaBodyJson(CreateKeyBody))
   if (Option.isNone(body)) return badBody()
   const sql = yield* SqlClient.SqlClient
-  const existing = yield* sql<{ id: string }>`SELECT id FROM wallets WHERE id = ${body.value.walletId}`.pipe(Effect.orDie)
+  const existing = yield* sql`SELECT id FROM wallets WHERE id = ${body.value.walletId}`.pipe(decodeRows("wallets", Schema.Struct({ id: Schema.String })), Effect.orDie)
   // A key is made once per wallet id: never over the key of an existing wallet.
   if (existing.length > 0) return yield* refuse(409, "a wallet with this id exists")
   const created = yield* Effect.either((yield* KeyStore).createKey(body.value.walletId))
@@ -61,10 +63,10 @@ const sign = Effect.gen(function* () {
   // Checked and signed in one SQL transaction holding the tenant's freeze lock (shared) until the signature
   // exists: a freeze committed before is seen, one issued meanwhile waits (signingFreezes.ts).
   return yield* sql.withTransaction(Effect.gen(function* () {
-  const rows = yield* sql<SigningRow>`
+  const rows = yield* sql`
     SELECT t.status, t.message_base64, t.policy_decision, t.approval, t.wallet_id, t.tenant_id, t.agent_id, w.key_backend, w.status AS wallet_status
     FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id = ${txId}
-  `
+  `.pipe(decodeRows("transactions", SigningRow))
   const row = rows[0]
   if (row === undefined) return yield* refuse(404, `transaction ${txId} does not exist`)
   if (row.wallet_id !== walletId) return yield* refuse(409, "the transaction belongs to another wallet")

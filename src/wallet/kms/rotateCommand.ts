@@ -6,44 +6,57 @@
  * with kms first and start them with the new pair after.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer } from "effect"
-import { AppConfig, appConfig } from "../../config.js"
+import { Cause, Config, ConfigError, Effect, Layer, Option, Redacted } from "effect"
+import { AppConfig, appConfig, optionalSecret, optionalString } from "../../config.js"
 import { DatabaseLive } from "../../db/database.js"
 import { importKeyFiles } from "../keyFileImport.js"
 import { SealedKeyRepo, sealedRecords } from "../sealedKeyRepo.js"
-import { DEFAULT_KMS_KEY_ID, localMasterKey } from "./masterKey.js"
+import { DEFAULT_KMS_KEY_ID, localMasterKey, type MasterKey } from "./masterKey.js"
 import { rotateMasterKey } from "./rotate.js"
 
-const required = (name: string) => {
-  const value = (process.env[name] ?? "").trim()
-  if (value === "") {
-    console.error(`${name} is required`)
-    process.exit(2)
-  }
-  return value
-}
+/** A setting the command cannot do without: unset or blank stops it before anything is opened, naming the variable. */
+const required = <A>(name: string, setting: Option.Option<A>) =>
+  Option.match(setting, { onNone: () => Effect.fail(ConfigError.MissingData([name], `${name} is required`)), onSome: Effect.succeed })
 
-const from = localMasterKey(required("WALLET_KMS_MASTER_SECRET"), (process.env.WALLET_KMS_KEY_ID ?? "").trim() || DEFAULT_KMS_KEY_ID)
-const to = localMasterKey(required("WALLET_KMS_NEW_MASTER_SECRET"), required("WALLET_KMS_NEW_KEY_ID"))
-
-const rotation = Effect.gen(function* () {
-  const config = yield* AppConfig
-  const records = yield* sealedRecords
-  yield* Effect.promise(() => importKeyFiles(config.dataDir, records, []))
-  const result = yield* Effect.promise(() => rotateMasterKey(records, from, to))
-  yield* Effect.sync(() =>
-    console.log(`re-wrapped ${result.rewrapped} data keys under ${to.keyId} (${result.alreadyRotated} already were); now start with WALLET_KMS_MASTER_SECRET and WALLET_KMS_KEY_ID=${to.keyId}`)
-  )
+/**
+ * The service's configuration as read (without its checks of which backend makes new keys: none does here),
+ * whose kms pair is the current key, and the new pair. Blank counts as unset, as for the service.
+ */
+const settings = Effect.gen(function* () {
+  const { config, newSecret, newKeyId } = yield* Config.all({
+    config: appConfig,
+    newSecret: optionalSecret("WALLET_KMS_NEW_MASTER_SECRET"),
+    newKeyId: optionalString("WALLET_KMS_NEW_KEY_ID")
+  })
+  const currentSecret = yield* required("WALLET_KMS_MASTER_SECRET", config.wallet.kmsMasterSecret)
+  const from = localMasterKey(Redacted.value(currentSecret), Option.getOrElse(config.wallet.kmsKeyId, () => DEFAULT_KMS_KEY_ID))
+  const to = localMasterKey(Redacted.value(yield* required("WALLET_KMS_NEW_MASTER_SECRET", newSecret)), yield* required("WALLET_KMS_NEW_KEY_ID", newKeyId))
+  return { config, from, to }
 })
 
-/** The configuration as read, without the service's checks of which backend makes new keys (none does here). */
-const ConfigAsRead = Layer.effect(AppConfig, Effect.map(appConfig, (config) => new AppConfig(config)))
+const rotation = (from: MasterKey, to: MasterKey) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const records = yield* sealedRecords
+    yield* Effect.promise(() => importKeyFiles(config.dataDir, records, []))
+    const result = yield* Effect.promise(() => rotateMasterKey(records, from, to))
+    yield* Effect.sync(() =>
+      console.log(`re-wrapped ${result.rewrapped} data keys under ${to.keyId} (${result.alreadyRotated} already were); now start with WALLET_KMS_MASTER_SECRET and WALLET_KMS_KEY_ID=${to.keyId}`)
+    )
+  })
 
-rotation.pipe(
-  Effect.provide(SealedKeyRepo.Default.pipe(Layer.provideMerge(DatabaseLive), Layer.provideMerge(ConfigAsRead))),
+settings.pipe(
+  Effect.flatMap(({ config, from, to }) =>
+    rotation(from, to).pipe(Effect.provide(SealedKeyRepo.Default.pipe(Layer.provideMerge(DatabaseLive), Layer.provideMerge(Layer.succeed(AppConfig, new AppConfig(config))))))
+  ),
   Effect.catchAllCause((cause) =>
     Effect.sync(() => {
       const failure = Cause.squash(cause)
+      if (ConfigError.isConfigError(failure)) {
+        console.error(String(failure))
+        process.exitCode = 2
+        return
+      }
       console.error(`rotation stopped: ${failure instanceof Error ? failure.message : String(failure)}`)
       process.exitCode = 1
     })

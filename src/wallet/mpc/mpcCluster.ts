@@ -8,8 +8,8 @@
  * coordinator calls a node through the same request/answer operations (nodeApi.ts).
  */
 import { Data, Deferred, Duration, Effect, Exit, ExecutionStrategy, Option, Queue, Redacted, Runtime, Scope } from "effect"
-import { ActorRegistry } from "../../../actors/registry.js"
-import { superviseActor } from "../../../actors/supervise.js"
+import { ActorRegistry } from "../../supervision/actorRegistry.js"
+import { superviseActor } from "../../supervision/superviseActor.js"
 import { AppConfig, mpcNodeSecrets } from "../../config.js"
 import { MpcNode } from "./mpcNode.js"
 import { localNodeApi, type MpcNodeApi } from "./nodeApi.js"

@@ -2,6 +2,8 @@
  * The actor registry: every long-lived fiber of the process (pipeline workers, signer, scheduler,
  * agent actors, RPC prober, approval expirer, supervisor) registers here, and operators read it over
  * HTTP (GET /api/v1/runtime/actors). State is per process by nature: it describes this process's fibers.
+ * It lives in src/ because components supervise fibers of their own too (the stage stream, key usage
+ * flushes, MPC nodes) and read it (runtime routes, metrics), while actors/ only looks down.
  */
 import { Effect } from "effect"
 

@@ -4,7 +4,7 @@
  * error visible; interrupted (and removed from the registry) when its scope closes.
  */
 import { Cause, Duration, Effect, FiberId, Scope } from "effect"
-import { type ActorHandle, ActorRegistry } from "./registry.js"
+import { type ActorHandle, ActorRegistry } from "./actorRegistry.js"
 
 export interface SuperviseOptions {
   readonly kind: string

@@ -1,8 +1,8 @@
 import { PublicKey, SystemProgram } from "@solana/web3.js"
 import { Either } from "effect"
-import { AdapterInputError } from "./adapterError.js"
-import { type BuiltTransaction, builtTransaction } from "./builtTransaction.js"
-import type { IntentPayload } from "../../schemas/intent.js"
+import { AdapterInputError } from "../adapterError.js"
+import { type BuiltTransaction, builtTransaction } from "../builtTransaction.js"
+import type { IntentPayload } from "../../../schemas/intent.js"
 
 const PROTOCOL = "system-program"
 

@@ -1,21 +1,24 @@
 /**
- * The signer actor: the one fiber that asks the wallet component to sign. It signs only a transaction
- * recorded at `signing` whose recorded decision allows it (allow, or require_approval that a human
- * approved before the approval expired), only the exact message bytes that were simulated, and only when the fee payer is the
+ * The signer: the pipeline's one way to a signature, and the one fiber (the supervised actor `signer`)
+ * that asks the wallet component to sign. It signs only a transaction recorded at `signing` whose
+ * recorded decision allows it (allow, or require_approval that a human approved before the approval
+ * expired), only the exact message bytes that were simulated, and only when the fee payer is the
  * wallet. Requests queue up (queue depth visible in the actor registry); the queued ones are read from
  * SQL together, then checked and signed one by one.
  */
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
-import { Chunk, Data, Deferred, Effect, Exit, Queue } from "effect"
-import { assembleTransaction, feePayerOf, signersOf } from "../src/pipeline/wireTransaction.js"
-import { signingRefusal } from "../src/wallet/signingPermission.js"
-import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "../src/pipeline/signRequest.js"
-import { KeyStore } from "../src/wallet/keyStore.js"
-import { SigningFreezes } from "../src/wallet/signingFreezes.js"
-import { freezeNotice } from "../schemas/freeze.js"
-import type { KeyBackend } from "../schemas/wallet.js"
-import { superviseActor } from "./supervise.js"
+import { Chunk, Data, Deferred, Effect, Exit, Queue, Schema } from "effect"
+import { assembleTransaction, feePayerOf, signersOf } from "./wireTransaction.js"
+import { signingRefusal } from "../wallet/signingPermission.js"
+import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "./signRequest.js"
+import { typeFactsOf } from "../protocols/registry.js"
+import { KeyStore } from "../wallet/keyStore.js"
+import { SigningFreezes } from "../wallet/signingFreezes.js"
+import { freezeNotice } from "../../schemas/freeze.js"
+import { KeyBackend } from "../../schemas/wallet.js"
+import { superviseActor } from "../supervision/superviseActor.js"
+import { decodeRows, JsonObject } from "../db/rowDecoding.js"
 
 /** Requests read in one SQL statement at most. */
 const MAX_BATCH = 64
@@ -35,23 +38,25 @@ interface SignRequest {
   readonly reply: Deferred.Deferred<SignedTransaction, SignRefused>
 }
 
-interface SigningRow {
-  readonly type: string
-  readonly status: string
-  readonly gasless: boolean
-  readonly message_base64: string | null
-  readonly extra_signatures: Record<string, string> | null
-  readonly policy_decision: { decision?: string } | null
-  readonly approval: Record<string, unknown> | null
-  readonly wallet_id: string
-  readonly tenant_id: string
-  readonly agent_id: string | null
-  readonly public_key: string
-  readonly key_backend: KeyBackend
-  readonly wallet_status: string
-}
+const SigningRow = Schema.Struct({
+  type: Schema.String,
+  status: Schema.String,
+  gasless: Schema.Boolean,
+  message_base64: Schema.NullOr(Schema.String),
+  extra_signatures: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  policy_decision: Schema.NullOr(Schema.Struct({ decision: Schema.optional(Schema.String) })),
+  approval: Schema.NullOr(JsonObject),
+  wallet_id: Schema.String,
+  tenant_id: Schema.String,
+  agent_id: Schema.NullOr(Schema.String),
+  public_key: Schema.String,
+  key_backend: KeyBackend,
+  wallet_status: Schema.String
+})
+type SigningRow = typeof SigningRow.Type
 
 export class Signer extends Effect.Service<Signer>()("Signer", {
+  dependencies: [KeyStore.Default, SigningFreezes.Default],
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const keys = yield* KeyStore
@@ -60,11 +65,11 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
 
     /** One read for a whole batch of requests (the checks below stay per transaction). */
     const readRows = (txIds: ReadonlyArray<string>) =>
-      sql<SigningRow & { readonly id: string }>`
+      sql`
         SELECT t.id, t.type, t.status, t.gasless, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
           t.tenant_id, t.agent_id, w.public_key, w.key_backend, w.status AS wallet_status
         FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id IN ${sql.in([...txIds])}
-      `.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
+      `.pipe(decodeRows("transactions", Schema.Struct({ ...SigningRow.fields, id: Schema.String })), Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
 
     const signOne = (txId: string, row: SigningRow | undefined) =>
       Effect.gen(function* () {
@@ -73,7 +78,7 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
         if (refusal !== undefined || row.message_base64 === null) return yield* new SignRefused({ message: refusal ?? "no simulated message is recorded" })
         if (row.type === SIGN_MESSAGE_TYPE) return yield* signOffChainMessage(txId, row, row.message_base64)
         // The wallet pays its own fee, except where a relay (gasless) or an x402 facilitator does: then it signs as authority.
-        const externalFeePayer = row.gasless || row.type === "x402_pay"
+        const externalFeePayer = row.gasless || typeFactsOf(row.type)?.performedBy === "x402Payment"
         if (externalFeePayer ? !signersOf(row.message_base64).includes(row.public_key) : feePayerOf(row.message_base64) !== row.public_key) {
           return yield* new SignRefused({ message: externalFeePayer ? "the wallet is not a signer of the message" : "the message's fee payer is not the wallet" })
         }

@@ -3,9 +3,10 @@ import { getAssociatedTokenAddressSync, MINT_SIZE, TOKEN_PROGRAM_ID } from "@sol
 import { PublicKey } from "@solana/web3.js"
 import { Effect, Either } from "effect"
 import bs58 from "bs58"
-import { ChainFacts, decodeMint, decodeTokenAccountAmount } from "../chain/chainFacts.js"
-import { AdapterInputError } from "./adapterError.js"
-import type { Builders } from "./adapterRequest.js"
+import { ChainFacts, decodeMint, decodeTokenAccountAmount } from "../../chain/chainFacts.js"
+import { AdapterInputError } from "../adapterError.js"
+import type { Builders } from "../adapterRequest.js"
+import { buildBurnToken } from "./burnToken.js"
 import { buildCreateMint, buildMintToken, buildTransferSpl, type MintFacts } from "./splToken.js"
 
 const PROTOCOL = "spl-token"
@@ -69,6 +70,21 @@ export const splTokenBuilders: Builders = {
       const [targetAccount] = yield* facts.accounts([target.toBase58()])
       return yield* fromEither(
         buildMintToken({ wallet: request.wallet, intent: request.intent, chain: { mint: mintInfo, destinationTokenAccountExists: targetAccount !== null } })
+      )
+    }),
+  burn_token: (request) =>
+    Effect.gen(function* () {
+      const facts = yield* ChainFacts
+      const mint = new PublicKey(request.intent.mint)
+      const mintInfo = yield* mintFacts("burn_token", mint)
+      const account = getAssociatedTokenAddressSync(mint, request.wallet, false, TOKEN_PROGRAM_ID)
+      const [tokenAccount] = yield* facts.accounts([account.toBase58()])
+      return yield* fromEither(
+        buildBurnToken({
+          wallet: request.wallet,
+          intent: request.intent,
+          chain: { mint: mintInfo, tokenBalance: tokenAccount === null ? null : decodeTokenAccountAmount(tokenAccount.data) }
+        })
       )
     })
 }

@@ -1,8 +1,8 @@
 /** system-program builders with the chain facts they need (the destination account, rent minimum). */
 import { PublicKey } from "@solana/web3.js"
 import { Effect, Either } from "effect"
-import { ChainFacts } from "../chain/chainFacts.js"
-import type { Builders } from "./adapterRequest.js"
+import { ChainFacts } from "../../chain/chainFacts.js"
+import type { Builders } from "../adapterRequest.js"
 import { buildTransferSol } from "./systemProgram.js"
 
 export const systemProgramBuilders: Builders = {

@@ -9,10 +9,10 @@ import {
 } from "@solana/spl-token"
 import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js"
 import { Either } from "effect"
-import { AdapterInputError, type FieldContext } from "./adapterError.js"
-import { type BuiltTransaction, builtTransaction } from "./builtTransaction.js"
-import type { IntentPayload } from "../../schemas/intent.js"
-import { TOKEN_PROGRAM } from "./programIds.js"
+import { AdapterInputError, type FieldContext } from "../adapterError.js"
+import { type BuiltTransaction, builtTransaction } from "../builtTransaction.js"
+import type { IntentPayload } from "../../../schemas/intent.js"
+import { TOKEN_PROGRAM } from "../programIds.js"
 
 const PROTOCOL = "spl-token"
 
@@ -25,10 +25,10 @@ export interface MintFacts {
   readonly mintAuthority: string | null
 }
 
-const refuse = (ctx: FieldContext, message: string, field?: string) =>
+export const refuse = (ctx: FieldContext, message: string, field?: string) =>
   Either.left(new AdapterInputError({ ...ctx, ...(field === undefined ? {} : { field }), message }))
 
-const checkMint = (ctx: FieldContext, mint: PublicKey, facts: MintFacts): Either.Either<void, AdapterInputError> => {
+export const checkMint = (ctx: FieldContext, mint: PublicKey, facts: MintFacts): Either.Either<void, AdapterInputError> => {
   if (facts.programId !== TOKEN_PROGRAM) {
     return refuse(ctx, `mint ${mint.toBase58()} is owned by ${facts.programId}, not the SPL Token program ${TOKEN_PROGRAM}`, "mint")
   }

@@ -1,0 +1,32 @@
+/** The liquid-staking adapter: stake SOL for the pool's token, unstake it back. */
+import { opt, req } from "../intentRequirements.js"
+import { protocolAdapter } from "../protocolAdapter.js"
+import { noSpend, outflowSpend, recordedOutflow } from "../typeFacts.js"
+import { describeStakingFailure } from "./errors.js"
+import { LIQUID_STAKING_PROGRAM_ID_SETTING } from "./stakingIds.js"
+import { stakingBuilders } from "./stakeBuilder.js"
+
+export const liquidStakingAdapter = protocolAdapter({
+  protocol: "liquid-staking",
+  capabilities: ["stake", "unstake"],
+  programIds: (ids) => [ids.liquidStaking],
+  ownPrograms: [{ program: "liquidStaking", setting: LIQUID_STAKING_PROGRAM_ID_SETTING }],
+  builders: stakingBuilders,
+  describeFailure: (logs, [programId]) => describeStakingFailure(logs, programId),
+  facts: {
+    stake: {
+      computeUnitBase: 240_000, riskTier: "medium", spendLamports: outflowSpend,
+      // its outflow also holds a new LST account's rent, recorded at build
+      deltaGuard: { direction: "outflow", confirmed: recordedOutflow },
+      positions: { indexer: "stakeToken", stakeTokenMint: (facts) => facts.outputMint },
+      intentFields: { amount: req("amount"), validator: opt("address") }
+    },
+    unstake: {
+      computeUnitBase: 240_000, riskTier: "medium", spendLamports: noSpend,
+      // it pays what its build quoted
+      deltaGuard: { direction: "inflow", confirmed: ({ build_facts }) => ({ intent: { lamports: build_facts?.expectedInflowLamports } }) },
+      positions: { indexer: "stakeToken", stakeTokenMint: (facts) => facts.tokenMint ?? undefined },
+      intentFields: { amount: req("amount") }
+    }
+  }
+})

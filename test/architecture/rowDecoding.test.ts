@@ -1,0 +1,115 @@
+/**
+ * Rows decoded at the repository edge (issue 33, item 3): under src/ and actors/, no statement is typed by a cast
+ * (`sql<Row>` or `sql.unsafe<Row>`), every statement that returns rows (SELECT, WITH, RETURNING) has
+ * them decoded by a Schema (`.pipe(decodeRows(table, Row))` or a `SqlSchema` query's `execute`) unless
+ * its rows are not read at all (a statement run for its effect, or only counted), and no row type or
+ * schema says `Date | string` (timestamptz arrives as a Date: src/db/rowDecoding.ts).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import ts from "typescript"
+import { describe, expect, it } from "vitest"
+import { MIGRATIONS, ROOT, SRC, sourceFiles } from "./sourceScan.js"
+
+const migrations = path.relative(ROOT, MIGRATIONS).split(path.sep).join("/")
+const files = [...sourceFiles(SRC), ...sourceFiles(path.join(ROOT, "actors"))].filter((file) => !file.startsWith(`${migrations}/`))
+
+const isSql = (node: ts.Node) => ts.isIdentifier(node) && node.text === "sql"
+const templateText = (template: ts.TemplateLiteral) =>
+  ts.isNoSubstitutionTemplateLiteral(template) ? template.text : [template.head.text, ...template.templateSpans.map((span) => span.literal.text)].join(" $x ")
+const returnsRows = (text: string) => /^\s*(SELECT|WITH|VALUES)\b/i.test(text) || /\bRETURNING\b/i.test(text)
+
+/** `.pipe(...)` calls made on `node`, innermost first, and the node the chain ends in. */
+const pipedThrough = (node: ts.Node) => {
+  const pipes: Array<ts.CallExpression> = []
+  let current: ts.Node = node
+  for (;;) {
+    const parent = current.parent
+    if (ts.isPropertyAccessExpression(parent) && parent.name.text === "pipe" && ts.isCallExpression(parent.parent)) {
+      pipes.push(parent.parent)
+      current = parent.parent
+    } else if (ts.isParenthesizedExpression(parent) || ts.isYieldExpression(parent)) current = parent
+    else return { pipes, end: parent }
+  }
+}
+
+const calls = (argument: ts.Expression, name: string) =>
+  ts.isCallExpression(argument) && argument.expression.getText().replace(/^Effect\./, "") === name
+
+/** Whether the rows of a statement are decoded, or never read. */
+const rowsDecodedOrUnread = (statement: ts.Node): boolean => {
+  const { end, pipes } = pipedThrough(statement)
+  const pipeArguments = pipes.flatMap((pipe) => [...pipe.arguments])
+  if (pipeArguments.some((argument) => calls(argument, "decodeRows"))) return true
+  // A SqlSchema query's execute: SqlSchema decodes its result.
+  if (ts.isArrowFunction(end) && ts.isPropertyAssignment(end.parent) && end.parent.name.getText() === "execute") return true
+  // Run for its effect: the result is dropped, or only the number of rows is kept.
+  if (ts.isExpressionStatement(end)) return true
+  const first = pipeArguments[0]
+  if (first !== undefined && (ts.isPropertyAccessExpression(first) ? first.getText() === "Effect.asVoid" : calls(first, "as"))) return true
+  return first !== undefined && calls(first, "map") && /^\(?(\w+)\)?\s*=>\s*\1\.length\b/.test((first as ts.CallExpression).arguments[0]?.getText() ?? "")
+}
+
+interface Finding {
+  readonly file: string
+  readonly line: number
+  readonly problem: string
+}
+
+const findingsOf = (file: string, text = fs.readFileSync(path.join(ROOT, file), "utf8")): Array<Finding> => {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const findings: Array<Finding> = []
+  const report = (node: ts.Node, problem: string) => findings.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, problem })
+  const visit = (node: ts.Node): void => {
+    if (ts.isTaggedTemplateExpression(node) && isSql(node.tag)) {
+      if (node.typeArguments !== undefined) report(node, "a row type cast on a statement (sql<Row>)")
+      // A fragment inside another statement is decoded with that statement.
+      else if (returnsRows(templateText(node.template)) && !ts.isTemplateSpan(node.parent) && !rowsDecodedOrUnread(node)) report(node, "rows read without decoding")
+    }
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && isSql(node.expression.expression) && node.expression.name.text === "unsafe") {
+      if (node.typeArguments !== undefined) report(node, "a row type cast on a statement (sql.unsafe<Row>)")
+    }
+    if (ts.isUnionTypeNode(node)) {
+      const members = node.types.map((type) => type.getText())
+      if (members.includes("Date") && members.includes("string")) report(node, "a Date | string type")
+    }
+    if (ts.isCallExpression(node) && node.expression.getText() === "Schema.Union") {
+      const members = node.arguments.map((argument) => argument.getText())
+      if (members.includes("Schema.DateFromSelf") && members.includes("Schema.String")) report(node, "a Date | string type")
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return findings
+}
+
+const findings = files.flatMap((file) => findingsOf(file))
+
+describe("row decoding", () => {
+  it("sees the statements of the repositories (the scan finds what it must)", () => {
+    const decodedIn = (file: string) => /decodeRows\(|SqlSchema\./.test(fs.readFileSync(path.join(ROOT, file), "utf8"))
+    expect(files.filter(decodedIn).length).toBeGreaterThan(40)
+    const sample = [
+      "function* repository() {",
+      "const a = yield* sql<{ id: string }>`SELECT id FROM wallets`",
+      "const b = yield* sql`SELECT id FROM wallets`.pipe(Effect.orDie)",
+      "const c = yield* sql`SELECT id FROM wallets`.pipe(decodeRows(\"wallets\", Row), Effect.orDie)",
+      "yield* sql`SELECT pg_notify(${channel}, ${payload})`",
+      "const d = yield* sql`UPDATE wallets SET label = ${label} WHERE id = ${id}`",
+      "const e = yield* sql`DELETE FROM wallets WHERE id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))",
+      "}",
+      "interface Row { readonly created_at: Date | string }",
+      "const Timestamp = Schema.Union(Schema.DateFromSelf, Schema.String)"
+    ].join("\n")
+    expect(findingsOf("sample.ts", sample).map((finding) => `${finding.line} ${finding.problem}`)).toEqual([
+      "2 a row type cast on a statement (sql<Row>)",
+      "3 rows read without decoding",
+      "9 a Date | string type",
+      "10 a Date | string type"
+    ])
+  })
+
+  it("decodes every row a statement returns, and casts none", () => {
+    expect(findings.map((finding) => `${finding.file}:${finding.line} ${finding.problem}`)).toEqual([])
+  })
+})
