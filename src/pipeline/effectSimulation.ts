@@ -2,8 +2,8 @@
  * Every signing path simulates through here (issue 31): the accounts the message can write (and the
  * wallet) are read, then the transaction is simulated asking for the same accounts as it leaves them and
  * for its inner instructions, and its whole effect on the wallet is analysed (src/policy/effect). The
- * catalog of programs the analysis explains is the deployment's: the standard ones plus ours (both AMMs,
- * liquid staking, the lending market, escrow) at the ids this service is configured with.
+ * catalog of programs the analysis explains is the deployment's: the standard ones plus ours, as their
+ * adapters name their instructions, at the ids this service is configured with (ProtocolPrograms).
  */
 import { Effect, Either, Schema } from "effect"
 import { TransactionEffect } from "../../schemas/effect.js"
@@ -12,15 +12,8 @@ import { ChainFacts } from "../chain/chainFacts.js"
 import { accountsToRead, analyzeEffect } from "../policy/effect/analyzeEffect.js"
 import type { AccountState } from "../policy/effect/accountState.js"
 import { programCatalog, taggedProgram, type ProgramCatalog } from "../policy/effect/programCatalog.js"
-import { AmmPrograms } from "../protocols/amm/programs.js"
-import { IX_ADD_LIQUIDITY, IX_INIT_POOL, IX_REMOVE_LIQUIDITY, IX_SWAP } from "../protocols/amm/instructions.js"
-import { ESCROW_INSTRUCTION } from "../protocols/escrow/layout.js"
-import { EscrowProgram } from "../protocols/escrow/program.js"
-import * as lending from "../protocols/lending/instructions.js"
-import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { viewMessage } from "../protocols/messageView.js"
-import * as staking from "../protocols/staking/instructions.js"
-import { LiquidStakingProgram } from "../protocols/staking/program.js"
+import { ProtocolPrograms } from "../protocols/protocolPrograms.js"
 import { assembleTransaction } from "./wireTransaction.js"
 
 interface RpcAccount {
@@ -64,27 +57,12 @@ const asState = (account: RpcAccount | null | undefined): AccountState | null =>
   account === null || account === undefined ? null : { lamports: BigInt(account.lamports), owner: account.owner, data: Buffer.from(account.data[0], "base64") }
 
 export class EffectSimulation extends Effect.Service<EffectSimulation>()("EffectSimulation", {
-  dependencies: [ChainFacts.Default, AmmPrograms.Default, EscrowProgram.Default, LendingMarketProgram.Default, LiquidStakingProgram.Default],
+  dependencies: [ChainFacts.Default, ProtocolPrograms.Default],
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
     const facts = yield* ChainFacts
-    const amm = yield* AmmPrograms
-    const escrow = yield* EscrowProgram
-    const lendingMarket = yield* LendingMarketProgram
-    const liquidStaking = yield* LiquidStakingProgram
-    const catalog: ProgramCatalog = programCatalog([
-      ...amm.all.map((program) => [program.programId.toBase58(), taggedProgram(program.protocol, {
-        [IX_INIT_POOL]: "initialize_pool", [IX_ADD_LIQUIDITY]: "add_liquidity", [IX_SWAP]: "swap", [IX_REMOVE_LIQUIDITY]: "remove_liquidity"
-      })] as const),
-      [liquidStaking.programId.toBase58(), taggedProgram("liquid-staking", {
-        [staking.IX_INIT_POOL]: "initialize_pool", [staking.IX_STAKE]: "stake", [staking.IX_UNSTAKE]: "unstake", [staking.IX_ADD_REWARDS]: "add_rewards"
-      })],
-      [lendingMarket.programId.toBase58(), taggedProgram("lending-market", {
-        [lending.IX_INIT_RESERVE]: "initialize_reserve", [lending.IX_SUPPLY]: "supply", [lending.IX_BORROW]: "borrow", [lending.IX_FLASH_BORROW]: "flash_borrow",
-        [lending.IX_FLASH_REPAY]: "flash_repay", [lending.IX_WITHDRAW]: "withdraw", [lending.IX_REPAY]: "repay"
-      })],
-      [escrow.programId.toBase58(), taggedProgram("escrow", Object.fromEntries(Object.entries(ESCROW_INSTRUCTION).map(([name, tag]) => [tag, name])))]
-    ])
+    const programs = yield* ProtocolPrograms
+    const catalog: ProgramCatalog = programCatalog(programs.deployed.map((own) => [own.programId, taggedProgram(own.tag, own.instructions)] as const))
 
     /**
      * Simulates `messageBase64` (signatures not verified: nothing is signed yet) and analyses its effect on

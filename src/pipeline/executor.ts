@@ -9,17 +9,12 @@
  */
 import { PublicKey } from "@solana/web3.js"
 import { Context, Effect } from "effect"
-import { configuredProgramIds } from "../protocols/configuredProgramIds.js"
 import { Signer } from "./signer.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
-import { AmmPrograms } from "../protocols/amm/programs.js"
-import { LiquidStakingProgram } from "../protocols/staking/program.js"
-import { LendingMarketProgram } from "../protocols/lending/program.js"
-import { OracleFreshness } from "../protocols/oracle/oracleFreshness.js"
 import { requireFreshOracles } from "../protocols/oracle/requireFreshOracles.js"
-import { EscrowProgram } from "../protocols/escrow/program.js"
+import { ProtocolPrograms } from "../protocols/protocolPrograms.js"
 import { buildWithAdapter, typeFactsOf } from "../protocols/registry.js"
 import { Chaos } from "./chaos.js"
 import { ChainFacts } from "../chain/chainFacts.js"
@@ -65,11 +60,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     PolicyEngine.Default,
     Chaos.Default,
     ReadOnlyIntents.Default,
-    EscrowProgram.Default,
-    AmmPrograms.Default,
-    LiquidStakingProgram.Default,
-    LendingMarketProgram.Default,
-    OracleFreshness.Default,
+    ProtocolPrograms.Default,
     StageTransitions.Default,
     PostChecks.Default,
     SignOnly.Default,
@@ -90,20 +81,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
     const chaos = yield* Chaos
     const readOnly = yield* ReadOnlyIntents
     const config = yield* AppConfig
-    const escrowProgram = yield* EscrowProgram
-    const ammPrograms = yield* AmmPrograms
-    const liquidStaking = yield* LiquidStakingProgram
-    const lendingMarket = yield* LendingMarketProgram
-    const oracleFreshness = yield* OracleFreshness
-    const programIds = yield* configuredProgramIds
-    // What the adapters read besides the chain, made once: each provided service is a copy of the fiber's whole
-    // context (and a comparison by hash), so a build provides them with its ChainFacts in one step.
-    const adapterPrograms = Context.make(EscrowProgram, escrowProgram).pipe(
-      Context.add(AmmPrograms, ammPrograms),
-      Context.add(LiquidStakingProgram, liquidStaking),
-      Context.add(LendingMarketProgram, lendingMarket),
-      Context.add(OracleFreshness, oracleFreshness)
-    )
+    const programs = yield* ProtocolPrograms
     const { move, fail } = yield* StageTransitions
     const postChecks = yield* PostChecks
     const offChain = yield* OffChainIntents
@@ -173,7 +151,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const payer = new PublicKey(publicKey)
         const reads = withPreBalance(facts, chain, publicKey)
         const built = yield* buildWithAdapter({ type: row.type, protocol: row.protocol, wallet: payer, intent: row.intent }).pipe(
-          Effect.provide(Context.add(adapterPrograms, ChainFacts, reads.facts)),
+          Effect.provide(Context.add(programs.services, ChainFacts, reads.facts)),
           Effect.catchTags({
             AdapterInputError: (error) => Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: error.message, stage: "build" })),
             // fail closed (spec rule 4): no build on a price older than ORACLE_MAX_PRICE_AGE_SECONDS
@@ -259,7 +237,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         const { logs } = simulated
         const units = simulated.unitsConsumed === undefined ? {} : { unitsConsumed: simulated.unitsConsumed }
         if (simulated.ok) return { ok: true as const, logs, ...units, ...("effect" in simulated ? { effect: simulated.effect } : { effectError: simulated.effectError }) }
-        return { ok: false as const, logs, ...units, error: describeSimulationError(simulated.err, logs, programIds) }
+        return { ok: false as const, logs, ...units, error: describeSimulationError(simulated.err, logs, programs.ids) }
       })
 
     /** [n24] a failed simulation fails at `build` (the envelope has no simulate stage); the proof covers the logs. */
@@ -347,7 +325,7 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
         // a borrow approved long after its build: the program would judge it on whatever price is there now
         const oracles = row.build_facts?.oracleAccounts ?? []
         if (oracles.length > 0) {
-          yield* requireFreshOracles(facts.accounts, oracles.map((oracle) => new PublicKey(oracle)), oracleFreshness.maxAgeSeconds).pipe(
+          yield* requireFreshOracles(facts.accounts, oracles.map((oracle) => new PublicKey(oracle)), programs.oracleMaxAgeSeconds).pipe(
             Effect.catchTags({
               StalePriceError: (error) => Effect.fail(new Terminal({ failedAt: "sign", errorCode: "PIPELINE_ERROR", message: `not signed: ${error.message}`, stage: "sign" })),
               RpcUnavailableError: chainRetryable("sign"),

@@ -13,15 +13,11 @@
  * transition; a durable "sent" mark would cost a statement per transaction on the hot path).
  */
 import { Duration, Effect, Option } from "effect"
-import { describeProtocolFailure, typeFactsOf } from "../protocols/registry.js"
+import { typeFactsOf } from "../protocols/registry.js"
 import { SignatureLanding, type Landing, type LandingCandidate } from "../chain/landing.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
-import { AmmPrograms } from "../protocols/amm/programs.js"
-import { configuredProgramIds } from "../protocols/configuredProgramIds.js"
-import { EscrowProgram } from "../protocols/escrow/program.js"
-import { LendingMarketProgram } from "../protocols/lending/program.js"
 import { accountIndexOf, viewMessage } from "../protocols/messageView.js"
-import { LiquidStakingProgram } from "../protocols/staking/program.js"
+import { ProtocolPrograms } from "../protocols/protocolPrograms.js"
 import { X402PaymentRepo } from "../protocols/x402/paymentRepo.js"
 import { AgentBudgetRelease } from "./agentPorts.js"
 import { earlierAttempts } from "./earlierAttempt.js"
@@ -64,10 +60,7 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
     StageTransitions.Default,
     PostChecks.Default,
     PolicyEngine.Default,
-    EscrowProgram.Default,
-    AmmPrograms.Default,
-    LiquidStakingProgram.Default,
-    LendingMarketProgram.Default
+    ProtocolPrograms.Default
   ],
   effect: Effect.gen(function* () {
     const { move, fail } = yield* StageTransitions
@@ -78,11 +71,11 @@ export class Settlement extends Effect.Service<Settlement>()("Settlement", {
     const unresolvedSet = yield* UnresolvedTransactions
     const landing = yield* SignatureLanding
     const payments = yield* X402PaymentRepo
-    const programIds = yield* configuredProgramIds
+    const programs = yield* ProtocolPrograms
 
     /** A named reason from the program logs of a landed failure (our programs' errors, as their adapters name them), or nothing. */
     const onChainReason = (logs: ReadonlyArray<string>) => {
-      const named = describeProtocolFailure(logs, programIds)
+      const named = programs.describeFailure(logs)
       return named === undefined ? "" : `: ${named}`
     }
 

@@ -9,12 +9,8 @@ import type { ChainError } from "../chain/chainClient.js"
 import type { ChainFacts } from "../chain/chainFacts.js"
 import type { AdapterInputError } from "./adapterError.js"
 import type { BuiltTransaction } from "./builtTransaction.js"
-import type { AmmPrograms } from "./amm/programs.js"
-import type { EscrowProgram } from "./escrow/program.js"
-import type { LiquidStakingProgram } from "./staking/program.js"
-import type { LendingMarketProgram } from "./lending/program.js"
-import type { OracleFreshness } from "./oracle/oracleFreshness.js"
 import type { StalePriceError } from "./oracle/priceFreshness.js"
+import type { ProgramServices } from "./protocolPrograms.js"
 
 export interface AdapterRequest<K extends TransactionType = TransactionType> {
   readonly type: K
@@ -24,7 +20,7 @@ export interface AdapterRequest<K extends TransactionType = TransactionType> {
 }
 
 /** Services a builder may read: chain facts through the pipeline's reads, and where our programs live. */
-export type AdapterServices = ChainFacts | EscrowProgram | AmmPrograms | LiquidStakingProgram | LendingMarketProgram | OracleFreshness
+export type AdapterServices = ChainFacts | ProgramServices
 
 /** Why a builder refuses: bad input, the chain unreachable, or an oracle price too old to build on. */
 export type AdapterError = AdapterInputError | ChainError | StalePriceError

@@ -17,10 +17,17 @@ export interface ProgramIds {
   readonly lendingMarket: string
 }
 
-/** One of our own programs an adapter runs on: its configured id, and the setting that names it. */
+/**
+ * One of our own programs an adapter runs on: its configured id and the setting that names it, how an
+ * approval preview names it, and its instructions by tag (the effect analysis' catalog, src/policy/effect).
+ */
 export interface OwnProgram {
   readonly program: keyof ProgramIds
   readonly setting: string
+  readonly label: string
+  /** the program name the effect analysis reports its instructions under */
+  readonly tag: string
+  readonly instructions: Readonly<Record<number, string>>
 }
 
 export interface ProtocolAdapter<Defines extends AdapterOperation = never> {

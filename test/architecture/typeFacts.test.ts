@@ -4,6 +4,8 @@
  * defined once), and the pipeline, the policy engine and the positions code hold no per-type tables: no
  * type name is compared with, listed, used as a key, or matched as a substring there. A type name
  * elsewhere in them (an instruction named like a type, a position kind, a label) is not a table and passes.
+ * Nor do the pipeline and the policy engine name a protocol's program service: where our programs live, their
+ * labels and instruction names come from the adapters through one service (src/protocols/protocolPrograms.ts).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -11,7 +13,7 @@ import ts from "typescript"
 import { describe, expect, it } from "vitest"
 import { TransactionType } from "../../schemas/intent.js"
 import { PROTOCOL_ADAPTERS, TYPE_FACTS, typeFactsOf } from "../../src/protocols/registry.js"
-import { ROOT, SRC, sourceFiles } from "./sourceScan.js"
+import { importedFiles, ROOT, SRC, sourceFiles } from "./sourceScan.js"
 
 const TYPE_NAMES: ReadonlyArray<string> = Object.keys(TYPE_FACTS)
 const READERS = ["pipeline", "policy", "positions"].map((component) => path.join(SRC, component))
@@ -81,5 +83,21 @@ describe("no per-type tables in the pipeline, the policy engine or the positions
     expect(files.length).toBeGreaterThan(50)
     const tables = files.flatMap((file) => typeTables(file, fs.readFileSync(path.join(ROOT, file), "utf8")))
     expect(tables).toEqual([])
+  })
+})
+
+/** A protocol's own service of where its program lives (src/protocols/<protocol>/program(s).ts, the oracle's bound). */
+const isProgramService = (file: string) => /^src\/protocols\/[^/]+\/(programs?|oracleFreshness)\.ts$/.test(file.replace(/\.js$/, ".ts"))
+
+describe("the pipeline and the policy engine read our programs through ProtocolPrograms only", () => {
+  it("recognises a program service (the check can fail)", () => {
+    expect(["src/protocols/escrow/program.js", "src/protocols/amm/programs.js", "src/protocols/oracle/oracleFreshness.js"].every(isProgramService)).toBe(true)
+    expect(isProgramService("src/protocols/protocolPrograms.js")).toBe(false)
+  })
+
+  it("finds no import of a protocol's program service in src/pipeline or src/policy", () => {
+    const files = ["pipeline", "policy"].flatMap((component) => sourceFiles(path.join(SRC, component)))
+    const named = files.flatMap((file) => importedFiles(file).filter(isProgramService).map((imported) => `${file} -> ${imported}`))
+    expect(named).toEqual([])
   })
 })

@@ -9,11 +9,8 @@ import type { TransactionEffect } from "../../../schemas/effect.js"
 import type { ChainError } from "../../chain/chainClient.js"
 import { ChainFacts } from "../../chain/chainFacts.js"
 import { feeLamports } from "../../gasless/gaslessRules.js"
-import { AmmPrograms } from "../../protocols/amm/programs.js"
-import { EscrowProgram } from "../../protocols/escrow/program.js"
-import { LendingMarketProgram } from "../../protocols/lending/program.js"
 import { viewMessage } from "../../protocols/messageView.js"
-import { LiquidStakingProgram } from "../../protocols/staking/program.js"
+import { ProtocolPrograms } from "../../protocols/protocolPrograms.js"
 import { SIGN_MESSAGE_TYPE } from "../signRequest.js"
 import { AssetBook, assetAmount, type AssetAmount, SOL } from "./assets.js"
 import { describeInstructions } from "./instructionView.js"
@@ -52,16 +49,10 @@ const controlsOf = (effect: TransactionEffect, book: AssetBook): ReadonlyArray<s
 ]
 
 export class ApprovalPreviews extends Effect.Service<ApprovalPreviews>()("ApprovalPreviews", {
-  dependencies: [ChainFacts.Default, AmmPrograms.Default, EscrowProgram.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default],
+  dependencies: [ChainFacts.Default, ProtocolPrograms.Default],
   effect: Effect.gen(function* () {
     const facts = yield* ChainFacts
-    const amm = yield* AmmPrograms
-    const knownPrograms = new Map<string, string>([
-      [(yield* EscrowProgram).programId.toBase58(), "Escrow program"],
-      [(yield* LiquidStakingProgram).programId.toBase58(), "Liquid staking program"],
-      [(yield* LendingMarketProgram).programId.toBase58(), "Lending market program"],
-      ...amm.all.map((program) => [program.programId.toBase58(), `AMM (${program.protocol})`] as const)
-    ])
+    const knownPrograms = new Map((yield* ProtocolPrograms).deployed.map((own) => [own.programId, own.label] as const))
 
     /** An off-chain message to sign: nothing to simulate, the text is what is judged. */
     const messagePreview = (input: PreviewInput): ApprovalPreview => {

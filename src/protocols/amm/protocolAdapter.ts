@@ -1,13 +1,15 @@
 /** The swap adapters: the aggregator routes over both AMMs; each AMM also swaps on its own. */
 import { opt, req, type IntentFields } from "../intentRequirements.js"
-import { protocolAdapter } from "../protocolAdapter.js"
+import { type OwnProgram, protocolAdapter } from "../protocolAdapter.js"
 import { noSpend } from "../typeFacts.js"
 import { AMM_PROGRAM_ID_SETTINGS } from "./ammIds.js"
+import { IX_ADD_LIQUIDITY, IX_INIT_POOL, IX_REMOVE_LIQUIDITY, IX_SWAP } from "./instructions.js"
 import { describeAmmFailure } from "./simulationError.js"
 import { swapBuilders } from "./swapBuilder.js"
 
-const ammOne = { program: "ammOne", setting: AMM_PROGRAM_ID_SETTINGS["amm-one"] } as const
-const ammTwo = { program: "ammTwo", setting: AMM_PROGRAM_ID_SETTINGS["amm-two"] } as const
+const ammInstructions = { [IX_INIT_POOL]: "initialize_pool", [IX_ADD_LIQUIDITY]: "add_liquidity", [IX_SWAP]: "swap", [IX_REMOVE_LIQUIDITY]: "remove_liquidity" }
+const ammOne: OwnProgram = { program: "ammOne", setting: AMM_PROGRAM_ID_SETTINGS["amm-one"], label: "AMM (amm-one)", tag: "amm-one", instructions: ammInstructions }
+const ammTwo: OwnProgram = { program: "ammTwo", setting: AMM_PROGRAM_ID_SETTINGS["amm-two"], label: "AMM (amm-two)", tag: "amm-two", instructions: ammInstructions }
 
 const swapFields: IntentFields = {
   inputMint: req("address"),

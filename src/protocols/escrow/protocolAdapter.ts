@@ -3,6 +3,7 @@ import { opt, req, type IntentFields } from "../intentRequirements.js"
 import { protocolAdapter } from "../protocolAdapter.js"
 import { type GuardedTransaction, noSpend, outflowSpend, positiveAmount } from "../typeFacts.js"
 import { escrowBuilders } from "./buildWithChain.js"
+import { ESCROW_INSTRUCTION } from "./layout.js"
 import { describeEscrowFailure } from "./simulationError.js"
 
 const parties: IntentFields = {
@@ -39,7 +40,10 @@ export const escrowAdapter = protocolAdapter({
     "create_milestone_escrow", "release_milestone"
   ],
   programIds: (ids) => [ids.escrow],
-  ownPrograms: [{ program: "escrow", setting: "ESCROW_PROGRAM_ID" }],
+  ownPrograms: [{
+    program: "escrow", setting: "ESCROW_PROGRAM_ID", label: "Escrow program", tag: "escrow",
+    instructions: Object.fromEntries(Object.entries(ESCROW_INSTRUCTION).map(([name, tag]) => [tag, name]))
+  }],
   builders: escrowBuilders,
   describeFailure: (logs, [programId]) => (programId === undefined ? undefined : describeEscrowFailure(logs, programId)),
   facts: {

@@ -5,6 +5,7 @@ import { rawIntentSystemOutflow } from "../rawInstructions.js"
 import { noSpend, positiveAmount, recordedOutflow } from "../typeFacts.js"
 import { lendingBuilders } from "./builders.js"
 import { describeLendingFailure } from "./errors.js"
+import * as lending from "./instructions.js"
 import { LENDING_MARKET_PROGRAM_ID_SETTING } from "./lendingIds.js"
 
 /**
@@ -23,7 +24,13 @@ export const lendingMarketAdapter = protocolAdapter({
   // flash_loan_bundle borrows from this market's reserves (docs/decisions/lending.md), so it is listed with the spec's two
   capabilities: ["lend_supply", "lend_borrow", "lend_withdraw", "lend_repay", "flash_loan_bundle"],
   programIds: (ids) => [ids.lendingMarket],
-  ownPrograms: [{ program: "lendingMarket", setting: LENDING_MARKET_PROGRAM_ID_SETTING }],
+  ownPrograms: [{
+    program: "lendingMarket", setting: LENDING_MARKET_PROGRAM_ID_SETTING, label: "Lending market program", tag: "lending-market",
+    instructions: {
+      [lending.IX_INIT_RESERVE]: "initialize_reserve", [lending.IX_SUPPLY]: "supply", [lending.IX_BORROW]: "borrow", [lending.IX_FLASH_BORROW]: "flash_borrow",
+      [lending.IX_FLASH_REPAY]: "flash_repay", [lending.IX_WITHDRAW]: "withdraw", [lending.IX_REPAY]: "repay"
+    }
+  }],
   builders: lendingBuilders,
   describeFailure: (logs, [programId]) => describeLendingFailure(logs, programId),
   facts: {

@@ -3,6 +3,7 @@ import { opt, req } from "../intentRequirements.js"
 import { protocolAdapter } from "../protocolAdapter.js"
 import { noSpend, outflowSpend, recordedOutflow } from "../typeFacts.js"
 import { describeStakingFailure } from "./errors.js"
+import { IX_ADD_REWARDS, IX_INIT_POOL, IX_STAKE, IX_UNSTAKE } from "./instructions.js"
 import { LIQUID_STAKING_PROGRAM_ID_SETTING } from "./stakingIds.js"
 import { stakingBuilders } from "./stakeBuilder.js"
 
@@ -10,7 +11,10 @@ export const liquidStakingAdapter = protocolAdapter({
   protocol: "liquid-staking",
   capabilities: ["stake", "unstake"],
   programIds: (ids) => [ids.liquidStaking],
-  ownPrograms: [{ program: "liquidStaking", setting: LIQUID_STAKING_PROGRAM_ID_SETTING }],
+  ownPrograms: [{
+    program: "liquidStaking", setting: LIQUID_STAKING_PROGRAM_ID_SETTING, label: "Liquid staking program", tag: "liquid-staking",
+    instructions: { [IX_INIT_POOL]: "initialize_pool", [IX_STAKE]: "stake", [IX_UNSTAKE]: "unstake", [IX_ADD_REWARDS]: "add_rewards" }
+  }],
   builders: stakingBuilders,
   describeFailure: (logs, [programId]) => describeStakingFailure(logs, programId),
   facts: {
