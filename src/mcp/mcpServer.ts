@@ -11,7 +11,7 @@ import type { GatewayIdentity } from "./gatewayClient.js"
 import { TOOLS_BY_NAME } from "./catalog.js"
 import { structuredContentOf } from "./outputSchema.js"
 import { runTool } from "./runTool.js"
-import { MCP_TOOL_DESCRIPTIONS, TOOL_OUTPUTS } from "./toolList.js"
+import { mcpToolDescriptions, toolOutputs } from "./toolList.js"
 
 export const SERVER_INFO = { name: "agent-custody", version: "0.1.0" } as const
 
@@ -24,7 +24,7 @@ export const callToolResult = (identity: GatewayIdentity, name: string, args: un
   Effect.runPromise(
     runTool(identity, name, args).pipe(
       Effect.map((data): CallToolResult => {
-        const output = TOOL_OUTPUTS.get(TOOLS_BY_NAME.get(name)!.name)!
+        const output = toolOutputs().get(TOOLS_BY_NAME.get(name)!.name)!
         return { content: [{ type: "text", text: JSON.stringify(data ?? null) }], structuredContent: structuredContentOf(output, data) }
       }),
       Effect.catchTag("ToolError", (error) =>
@@ -41,7 +41,7 @@ export const createMcpServer = (identity: GatewayIdentity) => {
     instructions:
       "Custody and execution on Solana. Create a wallet (wallet_create), send intents (tx_create, which waits for the outcome), read tx_get until confirmed or failed, read tx_proof. Every call runs with this connection's API key, its scopes, tenant and the wallet's policies."
   })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOL_DESCRIPTIONS.map((t) => ({ ...t })) }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolDescriptions().map((t) => ({ ...t })) }))
   server.setRequestHandler(CallToolRequestSchema, (request) => callToolResult(identity, request.params.name, request.params.arguments ?? {}))
   return server
 }

@@ -4,13 +4,11 @@
  * `Authorization: Bearer` (checked by the gateway before this runs), and the tools act with it.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect } from "effect"
 import { McpTransportApi } from "../../schemas/api/mcp.js"
 import { jsonBody } from "../gateway/request.js"
 import { route } from "../gateway/route.js"
 import { callerIdentity } from "./http.js"
-import { createMcpServer } from "./mcpServer.js"
 
 const SKIPPED_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding", "keep-alive"])
 
@@ -20,17 +18,8 @@ const handlePost = Effect.gen(function* () {
   const identity = yield* callerIdentity
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) if (!SKIPPED_HEADERS.has(name) && value !== undefined) headers.set(name, value)
-  const answer = yield* Effect.promise(async () => {
-    const server = createMcpServer(identity)
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    await server.connect(transport)
-    try {
-      const response = await transport.handleRequest(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) }), { parsedBody: body })
-      return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() }
-    } finally {
-      await server.close()
-    }
-  })
+  // the MCP SDK loads on the first exchange (mcpAnswer.ts)
+  const answer = yield* Effect.promise(() => import("./mcpAnswer.js").then(({ answerMcpPost }) => answerMcpPost(identity, headers, body)))
   return HttpServerResponse.text(answer.text, { status: answer.status, headers: answer.headers, contentType: answer.headers["content-type"] ?? "application/json" })
 })
 

@@ -14,19 +14,28 @@ const annotationsOf = (definition: ToolDefinition) => ({
   idempotentHint: definition.idempotent
 })
 
-/** Each tool's output, computed once: the catalog does not change while the process runs. */
-export const TOOL_OUTPUTS: ReadonlyMap<string, ToolOutput> = new Map(TOOLS.map((definition) => [definition.name, toolOutputOf(definition.endpoint)]))
+/**
+ * Computed once, on first use: the catalog does not change while the process runs, and deriving its JSON
+ * Schemas (about half a second) is not paid by a service start that no MCP client asks.
+ */
+const once = <A>(make: () => A): (() => A) => {
+  let made: { readonly value: A } | undefined
+  return () => (made ??= { value: make() }).value
+}
+
+/** Each tool's output schema, by the tool's spec name. */
+export const toolOutputs: () => ReadonlyMap<string, ToolOutput> = once(() => new Map(TOOLS.map((definition) => [definition.name, toolOutputOf(definition.endpoint)])))
 
 export const describeTool = (definition: ToolDefinition, name: string) => ({
   name,
   description: definition.description,
   inputSchema: argsJsonSchema(definition),
-  outputSchema: TOOL_OUTPUTS.get(definition.name)!.schema,
+  outputSchema: toolOutputs().get(definition.name)!.schema,
   annotations: annotationsOf(definition)
 })
 
 /** `GET /mcp/tools`: the spec's names. */
-export const TOOL_DESCRIPTIONS = TOOLS.map((definition) => describeTool(definition, definition.name))
+export const toolDescriptions = once(() => TOOLS.map((definition) => describeTool(definition, definition.name)))
 
 /** MCP `tools/list`: the names MCP hosts accept. */
-export const MCP_TOOL_DESCRIPTIONS = TOOLS.map((definition) => describeTool(definition, definition.mcpName))
+export const mcpToolDescriptions = once(() => TOOLS.map((definition) => describeTool(definition, definition.mcpName)))

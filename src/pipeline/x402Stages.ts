@@ -15,7 +15,6 @@ import { Effect } from "effect"
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types"
 import { ChainClient, ChainEndpoints } from "../chain/chainClient.js"
 import { viewMessage } from "../protocols/messageView.js"
-import { buildPayment, httpClient, withSignedTransaction } from "../protocols/x402/paymentBuilder.js"
 import { paymentMismatch } from "../protocols/x402/paymentCheck.js"
 import { X402PaymentRepo } from "../protocols/x402/paymentRepo.js"
 import { selectRequirement } from "../protocols/x402/selectRequirement.js"
@@ -27,6 +26,13 @@ import { Submission } from "./submission.js"
 import type { RunContext } from "./runContext.js"
 import { Retryable, Terminal } from "./stageFailure.js"
 import { StageTransitions, type Unwritten } from "./stageTransitions.js"
+
+/**
+ * The x402 client libraries (about 20 MiB resident), loaded by the first payment rather than by every
+ * service start: most deployments never pay a resource.
+ */
+let paymentBuilderModule: Promise<typeof import("../protocols/x402/paymentBuilder.js")> | undefined
+const paymentBuilder = Effect.promise(() => (paymentBuilderModule ??= import("../protocols/x402/paymentBuilder.js")))
 import type { TransactionRow } from "./transactionRow.js"
 
 type Simulation = { readonly ok: true; readonly logs: ReadonlyArray<string> } | { readonly ok: false; readonly logs: ReadonlyArray<string>; readonly error: string }
@@ -130,6 +136,7 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
             fields: { result: { paid: false, ...describeAnswer(answer) }, confirmedAt: new Date() }, eventType: "transaction.confirmed"
           })
         }
+        const { buildPayment, httpClient } = yield* paymentBuilder
         const paymentRequired = yield* Effect.try({
           try: () => httpClient.getPaymentRequiredResponse((name) => answer.headers.get(name), parseJson(answer.body)) as PaymentRequired,
           catch: (error) => buildFailure(`the 402 answer carries no payment requirements: ${errorText(error)}`)
@@ -217,6 +224,7 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
         let signature = payment.settlement_signature
         if (payment.status !== "settled") {
           // Written before the bytes leave: from here on this transaction never builds another payment.
+          const { httpClient, withSignedTransaction } = yield* paymentBuilder
           yield* payments.markSent(row.id)
           const signed = withSignedTransaction(payment.payload as unknown as PaymentPayload, row.signed_transaction ?? "")
           const answer = yield* request(row.intent, httpClient.encodePaymentSignatureHeader(signed)).pipe(

@@ -18,6 +18,7 @@ import {
   createPostgresDatabase,
   type FreshDatabase,
   PROJECT_ROOT,
+  SERVICE_API_KEY,
   SERVICE_NODE_FLAGS,
   type ServiceProcess,
   startServiceProcess,
@@ -58,8 +59,11 @@ describe("the production build", () => {
     for (const program of ["main", "ledger", "mcp", "wallet-engine", "mpc-node", "kms-rotate"]) {
       expect(fs.existsSync(path.join(PROJECT_ROOT, "dist", `${program}.js`)), program).toBe(true)
     }
-    const tooling = [...packageImports(path.join(PROJECT_ROOT, "dist"))].filter((specifier) => TOOLING.test(specifier))
-    expect(tooling).toEqual([])
+    const imported = [...packageImports(path.join(PROJECT_ROOT, "dist"))]
+    expect(imported.filter((specifier) => TOOLING.test(specifier))).toEqual([])
+    // Effect is bundled (only the modules the service uses are loaded), so no chunk imports it from node_modules
+    expect(imported.filter((specifier) => /^(effect|@effect\/)/.test(specifier))).toEqual([])
+    expect(imported).toContain("pg")
 
     database = await createPostgresDatabase()
     service = await startServiceProcess({ built: true, databaseUrl: database.url, dataDir, env: { LEDGER_PORT: String(await freePortPair()) } })
@@ -89,5 +93,15 @@ describe("the production build", () => {
     expect(transfer.body.data.status).toBe("confirmed")
     const proof = await call(service.baseUrl, "GET", `/api/v1/transactions/${transfer.body.data.id}/proof`)
     expect(proof.status).toBe(200)
+
+    // MCP over HTTP: the SDK is a chunk of the build loaded by the first exchange, not by the start.
+    const listed = await fetch(`${service.baseUrl}/mcp`, {
+      method: "POST",
+      headers: { "x-api-key": SERVICE_API_KEY, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
+    })
+    expect(listed.status).toBe(200)
+    const tools = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name)
+    expect(tools).toContain("tx_create")
   }, 180_000)
 })
