@@ -12,7 +12,7 @@
  * tick counter and last tick time) against its cadence (p50, p90, p99 over the agents; the target: p50
  * within 5%), how many are reported running (status running, autonomy on, a live lease: what
  * GET /agents/<id>/autonomy/state answers as `running`, also asked over HTTP of a sample), the paper
- * trades recorded, and the CPU of the service, PostgreSQL and the ledger.
+ * trades recorded, and the CPU of the service, PostgreSQL and the ledger. BENCH_CPU_PROF=<dir> profiles the service.
  */
 import { Keypair } from "@solana/web3.js"
 import { cpuDelta, cpuSnapshot } from "./support/cpu.js"
@@ -61,7 +61,9 @@ const main = async () => {
     const service = await startServiceProcess({
       databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, built: benchBuilt,
       // The default pool (the test processes use 10).
-      env: { AGENT_LOOP_INTERVAL_MS: "5000", DATABASE_POOL_SIZE: "20" }
+      env: { AGENT_LOOP_INTERVAL_MS: "5000", DATABASE_POOL_SIZE: "20" },
+      // BENCH_CPU_PROF=<dir>: the service writes a CPU profile there when it stops
+      ...(process.env.BENCH_CPU_PROF === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] })
     })
     const nodePid = serviceNodePid(service.pid)
     await sleep(5_000)

@@ -7,11 +7,13 @@
  * whose process died is re-sent with the same idempotency key (recovery), never duplicated.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { TransactionType } from "../../../schemas/intent.js"
 import { ProtocolId } from "../../../schemas/protocol.js"
+import { AppConfig } from "../../config.js"
 import { makeStatementBatch } from "../../db/statementBatch.js"
+import { hotSpan } from "../../observability/tracing.js"
 import { ActionSource, actionIdempotencyKey, HOUR_MS, isEligible, type PlannedAction, type RunState } from "./planning.js"
 import { decodeRows, Timestamp } from "../../db/rowDecoding.js"
 
@@ -98,6 +100,8 @@ export interface RunStates {
 export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // per tick of every agent: a span only when traces are exported (tracing.ts)
+    const exporting = Option.isSome((yield* AppConfig).observability.otlpEndpoint)
     const runsTableName = (source: ActionSource) => (source === "step" ? "agent_step_runs" : "agent_rule_runs")
     const runsTable = (source: ActionSource) => sql.literal(runsTableName(source))
     const idColumn = (source: ActionSource) => sql.literal(source === "step" ? "step_id" : "rule_id")
@@ -132,7 +136,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
     const beginTick = (agentId: string, ownerId: string, nowMs: number, nextTickAtMs: number) =>
       beginTicks.submit({ agentId, ownerId, nowMs, nextTickAtMs }).pipe(
         Effect.map((tick) => (tick === undefined ? undefined : Number(tick))),
-        Effect.withSpan("AgentRunStore.beginTick")
+        hotSpan(exporting, "AgentRunStore.beginTick")
       )
 
     const nextTicks = makeStatementBatch(
@@ -185,7 +189,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
       { maxBatch: 256 }
     )
 
-    const load = (agentId: string, nowMs: number) => loads.submit({ agentId, nowMs }).pipe(Effect.withSpan("AgentRunStore.load"))
+    const load = (agentId: string, nowMs: number) => loads.submit({ agentId, nowMs }).pipe(hotSpan(exporting, "AgentRunStore.load"))
 
     /** The atomic decide-and-count of one run (see the file comment); the claimed action or why not. */
     const claimAction = (input: {
@@ -231,7 +235,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
             return toClaimed(rows[0])
           })
         )
-        .pipe(Effect.orDie, Effect.withSpan("AgentRunStore.claimAction"))
+        .pipe(Effect.orDie, hotSpan(exporting, "AgentRunStore.claimAction"))
 
     const claimedOfAgents = makeStatementBatch(
       (agentIds: ReadonlyArray<string>) =>
