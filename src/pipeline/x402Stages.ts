@@ -26,6 +26,7 @@ import { Submission } from "./submission.js"
 import type { RunContext } from "./runContext.js"
 import { Retryable, Terminal } from "./stageFailure.js"
 import { StageTransitions, type Unwritten } from "./stageTransitions.js"
+import type { TransactionRow } from "./transactionRow.js"
 
 /**
  * The x402 client libraries (about 20 MiB resident), loaded by the first payment rather than by every
@@ -33,7 +34,6 @@ import { StageTransitions, type Unwritten } from "./stageTransitions.js"
  */
 let paymentBuilderModule: Promise<typeof import("../protocols/x402/paymentBuilder.js")> | undefined
 const paymentBuilder = Effect.promise(() => (paymentBuilderModule ??= import("../protocols/x402/paymentBuilder.js")))
-import type { TransactionRow } from "./transactionRow.js"
 
 type Simulation = { readonly ok: true; readonly logs: ReadonlyArray<string> } | { readonly ok: false; readonly logs: ReadonlyArray<string>; readonly error: string }
 
@@ -223,8 +223,8 @@ export class X402Stages extends Effect.Service<X402Stages>()("X402Stages", {
         }
         let signature = payment.settlement_signature
         if (payment.status !== "settled") {
-          // Written before the bytes leave: from here on this transaction never builds another payment.
           const { httpClient, withSignedTransaction } = yield* paymentBuilder
+          // Written before the bytes leave: from here on this transaction never builds another payment.
           yield* payments.markSent(row.id)
           const signed = withSignedTransaction(payment.payload as unknown as PaymentPayload, row.signed_transaction ?? "")
           const answer = yield* request(row.intent, httpClient.encodePaymentSignatureHeader(signed)).pipe(

@@ -23,9 +23,9 @@ export interface DeployedProgram extends OwnProgram {
 }
 
 /** Each own program once, as the first adapter that runs on it describes it (the aggregator shares both AMMs). */
-const OWN_PROGRAMS: ReadonlyArray<OwnProgram> = [
-  ...new Map(PROTOCOL_ADAPTERS.flatMap((adapter) => adapter.ownPrograms ?? []).reverse().map((own) => [own.program, own])).values()
-].reverse()
+const OWN_PROGRAMS: ReadonlyArray<OwnProgram> = PROTOCOL_ADAPTERS.flatMap((adapter) => adapter.ownPrograms ?? []).filter(
+  (own, index, all) => all.findIndex((other) => other.program === own.program) === index
+)
 
 export class ProtocolPrograms extends Effect.Service<ProtocolPrograms>()("ProtocolPrograms", {
   dependencies: [EscrowProgram.Default, AmmPrograms.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default, OracleFreshness.Default],
