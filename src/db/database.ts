@@ -1,16 +1,16 @@
 /**
  * The database layer: `@effect/sql-pg` against DATABASE_URL, or against the embedded PostgreSQL server
- * under DATA_DIR when it is unset (embeddedServer.ts); migrations run at start by PgMigrator.
+ * under DATA_DIR when it is unset (embeddedServer.ts); migrations run at start by PgMigrator,
+ * one process at a time (serializedMigrations.ts).
  */
-import { NodeContext } from "@effect/platform-node"
 import { SqlError } from "@effect/sql/SqlError"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "../config.js"
 import { openEmbeddedServer } from "./embeddedServer.js"
-import { migrations } from "./migrations/index.js"
 import { PreparingClient } from "./preparedStatements.js"
+import { SerializedMigratorLive } from "./serializedMigrations.js"
 
 /** int8 and numeric come back as strings from node-postgres: keep them exact, convert at the repository edge. */
 const clientOptions = {
@@ -72,7 +72,5 @@ const PgClientLive = Layer.unwrapScoped(
   })
 )
 
-const MigratorLive = PgMigrator.layer({ loader: migrations }).pipe(Layer.provide(NodeContext.layer))
-
-/** SqlClient + PgClient, migrated. */
-export const DatabaseLive = MigratorLive.pipe(Layer.provideMerge(PgClientLive))
+/** SqlClient + PgClient, migrated (by one process at a time). */
+export const DatabaseLive = SerializedMigratorLive.pipe(Layer.provideMerge(PgClientLive))

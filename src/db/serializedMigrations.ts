@@ -1,0 +1,34 @@
+/**
+ * Migrations when several service processes start together on one new database (an API process beside
+ * workers, two replicas of a rolling restart). @effect/sql's migrator creates its table with a
+ * check-then-create that races: two creators, and one fails to start on a duplicate pg_type row. Its run
+ * itself is serialized (one transaction that first locks that table), so creating the table first, under
+ * a transaction's advisory lock, is all it needs: the others then wait on the table lock and find nothing
+ * left to do. One connection at a time, so a pool of one still migrates.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { PgMigrator } from "@effect/sql-pg"
+import { Effect, Layer } from "effect"
+import { migrations } from "./migrations/index.js"
+
+/** The advisory lock key of creating the migrations table (a constant no other lock of the service uses). */
+const MIGRATIONS_TABLE_LOCK_KEY = 7_301_985_220
+
+/** The migrator's own table, as @effect/sql's Migrator creates it on PostgreSQL. */
+const createMigrationsTable = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.withTransaction(
+    Effect.zipRight(
+      sql`SELECT pg_advisory_xact_lock(${MIGRATIONS_TABLE_LOCK_KEY})`,
+      sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+        migration_id integer primary key,
+        created_at timestamp with time zone not null default now(),
+        name text not null
+      )`
+    )
+  )
+)
+
+export const SerializedMigratorLive = Layer.effectDiscard(Effect.zipRight(createMigrationsTable, PgMigrator.run({ loader: migrations }))).pipe(
+  Layer.provide(NodeContext.layer)
+)
