@@ -22,10 +22,17 @@ const configProvider = ConfigProvider.fromMap(new Map(environment))
 const logFormat = logFormatOf(new Map(environment).get("LOG_FORMAT"))
 jsonProcessWarnings(logFormat)
 
+/** What an error wraps (a SqlError's driver error says what PostgreSQL answered; its own message does not). */
+const underlying = (error: unknown): Array<string> => {
+  const inner = error instanceof Error ? error.cause : undefined
+  return inner instanceof Error ? [`caused by: ${inner.message}`, ...underlying(inner)] : []
+}
+
 /** A failed start says why on stderr (a configuration error names the variable) and exits non-zero. */
 const reportStartupFailure = (cause: Cause.Cause<unknown>) =>
   Effect.sync(() => {
-    const reason = Cause.pretty(cause)
+    const wrapped = [...Cause.failures(cause), ...Cause.defects(cause)].flatMap(underlying)
+    const reason = [Cause.pretty(cause), ...wrapped].join("\n")
     console.error(formatStartupLines(logFormat, [{ level: "ERROR", text: `agent-custody could not start:\n${reason}`, message: "agent-custody could not start", annotations: { cause: reason } }]))
     process.exitCode = 1
   })
