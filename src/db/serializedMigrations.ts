@@ -18,14 +18,14 @@ const MIGRATIONS_TABLE_LOCK_KEY = 7_301_985_220
 /** The migrator's own table, as @effect/sql's Migrator creates it on PostgreSQL. */
 const createMigrationsTable = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.withTransaction(
-    Effect.zipRight(
-      sql`SELECT pg_advisory_xact_lock(${MIGRATIONS_TABLE_LOCK_KEY})`,
-      sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${MIGRATIONS_TABLE_LOCK_KEY})`
+      yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
         migration_id integer primary key,
         created_at timestamp with time zone not null default now(),
         name text not null
       )`
-    )
+    })
   )
 )
 
