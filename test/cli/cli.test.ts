@@ -35,7 +35,8 @@ const run = (args: ReadonlyArray<string>, options: { readonly command?: Readonly
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once("exit", (code) => resolve({ code, stdout, stderr }))
+    // "close", not "exit": exit can come before the pipes are read to their end.
+    child.once("close", (code) => resolve({ code, stdout, stderr }))
   })
 
 /** The `data` of a `--json` run. */

@@ -45,7 +45,8 @@ const startProd = (env: Record<string, string | undefined>) =>
     // the starts run side by side (each mostly loads modules, CPU-bound on a shared machine).
     const timer = setTimeout(() => child.kill("SIGKILL"), START_LIMIT_MS)
     child.once("error", reject)
-    child.once("exit", (code) => {
+    // "close", not "exit": exit can come before the pipes are read to their end (an empty output under load).
+    child.once("close", (code) => {
       clearTimeout(timer)
       resolve({ code, output: stdout + stderr })
     })

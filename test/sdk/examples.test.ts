@@ -26,7 +26,8 @@ const runExample = (name: string) =>
     let output = ""
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    child.once("exit", (code) => resolve({ code, output }))
+    // "close", not "exit": exit can come before the pipes are read to their end.
+    child.once("close", (code) => resolve({ code, output }))
   })
 
 describe("examples/", () => {
