@@ -6,21 +6,25 @@
  *     listening; `restart` on the same DATA_DIR, spawn to the first 200 of /health;
  *   - `restart (DATABASE_URL)`: a service on the machine's PostgreSQL and a running ledger (CHAIN_RPC_URL), its
  *     second start on the same database, spawn to the first 200 of /health;
- *   - for each young-generation size in BENCH_SEMI_SPACES (16,64 MiB; 64 is what start:prod sets): resident
+ *   - for each start script of BENCH_PROFILES (`start:prod`, the 64 MiB young generation chosen for
+ *     throughput, and `start:prod:lean`, 16 MiB and a slower-growing heap; the node flags are read from
+ *     package.json): resident
  *     memory of the service's node process idle (10 s after start), and its highest under 32 clients each
  *     waiting for its transfer (BENCH_FOOTPRINT_TRANSFERS, 3,000), with their throughput;
- *   - `soak` (BENCH_SOAK_SECONDS, 1,200; 0 skips it): transfers offered at BENCH_SOAK_RATE (100/s), resident
+ *   - `soak` on the last profile (BENCH_SOAK_SECONDS, 1,200; 0 skips it): transfers offered at BENCH_SOAK_RATE (100/s), resident
  *     memory every 10 s: at one minute, the highest after, and the growth after the first minute (MiB a
  *     minute, least squares).
  * Resident memory is the node process of the service alone (not the ledger child, not PostgreSQL).
  */
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import {
   createFundedWallet,
   createPostgresDatabase,
   killAllChildren,
   mapConcurrent,
+  PROJECT_ROOT,
   type ServiceProcess,
   type ServiceProcessOptions,
   startLedgerProcess,
@@ -45,8 +49,16 @@ const settings = {
   transfers: intEnv("BENCH_FOOTPRINT_TRANSFERS", 3_000),
   soakSeconds: intEnv("BENCH_SOAK_SECONDS", 1_200),
   soakRate: intEnv("BENCH_SOAK_RATE", 100),
-  semiSpaces: (process.env.BENCH_SEMI_SPACES ?? "16,64").split(",").map((s) => Number.parseInt(s.trim(), 10)).filter((n) => n > 0),
+  profiles: (process.env.BENCH_PROFILES ?? "start:prod,start:prod:lean").split(",").map((name) => name.trim()).filter((name) => name !== ""),
   clients: 32
+}
+
+const scripts = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
+/** The node flags of a start script of package.json (`node <flags> dist/main.js`). */
+const nodeFlagsOf = (script: string) => {
+  const command = scripts[script]
+  if (command === undefined) throw new Error(`package.json has no script ${script}`)
+  return command.split(/\s+/).filter((argument) => argument.startsWith("--"))
 }
 
 const rows: Array<Array<string>> = [["measure", "value"]]
@@ -117,22 +129,23 @@ const main = async () => {
     report("restart to /health on DATABASE_URL, data kept", `${ms(restarted.ms)} ms`)
     await restarted.service.stop()
 
-    for (const semiSpace of settings.semiSpaces) {
-      const { service } = await timeToHealth({ ...base, nodeArgs: [`--max-semi-space-size=${semiSpace}`] })
+    for (const [index, profile] of settings.profiles.entries()) {
+      const flags = nodeFlagsOf(profile)
+      const { service } = await timeToHealth({ ...base, nodeArgs: flags })
       const pid = serviceNodePid(service.pid)
       await sleep(10_000)
-      report(`idle resident memory, ${semiSpace} MiB young generation`, `${residentMiB(pid).toFixed(0)} MiB`)
+      report(`idle resident memory, ${profile} (${flags.join(" ")})`, `${residentMiB(pid).toFixed(0)} MiB`)
       const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 5_000_000_000))
       const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
       const loaded = await sampling(pid, 500, () =>
-        runClosedLoop(service.baseUrl, { mode: "waiting", count: settings.transfers, clients: settings.clients, sources, destinations, offset: semiSpace * 100_000 }))
+        runClosedLoop(service.baseUrl, { mode: "waiting", count: settings.transfers, clients: settings.clients, sources, destinations, offset: (index + 1) * 100_000 }))
       const seconds = loaded.samples.at(-1)?.at ?? Number.NaN
       report(
-        `32 waiting clients, ${semiSpace} MiB young generation`,
+        `32 waiting clients, ${profile}`,
         `highest ${Math.max(...loaded.samples.map((s) => s.mib)).toFixed(0)} MiB; ${(loaded.result.confirmed / seconds).toFixed(0)} confirmed/s, p50 ${ms(percentile(loaded.result.outcomeMs, 50))} ms`
       )
 
-      if (semiSpace === settings.semiSpaces.at(-1) && settings.soakSeconds > 0) {
+      if (index === settings.profiles.length - 1 && settings.soakSeconds > 0) {
         const soak = await sampling(pid, 10_000, () =>
           postTransfers(service.baseUrl, {
             count: settings.soakRate * settings.soakSeconds, clients: settings.clients, sources, destinations, offset: 9_000_000, rate: settings.soakRate

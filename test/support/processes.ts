@@ -155,8 +155,15 @@ export const killAllChildren = () => {
 }
 process.once("exit", killAllChildren)
 
-/** The node flags of `npm start` and `npm run start:prod` (package.json): the service runs here as deployed. */
-export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"]
+/**
+ * The node flags of `npm run start:prod` (read from package.json): the service runs here as deployed.
+ * SERVICE_NODE_FLAGS (space-separated) replaces them, for a benchmark comparing settings.
+ */
+export const SERVICE_NODE_FLAGS: ReadonlyArray<string> = (
+  process.env.SERVICE_NODE_FLAGS ?? (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["start:prod"]!
+)
+  .split(/\s+/)
+  .filter((argument) => argument.startsWith("--"))
 
 /** Starts `tsx src/main.ts` (production mode; or the build) and resolves once the gateway announced it listens. */
 export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
