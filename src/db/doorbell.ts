@@ -11,6 +11,9 @@
  */
 import { Effect, Queue, type Scope } from "effect"
 
+/** How much later than asked `ringAfter` rings (see there). */
+const RING_LATE_MS = 5
+
 export interface Doorbell {
   readonly ring: (times?: number) => Effect.Effect<void>
   /** Rings for the job count another process's NOTIFY announced (its text): 1 to 64 rings, 1 when unreadable. */
@@ -35,7 +38,11 @@ export const makeDoorbell = (pollMs: number): Effect.Effect<Doorbell, never, Sco
 
     const ringAnnounced = (count: string) => ring(Math.min(Math.max(Number.parseInt(count, 10) || 1, 1), 64))
 
-    const ringAfter = (delayMs: number) => Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${delayMs} millis`), ring())).pipe(Effect.asVoid)
+    // A little late, never early: a timer fires on the event loop's millisecond clock, up to a millisecond
+    // before `delayMs` has really passed, and a ring that came before the database's now() reached the
+    // job's available_at would wake a worker that finds nothing due: the job would wait for the poll tick.
+    const ringAfter = (delayMs: number) =>
+      Effect.forkDaemon(Effect.zipRight(Effect.sleep(`${delayMs + RING_LATE_MS} millis`), ring())).pipe(Effect.asVoid)
 
     const waitForWork = Effect.suspend(() => {
       idleWorkers++
