@@ -23,9 +23,9 @@ const logFormat = logFormatOf(new Map(environment).get("LOG_FORMAT"))
 jsonProcessWarnings(logFormat)
 
 /** What an error wraps (a SqlError's driver error says what PostgreSQL answered; its own message does not). */
-const underlying = (error: unknown): Array<string> => {
+const underlying = (error: unknown, depth = 0): Array<string> => {
   const inner = error instanceof Error ? error.cause : undefined
-  return inner instanceof Error ? [`caused by: ${inner.message}`, ...underlying(inner)] : []
+  return inner instanceof Error && depth < 4 ? [`caused by: ${inner.message}`, ...underlying(inner, depth + 1)] : []
 }
 
 /** A failed start says why on stderr (a configuration error names the variable) and exits non-zero. */
