@@ -18,13 +18,12 @@
  */
 import { Keypair } from "@solana/web3.js"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import {
   createFundedWallet,
   createPostgresDatabase,
   killAllChildren,
   mapConcurrent,
-  PROJECT_ROOT,
+  nodeFlagsOfScript,
   type ServiceProcess,
   type ServiceProcessOptions,
   startLedgerProcess,
@@ -51,14 +50,6 @@ const settings = {
   soakRate: intEnv("BENCH_SOAK_RATE", 100),
   profiles: (process.env.BENCH_PROFILES ?? "start:prod,start:prod:lean").split(",").map((name) => name.trim()).filter((name) => name !== ""),
   clients: 32
-}
-
-const scripts = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
-/** The node flags of a start script of package.json (`node <flags> dist/main.js`). */
-const nodeFlagsOf = (script: string) => {
-  const command = scripts[script]
-  if (command === undefined) throw new Error(`package.json has no script ${script}`)
-  return command.split(/\s+/).filter((argument) => argument.startsWith("--"))
 }
 
 const rows: Array<Array<string>> = [["measure", "value"]]
@@ -130,7 +121,7 @@ const main = async () => {
     await restarted.service.stop()
 
     for (const [index, profile] of settings.profiles.entries()) {
-      const flags = nodeFlagsOf(profile)
+      const flags = nodeFlagsOfScript(profile)
       const { service } = await timeToHealth({ ...base, nodeArgs: flags })
       const pid = serviceNodePid(service.pid)
       await sleep(10_000)

@@ -155,15 +155,21 @@ export const killAllChildren = () => {
 }
 process.once("exit", killAllChildren)
 
+/** The node flags of a start script of package.json (`node <flags> dist/main.js`). */
+export const nodeFlagsOfScript = (script: string): ReadonlyArray<string> => {
+  const command = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts[script]
+  if (command === undefined) throw new Error(`package.json has no script ${script}`)
+  return command.split(/\s+/).filter((argument) => argument.startsWith("--"))
+}
+
 /**
- * The node flags of `npm run start:prod` (read from package.json): the service runs here as deployed.
- * SERVICE_NODE_FLAGS (space-separated) replaces them, for a benchmark comparing settings.
+ * The node flags of `npm run start:prod`: the service runs here as deployed. SERVICE_NODE_FLAGS
+ * (space-separated) replaces them, for a benchmark comparing settings.
  */
-export const SERVICE_NODE_FLAGS: ReadonlyArray<string> = (
-  process.env.SERVICE_NODE_FLAGS ?? (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["start:prod"]!
-)
-  .split(/\s+/)
-  .filter((argument) => argument.startsWith("--"))
+export const SERVICE_NODE_FLAGS: ReadonlyArray<string> =
+  process.env.SERVICE_NODE_FLAGS === undefined
+    ? nodeFlagsOfScript("start:prod")
+    : process.env.SERVICE_NODE_FLAGS.split(/\s+/).filter((argument) => argument.startsWith("--"))
 
 /** Starts `tsx src/main.ts` (production mode; or the build) and resolves once the gateway announced it listens. */
 export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
