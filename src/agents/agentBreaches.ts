@@ -38,6 +38,8 @@ const BreachRow = Schema.Struct({
 })
 type BreachRow = typeof BreachRow.Type
 
+const BreachIdRow = Schema.Struct({ id: Schema.String })
+
 const toBreach = (row: BreachRow): AgentBreach => ({
   id: row.id,
   tenantId: row.tenant_id,
@@ -74,7 +76,7 @@ export class AgentBreaches extends Effect.Service<AgentBreaches>()("AgentBreache
     /** True for the one caller that marked it (concurrent supervisors act once). */
     const markHandled = (id: string) =>
       sql`UPDATE agent_breaches SET handled = true, handled_at = now() WHERE id = ${id} AND NOT handled RETURNING id`.pipe(
-        decodeRows("agent_breaches", Schema.Struct({ id: Schema.String })),
+        decodeRows("agent_breaches", BreachIdRow),
         Effect.map((rows) => rows.length === 1),
         Effect.orDie
       )
@@ -95,7 +97,7 @@ export class AgentBreaches extends Effect.Service<AgentBreaches>()("AgentBreache
             WHERE NOT EXISTS (SELECT 1 FROM agent_breaches b WHERE b.tx_id = v.tx_id AND b.kind = 'delta_guard')
             ON CONFLICT DO NOTHING
             RETURNING id
-          `.pipe(decodeRows("agent_breaches", Schema.Struct({ id: Schema.String })), Effect.map((rows) => rows.length), Effect.orDie, Effect.withSpan("AgentBreaches.recordDeltaGuardFailures"))
+          `.pipe(decodeRows("agent_breaches", BreachIdRow), Effect.map((rows) => rows.length), Effect.orDie, Effect.withSpan("AgentBreaches.recordDeltaGuardFailures"))
 
     return { record, listUnhandled, markHandled, recordDeltaGuardFailures }
   })

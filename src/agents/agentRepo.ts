@@ -36,6 +36,13 @@ export interface CapabilitiesChange {
 
 const encodeAutonomy = Schema.encodeSync(Autonomy)
 
+const AgentPageRow = withPageKey(AgentRow)
+
+/** An agent of a batched read by wallets, with the ordinal of the input it answers. */
+const AgentRowInBatch = Schema.Struct({ ...AgentRow.fields, batch_ord: Schema.Number })
+
+const AgentIdRow = Schema.Struct({ id: Schema.String })
+
 /** UTC day key 'YYYY-MM-DD' of the Effect clock (TestClock-friendly). */
 export const utcToday = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString().slice(0, 10))
 
@@ -83,7 +90,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         const rows = yield* sql`
           SELECT ${columns}, ${listOrder.keyColumn} FROM agents WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(decodeRows("agents", withPageKey(AgentRow)), Effect.orDie)
+        `.pipe(decodeRows("agents", AgentPageRow), Effect.orDie)
         const counted = yield* listOrder.cappedTotal(sql`agents`, conditions).pipe(Effect.orDie)
         const { items, info } = listOrder.pageOf(rows, page, counted)
         return { agents: items.map((row) => toStoredAgent(row).agent), ...info }
@@ -105,7 +112,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         ) a
         ORDER BY q.ord, a.created_at, a.id
       `.pipe(
-        decodeRows("agents", Schema.Struct({ ...AgentRow.fields, batch_ord: Schema.Number })),
+        decodeRows("agents", AgentRowInBatch),
         Effect.map((rows) => {
           const byOrd = inputs.map((): Array<StoredAgent> => [])
           for (const { batch_ord, ...row } of rows) byOrd[batch_ord]?.push(toStoredAgent(row))
@@ -187,7 +194,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
     /** The scheduler's loop: the ids of the running agents with autonomy enabled (ids only: 10,000 of them every loop). */
     const runningAutonomousIds = sql`
       SELECT id::text AS id FROM agents WHERE status = 'running' AND (autonomy->>'enabled')::boolean ORDER BY id
-    `.pipe(decodeRows("agents", Schema.Struct({ id: Schema.String })), Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)
+    `.pipe(decodeRows("agents", AgentIdRow), Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)
 
     /** Scheduler and supervisor: one agent by id, any tenant (read in a statement shared with concurrent reads). */
     const findSystem = (id: string) => systemReads.submit(id)

@@ -42,6 +42,11 @@ const Released = Schema.Struct({
 })
 type Released = typeof Released.Type
 
+const HeldReservation = Schema.Struct({ id: Schema.String, tx_id: Schema.String })
+
+/** An agent whose daily counter restarted, with the day and spend it had. */
+const ResetCounter = Schema.Struct({ id: Schema.String, tenant_id: Schema.String, previous_day: Schema.String, previous_spent: Schema.String })
+
 /** The day's spend, for the budget endpoint: a counter of an earlier day reads as 0. */
 export const budgetView = (stored: StoredAgent) =>
   Effect.map(utcToday, (today) => {
@@ -186,7 +191,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
       const held = yield* sql`
         SELECT id, tx_id FROM agent_budget_reservations
         WHERE released_at IS NULL AND tx_id IS NOT NULL AND created_at > now() - interval '48 hours'
-      `.pipe(decodeRows("agent_budget_reservations", Schema.Struct({ id: Schema.String, tx_id: Schema.String })), Effect.orDie)
+      `.pipe(decodeRows("agent_budget_reservations", HeldReservation), Effect.orDie)
       const failedTxIds = new Set(yield* transactions.failedAtAnyOf(held.map((row) => row.tx_id), RELEASABLE_FAILED_AT))
       const releasable = held.filter((row) => failedTxIds.has(row.tx_id)).map((row) => row.id)
       const failed = releasable.length === 0 ? 0 : yield* releaseWhere(
@@ -210,7 +215,7 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
         UPDATE agents a SET spent_lamports_today = 0, spent_day = ${today}, budget_updated_at = now()
         FROM stale s WHERE a.id = s.id
         RETURNING a.id, a.tenant_id, s.spent_day AS previous_day, s.spent_lamports_today::text AS previous_spent
-      `.pipe(decodeRows("agents", Schema.Struct({ id: Schema.String, tenant_id: Schema.String, previous_day: Schema.String, previous_spent: Schema.String })), Effect.orDie)
+      `.pipe(decodeRows("agents", ResetCounter), Effect.orDie)
       for (const row of reset.filter((r) => BigInt(r.previous_spent) > 0n)) {
         yield* budgetEvent(row.tenant_id, row.id, "agent.budget.reset", `agent ${row.id} daily spend restarted for ${today}`, {
           previousDay: row.previous_day, previousSpentLamports: row.previous_spent, day: today

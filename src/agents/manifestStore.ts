@@ -23,6 +23,9 @@ const NonceRow = Schema.Struct({
 })
 type NonceRow = typeof NonceRow.Type
 
+/** A revoked manifest: its (first) revocation, and whether this revoke made it. */
+const RevokedRow = Schema.Struct({ revoked_at: Timestamp, revoked_reason: Schema.NullOr(Schema.String), newly: Schema.Boolean })
+
 export class ManifestStore extends Effect.Service<ManifestStore>()("ManifestStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -106,7 +109,7 @@ export class ManifestStore extends Effect.Service<ManifestStore>()("ManifestStor
           UPDATE agent_manifests m SET revoked_at = COALESCE(m.revoked_at, now()), revoked_reason = COALESCE(m.revoked_reason, ${reason})
           FROM target t WHERE m.nonce = t.nonce
           RETURNING m.revoked_at, m.revoked_reason, t.revoked_at IS NULL AS newly
-        `.pipe(decodeRows("agent_manifests", Schema.Struct({ revoked_at: Timestamp, revoked_reason: Schema.NullOr(Schema.String), newly: Schema.Boolean })), Effect.orDie)
+        `.pipe(decodeRows("agent_manifests", RevokedRow), Effect.orDie)
         if (row === undefined) return yield* Effect.fail(new NotFound({ resource: "manifest", id: nonce }))
         if (row.newly) {
           yield* audit.record({

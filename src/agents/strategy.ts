@@ -45,6 +45,10 @@ const PaperRow = Schema.Struct({
 })
 type PaperRow = typeof PaperRow.Type
 
+const BacktestCreatedRow = Schema.Struct({ created_at: Timestamp })
+
+const FoundRow = Schema.Struct({ found: Schema.Boolean })
+
 const toPaperTrade = (row: PaperRow): PaperTrade => ({
   id: row.id,
   agentId: row.agent_id,
@@ -81,7 +85,7 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
           VALUES (${runId}, ${wallet.tenantId}, ${body.walletId}, ${body.name}, ${score.totalSteps}, ${score.passedSteps},
             ${score.failedSteps}, ${score.passRate}, ${body.minimumPassRate}, ${score.totalPnlLamports.toString()}::numeric, ${score.passed})
           RETURNING created_at
-        `.pipe(decodeRows("backtest_runs", Schema.Struct({ created_at: Timestamp })), Effect.orDie)
+        `.pipe(decodeRows("backtest_runs", BacktestCreatedRow), Effect.orDie)
         const run: BacktestRun = { runId, walletId: body.walletId, name: body.name, ...score, minimumPassRate: body.minimumPassRate, createdAt: row.created_at.toISOString() }
         yield* audit.record({
           tenantId: wallet.tenantId, eventType: "strategy.backtest", message: `backtest ${runId} ${score.passed ? "passed" : "failed"}`,
@@ -95,7 +99,7 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
     const hasPassingBacktest = (tenantId: string, walletId: string) =>
       sql`
         SELECT EXISTS (SELECT 1 FROM backtest_runs WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND passed) AS found
-      `.pipe(decodeRows("backtest_runs", Schema.Struct({ found: Schema.Boolean })), Effect.map((rows) => rows[0]?.found === true), Effect.orDie)
+      `.pipe(decodeRows("backtest_runs", FoundRow), Effect.map((rows) => rows[0]?.found === true), Effect.orDie)
 
     /**
      * Records a paper trade of `agent` (also the runtime's entry for autonomy mode `paper` and paperOnly

@@ -45,6 +45,8 @@ const LockedAgent = Schema.Struct({
 })
 type LockedAgent = typeof LockedAgent.Type
 
+const OperationCreatedRow = Schema.Struct({ created_at: Timestamp })
+
 export class Treasury extends Effect.Service<Treasury>()("Treasury", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -101,7 +103,7 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
             ${move.reason}, ${sourceBefore?.toString() ?? null}::numeric, ${sourceAfter?.toString() ?? null}::numeric,
             ${targetBefore.toString()}::numeric, ${targetAfter.toString()}::numeric, ${move.txId ?? null})
           RETURNING created_at
-        `.pipe(decodeRows("treasury_operations", Schema.Struct({ created_at: Timestamp })))
+        `.pipe(decodeRows("treasury_operations", OperationCreatedRow))
         const result: BudgetMoveResult = {
           id,
           tenantId: target.tenant_id,

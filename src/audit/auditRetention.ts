@@ -7,6 +7,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { decodeRows } from "../db/rowDecoding.js"
 
+const DeletedCountRow = Schema.Struct({ n: Schema.String })
+
 export class AuditRetention extends Effect.Service<AuditRetention>()("AuditRetention", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -23,7 +25,7 @@ export class AuditRetention extends Effect.Service<AuditRetention>()("AuditReten
         )
         SELECT count(*)::text AS n FROM gone
       `.pipe(
-        decodeRows("audit_events", Schema.Struct({ n: Schema.String })),
+        decodeRows("audit_events", DeletedCountRow),
         Effect.map(([row]) => Number(row?.n ?? 0)),
         Effect.orDie,
         Effect.withSpan("AuditRetention.pruneOlderThan")

@@ -15,6 +15,9 @@ import { storableText } from "./storableText.js"
 
 const DROPPED_METRIC = METRIC_COUNTER_DROPPED_TOTAL
 
+/** A counter's value as exact decimal text. */
+const CounterRow = Schema.Struct({ name: Schema.String, value: Schema.String })
+
 export class MetricCounters extends Effect.Service<MetricCounters>()("MetricCounters", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -73,7 +76,7 @@ export class MetricCounters extends Effect.Service<MetricCounters>()("MetricCoun
     /** Every counter: SQL values plus the deltas not yet flushed. */
     const snapshot = lock.withPermits(1)(Effect.gen(function* () {
       const rows = yield* sql`SELECT name, value::text AS value FROM metric_counters`.pipe(
-        decodeRows("metric_counters", Schema.Struct({ name: Schema.String, value: Schema.String })),
+        decodeRows("metric_counters", CounterRow),
         Effect.orDie
       )
       const totals = new Map<string, bigint>(rows.map((r) => [r.name, BigInt(r.value)]))

@@ -31,6 +31,8 @@ const KeyRow = Schema.Struct({
 })
 type KeyRow = typeof KeyRow.Type
 
+const KeyPageRow = withPageKey(KeyRow)
+
 /** What the gateway needs of a key that may authenticate. */
 export const GatewayKeyRow = Schema.Struct({
   id: Schema.String,
@@ -125,7 +127,7 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
         const rows = yield* sql`
           SELECT ${columns}, ${newestFirst.keyColumn} FROM api_keys WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${query.limit + 1} OFFSET ${query.offset}
-        `.pipe(decodeRows("api_keys", withPageKey(KeyRow)), Effect.orDie)
+        `.pipe(decodeRows("api_keys", KeyPageRow), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`api_keys`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, query, counted)
         return { keys: items.map(keyOf), ...info }

@@ -15,6 +15,9 @@ import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import { decodeRows, JsonObject } from "../db/rowDecoding.js"
 
+/** A transaction waiting at the approval gate, with its approval. */
+const WaitingRow = Schema.Struct({ id: Schema.String, approval: Schema.NullOr(JsonObject) })
+
 export class FrozenGate extends Effect.Service<FrozenGate>()("FrozenGate", {
   dependencies: [TransactionRepo.Default, PolicyEngine.Default],
   effect: Effect.gen(function* () {
@@ -30,7 +33,7 @@ export class FrozenGate extends Effect.Service<FrozenGate>()("FrozenGate", {
         WHERE tenant_id = ${freeze.tenantId} AND status = 'approval_gate'
           ${freeze.scope === "wallet" ? sql`AND wallet_id::text = ${freeze.targetId}` : freeze.scope === "agent" ? sql`AND agent_id::text = ${freeze.targetId}` : sql``}
         ORDER BY created_at
-      `.pipe(decodeRows("transactions", Schema.Struct({ id: Schema.String, approval: Schema.NullOr(JsonObject) })))
+      `.pipe(decodeRows("transactions", WaitingRow))
 
     /** Fails every transaction of the freeze's scope waiting at the gate; answers their ids. */
     const failWaiting = (freeze: Freeze) =>

@@ -16,6 +16,9 @@ export type QuotaOutcome =
 
 const utcDayOf = (instant: Date) => instant.toISOString().slice(0, 10)
 
+/** The fee lamports a tenant's day has reserved. */
+const UsedRow = Schema.Struct({ used: Schema.String })
+
 export class GaslessQuota extends Effect.Service<GaslessQuota>()("GaslessQuota", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -35,7 +38,7 @@ export class GaslessQuota extends Effect.Service<GaslessQuota>()("GaslessQuota",
             FROM gasless_fee_reservations r JOIN transactions t ON t.id = r.tx_id
             WHERE r.tenant_id = ${tenantId} AND r.utc_day = ${utcDay} AND r.tx_id <> ${txId}
               AND NOT (t.status = 'failed' AND t.failed_at IN ('validation', 'policy', 'build', 'sign'))
-          `.pipe(decodeRows("gasless_fee_reservations", Schema.Struct({ used: Schema.String })))
+          `.pipe(decodeRows("gasless_fee_reservations", UsedRow))
           const usedLamports = BigInt(used)
           if (usedLamports + feeLamports > quotaLamports) return { ok: false, usedLamports, quotaLamports, utcDay } as const
           yield* sql`

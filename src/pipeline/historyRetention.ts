@@ -13,6 +13,8 @@ import { decodeRows } from "../db/rowDecoding.js"
 
 export const PRUNED_HISTORY_MESSAGE = "stage history pruned (TX_HISTORY_RETENTION_DAYS); the record and its execution proof remain"
 
+const PrunedCountRow = Schema.Struct({ n: Schema.String })
+
 export class HistoryRetention extends Effect.Service<HistoryRetention>()("HistoryRetention", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -44,7 +46,7 @@ export class HistoryRetention extends Effect.Service<HistoryRetention>()("Histor
         )
         SELECT (SELECT count(*) FROM pruned)::text AS n, (SELECT count(*) FROM jobs) AS jobs
       `.pipe(
-        decodeRows("transactions", Schema.Struct({ n: Schema.String })),
+        decodeRows("transactions", PrunedCountRow),
         Effect.map(([row]) => Number(row?.n ?? 0)),
         Effect.orDie,
         Effect.withSpan("HistoryRetention.pruneOlderThan")

@@ -58,6 +58,13 @@ const claimedJobOf = ({ job_id, job_tx_id, job_action, job_status, job_attempts,
   run: tx.wallet_public_key === null ? undefined : runContextOf(tx)
 })
 
+const JobIdRow = Schema.Struct({ id: Schema.String })
+
+const JobStatusRow = Schema.Struct({ status: Schema.String })
+
+/** How many jobs are in a status. */
+const StatusCountRow = Schema.Struct({ status: Schema.String, n: Schema.String })
+
 const CHANNEL = "outbox_jobs"
 
 export class Outbox extends Effect.Service<Outbox>()("Outbox", {
@@ -151,7 +158,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         FROM jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease_id: job.lease_id })))}::jsonb) AS v(id uuid, lease_id uuid)
         WHERE o.id = v.id AND o.lease_id = v.lease_id AND o.status = 'processing'
         RETURNING o.id
-      `.pipe(decodeRows("outbox_jobs", Schema.Struct({ id: Schema.String })), Effect.map((rows) => new Set(rows.map((row) => row.id))))
+      `.pipe(decodeRows("outbox_jobs", JobIdRow), Effect.map((rows) => new Set(rows.map((row) => row.id))))
 
     /** Marks the job done; false when its lease was no longer this worker's (then nothing changes). */
     const complete = (job: OutboxJob) =>
@@ -170,7 +177,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
           lease_id = NULL, lease_expires_at = NULL, last_error = ${error}, updated_at = now()
         WHERE id = ${job.id} AND lease_id = ${job.lease_id}
         RETURNING status
-      `.pipe(decodeRows("outbox_jobs", Schema.Struct({ status: Schema.String })), Effect.map((rows) => rows[0]?.status), Effect.orDie)
+      `.pipe(decodeRows("outbox_jobs", JobStatusRow), Effect.map((rows) => rows[0]?.status), Effect.orDie)
 
     const fail = (job: OutboxJob, error: string) =>
       sql`
@@ -214,7 +221,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const contextOf = (txId: string) => Effect.map(contexts(sql.and([sql`t.id = ${txId}`]), 1), (rows) => rows[0])
 
     const stats = sql`SELECT status, count(*)::text AS n FROM outbox_jobs GROUP BY status`.pipe(
-      decodeRows("outbox_jobs", Schema.Struct({ status: Schema.String, n: Schema.String })),
+      decodeRows("outbox_jobs", StatusCountRow),
       Effect.map((rows) => {
         const counts = { pending: 0, processing: 0, failed: 0, done: 0 }
         for (const row of rows) counts[row.status as keyof typeof counts] = Number(row.n)

@@ -55,6 +55,9 @@ const SigningRow = Schema.Struct({
 })
 type SigningRow = typeof SigningRow.Type
 
+/** A signing row with its transaction's id (a batch's read answers many). */
+const SigningRowWithId = Schema.Struct({ ...SigningRow.fields, id: Schema.String })
+
 export class Signer extends Effect.Service<Signer>()("Signer", {
   dependencies: [KeyStore.Default, SigningFreezes.Default],
   scoped: Effect.gen(function* () {
@@ -69,7 +72,7 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
         SELECT t.id, t.type, t.status, t.gasless, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
           t.tenant_id, t.agent_id, w.public_key, w.key_backend, w.status AS wallet_status
         FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id IN ${sql.in([...txIds])}
-      `.pipe(decodeRows("transactions", Schema.Struct({ ...SigningRow.fields, id: Schema.String })), Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
+      `.pipe(decodeRows("transactions", SigningRowWithId), Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
 
     const signOne = (txId: string, row: SigningRow | undefined) =>
       Effect.gen(function* () {

@@ -80,6 +80,14 @@ const json = (value: unknown) => {
 }
 const text = (value: bigint | undefined) => (value === undefined ? null : value.toString())
 
+/** A record of a batched read, with the ordinal of the input it answers (see readRecords). */
+const RecordRowInBatch = Schema.Struct({ ...TransactionRecordRow.fields, batch_ord: Schema.Number })
+
+/** A transitioned row, with the ordinal of the transition that moved it (see applyTransitions). */
+const RowInBatch = Schema.Struct({ ...TransactionRow.fields, batch_ord: Schema.Number })
+
+const RecordPageRow = withPageKey(TransactionRecordRow)
+
 /** One transition as a row of the statement's JSON input (see applyTransitions). */
 const transitionInput = (ord: number, txId: string, change: Transition) => {
   const f = change.fields ?? {}
@@ -152,7 +160,7 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
           SELECT ${recordColumns} FROM transactions WHERE id = q.id AND (q.tenant IS NULL OR tenant_id = q.tenant) LIMIT 1
         ) t
       `.pipe(
-        decodeRows("transactions", Schema.Struct({ ...TransactionRecordRow.fields, batch_ord: Schema.Number })),
+        decodeRows("transactions", RecordRowInBatch),
         Effect.map((rows) => {
           const byOrd = new Map(rows.map(({ batch_ord, ...row }) => [batch_ord, row satisfies TransactionRecordRow]))
           return inputs.map((_input, ord): TransactionRecordRow | undefined => byOrd.get(ord))
@@ -222,7 +230,7 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         )
         SELECT * FROM moved
       `.pipe(
-        decodeRows("transactions", Schema.Struct({ ...TransactionRow.fields, batch_ord: Schema.Number })),
+        decodeRows("transactions", RowInBatch),
         Effect.map((rows) => {
           const byOrd = new Map(rows.map(({ batch_ord, ...row }) => [batch_ord, row satisfies TransactionRow]))
           return changes.map((_change, ord) => byOrd.get(ord))
@@ -258,7 +266,7 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         const rows = yield* sql`
           SELECT ${recordColumns}, ${walletOrder.keyColumn} FROM transactions WHERE ${where}
           ORDER BY ${walletOrder.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
-        `.pipe(decodeRows("transactions", withPageKey(TransactionRecordRow)), Effect.orDie)
+        `.pipe(decodeRows("transactions", RecordPageRow), Effect.orDie)
         const counted = yield* walletOrder.cappedTotal(sql`transactions`, conditions).pipe(Effect.orDie)
         return walletOrder.pageOf(rows, options, counted)
       })

@@ -40,6 +40,9 @@ const REBUILD_CHECK_TIMEOUT = "5 seconds"
 /** Failures a client may retry ([n7]): never policy refusals, never a success. */
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
 
+/** A transaction locked for an approval: where it is and its approval. */
+const ApprovalStateRow = Schema.Struct({ status: Schema.String, approval: Schema.NullOr(JsonObject) })
+
 export class TransactionService extends Effect.Service<TransactionService>()("TransactionService", {
   dependencies: [TransactionRepo.Default, WalletRepo.Default, WalletQuorums.Default, PolicyEngine.Default, SigningFreezes.Default, Outbox.Default, Settlement.Default],
   effect: Effect.gen(function* () {
@@ -172,7 +175,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           Effect.gen(function* () {
             const [locked] = yield* sql`
               SELECT status, approval FROM transactions WHERE id = ${txId} FOR UPDATE
-            `.pipe(decodeRows("transactions", Schema.Struct({ status: Schema.String, approval: Schema.NullOr(JsonObject) })))
+            `.pipe(decodeRows("transactions", ApprovalStateRow))
             if (locked === undefined || locked.status !== "approval_gate") return { _tag: "NotWaiting", status: locked?.status ?? "changed" } as const
             const now = new Date()
             if (approvalExpired(locked.approval, now)) {

@@ -8,6 +8,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { decodeRows } from "../db/rowDecoding.js"
 
+const PrunedRow = Schema.Struct({ tx_id: Schema.String })
+
 export class UnresolvedTransactions extends Effect.Service<UnresolvedTransactions>()("UnresolvedTransactions", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -21,7 +23,7 @@ export class UnresolvedTransactions extends Effect.Service<UnresolvedTransaction
       DELETE FROM unresolved_transactions u USING transactions t
       WHERE t.id = u.tx_id AND t.status <> 'submitting'
       RETURNING u.tx_id
-    `.pipe(decodeRows("unresolved_transactions", Schema.Struct({ tx_id: Schema.String })), Effect.map((rows) => rows.length), Effect.orDie)
+    `.pipe(decodeRows("unresolved_transactions", PrunedRow), Effect.map((rows) => rows.length), Effect.orDie)
 
     return { mark, prune }
   })

@@ -26,6 +26,11 @@ const PolicyRow = Schema.Struct({
 })
 type PolicyRow = typeof PolicyRow.Type
 
+const PolicyPageRow = withPageKey(PolicyRow)
+
+/** The most approvals an active policy asks for (null: no active policy asks). */
+const MaxApprovalsRow = Schema.Struct({ n: Schema.NullOr(Schema.Number) })
+
 export interface StoredPolicyRow {
   readonly policy: Policy
   readonly tenantId: string
@@ -166,7 +171,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
             p.created_at, v.created_at AS updated_at, ${versionOrder.keyColumn}
           FROM policy_versions v JOIN policies p ON p.id = v.policy_id
           WHERE ${where} ORDER BY ${versionOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(decodeRows("policy_versions", withPageKey(PolicyRow)), Effect.orDie)
+        `.pipe(decodeRows("policy_versions", PolicyPageRow), Effect.orDie)
         const counted = yield* versionOrder.cappedTotal(sql`policy_versions v`, conditions).pipe(Effect.orDie)
         const { items, info } = versionOrder.pageOf(rows, page, counted)
         return { versions: items.map((row) => toStored(row).policy), ...info }
@@ -197,7 +202,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
           SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at, ${listOrder.keyColumn}
           FROM policies WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(decodeRows("policies", withPageKey(PolicyRow)), Effect.orDie)
+        `.pipe(decodeRows("policies", PolicyPageRow), Effect.orDie)
         const counted = yield* listOrder.cappedTotal(sql`policies`, conditions).pipe(Effect.orDie)
         const { items, info } = listOrder.pageOf(rows, page, counted)
         return { policies: items.map((row) => toStored(row).policy), ...info }
@@ -225,7 +230,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     const approvalsRequiredFor = (walletId: string, tenantId: string) =>
       sql`
         SELECT max(approvals_required) AS n FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
-      `.pipe(decodeRows("policies", Schema.Struct({ n: Schema.NullOr(Schema.Number) })), Effect.map((rows) => rows[0]?.n ?? 1), Effect.orDie)
+      `.pipe(decodeRows("policies", MaxApprovalsRow), Effect.map((rows) => rows[0]?.n ?? 1), Effect.orDie)
 
     return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet, approvalsRequiredFor }
   })

@@ -23,6 +23,28 @@ export interface StoredDecision {
 
 const decodeDecision = Schema.decodeUnknownSync(Schema.parseJson(PolicyDecision))
 
+/** A recorded decision, its JSON as text. */
+const DecisionRow = Schema.Struct({
+  decision: Schema.String,
+  wallet_id: Schema.String,
+  tenant_id: Schema.String,
+  approval_spend_lamports: Schema.NullOr(Schema.String),
+  approved_at: Schema.NullOr(Timestamp)
+})
+
+const DailySpentRow = Schema.Struct({ spent: Schema.String })
+
+const CountRow = Schema.Struct({ n: Schema.String })
+
+const WalletIdRow = Schema.Struct({ wallet_id: Schema.String })
+
+/** A spend entry: the lamports it counted on its wallet's UTC day. */
+const SpendEntryRow = Schema.Struct({ wallet_id: Schema.String, utc_day: Schema.String, lamports: Schema.String })
+
+const SpendEntryWithReleasedRow = Schema.Struct({ ...SpendEntryRow.fields, released: Schema.Boolean })
+
+const SpentLamportsRow = Schema.Struct({ lamports: Schema.String })
+
 export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -39,7 +61,7 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
         SELECT decision::text AS decision, wallet_id::text AS wallet_id, tenant_id, approval_spend_lamports::text AS approval_spend_lamports, approved_at
         FROM policy_decisions WHERE tx_id = ${txId}
       `.pipe(
-        decodeRows("policy_decisions", Schema.Struct({ decision: Schema.String, wallet_id: Schema.String, tenant_id: Schema.String, approval_spend_lamports: Schema.NullOr(Schema.String), approved_at: Schema.NullOr(Timestamp) })),
+        decodeRows("policy_decisions", DecisionRow),
         Effect.map((rows): StoredDecision | undefined => {
           if (rows.length === 0) return undefined
           const row = rows[0]
@@ -69,7 +91,7 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
     const dailySpent = (walletId: string, utcDay: string) =>
       sql`
         SELECT spent_lamports::text AS spent FROM policy_daily_spend WHERE wallet_id = ${walletId} AND utc_day = ${utcDay}
-      `.pipe(decodeRows("policy_daily_spend", Schema.Struct({ spent: Schema.String })), Effect.map((rows) => (rows.length === 0 ? 0n : BigInt(rows[0].spent))))
+      `.pipe(decodeRows("policy_daily_spend", DailySpentRow), Effect.map((rows) => (rows.length === 0 ? 0n : BigInt(rows[0].spent))))
 
     /** Events per window length for `key` with at > instant - window (sliding). */
     const rateCounts = (key: string, windowsSeconds: ReadonlyArray<number>, instant: Date) =>
@@ -77,7 +99,7 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
         sql`
           SELECT count(*)::text AS n FROM policy_rate_events
           WHERE key = ${key} AND window_seconds = ${windowSeconds} AND at > ${new Date(instant.getTime() - windowSeconds * 1000)}
-        `.pipe(decodeRows("policy_rate_events", Schema.Struct({ n: Schema.String })), Effect.map((rows) => [windowSeconds, Number(rows[0].n)] as const))
+        `.pipe(decodeRows("policy_rate_events", CountRow), Effect.map((rows) => [windowSeconds, Number(rows[0].n)] as const))
       ).pipe(Effect.map((entries) => new Map(entries)))
 
     /** Counts `lamports` for the wallet on `utcDay`, keyed by txId (a second call for the same tx adds nothing). */
@@ -138,14 +160,14 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
         Effect.gen(function* () {
           const entries = yield* sql`
             SELECT wallet_id::text AS wallet_id FROM policy_spend_entries WHERE tx_id = ${txId} AND NOT released
-          `.pipe(decodeRows("policy_spend_entries", Schema.Struct({ wallet_id: Schema.String })))
+          `.pipe(decodeRows("policy_spend_entries", WalletIdRow))
           if (entries.length === 0) return
           yield* lockWallet(entries[0].wallet_id)
           const released = yield* sql`
             UPDATE policy_spend_entries SET released = true, released_at = now()
             WHERE tx_id = ${txId} AND NOT released
             RETURNING wallet_id::text AS wallet_id, utc_day, lamports::text AS lamports
-          `.pipe(decodeRows("policy_spend_entries", Schema.Struct({ wallet_id: Schema.String, utc_day: Schema.String, lamports: Schema.String })))
+          `.pipe(decodeRows("policy_spend_entries", SpendEntryRow))
           for (const row of released) {
             yield* sql`
               UPDATE policy_daily_spend SET spent_lamports = greatest(spent_lamports - ${row.lamports}::numeric, 0)
@@ -166,13 +188,13 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
         const owners = yield* sql`
           SELECT wallet_id::text AS wallet_id FROM policy_decisions WHERE tx_id = ${txId}
           UNION SELECT wallet_id::text FROM policy_spend_entries WHERE tx_id = ${txId}
-        `.pipe(decodeRows("policy_decisions", Schema.Struct({ wallet_id: Schema.String })))
+        `.pipe(decodeRows("policy_decisions", WalletIdRow))
         if (owners.length === 0) return
         yield* lockWallet(owners[0].wallet_id)
         const entries = yield* sql`
           DELETE FROM policy_spend_entries WHERE tx_id = ${txId}
           RETURNING wallet_id::text AS wallet_id, utc_day, lamports::text AS lamports, released
-        `.pipe(decodeRows("policy_spend_entries", Schema.Struct({ wallet_id: Schema.String, utc_day: Schema.String, lamports: Schema.String, released: Schema.Boolean })))
+        `.pipe(decodeRows("policy_spend_entries", SpendEntryWithReleasedRow))
         for (const row of entries.filter((entry) => !entry.released)) {
           yield* sql`
             UPDATE policy_daily_spend SET spent_lamports = greatest(spent_lamports - ${row.lamports}::numeric, 0)
@@ -190,12 +212,12 @@ export class PolicyStore extends Effect.Service<PolicyStore>()("PolicyStore", {
       Effect.gen(function* () {
         const [spent] = yield* sql`
           SELECT COALESCE(sum(lamports), 0)::text AS lamports FROM policy_spend_entries WHERE tx_id = ${txId} AND utc_day = ${utcDay} AND NOT released
-        `.pipe(decodeRows("policy_spend_entries", Schema.Struct({ lamports: Schema.String })))
+        `.pipe(decodeRows("policy_spend_entries", SpentLamportsRow))
         const rate = yield* Effect.forEach(windowsSeconds, (windowSeconds) =>
           sql`
             SELECT count(*)::text AS n FROM policy_rate_events
             WHERE tx_id = ${txId} AND window_seconds = ${windowSeconds} AND at > ${new Date(instant.getTime() - windowSeconds * 1000)}
-          `.pipe(decodeRows("policy_rate_events", Schema.Struct({ n: Schema.String })), Effect.map((rows) => [windowSeconds, Number(rows[0]?.n ?? "0")] as const))
+          `.pipe(decodeRows("policy_rate_events", CountRow), Effect.map((rows) => [windowSeconds, Number(rows[0]?.n ?? "0")] as const))
         )
         return { spentLamports: BigInt(spent?.lamports ?? "0"), rateCounts: new Map(rate) }
       })

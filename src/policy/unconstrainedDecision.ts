@@ -32,6 +32,9 @@ export interface UnconstrainedRecord {
   readonly approvalSpendLamports: bigint | null
 }
 
+/** Whether the decision of the input at `ord` was recorded. */
+const RecordedRow = Schema.Struct({ ord: Schema.Number, recorded: Schema.Boolean })
+
 /**
  * Records each decision, its spend and its audit event, in one statement for the whole batch, when the
  * wallet has no policy, protocol config or portfolio controls; false for one whose wallet has one, or
@@ -88,7 +91,7 @@ export const recordIfUnconstrained = (sql: SqlClient.SqlClient, records: Readonl
     )
     SELECT v.ord, d.tx_id IS NOT NULL AS recorded FROM input v LEFT JOIN decided d ON d.tx_id = v.tx_id
   `.pipe(
-    decodeRows("policy_decisions", Schema.Struct({ ord: Schema.Number, recorded: Schema.Boolean })),
+    decodeRows("policy_decisions", RecordedRow),
     Effect.map((rows) => {
       const recorded = new Map(rows.map((row) => [row.ord, row.recorded]))
       return records.map((_record, ord) => recorded.get(ord) === true)

@@ -21,6 +21,8 @@ import {
 const ConfigRow = Schema.Struct({ key: Schema.String, tenant_id: Schema.String, body: Schema.String, updated_at: Timestamp })
 type ConfigRow = typeof ConfigRow.Type
 
+const ConfigPageRow = withPageKey(ConfigRow)
+
 /** A stored config or controls row that does not decode (someone edited SQL by hand). */
 export class CorruptRiskConfig extends Schema.TaggedError<CorruptRiskConfig>()("CorruptRiskConfig", {
   message: Schema.String
@@ -194,7 +196,7 @@ export class RiskConfigRepo extends Effect.Service<RiskConfigRepo>()("RiskConfig
           SELECT wallet_id::text AS key, tenant_id, controls::text AS body, updated_at, ${portfolioOrder.keyColumn}
           FROM portfolio_risk_controls WHERE ${where}
           ORDER BY ${portfolioOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(decodeRows("portfolio_risk_controls", withPageKey(ConfigRow)), Effect.orDie)
+        `.pipe(decodeRows("portfolio_risk_controls", ConfigPageRow), Effect.orDie)
         const counted = yield* portfolioOrder.cappedTotal(sql`portfolio_risk_controls`, conditions).pipe(Effect.orDie)
         const { items, info } = portfolioOrder.pageOf(rows, page, counted)
         return { controls: yield* Effect.forEach(items, toPortfolioControls).pipe(Effect.orDie), ...info }

@@ -15,6 +15,12 @@ export interface AutoFundReservation {
   readonly lamports: bigint
 }
 
+/** The UTC day a reservation counted on. */
+const ReservedDayRow = Schema.Struct({ day: Schema.String })
+
+/** The lamports the tenant's day has reserved. */
+const UsedLamportsRow = Schema.Struct({ lamports: Schema.String })
+
 export const makeAutoFundCap = (sql: SqlClient.SqlClient, capLamports: bigint) => {
   const refused = (tenantId: string, used: bigint, lamports: bigint) =>
     new PolicyViolation({
@@ -32,12 +38,12 @@ export const makeAutoFundCap = (sql: SqlClient.SqlClient, capLamports: bigint) =
         ON CONFLICT (tenant_id, day) DO UPDATE SET lamports = autofund_daily.lamports + EXCLUDED.lamports
           WHERE autofund_daily.lamports + EXCLUDED.lamports <= ${capLamports.toString()}::numeric
         RETURNING day::text AS day
-      `.pipe(decodeRows("autofund_daily", Schema.Struct({ day: Schema.String })), Effect.orDie)
+      `.pipe(decodeRows("autofund_daily", ReservedDayRow), Effect.orDie)
       if (row !== undefined) return { tenantId, day: row.day, lamports }
       const [used] = yield* sql`
         SELECT lamports::text AS lamports FROM autofund_daily
         WHERE tenant_id = ${tenantId} AND day = (now() AT TIME ZONE 'utc')::date
-      `.pipe(decodeRows("autofund_daily", Schema.Struct({ lamports: Schema.String })), Effect.orDie)
+      `.pipe(decodeRows("autofund_daily", UsedLamportsRow), Effect.orDie)
       return yield* refused(tenantId, BigInt(used?.lamports ?? "0"), lamports)
     }).pipe(Effect.withSpan("AutoFundCap.reserve"))
 

@@ -11,6 +11,8 @@ import { WalletsApi } from "../../schemas/api/wallets.js"
 
 const walletId = pathParam("walletId", Uuid)
 
+const WalletListPageQuery = Schema.extend(PaginationQuery, WalletListQuery)
+
 export const walletRoutes = [
   route(
     WalletsApi.create,
@@ -24,7 +26,7 @@ export const walletRoutes = [
   route(
     WalletsApi.list,
     Effect.gen(function* () {
-      const query = yield* decodeQuery(Schema.extend(PaginationQuery, WalletListQuery))
+      const query = yield* decodeQuery(WalletListPageQuery)
       const caller = yield* Caller
       return ok(yield* (yield* WalletService).list(caller, query))
     })

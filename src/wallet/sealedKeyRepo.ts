@@ -18,6 +18,12 @@ export interface SealedRow {
   readonly sealed: unknown
 }
 
+const KeyNameRow = Schema.Struct({ key_name: Schema.String })
+
+const SealedValueRow = Schema.Struct({ sealed: Schema.Unknown })
+
+const SealedKeyRow = Schema.Struct({ key_name: Schema.String, sealed: Schema.Unknown })
+
 export class SealedKeyRepo extends Effect.Service<SealedKeyRepo>()("SealedKeyRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -27,11 +33,11 @@ export class SealedKeyRepo extends Effect.Service<SealedKeyRepo>()("SealedKeyRep
       sql`
         INSERT INTO sealed_keys (store, key_name, sealed) VALUES (${store}, ${keyName}, ${JSON.stringify(sealed)}::jsonb)
         ON CONFLICT (store, key_name) DO NOTHING RETURNING key_name
-      `.pipe(decodeRows("sealed_keys", Schema.Struct({ key_name: Schema.String })), Effect.map((rows) => rows.length === 1))
+      `.pipe(decodeRows("sealed_keys", KeyNameRow), Effect.map((rows) => rows.length === 1))
 
     const get = (store: SealedStore, keyName: string) =>
       sql`SELECT sealed FROM sealed_keys WHERE store = ${store} AND key_name = ${keyName}`.pipe(
-        decodeRows("sealed_keys", Schema.Struct({ sealed: Schema.Unknown })),
+        decodeRows("sealed_keys", SealedValueRow),
         Effect.map((rows) => rows[0]?.sealed)
       )
 
@@ -41,7 +47,7 @@ export class SealedKeyRepo extends Effect.Service<SealedKeyRepo>()("SealedKeyRep
 
     const list = (store: SealedStore) =>
       sql`SELECT key_name, sealed FROM sealed_keys WHERE store = ${store} ORDER BY key_name`.pipe(
-        decodeRows("sealed_keys", Schema.Struct({ key_name: Schema.String, sealed: Schema.Unknown })),
+        decodeRows("sealed_keys", SealedKeyRow),
         Effect.map((rows): ReadonlyArray<SealedRow> => rows.map((row) => ({ keyName: row.key_name, sealed: row.sealed })))
       )
 

@@ -30,6 +30,11 @@ const FreezeRow = Schema.Struct({
 })
 type FreezeRow = typeof FreezeRow.Type
 
+/** A freeze covering the subject at `ord` (see coveringRows). */
+const FreezeRowOfSubject = Schema.Struct({ ...FreezeRow.fields, ord: Schema.Number })
+
+const FreezePageRow = withPageKey(FreezeRow)
+
 const toFreeze = (row: FreezeRow): Freeze => ({
   id: row.id,
   tenantId: row.tenant_id,
@@ -63,7 +68,7 @@ export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFre
         JOIN signing_freezes f ON f.tenant_id = v."tenantId" AND f.unfrozen_at IS NULL AND (
           f.scope = 'tenant' OR (f.scope = 'wallet' AND f.target_id = v."walletId") OR (f.scope = 'agent' AND f.target_id = v."agentId"))
         ORDER BY v.ord, f.frozen_at
-      `.pipe(decodeRows("signing_freezes", Schema.Struct({ ...FreezeRow.fields, ord: Schema.Number })))
+      `.pipe(decodeRows("signing_freezes", FreezeRowOfSubject))
 
     /** Per subject (by index), the active freeze that covers it, if any. */
     const covering = (subjects: ReadonlyArray<FreezeSubject>) =>
@@ -144,7 +149,7 @@ export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFre
         const rows = yield* sql`
           SELECT *, ${newestFirst.keyColumn} FROM signing_freezes WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
-        `.pipe(decodeRows("signing_freezes", withPageKey(FreezeRow)), Effect.orDie)
+        `.pipe(decodeRows("signing_freezes", FreezePageRow), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`signing_freezes`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, options, counted)
         return { freezes: items.map(toFreeze), ...info }

@@ -18,6 +18,8 @@ export const WalletRow = Schema.Struct({
 })
 export type WalletRow = typeof WalletRow.Type
 
+const WalletPageRow = withPageKey(WalletRow)
+
 export interface StoredWallet {
   readonly wallet: Wallet
   readonly tenantId: string
@@ -97,7 +99,7 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
         const rows = yield* sql`
           SELECT *, ${listOrder.keyColumn} FROM wallets WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${options.limit + 1} OFFSET ${options.offset}
-        `.pipe(decodeRows("wallets", withPageKey(WalletRow)), Effect.orDie)
+        `.pipe(decodeRows("wallets", WalletPageRow), Effect.orDie)
         const counted = yield* listOrder.cappedTotal(sql`wallets`, conditions).pipe(Effect.orDie)
         const page = listOrder.pageOf(rows, options, counted)
         return { wallets: page.items.map((row) => toStoredWallet(row).wallet), ...page.info }

@@ -43,6 +43,11 @@ const ClaimRow = Schema.Struct({
 })
 type ClaimRow = typeof ClaimRow.Type
 
+const DeliveryStatusRow = Schema.Struct({ status: Schema.String })
+
+/** How many deliveries are in a status. */
+const StatusCountRow = Schema.Struct({ status: Schema.String, n: Schema.String })
+
 /** Exponential backoff after `attempts` failed attempts: base, 2x base, 4x base ... capped. */
 export const backoffAfter = (attempts: number, baseMs: number, maxMs: number) =>
   Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(attempts - 1, 30)))
@@ -114,7 +119,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
         WHERE id = ${delivery.id} AND lease_id = ${delivery.leaseId}
         RETURNING status
       `.pipe(
-        decodeRows("webhook_deliveries", Schema.Struct({ status: Schema.String })),
+        decodeRows("webhook_deliveries", DeliveryStatusRow),
         Effect.map((rows) => rows[0]?.status),
         // The retry wakes this process's deliverers when it is due, not the next poll.
         Effect.tap((status) => (status === "pending" ? doorbell.ringAfter(backoffMs) : Effect.void)),
@@ -128,7 +133,7 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
     const depth = sql`
       SELECT status, count(*)::text AS n FROM webhook_deliveries WHERE status IN ('pending', 'processing', 'dead') GROUP BY status
     `.pipe(
-      decodeRows("webhook_deliveries", Schema.Struct({ status: Schema.String, n: Schema.String })),
+      decodeRows("webhook_deliveries", StatusCountRow),
       Effect.map((rows) => {
         const counts = { pending: 0, processing: 0, dead: 0 }
         for (const row of rows) counts[row.status as keyof typeof counts] = Number(row.n)

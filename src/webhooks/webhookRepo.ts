@@ -25,6 +25,8 @@ const SubscriptionRow = Schema.Struct({
 })
 type SubscriptionRow = typeof SubscriptionRow.Type
 
+const SubscriptionPageRow = withPageKey(SubscriptionRow)
+
 const DeliveryRow = Schema.Struct({
   id: Schema.String,
   event_type: Schema.String,
@@ -39,6 +41,10 @@ const DeliveryRow = Schema.Struct({
   payload: Schema.Unknown
 })
 type DeliveryRow = typeof DeliveryRow.Type
+
+const DeliveryPageRow = withPageKey(DeliveryRow)
+
+const DeliveryIdRow = Schema.Struct({ id: Schema.String })
 
 const webhookOf = (row: SubscriptionRow): Webhook => ({
   id: row.id,
@@ -106,7 +112,7 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
         const rows = yield* sql`
           SELECT ${sql.unsafe(COLUMNS)}, ${newestFirst.keyColumn} FROM webhook_subscriptions WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
-        `.pipe(decodeRows("webhook_subscriptions", withPageKey(SubscriptionRow)), Effect.orDie)
+        `.pipe(decodeRows("webhook_subscriptions", SubscriptionPageRow), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`webhook_subscriptions`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, page, counted)
         return { webhooks: items.map(webhookOf), ...info }
@@ -145,7 +151,7 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
             ${newestFirst.keyColumn}
           FROM webhook_deliveries WHERE ${where}
           ORDER BY ${newestFirst.orderBy} LIMIT ${query.limit + 1} OFFSET ${query.offset}
-        `.pipe(decodeRows("webhook_deliveries", withPageKey(DeliveryRow)), Effect.orDie)
+        `.pipe(decodeRows("webhook_deliveries", DeliveryPageRow), Effect.orDie)
         const counted = yield* newestFirst.cappedTotal(sql`webhook_deliveries`, conditions).pipe(Effect.orDie)
         const { items, info } = newestFirst.pageOf(rows, query, counted)
         return { deliveries: items.map(deliveryOf), ...info }
@@ -162,7 +168,7 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
             WHERE id = ${deliveryId} AND subscription_id = ${id} AND status = 'dead' RETURNING id
           )
           SELECT id, pg_notify('webhook_deliveries', '1') FROM requeued
-        `.pipe(decodeRows("webhook_deliveries", Schema.Struct({ id: Schema.String })))
+        `.pipe(decodeRows("webhook_deliveries", DeliveryIdRow))
         return rows.length === 1 ? ("Requeued" as const) : ("NotDead" as const)
       }).pipe(Effect.orDie)
 

@@ -3,7 +3,9 @@
  * (`sql<Row>` or `sql.unsafe<Row>`), every statement that returns rows (SELECT, WITH, RETURNING) has
  * them decoded by a Schema (`.pipe(decodeRows(table, Row))` or a `SqlSchema` query's `execute`) unless
  * its rows are not read at all (a statement run for its effect, or only counted), and no row type or
- * schema says `Date | string` (timestamptz arrives as a Date: src/db/rowDecoding.ts).
+ * schema says `Date | string` (timestamptz arrives as a Date: src/db/rowDecoding.ts). The row schema given to
+ * `decodeRows` is a constant, never built at the call (`Schema.Struct(...)`, `withPageKey(Row)`): Schema
+ * memoizes a parser per schema object, so a schema built per call compiles its parser again on every call.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -85,6 +87,31 @@ const findingsOf = (file: string, text = fs.readFileSync(path.join(ROOT, file), 
 
 const findings = files.flatMap((file) => findingsOf(file))
 
+const unwrapped = (node: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(node) ? unwrapped(node.expression) : node)
+const isDecodeRows = (callee: ts.Expression) =>
+  (ts.isIdentifier(callee) && callee.text === "decodeRows") || (ts.isPropertyAccessExpression(callee) && callee.name.text === "decodeRows")
+
+/** `decodeRows(table, row)` calls whose row schema is built at the call (a call expression) instead of being a constant. */
+const rowSchemasBuiltPerCallOf = (file: string, text = fs.readFileSync(path.join(ROOT, file), "utf8")): Array<Finding> => {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const findings: Array<Finding> = []
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && isDecodeRows(node.expression)) {
+      const row = node.arguments[1] === undefined ? undefined : unwrapped(node.arguments[1])
+      if (row !== undefined && ts.isCallExpression(row)) {
+        findings.push({
+          file,
+          line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+          problem: `a row schema built per call (${row.expression.getText()}(...)): make it a module-level constant`
+        })
+      }
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return findings
+}
+
 describe("row decoding", () => {
   it("sees the statements of the repositories (the scan finds what it must)", () => {
     const decodedIn = (file: string) => /decodeRows\(|SqlSchema\./.test(fs.readFileSync(path.join(ROOT, file), "utf8"))
@@ -111,5 +138,28 @@ describe("row decoding", () => {
 
   it("decodes every row a statement returns, and casts none", () => {
     expect(findings.map((finding) => `${finding.file}:${finding.line} ${finding.problem}`)).toEqual([])
+  })
+
+  it("sees a row schema built at a decodeRows call (the scan finds what it must)", () => {
+    const sample = [
+      "const CountRow = Schema.Struct({ n: Schema.String })",
+      "const PageRow = withPageKey(Row)",
+      "const reads = (id: string) => Effect.gen(function* () {",
+      "const a = yield* sql`SELECT id FROM wallets`.pipe(decodeRows(\"wallets\", Schema.Struct({ id: Schema.String })))",
+      "const b = yield* sql`SELECT *, 1 AS page_key FROM wallets`.pipe(decodeRows(\"wallets\", withPageKey(Row)), Effect.orDie)",
+      "const c = yield* sql`SELECT count(*)::text AS n FROM wallets`.pipe(decodeRows(\"wallets\", CountRow))",
+      "const d = yield* sql`SELECT *, 1 AS page_key FROM wallets`.pipe(decodeRows(\"wallets\", PageRow))",
+      "const e = yield* sql`SELECT id FROM wallets`.pipe(rowDecoding.decodeRows(\"wallets\", (Schema.Struct({ id: Schema.String }))))",
+      "})"
+    ].join("\n")
+    expect(rowSchemasBuiltPerCallOf("sample.ts", sample).map((finding) => `${finding.line} ${finding.problem}`)).toEqual([
+      "4 a row schema built per call (Schema.Struct(...)): make it a module-level constant",
+      "5 a row schema built per call (withPageKey(...)): make it a module-level constant",
+      "8 a row schema built per call (Schema.Struct(...)): make it a module-level constant"
+    ])
+  })
+
+  it("gives decodeRows a constant row schema, so its parser is built once", () => {
+    expect(files.flatMap((file) => rowSchemasBuiltPerCallOf(file)).map((finding) => `${finding.file}:${finding.line} ${finding.problem}`)).toEqual([])
   })
 })

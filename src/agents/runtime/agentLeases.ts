@@ -10,6 +10,10 @@ import { decodeRows } from "../../db/rowDecoding.js"
 
 const CLAIM_CHUNK = 2_000
 
+const LeasedRow = Schema.Struct({ agent_id: Schema.String })
+
+const HeldRow = Schema.Struct({ held: Schema.Boolean })
+
 const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
@@ -35,7 +39,7 @@ export class AgentLeases extends Effect.Service<AgentLeases>()("AgentLeases", {
                   acquired_at = CASE WHEN agent_leases.owner_id = EXCLUDED.owner_id THEN agent_leases.acquired_at ELSE now() END
               WHERE agent_leases.owner_id = EXCLUDED.owner_id OR agent_leases.expires_at < now()
             RETURNING agent_id::text AS agent_id
-          `.pipe(decodeRows("agent_leases", Schema.Struct({ agent_id: Schema.String }))),
+          `.pipe(decodeRows("agent_leases", LeasedRow)),
         { concurrency: 1 }
       ).pipe(
         Effect.map((results) => new Set(results.flat().map((row) => row.agent_id))),
@@ -60,7 +64,7 @@ export class AgentLeases extends Effect.Service<AgentLeases>()("AgentLeases", {
     /** Whether some process holds a live lease on the agent (its actor runs somewhere). */
     const isHeld = (agentId: string) =>
       sql`SELECT expires_at > now() AS held FROM agent_leases WHERE agent_id = ${agentId}`.pipe(
-        decodeRows("agent_leases", Schema.Struct({ held: Schema.Boolean })),
+        decodeRows("agent_leases", HeldRow),
         Effect.map((rows) => rows.length > 0 && rows[0].held),
         Effect.orDie
       )

@@ -36,6 +36,13 @@ const LoadRow = Schema.Struct({
   recent: Schema.String
 })
 
+/** A counted tick, by its input's ordinal. */
+const TickRow = Schema.Struct({ ord: Schema.Number, tick: Schema.String })
+
+const NextTickRow = Schema.Struct({ agent_id: Schema.String, next_tick_at: Schema.NullOr(Timestamp) })
+
+const RecentActionsRow = Schema.Struct({ count: Schema.String })
+
 export interface ClaimedAction {
   readonly id: string
   readonly agentId: string
@@ -128,7 +135,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
             RETURNING agent_id, tick
           )
           SELECT q.ord, c.tick::text AS tick FROM q JOIN counted c ON c.agent_id = q.agent_id
-        `.pipe(decodeRows("agent_runtime_state", Schema.Struct({ ord: Schema.Number, tick: Schema.String })), Effect.map((rows) => inputs.map((_, ord) => rows.find((row) => row.ord === ord)?.tick)), Effect.orDie),
+        `.pipe(decodeRows("agent_runtime_state", TickRow), Effect.map((rows) => inputs.map((_, ord) => rows.find((row) => row.ord === ord)?.tick)), Effect.orDie),
       { maxBatch: 256 }
     )
 
@@ -145,7 +152,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
           SELECT agent_id::text AS agent_id, next_tick_at FROM agent_runtime_state
           WHERE agent_id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(agentIds)}::jsonb) AS q(element))
         `.pipe(
-          decodeRows("agent_runtime_state", Schema.Struct({ agent_id: Schema.String, next_tick_at: Schema.NullOr(Timestamp) })),
+          decodeRows("agent_runtime_state", NextTickRow),
           Effect.map((rows) => {
             const byAgent = new Map(rows.map((row) => [row.agent_id, millisOf(row.next_tick_at)] as const))
             return agentIds.map((id) => byAgent.get(id) ?? null)
@@ -217,7 +224,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
             if (!isEligible(action.limits, state, nowMs)) return "not_eligible" as const
             const recent = yield* sql`
               SELECT count(*)::text AS count FROM agent_actions WHERE agent_id = ${agentId} AND at > ${iso(nowMs - HOUR_MS)}::timestamptz
-            `.pipe(decodeRows("agent_actions", Schema.Struct({ count: Schema.String })))
+            `.pipe(decodeRows("agent_actions", RecentActionsRow))
             if (Number(recent[0]?.count ?? 0) >= input.maxActionsPerHour) return "hourly_cap" as const
             const run = state.runs + 1
             yield* sql`

@@ -36,6 +36,8 @@ export const EscrowRecordRow = Schema.Struct({
 })
 export type EscrowRecordRow = typeof EscrowRecordRow.Type
 
+const EscrowRecordPageRow = withPageKey(EscrowRecordRow)
+
 const LockedByProtocol = Schema.Struct({ protocol: Schema.String, locked: Schema.String })
 
 export interface EscrowUpsert {
@@ -128,7 +130,7 @@ export class EscrowRepo extends Effect.Service<EscrowRepo>()("EscrowRepo", {
         const rows = yield* sql`
           SELECT ${columns}, ${walletOrder.keyColumn} FROM escrow_records WHERE ${where}
           ORDER BY ${walletOrder.orderBy} LIMIT ${page.limit + 1}
-        `.pipe(decodeRows("escrow_records", withPageKey(EscrowRecordRow)), Effect.orDie)
+        `.pipe(decodeRows("escrow_records", EscrowRecordPageRow), Effect.orDie)
         const { items, info } = walletOrder.pageOf(rows, page, { total: 0, totalCapped: false })
         return { rows: items, nextCursor: info.nextCursor }
       })

@@ -37,6 +37,8 @@ const SigningRow = Schema.Struct({
 })
 type SigningRow = typeof SigningRow.Type
 
+const WalletIdRow = Schema.Struct({ id: Schema.String })
+
 const answer = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 const refuse = (status: number, error: string) => Effect.succeed(answer(status, { error }))
 
@@ -46,7 +48,7 @@ const createKey = Effect.gen(function* () {
   const body = yield* Effect.option(HttpServerRequest.schemaBodyJson(CreateKeyBody))
   if (Option.isNone(body)) return badBody()
   const sql = yield* SqlClient.SqlClient
-  const existing = yield* sql`SELECT id FROM wallets WHERE id = ${body.value.walletId}`.pipe(decodeRows("wallets", Schema.Struct({ id: Schema.String })), Effect.orDie)
+  const existing = yield* sql`SELECT id FROM wallets WHERE id = ${body.value.walletId}`.pipe(decodeRows("wallets", WalletIdRow), Effect.orDie)
   // A key is made once per wallet id: never over the key of an existing wallet.
   if (existing.length > 0) return yield* refuse(409, "a wallet with this id exists")
   const created = yield* Effect.either((yield* KeyStore).createKey(body.value.walletId))
