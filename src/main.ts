@@ -9,6 +9,9 @@ import { AppConfig } from "./config.js"
 import { devEnvironment } from "./devCredentials.js"
 import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine } from "./observability/startupLines.js"
 import { checkStartupConfig } from "./startupCheck.js"
+import { installTurnBufferedConsole } from "./observability/turnBufferedConsole.js"
+
+installTurnBufferedConsole()
 
 const devMode = process.argv.includes("--dev")
 const dev = devMode ? devEnvironment(process.env) : { overrides: {}, apiKey: null, notices: [] }
