@@ -24,7 +24,8 @@
  * its own embedded server under a temp DATA_DIR; postgres-split: an API process with
  * TX_PIPELINE_WORKERS=0 and a worker process on one database), BENCH_SKIP_CEILING=1,
  * BENCH_SKIP_CREATES_ONLY=1 (skips the create path alone: support/createsOnly.ts),
- * BENCH_CPU_PROF=<dir> (service runs with --cpu-prof), TX_PIPELINE_WORKERS (passed to the service,
+ * BENCH_CPU_PROF=<dir> (service runs with --cpu-prof), BENCH_BUILT=1 (the closed-loop modes run the
+ * build, `npm run build` first, as `npm run start:prod` does; default: the sources under tsx), TX_PIPELINE_WORKERS (passed to the service,
  * the worker process when split; its default otherwise), TEST_DATABASE_URL
  * (PostgreSQL server; default: the local server over its Unix socket in /var/run/postgresql when it
  * exists, else postgres://postgres@127.0.0.1:5432/postgres).
@@ -67,6 +68,7 @@ import {
 } from "../test/support/processes.js"
 import { stopEmbeddedServer } from "../src/db/embeddedServer.js"
 import { allStats, cpuDelta, cpuSnapshot, type CpuSnapshot } from "./support/cpu.js"
+import { benchBuilt, buildIfBenchBuilt } from "./support/built.js"
 import { runCreatesOnly } from "./support/createsOnly.js"
 import { runLedgerCeiling } from "./support/ledgerCeiling.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
@@ -323,8 +325,9 @@ const main = async () => {
   if (loopModes.length > 0) {
     console.log(
       `closed loop${settings.loopSplit ? " (API process + worker process)" : ""}: ${loopModes.join(", ")}; ${settings.loopTransfers} transfers by ${settings.loopClients} clients ` +
-        `(identical: ${settings.identicalTransfers} by one client), warm-up ${settings.loopWarmup} (${benchPostgresUrl()}) ...`
+        `(identical: ${settings.identicalTransfers} by one client), warm-up ${settings.loopWarmup} (${benchPostgresUrl()}; ${benchBuilt ? "the build" : "the sources under tsx"}) ...`
     )
+    buildIfBenchBuilt()
     loops = await runClosedLoops(loopModes, {
       transfers: settings.loopTransfers,
       clients: settings.loopClients,
@@ -333,6 +336,7 @@ const main = async () => {
       split: settings.loopSplit,
       splitWorkers: settings.loopSplitWorkers,
       serviceEnv: settings.serviceEnv,
+      built: benchBuilt,
       ...(settings.loopNodeArgs === undefined ? {} : { nodeArgs: settings.loopNodeArgs }),
       ...(settings.workers === undefined ? {} : { workers: settings.workers }),
       ...(settings.cpuProfDir === undefined ? {} : { cpuProfDir: path.resolve(settings.cpuProfDir, "closed-loop") })

@@ -42,6 +42,8 @@ export interface LoopSettings {
   readonly nodeArgs?: ReadonlyArray<string>
   /** extra environment of the service process(es) */
   readonly serviceEnv?: Readonly<Record<string, string>>
+  /** The service process(es) run the build (`node dist/main.js`, as `npm run start:prod`), not the sources under tsx. */
+  readonly built?: boolean
 }
 
 export interface LoopFigures {
@@ -153,6 +155,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         databaseUrl: database.url,
         dataDir,
         rpcUrl: ledger.rpcUrl,
+        built: settings.built === true,
         // One stream connection per client, all under the bench's one key.
         env: { ...settings.serviceEnv, STREAM_MAX_CONNECTIONS_PER_KEY: String(Math.max(10, settings.clients + 8)), ...(workers === undefined ? {} : { TX_PIPELINE_WORKERS: workers }) },
         ...(settings.cpuProfDir === undefined && settings.nodeArgs === undefined
