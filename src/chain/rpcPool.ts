@@ -21,13 +21,6 @@ export interface RpcPoolOptions {
   readonly onFailover?: (from: string, to: string) => void
   /** calls made in the same turn of the event loop share one JSON-RPC batch request, at most this many; default 16, 1 turns batching off */
   readonly maxBatch?: number
-  /**
-   * While this many requests of queued calls are unanswered, new calls wait (at most `batchHoldMs`, or
-   * until a batch is full) and go together when one comes back; default 2
-   */
-  readonly maxRequestsInFlight?: number
-  /** the longest a call waits for a request in flight to come back; default 2 ms */
-  readonly batchHoldMs?: number
 }
 
 /** Solana's "node is unhealthy / behind" answer: the endpoint is not fit to serve, try another. */
@@ -101,14 +94,8 @@ export class RpcPool {
   private readonly maxBatch: number
   private nextId = 1
   private failovers = 0
-  private readonly maxRequestsInFlight: number
-  private readonly batchHoldMs: number
   private queued: QueuedCall[] = []
-  /** when the oldest queued call was queued (performance.now()) */
-  private queuedSince = 0
   private flushScheduled = false
-  private holdTimer: ReturnType<typeof setTimeout> | undefined
-  private requestsInFlight = 0
 
   constructor(urls: ReadonlyArray<string>, options: RpcPoolOptions = {}) {
     const unique = [...new Set(urls.map((u) => u.trim()).filter((u) => u.length > 0))]
@@ -123,8 +110,6 @@ export class RpcPool {
     this.retryDelayMs = options.retryDelayMs ?? 1_000
     this.onFailover = options.onFailover
     this.maxBatch = Math.max(1, options.maxBatch ?? 16)
-    this.maxRequestsInFlight = Math.max(1, options.maxRequestsInFlight ?? 2)
-    this.batchHoldMs = Math.max(0, options.batchHoldMs ?? 2)
     this.dispatcher = new Agent({
       keepAliveTimeout: 30_000,
       connectTimeout: this.timeoutMs,
@@ -155,47 +140,15 @@ export class RpcPool {
   /**
    * Sends `method` to the best endpoint (in a batch with the calls of the same event-loop turn) and
    * cascades on transport failure. Rejects with RpcApplicationError (a JSON-RPC error answer) or RpcUnavailableError.
-   *
-   * Under load the batches grow: while `maxRequestsInFlight` requests are unanswered, calls wait for
-   * one to come back (at most `batchHoldMs`). Each HTTP request costs the service far more CPU than a
-   * call in it (a measured 14% more transfers/s on two cores with 2 in flight than with no limit);
-   * with fewer requests out, nothing waits.
    */
   call<T>(method: string, params: ReadonlyArray<unknown> = []): Promise<T> {
     if (this.maxBatch === 1) return this.callAlone<T>(method, params)
     return new Promise<T>((resolve, reject) => {
-      if (this.queued.length === 0) this.queuedSince = performance.now()
       this.queued.push({ method, params, resolve: resolve as (result: unknown) => void, reject })
-      this.scheduleFlush()
-    })
-  }
-
-  private scheduleFlush() {
-    if (this.flushScheduled) return
-    this.flushScheduled = true
-    setImmediate(() => this.flush())
-  }
-
-  /** Whether the queued calls wait for a request in flight (and a timer ends the wait at the hold's end). */
-  private holding(): boolean {
-    if (this.requestsInFlight < this.maxRequestsInFlight || this.queued.length >= this.maxBatch) return false
-    const waited = performance.now() - this.queuedSince
-    if (waited >= this.batchHoldMs) return false
-    if (this.holdTimer === undefined) {
-      this.holdTimer = setTimeout(() => {
-        this.holdTimer = undefined
-        this.scheduleFlush()
-      }, Math.ceil(this.batchHoldMs - waited))
-    }
-    return true
-  }
-
-  /** Counts a request of queued calls until it is answered, then lets the calls that waited for it go. */
-  private inFlight(request: Promise<unknown>) {
-    this.requestsInFlight++
-    void request.finally(() => {
-      this.requestsInFlight--
-      if (this.queued.length > 0) this.scheduleFlush()
+      if (!this.flushScheduled) {
+        this.flushScheduled = true
+        setImmediate(() => this.flush())
+      }
     })
   }
 
@@ -211,21 +164,16 @@ export class RpcPool {
 
   private flush() {
     this.flushScheduled = false
-    if (this.queued.length === 0 || this.holding()) return
-    if (this.holdTimer !== undefined) {
-      clearTimeout(this.holdTimer)
-      this.holdTimer = undefined
-    }
     const queued = this.queued
     this.queued = []
     for (let start = 0; start < queued.length; start += this.maxBatch) {
       const calls = queued.slice(start, start + this.maxBatch)
       const best = this.rankedEndpoints()[0]
       if (calls.length === 1 || best.refusesBatches) {
-        for (const c of calls) this.inFlight(this.callAlone(c.method, c.params).then(c.resolve, c.reject))
+        for (const c of calls) this.callAlone(c.method, c.params).then(c.resolve, c.reject)
       } else {
         // (a throw here is a bug; it must still answer every call rather than leave them waiting)
-        this.inFlight(this.sendBatch(best, calls).catch((error: unknown) => calls.forEach((c) => c.reject(error))))
+        this.sendBatch(best, calls).catch((error: unknown) => calls.forEach((c) => c.reject(error)))
       }
     }
   }

@@ -3,7 +3,7 @@
  * keeps its own outcome, and every way a batch can go wrong ends as the single calls would have.
  * (The local ledger answers batches too; the pipeline's tests run through it.)
  */
-import { afterAll, describe, expect, it, vi } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { RpcApplicationError } from "../../src/chain/rpcErrors.js"
 import { RpcPool } from "../../src/chain/rpcPool.js"
 import { closeJsonRpcServers, jsonAnswer, startJsonRpcServer } from "../support/jsonRpcServer.js"
@@ -104,55 +104,5 @@ describe("RpcPool batches", () => {
     const pool = new RpcPool([server.url], { maxBatch: 1 })
     await expect(Promise.all([pool.call("getSlot"), pool.call("getHealth")])).resolves.toEqual([42, "ok"])
     expect(server.bodies.map((b) => Array.isArray(b))).toEqual([false, false])
-  })
-
-  it("while two requests are unanswered, the calls that follow wait and go as one batch when one comes back", async () => {
-    // A server that answers only when told to: the requests in flight stay unanswered meanwhile.
-    const held: Array<() => void> = []
-    const bodies: Array<unknown> = []
-    const url = await startJsonRpcServer((raw, res) => {
-      bodies.push(raw)
-      const answer = () => jsonAnswer(res, 200, Array.isArray(raw) ? raw.map(answers) : answers(raw as RpcRequest))
-      held.push(answer)
-    })
-    const pool = new RpcPool([url], { batchHoldMs: 60_000 })
-    const turn = () => new Promise((resolve) => setImmediate(resolve))
-    const first = pool.call("getSlot")
-    await turn()
-    const second = pool.call("getHealth")
-    await vi.waitFor(() => expect(bodies).toHaveLength(2))
-    const waiting = [pool.call("getSlot"), pool.call("getHealth")]
-    await turn()
-    const third = pool.call("getSlot")
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(bodies).toHaveLength(2)
-    held[0]!()
-    await expect(first).resolves.toBe(42)
-    await vi.waitFor(() => expect(bodies).toHaveLength(3))
-    expect((bodies[2] as ReadonlyArray<RpcRequest>).map((r) => r.method)).toEqual(["getSlot", "getHealth", "getSlot"])
-    held[1]!()
-    held[2]!()
-    await expect(Promise.all([second, ...waiting, third])).resolves.toEqual(["ok", 42, "ok", 42])
-  })
-
-  it("a call waits for a request in flight at most batchHoldMs", async () => {
-    const held: Array<() => void> = []
-    const bodies: Array<unknown> = []
-    const url = await startJsonRpcServer((raw, res) => {
-      bodies.push(raw)
-      if (bodies.length <= 2) held.push(() => jsonAnswer(res, 200, answers(raw as RpcRequest)))
-      else jsonAnswer(res, 200, answers(raw as RpcRequest))
-    })
-    const pool = new RpcPool([url], { batchHoldMs: 50 })
-    const turn = () => new Promise((resolve) => setImmediate(resolve))
-    const stuck = [pool.call("getSlot")]
-    await turn()
-    stuck.push(pool.call("getSlot"))
-    await vi.waitFor(() => expect(bodies).toHaveLength(2))
-    const started = performance.now()
-    await expect(pool.call("getHealth")).resolves.toBe("ok")
-    expect(performance.now() - started).toBeGreaterThanOrEqual(45)
-    for (const answer of held) answer()
-    await expect(Promise.all(stuck)).resolves.toEqual([42, 42])
   })
 })
