@@ -1,12 +1,14 @@
-// Shared setup for the ledger tests: distinct ports per test file and throwaway data directories.
+// Shared setup for the ledger tests: free ports and throwaway data directories.
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePortPair } from "../support/freePort.js"
 
-/** A port pair (RPC, RPC + 1) in 18000-18999 that differs between test files run in parallel. */
-export function pickPort(): number {
-  return 18000 + 2 * Math.floor(Math.random() * 490)
-}
+/**
+ * A free port pair (RPC, RPC + 1), asked of the OS: test files run in parallel, and a random pick
+ * once collided with another file's ledger (EADDRINUSE in CI).
+ */
+export const pickPort = freePortPair
 
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), "ledger-test-"))

@@ -15,7 +15,7 @@ describe("an orphaned ledger", () => {
     const parent = spawn("sleep", ["600"], { stdio: "ignore" })
     const ledger = spawn(path.join(projectRoot, "node_modules/.bin/tsx"), ["src/ledger/main.ts"], {
       cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? "", LEDGER_PORT: String(pickPort()), DATA_DIR: tempDataDir(), LEDGER_PARENT_PID: String(parent.pid) },
+      env: { PATH: process.env.PATH ?? "", LEDGER_PORT: String(await pickPort()), DATA_DIR: tempDataDir(), LEDGER_PARENT_PID: String(parent.pid) },
       stdio: ["ignore", "pipe", "ignore"],
       detached: true
     })

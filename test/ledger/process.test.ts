@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
 import { pickPort, rawRpc, tempDataDir } from "./helpers.js"
 
-const port = pickPort()
+const port = await pickPort()
 const dataDir = tempDataDir()
 let ledger: SpawnedLedger | null = null
 

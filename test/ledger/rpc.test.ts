@@ -40,7 +40,7 @@ async function signSendConfirm(tx: Transaction, on: Connection = connection): Pr
 }
 
 beforeAll(async () => {
-  server = await startLedgerServer({ port: pickPort(), dataDir: tempDataDir(), slotMs: SLOT_MS })
+  server = await startLedgerServer({ port: await pickPort(), dataDir: tempDataDir(), slotMs: SLOT_MS })
   connection = new Connection(server.rpcUrl, { commitment: "confirmed", wsEndpoint: server.wsUrl })
   const signature = await connection.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL)
   await connection.confirmTransaction({ signature, ...(await connection.getLatestBlockhash()) })
@@ -144,7 +144,7 @@ describe("transactions", () => {
   it("reports prioritization fees and fees for messages", async () => {
     // The fees reported are the last 150 slots': 60 s at the default slot time. On this file's fast slots
     // (0.75 s) the transaction's slot could leave the window before the question, on a loaded machine.
-    const ledger = await startLedgerServer({ port: pickPort(), dataDir: tempDataDir() })
+    const ledger = await startLedgerServer({ port: await pickPort(), dataDir: tempDataDir() })
     try {
       const on = new Connection(ledger.rpcUrl, { commitment: "confirmed", wsEndpoint: ledger.wsUrl })
       const airdrop = await on.requestAirdrop(payer.publicKey, 2 * LAMPORTS_PER_SOL)

@@ -13,7 +13,7 @@ let airdrop: string
 const transfers: string[] = []
 
 beforeAll(async () => {
-  server = await startLedgerServer({ port: pickPort(), dataDir: tempDataDir() })
+  server = await startLedgerServer({ port: await pickPort(), dataDir: tempDataDir() })
   connection = new Connection(server.rpcUrl, { commitment: "confirmed", wsEndpoint: server.wsUrl })
   airdrop = await connection.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL)
   await connection.confirmTransaction({ signature: airdrop, ...(await connection.getLatestBlockhash()) })

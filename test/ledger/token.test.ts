@@ -16,7 +16,7 @@ let connection: Connection
 const payer = Keypair.generate()
 
 beforeAll(async () => {
-  server = await startLedgerServer({ port: pickPort(), dataDir: tempDataDir() })
+  server = await startLedgerServer({ port: await pickPort(), dataDir: tempDataDir() })
   connection = new Connection(server.rpcUrl, "confirmed")
   const signature = await connection.requestAirdrop(payer.publicKey, 5 * LAMPORTS_PER_SOL)
   await connection.confirmTransaction({ signature, ...(await connection.getLatestBlockhash()) })

@@ -16,7 +16,7 @@ let connection: Connection
 const payer = Keypair.generate()
 
 beforeAll(async () => {
-  server = await startLedgerServer({ port: pickPort(), dataDir: tempDataDir() })
+  server = await startLedgerServer({ port: await pickPort(), dataDir: tempDataDir() })
   connection = new Connection(server.rpcUrl, { commitment: "confirmed", wsEndpoint: server.wsUrl })
   const signature = await connection.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL)
   const latest = await connection.getLatestBlockhash()
