@@ -20,7 +20,7 @@ import { WalletRepo } from "../wallet/walletRepo.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
 import {
   decodeTransactionToSign,
-  offChainMessageBytes,
+  offChainMessages,
   SIGN_MESSAGE_TYPE,
   SIGN_PROTOCOL,
   SIGN_TRANSACTION_TYPE,
@@ -52,6 +52,7 @@ const checkInput = (body: SignBody, publicKey: string) =>
       return { type: SIGN_TRANSACTION_TYPE, intent: { transaction } }
     }
     const message = body.message ?? ""
+    const { offChainMessageBytes } = yield* offChainMessages
     yield* Effect.try({ try: () => offChainMessageBytes(message, publicKey), catch: inputError("message") })
     return { type: SIGN_MESSAGE_TYPE, intent: { message } }
   })

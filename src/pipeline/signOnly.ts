@@ -12,7 +12,7 @@ import type { ChainError } from "../chain/chainClient.js"
 import { analysedEffects, EffectSimulation } from "./effectSimulation.js"
 import type { Unwritten } from "./stageTransitions.js"
 import type { TransactionRow } from "./transactionRow.js"
-import { decodeTransactionToSign, offChainMessageBytes, SIGN_MESSAGE_TYPE } from "./signRequest.js"
+import { decodeTransactionToSign, offChainMessages, SIGN_MESSAGE_TYPE } from "./signRequest.js"
 import { signOnlyFacts } from "./signOnlyFacts.js"
 import type { BuildFactsRow } from "./transactionRow.js"
 
@@ -37,16 +37,14 @@ export class SignOnly extends Effect.Service<SignOnly>()("SignOnly", {
   effect: Effect.gen(function* () {
     const effects = yield* EffectSimulation
 
-    const prepareMessage = (row: TransactionRow, wallet: string): PreparedSignRequest => {
-      const bytes = offChainMessageBytes(String(row.intent.message ?? ""), wallet)
-      return {
-        kind: "ready",
-        unwritten: {
-          fields: { messageBase64: Buffer.from(bytes).toString("base64"), extraSignatures: {}, buildFacts: facts({ programIds: [], amountLamports: "0" }) },
-          via: [{ status: "simulating", stage: "build", eventType: "transaction.built", message: "off-chain message prepared", at: at() }]
-        }
+    /** A message's off-chain message bytes, ready for policy. */
+    const prepareMessage = (bytes: Uint8Array): PreparedSignRequest => ({
+      kind: "ready",
+      unwritten: {
+        fields: { messageBase64: Buffer.from(bytes).toString("base64"), extraSignatures: {}, buildFacts: facts({ programIds: [], amountLamports: "0" }) },
+        via: [{ status: "simulating", stage: "build", eventType: "transaction.built", message: "off-chain message prepared", at: at() }]
       }
-    }
+    })
 
     const prepareTransaction = (row: TransactionRow, wallet: string) =>
       Effect.gen(function* () {
@@ -85,7 +83,11 @@ export class SignOnly extends Effect.Service<SignOnly>()("SignOnly", {
     /** Fails with a message naming the input when the recorded request cannot be read (it was checked at the route). */
     const prepare = (row: TransactionRow, wallet: string): Effect.Effect<PreparedSignRequest, ChainError | SignInputRefused> =>
       row.type === SIGN_MESSAGE_TYPE
-        ? Effect.try({ try: () => prepareMessage(row, wallet), catch: (error) => new SignInputRefused({ message: error instanceof Error ? error.message : String(error) }) })
+        ? Effect.flatMap(offChainMessages, ({ offChainMessageBytes }) =>
+            Effect.try({
+              try: () => prepareMessage(offChainMessageBytes(String(row.intent.message ?? ""), wallet)),
+              catch: (error) => new SignInputRefused({ message: error instanceof Error ? error.message : String(error) })
+            }))
         : Effect.suspend(() => prepareTransaction(row, wallet)).pipe(
             Effect.catchAllDefect((defect) => Effect.fail(new SignInputRefused({ message: defect instanceof Error ? defect.message : String(defect) })))
           )

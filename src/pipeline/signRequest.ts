@@ -2,18 +2,12 @@
  * What POST /wallets/<id>/sign is asked to sign, decoded before anything is recorded: a serialized
  * transaction (its exact message bytes, the other signers' signatures, its program ids and accounts),
  * or a message, which is signed only as a Solana off-chain message (domain-separated by the
- * "\xffsolana offchain" preamble, @solana/kit's v0 envelope) and never when its bytes are a transaction
- * or a transaction message.
+ * "\xffsolana offchain" preamble, @solana/kit's v0 envelope: offChainMessage.ts) and never when its bytes
+ * are a transaction or a transaction message.
  */
-import { address } from "@solana/kit"
-import {
-  compileOffchainMessageV0Envelope,
-  OffchainMessageContentFormat,
-  offchainMessageApplicationDomain,
-  type OffchainMessageV0
-} from "@solana/kit"
 import { VersionedMessage, VersionedTransaction } from "@solana/web3.js"
 import bs58 from "bs58"
+import { Effect } from "effect"
 
 export class SignInputError extends Error {}
 
@@ -74,41 +68,8 @@ export const looksLikeTransaction = (bytes: Uint8Array): boolean => {
   return parses(() => VersionedMessage.deserialize(bytes)) || parses(() => VersionedTransaction.deserialize(bytes))
 }
 
-/** The all-zero application domain: a message not bound to one application. */
-const DEFAULT_DOMAIN = "11111111111111111111111111111111"
-
-/**
- * The off-chain message (v0) the wallet signs for `message`: UTF-8 text (restricted ASCII or UTF-8
- * format by its content), the wallet as the only signatory. Refuses bytes that are a transaction.
- */
-export const offChainMessageBytes = (messageBase64: string, signer: string, applicationDomain = DEFAULT_DOMAIN): Uint8Array => {
-  const bytes = Buffer.from(messageBase64, "base64")
-  if (bytes.length === 0) throw new SignInputError("message: must not be empty")
-  if (looksLikeTransaction(bytes)) throw new SignInputError("message: is a serialized transaction or transaction message; sign it as `transaction` (under policy)")
-  let text: string
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
-  } catch {
-    throw new SignInputError("message: must be UTF-8 text (the off-chain message format signs text)")
-  }
-  const ascii = /^[\x20-\x7e\n]*$/.test(text)
-  const format =
-    bytes.length <= 1232
-      ? ascii ? OffchainMessageContentFormat.RESTRICTED_ASCII_1232_BYTES_MAX : OffchainMessageContentFormat.UTF8_1232_BYTES_MAX
-      : OffchainMessageContentFormat.UTF8_65535_BYTES_MAX
-  if (bytes.length > 65535) throw new SignInputError("message: at most 65535 bytes")
-  const offChain = {
-    version: 0,
-    applicationDomain: offchainMessageApplicationDomain(applicationDomain),
-    requiredSignatories: [{ address: address(signer) }],
-    content: { format, text }
-  } as unknown as OffchainMessageV0
-  try {
-    return Uint8Array.from(compileOffchainMessageV0Envelope(offChain).content)
-  } catch (error) {
-    throw new SignInputError(`message: ${error instanceof Error ? error.message : String(error)}`)
-  }
-}
+/** The off-chain message encoder (offChainMessage.ts), loaded on first use with @solana/kit. */
+export const offChainMessages = Effect.promise(() => import("./offChainMessage.js"))
 
 /** The off-chain message signing domain every such message starts with. */
 export const OFF_CHAIN_SIGNING_DOMAIN = Buffer.concat([Buffer.from([0xff]), Buffer.from("solana offchain")])
