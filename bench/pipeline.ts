@@ -25,7 +25,8 @@
  * TX_PIPELINE_WORKERS=0 and a worker process on one database), BENCH_SKIP_CEILING=1,
  * BENCH_SKIP_CREATES_ONLY=1 (skips the create path alone: support/createsOnly.ts),
  * BENCH_CPU_PROF=<dir> (service runs with --cpu-prof), BENCH_BUILT=1 (the closed-loop modes run the
- * build, `npm run build` first, as `npm run start:prod` does; default: the sources under tsx), TX_PIPELINE_WORKERS (passed to the service,
+ * build, `npm run build` first, as `npm run start:prod` does; default: the sources under tsx; BENCH_KEEP_BUILD=1 runs
+ * dist/ as it stands, not built again: an A/B of a build changed by hand), TX_PIPELINE_WORKERS (passed to the service,
  * the worker process when split; its default otherwise), TEST_DATABASE_URL
  * (PostgreSQL server; default: the local server over its Unix socket in /var/run/postgresql when it
  * exists, else postgres://postgres@127.0.0.1:5432/postgres).
@@ -42,7 +43,8 @@
  * `waiting` is held to issue 35's targets (steady state, a warm-up of 3,000 or more: >= 450 confirmed/s,
  * p50 < 70 ms; cold start, a shorter warm-up such as 500: >= 300/s, p50 < 100 ms);
  * they print confirmed/s, create-to-outcome p50/p99 as the client saw it, the service's own
- * createdAt -> confirmedAt, CPU per transfer by process, and the ledger ceiling (32 clients and 1 client
+ * createdAt -> confirmedAt, CPU per transfer by process, commits, WAL bytes and rows written per transfer by table
+ * (PostgreSQL's statistics, published about once a second: the last few rows may be missed), and the ledger ceiling (32 clients and 1 client
  * sending pre-signed transfers and reading their status) of the same invocation. BENCH_LOOP_SPLIT=1 runs
  * the closed loop against an API process (TX_PIPELINE_WORKERS=0) beside a worker process, as the burst's
  * postgres-split does (BENCH_LOOP_SPLIT=2: beside two worker processes); BENCH_SERVICE_NODE_ARGS adds node arguments to its service process(es). BENCH_SERVICE_ENV

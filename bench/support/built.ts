@@ -4,9 +4,9 @@ import { PROJECT_ROOT } from "../../test/support/processes.js"
 
 export const benchBuilt = process.env.BENCH_BUILT === "1"
 
-/** Runs `npm run build` when the bench runs the build; throws when it fails. */
+/** Runs `npm run build` when the bench runs the build (not with BENCH_KEEP_BUILD=1: dist/ as it stands); throws when it fails. */
 export const buildIfBenchBuilt = () => {
-  if (!benchBuilt) return
+  if (!benchBuilt || process.env.BENCH_KEEP_BUILD === "1") return
   const run = spawnSync("npm", ["run", "build"], { cwd: PROJECT_ROOT, encoding: "utf8" })
   if (run.status !== 0) throw new Error(`npm run build failed:\n${run.stdout}${run.stderr}`)
 }

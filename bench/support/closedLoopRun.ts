@@ -64,6 +64,8 @@ export interface LoopFigures {
   /** Commits in the run's database per confirmed transfer, and WAL bytes (the whole server's: other work on it counts too). */
   readonly commitsPerTransfer: number
   readonly walBytesPerTransfer: number
+  /** Rows written per confirmed transfer by table, most first: where PostgreSQL's share of a transfer goes. */
+  readonly tableWritesPerTransfer: ReadonlyArray<TableWrites>
   readonly cpu: CpuSnapshot
   /** Split layout: the worker process's CPU seconds (also counted in cpu.service). */
   readonly workerCpuSeconds?: number
@@ -135,6 +137,44 @@ const tableScans = async (database: FreshDatabase) => {
   return Number(row?.seq_scan ?? 0)
 }
 
+/** Rows a table wrote: inserted, updated (of which HOT: no index entry written), deleted. */
+interface TableWrites {
+  readonly table: string
+  readonly inserted: number
+  readonly updated: number
+  readonly hot: number
+  readonly deleted: number
+  /** Its indexes: a non-HOT write adds an entry to each whose predicate the row meets. */
+  readonly indexes: number
+}
+
+const tableWrites = async (database: FreshDatabase): Promise<ReadonlyArray<TableWrites>> => {
+  const rows = await database.query<{ table: string; inserted: string; updated: string; hot: string; deleted: string; indexes: string }>(`
+    SELECT s.relname AS table, s.n_tup_ins::text AS inserted, s.n_tup_upd::text AS updated, s.n_tup_hot_upd::text AS hot,
+           s.n_tup_del::text AS deleted, (SELECT count(*) FROM pg_index i WHERE i.indrelid = s.relid)::text AS indexes
+    FROM pg_stat_user_tables s`)
+  return rows.map((row) => ({
+    table: row.table, inserted: Number(row.inserted), updated: Number(row.updated), hot: Number(row.hot), deleted: Number(row.deleted), indexes: Number(row.indexes)
+  }))
+}
+
+/** The writes between two snapshots per confirmed transfer, tables that wrote nothing left out. */
+const writesPer = (before: ReadonlyArray<TableWrites>, after: ReadonlyArray<TableWrites>, confirmed: number): ReadonlyArray<TableWrites> => {
+  const earlier = new Map(before.map((row) => [row.table, row]))
+  const per = (n: number) => n / Math.max(1, confirmed)
+  return after
+    .map((row) => {
+      const was = earlier.get(row.table)
+      return {
+        table: row.table, indexes: row.indexes,
+        inserted: per(row.inserted - (was?.inserted ?? 0)), updated: per(row.updated - (was?.updated ?? 0)),
+        hot: per(row.hot - (was?.hot ?? 0)), deleted: per(row.deleted - (was?.deleted ?? 0))
+      }
+    })
+    .filter((row) => row.inserted + row.updated + row.deleted >= 0.05)
+    .sort((a, b) => b.inserted + b.updated + b.deleted - (a.inserted + a.updated + a.deleted))
+}
+
 /** The database's commits so far and the server's WAL position (capacity model, docs/benchmarks.md). */
 const databaseActivity = async (database: FreshDatabase) => {
   const [row] = await database.query<{ commits: string; lsn: string }>(
@@ -196,7 +236,9 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       const figures: Array<LoopFigures> = []
       for (const [index, mode] of modes.entries()) {
         const count = mode === "identical" ? settings.identicalTransfers : settings.transfers
+        await sleep(1_500) // the previous run's (or the warm-up's) statistics published first, as after it
         const scansBefore = await tableScans(database)
+        const writesBefore = await tableWrites(database)
         const before = cpuSnapshot(servicePids, ledger.pid, databaseName)
         const workerBefore = workerProcess === undefined ? undefined : cpuSnapshot(workerPids, ledger.pid, databaseName)
         const activityBefore = await databaseActivity(database)
@@ -212,6 +254,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         const walBytes = await walBytesBetween(database, activityBefore.lsn, activityAfter.lsn)
         await sleep(1_500) // PostgreSQL publishes a backend's table statistics within a second
         const scansAfter = await tableScans(database)
+        const writesAfter = await tableWrites(database)
         const loadAverage = os.loadavg().map((n) => n.toFixed(2)).join(", ")
         const measured = new Set(result.ids)
         const clients = mode === "identical" ? 1 : settings.clients
@@ -228,6 +271,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
           seqScansPerTransfer: (scansAfter - scansBefore) / result.ids.length,
           commitsPerTransfer: (activityAfter.commits - activityBefore.commits) / Math.max(1, result.confirmed),
           walBytesPerTransfer: walBytes / Math.max(1, result.confirmed),
+          tableWritesPerTransfer: writesPer(writesBefore, writesAfter, result.confirmed),
           target: target.text,
           met: result.failed === 0 && target.met(perSecond, percentile(result.outcomeMs, 50))
         })
@@ -280,6 +324,14 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
     ["PostgreSQL per confirmed transfer", "commits (this database)", "WAL bytes (whole server)"],
     ...loops.map((loop) => [loop.mode, loop.commitsPerTransfer.toFixed(1), loop.walBytesPerTransfer.toFixed(0)])
   ]))
+  for (const loop of loops) {
+    console.log(table([
+      [`rows written per transfer (${loop.mode})`, "inserted", "updated", "of which HOT", "deleted", "indexes"],
+      ...loop.tableWritesPerTransfer.map((row) => [
+        row.table, row.inserted.toFixed(2), row.updated.toFixed(2), row.hot.toFixed(2), row.deleted.toFixed(2), String(row.indexes)
+      ])
+    ]))
+  }
   console.log(table([
     ["stage p50 (ms, from the records' history)", ...loops[0]!.stages.map((stage) => stage.name)],
     ...loops.map((loop) => [loop.mode, ...loop.stages.map((stage) => ms(percentile(stage.values, 50)))])
