@@ -105,7 +105,10 @@ export const Policies = () => {
   const wallets = useApi<{ wallets: ReadonlyArray<Wallet> }>("/api/v1/wallets?limit=100")
   const [walletId, setWalletId] = useState<string | undefined>(undefined)
   useEffect(() => {
-    if (walletId === undefined && wallets.data?.wallets[0] !== undefined) setWalletId(wallets.data.wallets[0].id)
+    const first = wallets.data?.wallets[0]
+    // The first wallet until one is chosen: a choice made before this effect ran (the options show a
+    // render earlier) must stand, so it reads the state as it is now, not as this render saw it.
+    if (first !== undefined) setWalletId((chosen) => chosen ?? first.id)
   }, [wallets.data])
   const policies = useApi<{ policies: ReadonlyArray<Policy> }>(walletId === undefined ? null : `/api/v1/wallets/${walletId}/policies?limit=100`)
   const [selected, setSelected] = useState<string | undefined>(undefined)
