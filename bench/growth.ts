@@ -10,7 +10,10 @@
  *   - `audit by tx`: GET /api/v1/audit/events?txId=<id>; `audit newest`: GET /api/v1/audit/events?limit=100;
  *   - `outbox claim`: the workers' claim statement (src/pipeline/outbox.ts claimMany, copied below; named and
  *     with parameters, as the service runs it) for 16 jobs, run by this process in a transaction rolled
- *     back, with 32 pending jobs in it.
+ *     back, with 32 pending jobs in it;
+ *   - `WAL after a checkpoint`: CHECKPOINT, then BENCH_GROWTH_WAL_TRANSFERS (200) transfers by 8 clients
+ *     waiting for their outcomes: WAL bytes and full-page images per transfer (pg_stat_wal, the whole
+ *     server's): what random keys cost once the indexes are large (src/db/rowIds.ts).
  * Between the two, with the service stopped, the generator (bench/support/growthData.ts) adds
  * BENCH_GROWTH_TRANSACTIONS (1,000,000) transactions with history, proofs and outbox jobs and
  * BENCH_GROWTH_AUDIT_EVENTS (10,000,000) audit events, then VACUUM ANALYZE. The grown database also
@@ -39,6 +42,7 @@ const settings = {
   wallets: intEnv("BENCH_GROWTH_WALLETS", 10_000),
   warmup: intEnv("BENCH_GROWTH_WARMUP", 300),
   requests: intEnv("BENCH_GROWTH_REQUESTS", 300),
+  walTransfers: intEnv("BENCH_GROWTH_WAL_TRANSFERS", 200),
   chunk: 100_000
 }
 
@@ -103,6 +107,39 @@ const settle = async (baseUrl: string, ids: ReadonlyArray<string>) => {
   }
 }
 
+/** The server's WAL counters (pg_stat_wal: the whole server's, so only a server with nothing else on it gives the service's). */
+const walCounters = async (client: pg.Client) => {
+  const { rows } = await client.query<{ bytes: string; fpi: string }>("SELECT wal_bytes::text AS bytes, wal_fpi::text AS fpi FROM pg_stat_wal")
+  return { bytes: Number(rows[0]?.bytes ?? 0), fpi: Number(rows[0]?.fpi ?? 0) }
+}
+
+/**
+ * WAL written per confirmed transfer just after a checkpoint: the first change to each page after one
+ * writes the whole page (a full-page image), so a transfer whose inserts land on cold pages of large
+ * indexes (random keys) writes far more than one whose keys land on the pages the last inserts touched.
+ * BENCH_GROWTH_WAL_TRANSFERS (200) transfers, 8 clients each waiting for its outcome.
+ */
+const walAfterCheckpoint = async (baseUrl: string, databaseUrl: string, walletId: string, destination: string) => {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    await client.query("CHECKPOINT")
+    const before = await walCounters(client)
+    let next = 0
+    const lane = async () => {
+      for (let i = next++; i < settings.walTransfers; i = next++) {
+        const answer = await postJson(baseUrl, "/api/v1/transactions?waitMs=30000", transfer(walletId, destination, 3_000_000 + i))
+        if (answer.body.data?.status !== "confirmed") throw new Error(`transfer not confirmed: ${JSON.stringify(answer.body)}`)
+      }
+    }
+    await Promise.all(Array.from({ length: 8 }, lane))
+    const after = await walCounters(client)
+    return { bytesPerTransfer: (after.bytes - before.bytes) / settings.walTransfers, fullPagesPerTransfer: (after.fpi - before.fpi) / settings.walTransfers }
+  } finally {
+    await client.end()
+  }
+}
+
 /** One phase: a fresh wallet warmed up with transfers, then every operation measured in turn. */
 const measure = async (baseUrl: string, databaseUrl: string, heavyWalletId: string | null) => {
   const timings: Timings = new Map()
@@ -133,6 +170,8 @@ const measure = async (baseUrl: string, databaseUrl: string, heavyWalletId: stri
     }
   }
 
+  const wal = await walAfterCheckpoint(baseUrl, databaseUrl, wallet.id, destination)
+
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
@@ -148,7 +187,7 @@ const measure = async (baseUrl: string, databaseUrl: string, heavyWalletId: stri
   } finally {
     await client.end()
   }
-  return timings
+  return { timings, wal }
 }
 
 const main = async () => {
@@ -160,7 +199,7 @@ const main = async () => {
   const start = () => startServiceProcess({ databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, built: benchBuilt })
   try {
     let service = await start()
-    const empty = await measure(service.baseUrl, database.url, null)
+    const { timings: empty, wal: emptyWal } = await measure(service.baseUrl, database.url, null)
     await service.stop()
 
     const client = new pg.Client({ connectionString: database.url })
@@ -184,7 +223,7 @@ const main = async () => {
     const [heavy] = await database.query<{ id: string }>(`SELECT ${HEAVY_WALLET_SQL} AS id`)
 
     service = await start()
-    const grown = await measure(service.baseUrl, database.url, heavy!.id)
+    const { timings: grown, wal: grownWal } = await measure(service.baseUrl, database.url, heavy!.id)
     await service.stop()
 
     const names = [...new Set([...empty.keys(), ...grown.keys()])]
@@ -196,6 +235,11 @@ const main = async () => {
         const b = percentile(grown.get(name) ?? [], 50)
         return [name, cell(empty, name, 50), cell(grown, name, 50), Number.isNaN(a) ? "-" : (b / a).toFixed(2), cell(empty, name, 99), cell(grown, name, 99)]
       })
+    ]))
+    console.log(table([
+      [`WAL per confirmed transfer just after a checkpoint (${settings.walTransfers} transfers)`, "empty", "grown", "ratio"],
+      ["bytes", emptyWal.bytesPerTransfer.toFixed(0), grownWal.bytesPerTransfer.toFixed(0), (grownWal.bytesPerTransfer / emptyWal.bytesPerTransfer).toFixed(2)],
+      ["full-page images", emptyWal.fullPagesPerTransfer.toFixed(1), grownWal.fullPagesPerTransfer.toFixed(1), "-"]
     ]))
     for (const [label, statement] of [
       ["wallet list (heavy wallet)", `SELECT id FROM transactions WHERE wallet_id = ${HEAVY_WALLET_SQL} ORDER BY created_at DESC, id LIMIT 51`],

@@ -13,7 +13,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Cause, Effect, Schedule, type Scope } from "effect"
-import { randomUUID } from "node:crypto"
+import { newRowId } from "../db/rowIds.js"
 import { isRowFault, sqlStateOf } from "../db/rowFault.js"
 import type { AuditEventInput } from "./auditLog.js"
 import { AUDIT_EVENT_DROPPED_TOTAL } from "./metricNames.js"
@@ -43,7 +43,7 @@ interface QueuedEvent {
 }
 
 const toQueued = (event: AuditEventInput): QueuedEvent => ({
-  id: randomUUID(),
+  id: newRowId(),
   tenant_id: event.tenantId,
   event_type: event.eventType,
   message: event.message,

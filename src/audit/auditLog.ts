@@ -7,7 +7,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { randomUUID } from "node:crypto"
+import { newRowId } from "../db/rowIds.js"
 import { makeAuditBatch } from "./auditBatch.js"
 import { MetricCounters } from "./metricCounters.js"
 import { storableJson, storableOrNull, storableText } from "./storableText.js"
@@ -38,7 +38,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
 
     const record = (event: AuditEventInput) =>
       Effect.gen(function* () {
-        const id = randomUUID()
+        const id = newRowId()
         yield* sql`
           INSERT INTO audit_events (id, tenant_id, event_type, message, metadata, tx_id, wallet_id, agent_id,
             protocol, escrow_id, entity_type, category, trace_id)

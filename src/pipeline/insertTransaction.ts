@@ -7,7 +7,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { randomUUID } from "node:crypto"
+import { newRowId } from "../db/rowIds.js"
 import { decodeRows } from "../db/rowDecoding.js"
 import { TransactionRow } from "./transactionRow.js"
 
@@ -80,7 +80,7 @@ export const insertTransactionsWithJobs = (
   const input = batch.map((tx, ord) => ({
     ord, id: tx.id, wallet_id: tx.walletId, wallet_tenant: tx.walletTenant, agent_id: tx.agentId, type: tx.type, protocol: tx.protocol,
     intent: tx.intent, request: tx.request, request_hash: tx.requestHash, gasless: tx.gasless, require_approval: tx.requireApproval,
-    idempotency_key: tx.idempotencyKey, trace_id: tx.traceId, ungoverned_only: tx.ungovernedOnly, job_id: randomUUID(), audit_id: randomUUID(),
+    idempotency_key: tx.idempotencyKey, trace_id: tx.traceId, ungoverned_only: tx.ungovernedOnly, job_id: newRowId(), audit_id: newRowId(),
     history: [{ status: "pending", stage: "validation", at, message: "accepted" }],
     audit_message: `transaction ${tx.id} created`, audit_metadata: { type: tx.type, protocol: tx.protocol }
   }))

@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import { newRowId } from "../db/rowIds.js"
 import { AppConfig } from "../config.js"
 import { makeDoorbell } from "../db/doorbell.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
@@ -100,7 +101,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const enqueueInTransaction = (txId: string, action: OutboxAction) =>
       sql`
         WITH job AS (
-          INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${randomUUID()}, ${txId}, ${action}, 'pending') RETURNING id
+          INSERT INTO outbox_jobs (id, tx_id, action, status) VALUES (${newRowId()}, ${txId}, ${action}, 'pending') RETURNING id
         )
         SELECT pg_notify(${CHANNEL}, ${`${origin}:1`}) FROM job
       `.pipe(Effect.asVoid)

@@ -6,7 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { randomUUID } from "node:crypto"
+import { newRowId } from "../db/rowIds.js"
 import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { type BuildFactsRow, RECORD_COLUMNS, TransactionRecordRow, TransactionRow } from "./transactionRow.js"
@@ -124,7 +124,7 @@ const transitionInput = (ord: number, txId: string, change: Transition) => {
     // (JSON leaves out an undefined message)
     history: stages.map((s) => ({ status: s.status, stage: s.stage, at: s.at, message: s.message })),
     events: stages.map((s) => ({
-      id: randomUUID(),
+      id: newRowId(),
       event_type: s.eventType,
       message: `transaction ${txId} ${s.status}${s.message === undefined ? "" : `: ${s.message}`}`,
       metadata: { status: s.status, stage: s.stage, message: s.message, ...s.eventMetadata }

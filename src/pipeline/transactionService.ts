@@ -4,7 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { randomUUID } from "node:crypto"
+import { newRowId } from "../db/rowIds.js"
 import type { ApproveBody } from "../../schemas/approval.js"
 import { Conflict, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
 import { approvalEventMetadata, recordApproval } from "./approvals/approvalRecord.js"
@@ -104,7 +104,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         const agentId = options.agentId ?? request.agentId ?? null
         const stored = { walletId: request.walletId, ...(agentId === null ? {} : { agentId }), type: request.type, protocol: request.protocol, gasless: request.gasless, requireApproval: request.requireApproval, intent: request.intent }
         const requestHash = sha256Hex(canonicalJson(stored))
-        const id = randomUUID()
+        const id = newRowId()
         const outcome = yield* inserts.submit({
           id, walletId: request.walletId, walletTenant: caller.readTenant === null ? null : caller.tenant, agentId,
           type: request.type, protocol: request.protocol, intent: request.intent, request: stored, requestHash,

@@ -10,7 +10,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { randomUUID } from "node:crypto"
+import { newRowId } from "../db/rowIds.js"
 import type { PolicyDecision } from "../../schemas/policy.js"
 import type { PolicyEffects } from "./evaluationState.js"
 import { decodeRows } from "../db/rowDecoding.js"
@@ -55,7 +55,7 @@ export const recordIfUnconstrained = (sql: SqlClient.SqlClient, records: Readonl
     approval_spend: approvalSpendLamports === null ? null : approvalSpendLamports.toString(),
     lamports: (effects?.addDailySpendLamports ?? 0n).toString(),
     utc_day: effects?.utcDay ?? "",
-    audit_id: randomUUID(),
+    audit_id: newRowId(),
     message: `policy decision ${decision.decision}${decision.reasons.length > 0 ? `: ${decision.reasons[0]}` : ""}`,
     metadata: { txId: target.txId, source: "transaction", decision: decision.decision, reasons: decision.reasons, riskTier: decision.riskTier }
   }))

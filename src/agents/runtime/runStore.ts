@@ -8,7 +8,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { randomUUID } from "node:crypto"
+import { newRowId } from "../../db/rowIds.js"
 import { TransactionType } from "../../../schemas/intent.js"
 import { ProtocolId } from "../../../schemas/protocol.js"
 import { AppConfig } from "../../config.js"
@@ -234,7 +234,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
             `
             const rows = yield* sql`
               INSERT INTO agent_actions (id, agent_id, source, source_id, run, kind, status, type, protocol, intent, gasless, idempotency_key, at)
-              VALUES (${randomUUID()}, ${agentId}, ${action.source}, ${action.sourceId}, ${run}, ${action.paper ? "paper" : "execute"}, 'claimed',
+              VALUES (${newRowId()}, ${agentId}, ${action.source}, ${action.sourceId}, ${run}, ${action.paper ? "paper" : "execute"}, 'claimed',
                 ${action.type}, ${action.protocol}, ${JSON.stringify(input.filledIntent)}::jsonb, ${action.gasless},
                 ${actionIdempotencyKey(agentId, action.source, action.sourceId, run)}, ${iso(nowMs)}::timestamptz)
               RETURNING ${sql.literal(ACTION_COLUMNS)}
