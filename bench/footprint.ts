@@ -32,7 +32,7 @@ import {
 } from "../test/support/processes.js"
 import { freePortPair } from "../test/support/freePort.js"
 import { residentMiB, serviceNodePid } from "../test/support/processTree.js"
-import { buildIfBenchBuilt } from "./support/built.js"
+import { buildNow } from "./support/built.js"
 import { runClosedLoop } from "./support/closedLoop.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
 import { ms, percentile, sleep, table } from "./support/stats.js"
@@ -92,10 +92,8 @@ const slopePerMinute = (points: ReadonlyArray<{ readonly at: number; readonly mi
 
 const main = async () => {
   console.log(`footprint bench: the ${built ? "built service (dist/)" : "sources under tsx"}`)
-  if (built) {
-    process.env.BENCH_BUILT = "1"
-    buildIfBenchBuilt()
-  }
+  // Built first, always (BENCH_KEEP_BUILD=1 keeps dist/ as it stands).
+  if (built) buildNow()
 
   // A new user's first start and its restart: everything embedded.
   const embeddedDir = tempDir("custody-bench-first-")

@@ -10,6 +10,7 @@ import { Layer } from "effect"
 import { AgentSchedulerLive } from "../actors/agentScheduler.js"
 import { AgentSupervisorLive } from "../actors/agentSupervisor.js"
 import { ApprovalExpirerLive } from "../actors/approvalExpirer.js"
+import { IdleMemoryReducerLive } from "../actors/idleMemoryReducer.js"
 import { RetentionLive } from "../actors/retention.js"
 import { AuditRetention } from "./audit/auditRetention.js"
 import { HistoryRetention } from "./pipeline/historyRetention.js"
@@ -255,6 +256,7 @@ const ActorsLive = Layer.mergeAll(
   AgentSchedulerLive,
   AgentSupervisorLive,
   WebhookDeliverersLive,
+  IdleMemoryReducerLive,
   RetentionLive.pipe(Layer.provide(Layer.merge(AuditRetention.Default, HistoryRetention.Default)))
 )
 

@@ -188,6 +188,8 @@ export const appConfig = Config.all({
     sweepMs: positiveInt("RETENTION_SWEEP_MS", 600_000)
   }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
+  // After this long with an idle event loop, one memory-reducing collection gives unused heap back (actors/idleMemoryReducer.ts; 0: never).
+  idleMemoryReduceAfterMs: nonNegativeInt("IDLE_MEMORY_REDUCE_AFTER_MS", 5_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),
   agents: Config.all({
     loopIntervalMs: positiveInt("AGENT_LOOP_INTERVAL_MS", 5_000),

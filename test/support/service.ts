@@ -55,6 +55,8 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
     // Parallel test files each run services on one PostgreSQL: small pools stay under its max_connections.
     DATABASE_POOL_SIZE: "5",
     TX_PIPELINE_WORKERS: "8",
+    // Services of a test file share one process and heap: no idle collections of it unless a test asks (idleMemoryReducer.test.ts).
+    IDLE_MEMORY_REDUCE_AFTER_MS: "0",
     CHAIN_RPC_URL: options.rpcUrl,
     DATABASE_URL: database.url,
     ...options.env

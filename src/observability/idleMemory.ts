@@ -1,0 +1,60 @@
+/**
+ * Giving memory back when the service is idle (issue 35). V8 keeps its young generation at the largest
+ * size it grew to (up to two 16 or 64 MiB semi-spaces, grown during start and under load) and Node runs no
+ * idle-time collection, so an idle service held 30-40 MiB it had no use for. One memory-reducing
+ * collection (the one a debugger's "collect garbage" button asks for: the inspector's
+ * HeapProfiler.collectGarbage, V8's low-memory notification) shrinks the young generation and compacts the
+ * old one. It pauses the event loop for tens of milliseconds, so it runs only after the loop has been idle
+ * for a while, once per idle period (actors/idleMemoryReducer.ts).
+ */
+import { Session } from "node:inspector/promises"
+
+/** What the reducer remembers between windows. */
+export interface IdleState {
+  /** Consecutive idle windows so far. */
+  readonly idleWindows: number
+  /** Busy since the last collection (or since start): the next idle period may collect again. */
+  readonly armed: boolean
+}
+
+export const INITIAL_IDLE_STATE: IdleState = { idleWindows: 0, armed: true }
+
+/** A window whose event loop was busy less than this share of the time counts as idle. */
+export const IDLE_UTILIZATION = 0.05
+
+/**
+ * The state after a window with event-loop utilisation `utilization`, and whether to collect now: after
+ * `windowsNeeded` idle windows in a row, if the service was busy since the last collection.
+ */
+export const afterWindow = (state: IdleState, utilization: number, windowsNeeded: number): { readonly state: IdleState; readonly collect: boolean } => {
+  if (utilization >= IDLE_UTILIZATION) return { state: { idleWindows: 0, armed: true }, collect: false }
+  const idleWindows = state.idleWindows + 1
+  if (state.armed && idleWindows >= windowsNeeded) return { state: { idleWindows, armed: false }, collect: true }
+  return { state: { idleWindows, armed: state.armed }, collect: false }
+}
+
+/** Resident memory before and after one memory-reducing collection, and how long the pause took. */
+export interface Collected {
+  readonly residentBeforeMiB: number
+  readonly residentAfterMiB: number
+  readonly pauseMs: number
+}
+
+const residentMiB = () => Math.round(process.memoryUsage.rss() / (1024 * 1024))
+
+/**
+ * Runs one memory-reducing collection (an in-process inspector session: no port is opened). The session is
+ * closed after its answer, not inside the answer's callback: closed there, it kept the process alive.
+ */
+export const collectForIdle = async (): Promise<Collected> => {
+  const residentBeforeMiB = residentMiB()
+  const session = new Session()
+  session.connect()
+  try {
+    const started = performance.now()
+    await session.post("HeapProfiler.collectGarbage")
+    return { residentBeforeMiB, residentAfterMiB: residentMiB(), pauseMs: Math.round(performance.now() - started) }
+  } finally {
+    session.disconnect()
+  }
+}
