@@ -1,7 +1,7 @@
 /**
- * The idle memory reducer: every window (2 s) it reads the event loop's utilisation; after
- * IDLE_MEMORY_REDUCE_AFTER_MS (5 s; 0 turns it off) of idle windows in a row, it runs one memory-reducing
- * collection, and again only after the service has been busy since (src/observability/idleMemory.ts).
+ * The idle memory reducer: every window (2 s) it reads the event loop's utilisation; when the windows of
+ * the last IDLE_MEMORY_REDUCE_AFTER_MS (30 s; 0 turns it off) averaged under 5%, it runs one
+ * memory-reducing collection, and again only after load since (src/observability/idleMemory.ts).
  */
 import { Effect, Layer } from "effect"
 import { performance } from "node:perf_hooks"

@@ -9,8 +9,10 @@
  *   - for each start script of BENCH_PROFILES (`start:prod`, the 64 MiB young generation chosen for
  *     throughput, and `start:prod:lean`, 16 MiB and a slower-growing heap; the node flags are read from
  *     package.json): resident
- *     memory of the service's node process idle (10 s after start), and its highest under 32 clients each
- *     waiting for its transfer (BENCH_FOOTPRINT_TRANSFERS, 3,000), with their throughput;
+ *     memory of the service's node process idle (10 s after start, and again once the idle memory reducer has
+ *     run: 30 s of an idle event loop), its highest under 32 clients each
+ *     waiting for its transfer (BENCH_FOOTPRINT_TRANSFERS, 3,000), with their throughput, and idle again
+ *     after that load once the reducer has run again;
  *   - `soak` on the last profile (BENCH_SOAK_SECONDS, 1,200; 0 skips it): transfers offered at BENCH_SOAK_RATE (100/s), resident
  *     memory every 10 s: at one minute, the highest after, and the growth after the first minute (MiB a
  *     minute, least squares).
@@ -90,6 +92,30 @@ const slopePerMinute = (points: ReadonlyArray<{ readonly at: number; readonly mi
   return slope * 60
 }
 
+const REDUCED = "idle: unused heap given back"
+
+/** The start of the reducer's latest log line (its timestamp: each line's own), or undefined before its first. */
+const latestReduction = (service: ServiceProcess) => {
+  const output = service.output()
+  const at = output.lastIndexOf(REDUCED)
+  return at === -1 ? undefined : output.slice(output.lastIndexOf("\n", at) + 1, at)
+}
+
+/**
+ * Resident memory once the idle memory reducer (actors/idleMemoryReducer.ts) has run again, with how long
+ * that took from now (its default: 30 s of an idle event loop). The process's output is kept as a tail
+ * only, so a new run is told by a new line, not by counting lines.
+ */
+const afterReducer = async (service: ServiceProcess, pid: number) => {
+  const before = latestReduction(service)
+  const started = performance.now()
+  const ran = () => latestReduction(service) !== undefined && latestReduction(service) !== before
+  while (!ran() && performance.now() - started < 90_000) await sleep(500)
+  if (!ran()) return "the reducer did not run within 90 s"
+  await sleep(500)
+  return `${residentMiB(pid).toFixed(0)} MiB (it ran ${((performance.now() - started) / 1000).toFixed(0)} s later)`
+}
+
 const main = async () => {
   console.log(`footprint bench: the ${built ? "built service (dist/)" : "sources under tsx"}`)
   // Built first, always (BENCH_KEEP_BUILD=1 keeps dist/ as it stands).
@@ -124,6 +150,7 @@ const main = async () => {
       const pid = serviceNodePid(service.pid)
       await sleep(10_000)
       report(`idle resident memory, ${profile} (${flags.join(" ")})`, `${residentMiB(pid).toFixed(0)} MiB`)
+      report(`idle, once the idle memory reducer ran, ${profile}`, await afterReducer(service, pid))
       const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 5_000_000_000))
       const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
       const loaded = await sampling(pid, 500, () =>
@@ -133,6 +160,7 @@ const main = async () => {
         `32 waiting clients, ${profile}`,
         `highest ${Math.max(...loaded.samples.map((s) => s.mib)).toFixed(0)} MiB; ${(loaded.result.confirmed / seconds).toFixed(0)} confirmed/s, p50 ${ms(percentile(loaded.result.outcomeMs, 50))} ms`
       )
+      report(`idle again after the load, once the reducer ran, ${profile}`, await afterReducer(service, pid))
 
       if (index === settings.profiles.length - 1 && settings.soakSeconds > 0) {
         const soak = await sampling(pid, 10_000, () =>

@@ -189,7 +189,7 @@ export const appConfig = Config.all({
   }),
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   // After this long with an idle event loop, one memory-reducing collection gives unused heap back (actors/idleMemoryReducer.ts; 0: never).
-  idleMemoryReduceAfterMs: nonNegativeInt("IDLE_MEMORY_REDUCE_AFTER_MS", 5_000),
+  idleMemoryReduceAfterMs: nonNegativeInt("IDLE_MEMORY_REDUCE_AFTER_MS", 30_000),
   chaosEnabled: bool("CHAOS_ENABLED", false),
   agents: Config.all({
     loopIntervalMs: positiveInt("AGENT_LOOP_INTERVAL_MS", 5_000),

@@ -11,26 +11,34 @@ import { Session } from "node:inspector/promises"
 
 /** What the reducer remembers between windows. */
 export interface IdleState {
-  /** Consecutive idle windows so far. */
-  readonly idleWindows: number
+  /** The event loop's utilisation in the latest windows, oldest first (at most the windows needed). */
+  readonly recent: ReadonlyArray<number>
   /** Busy since the last collection (or since start): the next idle period may collect again. */
   readonly armed: boolean
 }
 
-export const INITIAL_IDLE_STATE: IdleState = { idleWindows: 0, armed: true }
+export const INITIAL_IDLE_STATE: IdleState = { recent: [], armed: true }
 
-/** A window whose event loop was busy less than this share of the time counts as idle. */
+/** A period whose windows were busy less than this share of the time on average is idle. */
 export const IDLE_UTILIZATION = 0.05
 
 /**
- * The state after a window with event-loop utilisation `utilization`, and whether to collect now: after
- * `windowsNeeded` idle windows in a row, if the service was busy since the last collection.
+ * A window at least this busy is load, which arms the next collection. Lower, a periodic background task
+ * (a flush, a major collection) would arm it again and again, and an idle service would collect every period.
+ */
+export const BUSY_UTILIZATION = 0.25
+
+/**
+ * The state after a window with event-loop utilisation `utilization`, and whether to collect now: when the
+ * last `windowsNeeded` windows were idle on average (one busier window, a background task's, does not
+ * spoil a period) and the service has been busy since the last collection.
  */
 export const afterWindow = (state: IdleState, utilization: number, windowsNeeded: number): { readonly state: IdleState; readonly collect: boolean } => {
-  if (utilization >= IDLE_UTILIZATION) return { state: { idleWindows: 0, armed: true }, collect: false }
-  const idleWindows = state.idleWindows + 1
-  if (state.armed && idleWindows >= windowsNeeded) return { state: { idleWindows, armed: false }, collect: true }
-  return { state: { idleWindows, armed: state.armed }, collect: false }
+  const recent = [...state.recent, utilization].slice(-windowsNeeded)
+  const armed = state.armed || utilization >= BUSY_UTILIZATION
+  const mean = recent.reduce((sum, value) => sum + value, 0) / recent.length
+  if (armed && recent.length === windowsNeeded && mean < IDLE_UTILIZATION) return { state: { recent: [], armed: false }, collect: true }
+  return { state: { recent, armed }, collect: false }
 }
 
 /** Resident memory before and after one memory-reducing collection, and how long the pause took. */
