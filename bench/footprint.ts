@@ -109,7 +109,10 @@ const latestReduction = (service: ServiceProcess) => {
 const afterReducer = async (service: ServiceProcess, pid: number) => {
   const before = latestReduction(service)
   const started = performance.now()
-  const ran = () => latestReduction(service) !== undefined && latestReduction(service) !== before
+  const ran = () => {
+    const latest = latestReduction(service)
+    return latest !== undefined && latest !== before
+  }
   while (!ran() && performance.now() - started < 90_000) await sleep(500)
   if (!ran()) return "the reducer did not run within 90 s"
   await sleep(500)

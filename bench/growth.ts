@@ -24,7 +24,7 @@
 import { Keypair } from "@solana/web3.js"
 import pg from "pg"
 import { LIST_TOTAL_CAP } from "../schemas/common.js"
-import { createFundedWallet, createPostgresDatabase, killAllChildren, startLedgerProcess, startServiceProcess, tempDir } from "../test/support/processes.js"
+import { createFundedWallet, createPostgresDatabase, killAllChildren, mapConcurrent, startLedgerProcess, startServiceProcess, tempDir } from "../test/support/processes.js"
 import { generateGrowth, HEAVY_WALLET_SQL } from "./support/growthData.js"
 import { benchBuilt, buildIfBenchBuilt } from "./support/built.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
@@ -125,14 +125,10 @@ const walAfterCheckpoint = async (baseUrl: string, databaseUrl: string, walletId
   try {
     await client.query("CHECKPOINT")
     const before = await walCounters(client)
-    let next = 0
-    const lane = async () => {
-      for (let i = next++; i < settings.walTransfers; i = next++) {
-        const answer = await postJson(baseUrl, "/api/v1/transactions?waitMs=30000", transfer(walletId, destination, 3_000_000 + i))
-        if (answer.body.data?.status !== "confirmed") throw new Error(`transfer not confirmed: ${JSON.stringify(answer.body)}`)
-      }
-    }
-    await Promise.all(Array.from({ length: 8 }, lane))
+    await mapConcurrent(Array.from({ length: settings.walTransfers }, (_, i) => i), 8, async (i) => {
+      const answer = await postJson(baseUrl, "/api/v1/transactions?waitMs=30000", transfer(walletId, destination, 3_000_000 + i))
+      if (answer.body.data?.status !== "confirmed") throw new Error(`transfer not confirmed: ${JSON.stringify(answer.body)}`)
+    })
     const after = await walCounters(client)
     return { bytesPerTransfer: (after.bytes - before.bytes) / settings.walTransfers, fullPagesPerTransfer: (after.fpi - before.fpi) / settings.walTransfers }
   } finally {
