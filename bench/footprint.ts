@@ -6,7 +6,7 @@
  *     listening; `restart` on the same DATA_DIR, spawn to the first 200 of /health;
  *   - `restart (DATABASE_URL)`: a service on the machine's PostgreSQL and a running ledger (CHAIN_RPC_URL), its
  *     second start on the same database, spawn to the first 200 of /health;
- *   - for each start script of BENCH_PROFILES (`start:prod`, the 64 MiB young generation chosen for
+ *   - for each start script of BENCH_PROFILES (`start:prod`, the 128 MiB young generation chosen for
  *     throughput, and `start:prod:lean`, 16 MiB and a slower-growing heap; the node flags are read from
  *     package.json): resident
  *     memory of the service's node process idle (10 s after start, and again once the idle memory reducer has

@@ -1,6 +1,6 @@
 /**
  * Giving memory back when the service is idle (issue 35). V8 keeps its young generation at the largest
- * size it grew to (up to two 16 or 64 MiB semi-spaces, grown during start and under load) and Node runs no
+ * size it grew to (up to two semi-spaces of 16 to 128 MiB, grown during start and under load) and Node runs no
  * idle-time collection, so an idle service held 30-70 MiB it had no use for. The collection a debugger's
  * "collect garbage" button asks for (the inspector's HeapProfiler.collectGarbage) also shrinks the young
  * generation, where a forced `gc()` leaves it at its size (both measured). It pauses the event loop for tens
