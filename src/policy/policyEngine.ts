@@ -36,6 +36,7 @@ import { PolicyStore } from "./policyStore.js"
 import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
 import { effectCheck } from "./effectJudgement.js"
+import { withEngineDeadline } from "./engineDeadline.js"
 import { recordIfUnconstrained, type UnconstrainedRecord } from "./unconstrainedDecision.js"
 import { utcDayKey } from "./utcTime.js"
 import { makeWhatIfReadBatch } from "./whatIfReadBatch.js"
@@ -61,6 +62,7 @@ export interface TransactionDecision extends PolicyDecision {
 }
 
 export const ENGINE_TIMEOUT = Duration.seconds(20)
+const withinEngineTimeout = withEngineDeadline(ENGINE_TIMEOUT)
 export const EVALUATIONS_METRIC = "policy.evaluations"
 
 const unavailableReason = (cause: Cause.Cause<unknown>): string => {
@@ -273,7 +275,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
 
     const decideForTransaction = (input: TransactionRiskInput, onPauseBreach: PauseBreachRecorder = () => Effect.void): Effect.Effect<TransactionDecision> =>
       decide(input, onPauseBreach).pipe(
-        Effect.timeout(ENGINE_TIMEOUT),
+        withinEngineTimeout,
         Effect.map(({ decision, pauseAgent }): TransactionDecision => ({ ...decision, pauseAgent })),
         Effect.catchAllCause((cause) => {
           const decision: PolicyDecision = {
@@ -316,7 +318,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           return decision
         })
       ).pipe(
-        Effect.timeout(ENGINE_TIMEOUT),
+        withinEngineTimeout,
         Effect.catchAllCause((cause) => Effect.succeed<PolicyDecision>({ decision: "deny", reasons: [unavailableReason(cause)], riskTier: deriveRiskTier({ type: input.type, amountLamports: input.facts.amountLamports }) }))
       )
 
@@ -378,7 +380,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           const explained = request.explain === true ? { trace: explainPolicies(policies, request, state) } : {}
           return { decision: evaluation.decision, reasons: evaluation.reasons, riskTier: evaluation.riskTier, ...explained } satisfies PolicyDecision
         }).pipe(
-          Effect.timeout(ENGINE_TIMEOUT),
+          withinEngineTimeout,
           Effect.catchAllCause((cause) => {
             const failure = Cause.failureOption(cause)
             return Option.isSome(failure) && failure.value instanceof NotFound
