@@ -8,10 +8,15 @@
  * every second, and while its own heartbeat has not come back for 3 s it reloads every key each second
  * instead (and once more when the heartbeat returns). A full reload every minute is the last safety net.
  * The listener runs as the supervised actor `api-key-listener`.
+ *
+ * The gateway answers its first request with the listener live: the service's start waits (at most 5 s)
+ * until its own NOTIFY comes back, then reads every key once more, so a key issued elsewhere a moment
+ * after this process started works here within a second, not at the next fallback reload. A database
+ * whose LISTEN does not work still serves, on the fallback reloads, with a warning.
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Schedule, Stream } from "effect"
+import { Deferred, Effect, Option, Schedule, Stream } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { superviseActor } from "../supervision/superviseActor.js"
 import type { ApiKeyEntry, Scope } from "../gateway/apiKeys.js"
@@ -28,6 +33,8 @@ interface IssuedEntry {
 const HEARTBEAT_EVERY = "1 second"
 const HEARTBEAT_STALE_MS = 3_000
 const FULL_RELOAD_EVERY = "60 seconds"
+const LISTEN_PROBE_EVERY = "10 millis"
+const LISTEN_READY_WITHIN = "5 seconds"
 
 const entryOf = (row: GatewayKeyRow): IssuedEntry => ({
   entry: {
@@ -79,18 +86,20 @@ export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {
       return known !== undefined && (known.expiresAt === null || known.expiresAt > now)
     }
 
-    // Keys known before the gateway answers its first request.
-    yield* reloadAll
-
     const origin = randomUUID()
     const heartbeat = `heartbeat:${origin}`
+    const sendHeartbeat = sql`SELECT pg_notify(${KEYS_CHANNEL}, ${heartbeat})`
     let heardAt = 0
+    const firstHeard = yield* Deferred.make<void>()
     yield* superviseActor(
       "api-key-listener",
       () =>
         pg.listen(KEYS_CHANNEL).pipe(
           Stream.runForEach((payload) => {
-            if (payload === heartbeat) return Effect.sync(() => void (heardAt = Date.now()))
+            if (payload === heartbeat) {
+              heardAt = Date.now()
+              return Deferred.succeed(firstHeard, undefined)
+            }
             if (payload.startsWith("heartbeat:")) return Effect.void
             return refresh(payload)
           })
@@ -98,10 +107,22 @@ export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {
       { kind: "gateway" }
     )
 
+    // Live before the first request: heartbeats every 10 ms until one comes back (a NOTIFY sent before the
+    // LISTEN is in place is lost), then every key, read once changes are heard, so none falls between.
+    const heard = yield* sendHeartbeat.pipe(
+      Effect.zipRight(Deferred.await(firstHeard).pipe(Effect.timeoutOption(LISTEN_PROBE_EVERY))),
+      Effect.repeat({ until: Option.isSome }),
+      Effect.timeoutOption(LISTEN_READY_WITHIN),
+      Effect.map(Option.isSome),
+      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("api key heartbeat failed at start", cause), false))
+    )
+    yield* reloadAll
+    if (!heard) yield* Effect.logWarning("api key NOTIFY not heard at start: reloading keys every second until it is")
+    let degraded = !heard
+
     // The heartbeat, and the fallback while it is not heard.
-    let degraded = true
     const tick = Effect.gen(function* () {
-      yield* sql`SELECT pg_notify(${KEYS_CHANNEL}, ${heartbeat})`
+      yield* sendHeartbeat
       const stale = Date.now() - heardAt > HEARTBEAT_STALE_MS
       if (stale && !degraded) yield* Effect.logWarning("api key NOTIFY not heard: reloading keys every second until it is")
       // Once more on recovery: a change made before LISTEN worked again was never announced to it.

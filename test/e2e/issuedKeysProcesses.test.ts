@@ -98,6 +98,8 @@ describe("a key issued on one process", () => {
     for (const output of [first!.output(), second!.output()]) {
       expect(output).toContain("agent-custody gateway listening")
       expect(output).not.toContain(secretPart)
+      // Each answered its first request with its key listener live (not on the fallback reloads).
+      expect(output).not.toContain("NOTIFY not heard")
     }
     const dump = execFileSync("pg_dump", ["--data-only", "--table=api_keys", "--table=audit_events", database!.url], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
     expect(dump).not.toContain(secretPart)
