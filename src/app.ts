@@ -45,6 +45,7 @@ import { ChainClient } from "./chain/chainClient.js"
 import { RpcFailoverMetricsLive } from "./chain/failoverMetrics.js"
 import { rpcPoolRoutes } from "./chain/poolHttp.js"
 import { DatabaseLive } from "./db/database.js"
+import { Notifications } from "./db/notifications.js"
 import { consoleRoutes } from "./gateway/consoleHttp.js"
 import { healthRoutes } from "./gateway/health.js"
 import { openApiRoutes } from "./gateway/openApiHttp.js"
@@ -170,7 +171,6 @@ export const routes = [...componentRoutes, ...openApiRoutes(componentRoutes)]
 const InfrastructureLive = Layer.mergeAll(
   AuditLog.Default,
   SignatureLanding.Default.pipe(Layer.provideMerge(ChainClient.Default)),
-  ActorRegistry.Default,
   StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
   StageTelemetry.Default,
   ListeningPorts.Default
@@ -263,10 +263,14 @@ const ActorsLive = Layer.mergeAll(
 /** The gateway, then the stage stream on its port (built after it: the stream takes over `upgrade`). */
 const GatewayLive = Layer.merge(StageStreamLive, RecordGatewayPortLive).pipe(Layer.provideMerge(gatewayServerLayer(routes)))
 
+/** What every component stands on: the process's actors, and its one LISTEN connection (an actor itself). */
+const ProcessLive = Notifications.Default.pipe(Layer.provideMerge(ActorRegistry.Default))
+
 export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
   Layer.provideMerge(AgentRuntimeLive),
   Layer.provideMerge(ComponentsLive),
   Layer.provideMerge(InfrastructureLive),
+  Layer.provideMerge(ProcessLive),
   Layer.provideMerge(DatabaseLive),
   // Spans of every layer above go to OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   Layer.provide(Layer.merge(TracingLive, LoggingLive))

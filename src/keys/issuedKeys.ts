@@ -4,9 +4,11 @@
  * every issue, rotation and revocation in its own statement): a change reaches every process in
  * milliseconds, and this process's own changes are applied at once (`refresh`).
  *
- * A lost LISTEN connection must not leave a revoked key working: the process NOTIFYs itself a heartbeat
- * every second, and while its own heartbeat has not come back for 3 s it reloads every key each second
- * instead (and once more when the heartbeat returns). A full reload every minute is the last safety net.
+ * A lost LISTEN connection is replaced (db/notifications.ts), and every key is read again then, for the
+ * changes announced in between. A LISTEN that hears nothing (a pooler in transaction mode) must not leave a
+ * revoked key working either: the process NOTIFYs itself a heartbeat every second, and while its own
+ * heartbeat has not come back for 3 s it reloads every key each second instead (and once more when the
+ * heartbeat returns). A full reload every minute is the last safety net.
  * The listener runs as the supervised actor `api-key-listener`.
  *
  * The gateway answers its first request with the listener live: the service's start waits (at most 5 s)
@@ -15,7 +17,6 @@
  * whose LISTEN does not work still serves, on the fallback reloads, with a warning.
  */
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Deferred, Effect, Option, Schedule, Stream } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { superviseActor } from "../supervision/superviseActor.js"
@@ -23,6 +24,7 @@ import type { ApiKeyEntry, Scope } from "../gateway/apiKeys.js"
 import type { IssuedKeyLookup } from "../gateway/keyRing.js"
 import { issuedKeyId, keyDigest } from "./keyFormat.js"
 import { ApiKeyRepo, type GatewayKeyRow, KEYS_CHANNEL } from "./keyRepo.js"
+import { Notifications, Relistened } from "../db/notifications.js"
 
 interface IssuedEntry {
   readonly entry: ApiKeyEntry
@@ -53,7 +55,7 @@ export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {
   scoped: Effect.gen(function* () {
     const repo = yield* ApiKeyRepo
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const notifications = yield* Notifications
     let keys = new Map<string, IssuedEntry>()
 
     const apply = (id: string, row: GatewayKeyRow | undefined) => {
@@ -88,14 +90,16 @@ export class IssuedKeys extends Effect.Service<IssuedKeys>()("IssuedKeys", {
 
     const origin = randomUUID()
     const heartbeat = `heartbeat:${origin}`
-    const sendHeartbeat = sql`SELECT pg_notify(${KEYS_CHANNEL}, ${heartbeat})`
+    const sendHeartbeat = sql`SELECT pg_notify(${KEYS_CHANNEL}, ${heartbeat})`.pipe(Effect.asVoid)
     let heardAt = 0
     const firstHeard = yield* Deferred.make<void>()
     yield* superviseActor(
       "api-key-listener",
       () =>
-        pg.listen(KEYS_CHANNEL).pipe(
+        notifications.listen(KEYS_CHANNEL).pipe(
           Stream.runForEach((payload) => {
+            // Changes announced while the LISTEN connection was being replaced were not heard: read every key.
+            if (payload === Relistened) return reloadAll
             if (payload === heartbeat) {
               heardAt = Date.now()
               return Deferred.succeed(firstHeard, undefined)

@@ -5,7 +5,6 @@
  * Workers are woken at once on enqueue: in process always, and across processes by NOTIFY.
  */
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { newRowId } from "../db/rowIds.js"
@@ -15,6 +14,7 @@ import { makeStatementBatch } from "../db/statementBatch.js"
 import { OutboxDepth } from "../observability/queueDepth.js"
 import { type RunContext, RunContextColumns, runContextOf } from "./runContext.js"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
+import { Notifications, Relistened } from "../db/notifications.js"
 
 const OutboxAction = Schema.Literal("execute", "retry", "approve")
 export type OutboxAction = typeof OutboxAction.Type
@@ -71,7 +71,7 @@ const CHANNEL = "outbox_jobs"
 export class Outbox extends Effect.Service<Outbox>()("Outbox", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const notifications = yield* Notifications
     const config = yield* AppConfig
     const leaseMs = config.outbox.leaseMs
     // Each enqueue rings once (doorbell.ts); idle workers wait for a ring or the poll tick.
@@ -82,14 +82,14 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     // it would wake a second worker whose claim finds nothing.
     const origin = randomUUID()
     const ownPrefix = `${origin}:`
-    yield* pg.listen(CHANNEL).pipe(
-      // A batch of creates sends one NOTIFY with the number of its jobs: wake as many workers.
+    yield* notifications.listen(CHANNEL).pipe(
+      // A batch of creates sends one NOTIFY with the number of its jobs: wake as many workers. Jobs announced
+      // while the LISTEN connection was being replaced (Relistened) are found by the poll tick.
       Stream.runForEach((payload) =>
-        payload.startsWith(ownPrefix)
+        payload === Relistened || payload.startsWith(ownPrefix)
           ? Effect.void
           : doorbell.ringAnnounced(payload.slice(payload.lastIndexOf(":") + 1))
       ),
-      Effect.catchAll((error) => Effect.logWarning("outbox LISTEN stopped; falling back to polling", String(error))),
       Effect.forkScoped
     )
 

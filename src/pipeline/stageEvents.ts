@@ -10,12 +10,12 @@
  * could have) relays nothing, so a lone service spends no statements on it.
  */
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Chunk, Effect, Layer, Option, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { type StageEvent, StageEventFeed } from "../gateway/stageEventFeed.js"
 import { RECORD_COLUMNS, TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
 import { logOutcome } from "./outcomeLog.js"
+import { Notifications, Relistened } from "../db/notifications.js"
 
 const CHANNEL = "stage_events"
 /** Where a waiting request stops waiting: terminal, or waiting for a human (transactionWaits.ts). */
@@ -140,7 +140,7 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
     /** A queue of every event from now on; it closes with the given scope. */
     const subscribe: Effect.Effect<Queue.Dequeue<StageEvent>, never, Scope.Scope> = PubSub.subscribe(hub)
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const notifications = yield* Notifications
     const origin = randomUUID()
 
     const startedAt = Date.now()
@@ -157,8 +157,11 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
 
     // Other processes' events: published here as they arrive (this process's own are skipped unparsed).
     const ownPrefix = `{"origin":${JSON.stringify(origin)},`
-    yield* pg.listen(CHANNEL).pipe(
+    yield* notifications.listen(CHANNEL).pipe(
+      // Events relayed while the LISTEN connection was being replaced (Relistened) are lost to this process's
+      // streams; a request waiting for one answers at its time limit, from a read (transactionWaits.ts).
       Stream.runForEach((payload) => {
+        if (payload === Relistened) return Effect.void
         if (payload.startsWith(ownPrefix)) {
           ownHeardAt = Date.now()
           return Effect.void
@@ -168,10 +171,6 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
         if (relayed._tag === "None") return Effect.void
         return Effect.forEach(relayed.value.events, (event) => local(receivedEvent(event)), { discard: true })
       }),
-      // Waiting requests and stream clients depend on it: a lost LISTEN connection is listened again.
-      Effect.tapError((error) => Effect.logWarning("stage stream LISTEN stopped; listening again in 1 s", String(error))),
-      Effect.retry(Schedule.spaced("1 second")),
-      Effect.ignore,
       Effect.forkScoped
     )
 

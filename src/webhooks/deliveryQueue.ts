@@ -7,12 +7,12 @@
  * WEBHOOK_POLL_MS, only as the safety net (a lost LISTEN, the leases and retries of a process that died).
  */
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Option, Redacted, Schedule, Schema, Stream } from "effect"
+import { Effect, Option, Redacted, Schema, Stream } from "effect"
 import { AppConfig } from "../config.js"
 import { makeDoorbell } from "../db/doorbell.js"
 import { openWebhookSecret, webhookSealingKey } from "./secretSealing.js"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
+import { Notifications, Relistened } from "../db/notifications.js"
 
 const CHANNEL = "webhook_deliveries"
 /** A delivery's HTTP call is bounded by WEBHOOK_TIMEOUT_MS; the lease outlives it by this much. */
@@ -55,18 +55,16 @@ export const backoffAfter = (attempts: number, baseMs: number, maxMs: number) =>
 export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()("WebhookDeliveryQueue", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const notifications = yield* Notifications
     const config = yield* AppConfig
     const settings = config.webhooks
     const leaseMs = settings.timeoutMs + LEASE_MARGIN_MS
     const sealingKey = Option.getOrUndefined(Option.map(settings.secretKey, (key) => webhookSealingKey(Redacted.value(key))))
     const doorbell = yield* makeDoorbell(settings.pollMs)
 
-    yield* pg.listen(CHANNEL).pipe(
-      Stream.runForEach(doorbell.ringAnnounced),
-      Effect.tapError((error) => Effect.logWarning("webhook LISTEN stopped; listening again in 1 s (polling meanwhile)", String(error))),
-      Effect.retry(Schedule.spaced("1 second")),
-      Effect.ignore,
+    // Deliveries announced while the LISTEN connection was being replaced (Relistened) are found by the poll tick.
+    yield* notifications.listen(CHANNEL).pipe(
+      Stream.runForEach((payload) => (payload === Relistened ? Effect.void : doorbell.ringAnnounced(payload))),
       Effect.forkScoped
     )
 

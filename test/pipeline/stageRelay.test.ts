@@ -8,10 +8,12 @@
  * or the request), so a request waiting in the other process answers without a read; what a relayed event
  * carries is kept beside it, never passed on to stream subscribers.
  */
-import { Effect, Queue } from "effect"
+import { Effect, Layer, Queue } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventWithRow, PEER_TTL_MS, recordOfEvent, type StageEvent, StageEvents } from "../../src/pipeline/stageEvents.js"
+import { Notifications } from "../../src/db/notifications.js"
+import { ActorRegistry } from "../../src/supervision/actorRegistry.js"
 import { RECORD_COLUMNS, type TransactionRow } from "../../src/pipeline/transactionRow.js"
 import { createTestDatabase, type TestDatabase } from "../support/database.js"
 import { databaseRuntime } from "../support/databaseRuntime.js"
@@ -65,7 +67,7 @@ describe("stage events between processes", () => {
   })
 
   it("relays while just started or while another process is heard, nothing else when alone, publishes the others' events, and a settled event carries its record columns only", async () => {
-    const { runtime, dispose } = databaseRuntime(database.url, StageEvents.Default)
+    const { runtime, dispose } = databaseRuntime(database.url, StageEvents.Default.pipe(Layer.provide(Notifications.Default), Layer.provide(ActorRegistry.Default)))
     try {
       const events = await runtime.runPromise(StageEvents)
       const relayedIds = () => heard.flatMap((payload) => payload.events.map((e) => e.txId))

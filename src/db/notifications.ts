@@ -1,0 +1,140 @@
+/**
+ * This process's LISTEN connection, one for every channel (the outbox's and the webhook queue's wake-ups,
+ * the stage events of other processes, issued API keys), kept by the supervised actor `pg-listener`.
+ *
+ * Why not @effect/sql-pg's `listen`: its connection is never replaced. When PostgreSQL restarts or fails
+ * over, or a proxy cuts the connection, its streams stay open and hear nothing for the rest of the process.
+ * Here a connection that errors, ends, or leaves a ping unanswered for 5 s is dropped and a new
+ * one LISTENs on every channel again (backoff 100 ms doubling to 5 s). LISTENs go one at a time: node-postgres
+ * queues a query sent while another runs with a deprecation warning, and pg 9 refuses it.
+ *
+ * A NOTIFY sent while no connection listened is not heard: each stream says so with `Relistened` once its
+ * channel is listened again, for users that must catch up (the key ring reads every key); the queues' poll
+ * tick finds their jobs anyway.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Deferred, Effect, Exit, Redacted, Schedule, type Scope, Stream } from "effect"
+import pg from "pg"
+import { superviseActor } from "../supervision/superviseActor.js"
+
+/** The ping's text, so pg_stat_activity shows which connection is the listener even between LISTENs. */
+export const LISTENER_PING = "SELECT 'LISTEN connection ping'"
+const PING_EVERY = "5 seconds"
+const STATEMENT_TIMEOUT = "5 seconds"
+
+/** On a channel's stream after its channel was listened again on a new connection: NOTIFYs in between were lost. */
+export const Relistened: unique symbol = Symbol("Relistened")
+export type Notice = string | typeof Relistened
+
+type Deliver = (notice: Notice) => void
+
+/** The connection settings of the service's pool, for a connection of its own (same application_name). */
+const connectionOf = (config: PgClient.PgClientConfig): pg.ClientConfig => ({
+  ...(config.url === undefined ? {} : { connectionString: Redacted.value(config.url) }),
+  host: config.host,
+  port: config.port,
+  database: config.database,
+  user: config.username,
+  ...(config.password === undefined ? {} : { password: Redacted.value(config.password) }),
+  ssl: config.ssl,
+  application_name: config.applicationName,
+  keepAlive: true
+})
+
+export class Notifications extends Effect.Service<Notifications>()("Notifications", {
+  scoped: Effect.gen(function* () {
+    const config = (yield* PgClient.PgClient).config
+    const channels = new Map<string, Set<Deliver>>()
+    // Statements on the connection one at a time, and a channel's first subscriber against a reconnect.
+    const lock = yield* Effect.makeSemaphore(1)
+    let current: pg.Client | undefined
+    let connectedBefore = false
+
+    /** A statement on the connection; one left unanswered (a connection gone quiet) fails after STATEMENT_TIMEOUT. */
+    const run = (client: pg.Client, statement: string) =>
+      Effect.tryPromise({ try: () => client.query(statement), catch: (cause) => new Error(`${statement}: ${String(cause)}`) }).pipe(
+        Effect.timeoutFail({ duration: STATEMENT_TIMEOUT, onTimeout: () => new Error(`${statement}: no answer within ${STATEMENT_TIMEOUT}`) })
+      )
+    const listenOn = (client: pg.Client, channel: string) => run(client, `LISTEN ${pg.escapeIdentifier(channel)}`)
+
+    const connect = Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const client = new pg.Client(connectionOf(config))
+          // Until `lost` listens, an error must not be an unhandled 'error' event.
+          client.on("error", () => {})
+          await client.connect()
+          return client
+        },
+        catch: (cause) => new Error(`could not open the LISTEN connection: ${String(cause)}`)
+      }),
+      (client) =>
+        Effect.sync(() => {
+          if (current === client) current = undefined
+        }).pipe(Effect.zipRight(Effect.promise(() => client.end().catch(() => undefined)).pipe(Effect.timeoutOption("1 second"))))
+    )
+
+    const listenerLife: Effect.Effect<never, Error, Scope.Scope> = Effect.gen(function* () {
+      const client = yield* connect
+      const lost = yield* Deferred.make<never, Error>()
+      const loseWith = (error: Error) => Deferred.unsafeDone(lost, Exit.fail(error))
+      client.on("error", (error) => loseWith(new Error(`LISTEN connection failed: ${error.message}`)))
+      client.on("end", () => loseWith(new Error("LISTEN connection ended")))
+      client.on("notification", (message) => {
+        const subscribers = channels.get(message.channel)
+        if (subscribers !== undefined) for (const deliver of subscribers) deliver(message.payload ?? "")
+      })
+      yield* lock.withPermits(1)(
+        Effect.gen(function* () {
+          for (const channel of channels.keys()) yield* listenOn(client, channel)
+          current = client
+          if (connectedBefore) for (const subscribers of channels.values()) for (const deliver of subscribers) deliver(Relistened)
+          connectedBefore = true
+        })
+      )
+      const pings = lock.withPermits(1)(run(client, LISTENER_PING)).pipe(
+        Effect.repeat(Schedule.spaced(PING_EVERY)),
+        Effect.zipRight(Effect.never)
+      )
+      return yield* Effect.raceFirst(Deferred.await(lost), pings)
+    })
+
+    yield* superviseActor("pg-listener", () => Effect.scoped(listenerLife), { kind: "database", maxBackoff: "5 seconds" })
+
+    /**
+     * Every payload NOTIFYed on `channel` from now on, for as long as the stream runs, and `Relistened` after
+     * a lost connection was replaced; it never fails.
+     */
+    const listen = (channel: string): Stream.Stream<Notice> =>
+      Stream.asyncPush<Notice>((emit) =>
+        Effect.acquireRelease(
+          lock.withPermits(1)(
+            Effect.gen(function* () {
+              const deliver: Deliver = (notice) => void emit.single(notice)
+              const subscribers = channels.get(channel)
+              if (subscribers !== undefined) {
+                subscribers.add(deliver)
+                return deliver
+              }
+              channels.set(channel, new Set([deliver]))
+              // On a failed LISTEN the connection is as good as lost: the ping or its error replaces it.
+              if (current !== undefined) yield* Effect.ignore(listenOn(current, channel))
+              return deliver
+            })
+          ),
+          (deliver) =>
+            lock.withPermits(1)(
+              Effect.suspend(() => {
+                const subscribers = channels.get(channel)
+                subscribers?.delete(deliver)
+                if (subscribers === undefined || subscribers.size > 0) return Effect.void
+                channels.delete(channel)
+                return current === undefined ? Effect.void : Effect.ignore(run(current, `UNLISTEN ${pg.escapeIdentifier(channel)}`))
+              })
+            )
+        )
+      )
+
+    return { listen }
+  })
+}) {}

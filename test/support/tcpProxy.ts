@@ -1,0 +1,52 @@
+/**
+ * A TCP proxy for tests, on 127.0.0.1 at a free port, in front of one address. `silenceOpen` makes every
+ * connection open now go quiet in both directions without closing it (what a failover or a dropped NAT
+ * entry leaves a client with: a socket that never errors and never answers); connections made later pass.
+ */
+import * as net from "node:net"
+
+export interface TcpProxy {
+  readonly port: number
+  /** The given URL with this proxy's host and port. */
+  readonly urlFor: (url: string) => string
+  readonly silenceOpen: () => void
+  readonly close: () => Promise<void>
+}
+
+export const startTcpProxy = async (targetHost: string, targetPort: number): Promise<TcpProxy> => {
+  const open = new Set<{ silenced: boolean; sockets: ReadonlyArray<net.Socket> }>()
+  const server = net.createServer((inbound) => {
+    const outbound = net.connect(targetPort, targetHost)
+    const pair = { silenced: false, sockets: [inbound, outbound] }
+    open.add(pair)
+    inbound.on("data", (chunk) => void (pair.silenced || outbound.write(chunk)))
+    outbound.on("data", (chunk) => void (pair.silenced || inbound.write(chunk)))
+    const end = () => {
+      open.delete(pair)
+      inbound.destroy()
+      outbound.destroy()
+    }
+    for (const socket of pair.sockets) {
+      socket.on("error", end)
+      socket.on("close", end)
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as net.AddressInfo).port
+  return {
+    port,
+    urlFor: (url) => {
+      const proxied = new URL(url)
+      proxied.hostname = "127.0.0.1"
+      proxied.port = String(port)
+      return proxied.toString()
+    },
+    silenceOpen: () => {
+      for (const pair of open) pair.silenced = true
+    },
+    close: async () => {
+      for (const pair of open) for (const socket of pair.sockets) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
