@@ -68,10 +68,14 @@ export class Notifications extends Effect.Service<Notifications>()("Notification
         },
         catch: (cause) => new Error(`could not open the LISTEN connection: ${String(cause)}`)
       }),
+      // Ended politely, then its socket destroyed: a connection gone quiet never acknowledges the end.
       (client) =>
         Effect.sync(() => {
           if (current === client) current = undefined
-        }).pipe(Effect.zipRight(Effect.promise(() => client.end().catch(() => undefined)).pipe(Effect.timeoutOption("1 second"))))
+        }).pipe(
+          Effect.zipRight(Effect.promise(() => client.end().catch(() => undefined)).pipe(Effect.timeoutOption("1 second"))),
+          Effect.zipRight(Effect.sync(() => client.connection.stream.destroy()))
+        )
     )
 
     const listenerLife: Effect.Effect<never, Error, Scope.Scope> = Effect.gen(function* () {
