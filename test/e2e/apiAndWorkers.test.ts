@@ -17,6 +17,7 @@ import type { TransactionsApi } from "../../schemas/api/transactions.js"
 import type { WireDataOf } from "../support/client.js"
 import { Keypair } from "@solana/web3.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import pg from "pg"
 import { WebSocket } from "ws"
 import {
   call,
@@ -119,5 +120,49 @@ describe("an API-only process beside a worker process", () => {
     expect(seen.filter((m) => m.type === "stage" && m.txId === first).map((m) => m.status)).toEqual([
       "pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"
     ])
+  }, 120_000)
+
+  it("after PostgreSQL ends every connection of both processes (a restart, a failover), wakes and answers across processes again", async () => {
+    if (api === undefined || workers === undefined || deployment === undefined) throw new Error("set-up failed")
+    const source = await createFundedWallet(api.baseUrl, 1_000_000_000)
+    const destination = Keypair.generate().publicKey.toBase58()
+    const listenerRestarts = async (service: ServiceProcess) => {
+      const actor = await call<WireDataOf<typeof RuntimeApi.actor>>(service.baseUrl, "GET", "/api/v1/runtime/actors/pg-listener")
+      expect(actor.status).toBe(200)
+      return actor.body.data.restarts
+    }
+    const before = await Promise.all([listenerRestarts(api), listenerRestarts(workers)])
+
+    const admin = new pg.Client({ connectionString: deployment.database.url })
+    await admin.connect()
+    try {
+      const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+      // Both pools and both LISTEN connections.
+      expect(cut.rowCount).toBeGreaterThanOrEqual(4)
+    } finally {
+      await admin.end()
+    }
+    // Each process replaced its LISTEN connection (and will open pool connections as it needs them).
+    const deadline = Date.now() + 10_000
+    while (Date.now() < deadline) {
+      const now = await Promise.all([listenerRestarts(api), listenerRestarts(workers)])
+      if (now[0] > before[0] && now[1] > before[1]) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(await Promise.all([listenerRestarts(api), listenerRestarts(workers)])).toEqual([before[0] + 1, before[1] + 1])
+
+    // The poll is a minute away: only the API process's NOTIFY wakes the worker process, and only its relayed
+    // stage events answer the waiting creates with the outcome.
+    const created = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        call<WireDataOf<typeof TransactionsApi.create>>(api!.baseUrl, "POST", "/api/v1/transactions", {
+          walletId: source.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: LAMPORTS + i }
+        })
+      )
+    )
+    expect(created.map((response) => response.status)).toEqual(Array(5).fill(201))
+    expect(created.map((response) => response.body.data.status)).toEqual(Array(5).fill("confirmed"))
+    const balance = await ledgerRpc<{ value: number }>(deployment.ledger.rpcUrl, "getBalance", [destination, { commitment: "confirmed" }])
+    expect(balance.value).toBe(5 * LAMPORTS + 10)
   }, 120_000)
 })
