@@ -139,6 +139,10 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
     const local = (event: StageEvent) => PubSub.publish(hub, event).pipe(Effect.asVoid)
     /** A queue of every event from now on; it closes with the given scope. */
     const subscribe: Effect.Effect<Queue.Dequeue<StageEvent>, never, Scope.Scope> = PubSub.subscribe(hub)
+    // A gap: other processes' events relayed while the LISTEN connection was being replaced were lost.
+    const gapHub = yield* Effect.acquireRelease(PubSub.sliding<void>(1), PubSub.shutdown)
+    /** A queue that receives one item after each gap in other processes' events (for who must catch up by a read). */
+    const subscribeGaps: Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope> = PubSub.subscribe(gapHub)
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications
     const origin = randomUUID()
@@ -159,9 +163,9 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
     const ownPrefix = `{"origin":${JSON.stringify(origin)},`
     yield* notifications.listen(CHANNEL).pipe(
       // Events relayed while the LISTEN connection was being replaced (Relistened) are lost to this process's
-      // streams; a request waiting for one answers at its time limit, from a read (transactionWaits.ts).
+      // streams; the waiting requests read their rows then (transactionWaits.ts).
       Stream.runForEach((payload) => {
-        if (payload === Relistened) return Effect.void
+        if (payload === Relistened) return PubSub.publish(gapHub, undefined)
         if (payload.startsWith(ownPrefix)) {
           ownHeardAt = Date.now()
           return Effect.void
@@ -201,7 +205,7 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
       Effect.zipRight(Queue.offer(outgoing, event), SETTLED_STATUSES.has(event.status) ? Queue.offer(settledQueued, undefined) : Effect.void)
     const publish = (event: StageEvent) =>
       Effect.zipRight(Effect.zipRight(logOutcome(event), local(event)), relaying() ? Effect.asVoid(relay(event)) : Effect.void)
-    return { publish, subscribe }
+    return { publish, subscribe, subscribeGaps }
   })
 }) {}
 

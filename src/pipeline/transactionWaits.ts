@@ -60,6 +60,14 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
     let waiting = 0
     let showDepth: (depth: number) => Effect.Effect<void> = () => Effect.void
 
+    /** Wakes the requests waiting for `txId` (with the event that settled it, or undefined: they read their row). */
+    const wakeWaiters = (txId: string, event: StageEvent | undefined) => {
+      const woken = waiters.get(txId)
+      if (woken === undefined) return
+      waiters.delete(txId)
+      for (const wake of woken) wake(event)
+    }
+
     const dispatch = (event: StageEvent) => {
       if (!SETTLED_STATUSES.has(event.status)) {
         // A retried transaction runs again: it is no longer settled.
@@ -69,11 +77,25 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
       recentlySettled.delete(event.txId)
       recentlySettled.add(event.txId)
       if (recentlySettled.size > RECENT_SETTLED) recentlySettled.delete(recentlySettled.values().next().value as string)
-      const woken = waiters.get(event.txId)
-      if (woken === undefined) return
-      waiters.delete(event.txId)
-      for (const wake of woken) wake(event)
+      wakeWaiters(event.txId, event)
     }
+
+    /**
+     * After a gap in other processes' events (a LISTEN connection replaced), each waited-for transaction is
+     * read once (batched reads): those settled meanwhile wake their requests, which would otherwise wait for
+     * their time limit.
+     */
+    const catchUp = Effect.suspend(() =>
+      Effect.forEach(
+        [...waiters.keys()],
+        (txId) =>
+          Effect.map(repo.findRecord(txId, null), (record) => {
+            if (record !== undefined && SETTLED_STATUSES.has(record.status)) wakeWaiters(txId, undefined)
+          }),
+        // As many as one batched read takes (transactionRepo.ts).
+        { concurrency: 64, discard: true }
+      )
+    ).pipe(Effect.catchAllCause((cause) => Effect.logWarning("waiting requests not read after a gap in stage events", cause)))
 
     yield* superviseActor(
       "transaction-waits",
@@ -82,6 +104,8 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
           Effect.gen(function* () {
             showDepth = handle.setQueueDepth
             const queue = yield* events.subscribe
+            const gaps = yield* events.subscribeGaps
+            yield* Queue.take(gaps).pipe(Effect.zipRight(catchUp), Effect.forever, Effect.forkScoped)
             for (;;) {
               const batch = yield* Queue.takeBetween(queue, 1, 1024)
               Chunk.forEach(batch, dispatch)
