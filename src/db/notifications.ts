@@ -4,9 +4,9 @@
  *
  * Why not @effect/sql-pg's `listen`: its connection is never replaced. When PostgreSQL restarts or fails
  * over, or a proxy cuts the connection, its streams stay open and hear nothing for the rest of the process.
- * Here a connection that errors, ends, or leaves a ping unanswered for 5 s is dropped and a new
- * one LISTENs on every channel again (backoff 100 ms doubling to 5 s). LISTENs go one at a time: node-postgres
- * queues a query sent while another runs with a deprecation warning, and pg 9 refuses it.
+ * Here a connection that errors, ends, or leaves a ping (every 5 s) unanswered for 5 s is dropped and a new
+ * one LISTENs on every channel again (backoff 100 ms doubling to 5 s). LISTENs go one at a time:
+ * node-postgres queues a query sent while another runs with a deprecation warning, and pg 9 refuses it.
  *
  * A NOTIFY sent while no connection listened is not heard: each stream says so with `Relistened` once its
  * channel is listened again, for users that must catch up (the key ring reads every key); the queues' poll
@@ -38,6 +38,8 @@ const connectionOf = (config: PgClient.PgClientConfig): pg.ClientConfig => ({
   ...(config.password === undefined ? {} : { password: Redacted.value(config.password) }),
   ssl: config.ssl,
   application_name: config.applicationName,
+  // A failed-over address may not answer at all: give up and try again rather than wait for TCP's minutes.
+  connectionTimeoutMillis: 5_000,
   keepAlive: true
 })
 
