@@ -1,0 +1,71 @@
+/**
+ * PostgreSQL ends every connection of the service (a restart, a failover) three times while 30 accepted
+ * transfers run through the pipeline, at whatever stage each is: before signing, between the signature and
+ * the send, after the bytes reached the ledger, at confirmation. Afterwards every one is settled (none stuck),
+ * each destination holds exactly what its transfer moved if it confirmed and nothing if it failed (nothing
+ * paid twice, nothing paid by a failure), and the source paid exactly the confirmed amounts and their fees.
+ */
+import { Connection, Keypair, PublicKey } from "@solana/web3.js"
+import pg from "pg"
+import { describe, expect, it } from "vitest"
+import { useServiceWithLedger } from "../support/harness.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { sleep } from "../support/wait.js"
+
+const TRANSFERS = 30
+const LAMPORTS = 1_000_000
+const env = useServiceWithLedger({ env: { TX_OUTBOX_MAX_ATTEMPTS: "20" } })
+
+describe("every database connection ended while transfers run", () => {
+  it("leaves each transfer settled once: confirmed and paid once, or failed and not paid", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 5_000_000_000)
+    const connection = new Connection(env.ledger.rpcUrl, "confirmed")
+    const sourceBefore = await connection.getBalance(new PublicKey(wallet.publicKey))
+    const destinations = Array.from({ length: TRANSFERS }, () => Keypair.generate().publicKey.toBase58())
+    const created = await Promise.all(
+      destinations.map((destination) =>
+        submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: LAMPORTS } })
+      )
+    )
+    expect(created.map((c) => c.status)).toEqual(Array(TRANSFERS).fill(201))
+
+    const admin = new pg.Client({ connectionString: env.service.database.url })
+    await admin.connect()
+    let ended = 0
+    const runningAtCut: Array<number> = []
+    try {
+      for (let cut = 0; cut < 3; cut++) {
+        await sleep(cut === 0 ? 20 : 150)
+        const running = await admin.query("SELECT count(*)::int AS n FROM transactions WHERE wallet_id = $1 AND status NOT IN ('confirmed', 'failed')", [wallet.id])
+        runningAtCut.push(running.rows[0].n as number)
+        const result = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        ended += result.rowCount ?? 0
+      }
+    } finally {
+      await admin.end()
+    }
+    expect(ended).toBeGreaterThanOrEqual(3)
+    // The first cut came while transfers were in the pipeline (else it proves nothing).
+    expect(runningAtCut[0]).toBeGreaterThan(0)
+
+    const settled = await Promise.all(created.map((c) => waitSettled(env.service.baseUrl, c.body.data.id, 120_000)))
+    const statuses = settled.map((s) => s.body.data.status)
+    expect(statuses.filter((status) => status !== "confirmed" && status !== "failed")).toEqual([])
+    let confirmed = 0
+    let fees = 0n
+    for (const [index, answer] of settled.entries()) {
+      const balance = await connection.getBalance(new PublicKey(destinations[index]!))
+      if (answer.body.data.status === "confirmed") {
+        confirmed += 1
+        expect(balance).toBe(LAMPORTS)
+        const landed = await connection.getTransaction(answer.body.data.signature!, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
+        expect(landed?.meta?.fee).toEqual(expect.any(Number))
+        fees += BigInt(landed!.meta!.fee)
+      } else {
+        expect(balance).toBe(0)
+      }
+    }
+    const sourceAfter = await connection.getBalance(new PublicKey(wallet.publicKey))
+    expect(BigInt(sourceBefore - sourceAfter)).toBe(BigInt(confirmed * LAMPORTS) + fees)
+  }, 180_000)
+})
