@@ -156,6 +156,8 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
   rpcServer.keepAliveTimeout = 60_000
   const wsServer = createServer((_, res) => res.writeHead(426).end())
   const wss = new PubSub(ledger).attach(wsServer)
+  // ws re-emits its HTTP server's errors: a port in use would be an uncaught exception beside listen()'s rejection.
+  wss.on("error", () => {})
   try {
     await listen(rpcServer, opts.port)
     await listen(wsServer, opts.port + 1)
@@ -163,7 +165,8 @@ export async function startLedgerServer(opts: LedgerServerOptions): Promise<Ledg
     clearInterval(slotTimer)
     clearInterval(saveTimer)
     clearInterval(priceTimer)
-    await closeServer(rpcServer)
+    wss.close()
+    await Promise.all([closeServer(rpcServer), closeServer(wsServer)])
     throw error
   }
 
