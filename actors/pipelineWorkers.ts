@@ -4,7 +4,7 @@
  * runs (leaseKeeper.ts), and completing it or giving it back with a backoff. A job whose lease is lost
  * (this process stalled and another took over) is interrupted, never finished twice.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { OUTBOX_RETRY_ATTEMPTS } from "../src/audit/metricNames.js"
 import { MetricCounters } from "../src/audit/metricCounters.js"
 import { AppConfig } from "../src/config.js"
@@ -16,6 +16,15 @@ import { LEASE_LOST, makeLeaseKeeper } from "./leaseKeeper.js"
 import { superviseActor } from "../src/supervision/superviseActor.js"
 
 const backoffMs = (attempts: number) => Math.min(100 * 2 ** Math.max(0, attempts - 1), 10_000)
+
+/**
+ * What a worker writes about its job after the run (done, given back, given up) is tried again for about
+ * 1.5 s when it fails: PostgreSQL may just have ended the connection (a restart, a failover; the pool opens
+ * another), and a job left leased waits out its lease (TX_OUTBOX_LEASE_MS) before any worker takes it
+ * again. Each statement is fenced by the lease or the transaction's state, so a repeat changes nothing.
+ */
+const persistently = <A>(statement: Effect.Effect<A>) =>
+  statement.pipe(Effect.sandbox, Effect.retry(Schedule.exponential("50 millis").pipe(Schedule.intersect(Schedule.recurs(5)))), Effect.unsandbox)
 
 export const PipelineWorkersLive = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -39,19 +48,19 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
           // A run that ended with its own transition already finished the job in that statement. A run that
           // found the transaction moved on by another worker before the renewal noticed: the fenced completion
           // tells it the same.
-          if (!exit.value && !(yield* outbox.complete(job))) yield* lostLease(job)
+          if (!exit.value && !(yield* persistently(outbox.complete(job)))) yield* lostLease(job)
           return
         }
         const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
         if (failure instanceof Retryable) {
-          const status = yield* outbox.release(job, failure.message, backoffMs(job.attempts))
-          if (status === "failed") yield* executor.giveUp(job.tx_id, failure)
+          const status = yield* persistently(outbox.release(job, failure.message, backoffMs(job.attempts)))
+          if (status === "failed") yield* persistently(executor.giveUp(job.tx_id, failure))
           else yield* outbox.notifyLater(backoffMs(job.attempts))
           return
         }
         // A defect in our code: give the job back (it may be a passing fault) and let supervision log it.
-        const status = yield* outbox.release(job, "unexpected error", backoffMs(job.attempts))
-        if (status === "failed") yield* executor.giveUp(job.tx_id, new Retryable({ message: "unexpected error in the pipeline", failedAt: "build" }))
+        const status = yield* persistently(outbox.release(job, "unexpected error", backoffMs(job.attempts)))
+        if (status === "failed") yield* persistently(executor.giveUp(job.tx_id, new Retryable({ message: "unexpected error in the pipeline", failedAt: "build" })))
         return yield* Effect.failCause(exit.cause)
       })
 

@@ -4,6 +4,8 @@
  * the send, after the bytes reached the ledger, at confirmation. Afterwards every one is settled (none stuck),
  * each destination holds exactly what its transfer moved if it confirmed and nothing if it failed (nothing
  * paid twice, nothing paid by a failure), and the source paid exactly the confirmed amounts and their fees.
+ * And none waited out its outbox lease (two minutes here): a worker whose job's write failed because the
+ * connection had just been ended writes it again on a new one (actors/pipelineWorkers.ts).
  */
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import pg from "pg"
@@ -14,7 +16,8 @@ import { sleep } from "../support/wait.js"
 
 const TRANSFERS = 30
 const LAMPORTS = 1_000_000
-const env = useServiceWithLedger({ env: { TX_OUTBOX_MAX_ATTEMPTS: "20" } })
+// A lease far longer than the wait below: a job its worker failed to give back would sit out the lease.
+const env = useServiceWithLedger({ env: { TX_OUTBOX_MAX_ATTEMPTS: "20", TX_OUTBOX_LEASE_MS: "120000" } })
 
 describe("every database connection ended while transfers run", () => {
   it("leaves each transfer settled once: confirmed and paid once, or failed and not paid", async () => {
@@ -48,7 +51,8 @@ describe("every database connection ended while transfers run", () => {
     // The first cut came while transfers were in the pipeline (else it proves nothing).
     expect(runningAtCut[0]).toBeGreaterThan(0)
 
-    const settled = await Promise.all(created.map((c) => waitSettled(env.service.baseUrl, c.body.data.id, 120_000)))
+    // Settled within 60 s: the workers gave their jobs back although the database was away at that moment.
+    const settled = await Promise.all(created.map((c) => waitSettled(env.service.baseUrl, c.body.data.id, 60_000)))
     const statuses = settled.map((s) => s.body.data.status)
     expect(statuses.filter((status) => status !== "confirmed" && status !== "failed")).toEqual([])
     let confirmed = 0
