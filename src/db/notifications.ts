@@ -9,8 +9,8 @@
  * node-postgres queues a query sent while another runs with a deprecation warning, and pg 9 refuses it.
  *
  * A NOTIFY sent while no connection listened is not heard: each stream says so with `Relistened` once its
- * channel is listened again, for users that must catch up (the key ring reads every key); the queues' poll
- * tick finds their jobs anyway.
+ * channel is listened again, for users that must catch up (the key ring reads every key, the queues' idle
+ * workers look for jobs, waiting requests read their rows).
  */
 import { PgClient } from "@effect/sql-pg"
 import { Deferred, Effect, Exit, Redacted, Schedule, type Scope, Stream } from "effect"

@@ -84,11 +84,13 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const ownPrefix = `${origin}:`
     yield* notifications.listen(CHANNEL).pipe(
       // A batch of creates sends one NOTIFY with the number of its jobs: wake as many workers. Jobs announced
-      // while the LISTEN connection was being replaced (Relistened) are found by the poll tick.
+      // while the LISTEN connection was being replaced (Relistened) were not heard: every worker looks once.
       Stream.runForEach((payload) =>
-        payload === Relistened || payload.startsWith(ownPrefix)
-          ? Effect.void
-          : doorbell.ringAnnounced(payload.slice(payload.lastIndexOf(":") + 1))
+        payload === Relistened
+          ? doorbell.ring(config.outbox.workers)
+          : payload.startsWith(ownPrefix)
+            ? Effect.void
+            : doorbell.ringAnnounced(payload.slice(payload.lastIndexOf(":") + 1))
       ),
       Effect.forkScoped
     )

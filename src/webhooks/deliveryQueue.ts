@@ -62,9 +62,9 @@ export class WebhookDeliveryQueue extends Effect.Service<WebhookDeliveryQueue>()
     const sealingKey = Option.getOrUndefined(Option.map(settings.secretKey, (key) => webhookSealingKey(Redacted.value(key))))
     const doorbell = yield* makeDoorbell(settings.pollMs)
 
-    // Deliveries announced while the LISTEN connection was being replaced (Relistened) are found by the poll tick.
+    // Deliveries announced while the LISTEN connection was being replaced (Relistened) were not heard: look once.
     yield* notifications.listen(CHANNEL).pipe(
-      Stream.runForEach((payload) => (payload === Relistened ? Effect.void : doorbell.ringAnnounced(payload))),
+      Stream.runForEach((payload) => (payload === Relistened ? doorbell.ring() : doorbell.ringAnnounced(payload))),
       Effect.forkScoped
     )
 
