@@ -52,6 +52,8 @@ describe("delta guard breach", () => {
     await waitUntil("the automatic pause", async () => (await agentRecord(env.service, agent.id, headers)).status === "paused")
     const paused = await agentRecord(env.service, agent.id, headers)
     expect(paused.pausedReason).toBe(`delta guard breach: transaction ${record.id}: ${record.deltaGuard?.reason}`)
+    // The pause's audit event may be written a moment after the pause is visible (CI once read it too early).
+    await waitUntil("the pause's audit event", async () => (await agentEvents(env.service, agent.id, "agent.paused")).length > 0)
     const events = await agentEvents(env.service, agent.id, "agent.paused")
     expect(events).toHaveLength(1)
     expect(events[0].metadata).toMatchObject({ from: "running", to: "paused", automatic: true })
