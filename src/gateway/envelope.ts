@@ -65,3 +65,11 @@ export const internalErrorReply: Reply = {
   data: null,
   failure: { errorCode: "PIPELINE_ERROR", failedAt: "gateway", message: "Internal error; see the server log for this traceId" }
 }
+
+/** The database could not be reached (its connections were lost and a new one failed): the caller may retry. */
+export const databaseUnavailableReply: Reply = {
+  httpStatus: 503,
+  data: null,
+  failure: { errorCode: "PIPELINE_ERROR", failedAt: "gateway", message: "Database unavailable; retry shortly" },
+  headers: { "retry-after": "1" }
+}

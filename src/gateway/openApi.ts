@@ -25,7 +25,8 @@ const FAILURE_STATUSES: ReadonlyArray<readonly [status: number, description: str
   [409, "The resource is in a state that does not allow this", false],
   [415, "The body is not JSON: send content-type application/json (VALIDATION_ERROR)", false],
   [429, "Rate limited: see retry-after and x-ratelimit-* headers", true],
-  [500, "Internal or pipeline error (PIPELINE_ERROR); the traceId finds it in the log", false]
+  [500, "Internal or pipeline error (PIPELINE_ERROR); the traceId finds it in the log", false],
+  [503, "The database is unreachable for now (PIPELINE_ERROR); retry after retry-after seconds", false]
 ]
 
 

@@ -5,12 +5,13 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
-import { Cause, Effect, Either } from "effect"
+import { Cause, Effect, Either, Schedule } from "effect"
 import type { Endpoint } from "../../schemas/api/endpoint.js"
 import { type ApiError, Forbidden } from "../../schemas/errors.js"
 import { type AnswerEncoder, answerEncoder } from "./answerEncoder.js"
 import { actingAgent, Caller, type CallerInfo } from "./caller.js"
-import { envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
+import { isConnectionLoss } from "../db/connectionLoss.js"
+import { databaseUnavailableReply, envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
 import { undeclaredInputCheck } from "./undeclaredInput.js"
 
 export type Handler<R> = Effect.Effect<Reply | HttpServerResponse.HttpServerResponse, ApiError, R>
@@ -85,14 +86,26 @@ export const publicRoute = route
 const isReply = (value: Reply | HttpServerResponse.HttpServerResponse): value is Reply =>
   !HttpServerResponse.isServerResponse(value)
 
+/**
+ * A read that met a lost database connection (PostgreSQL restarted, failed over, or ended it) runs again
+ * on a new one, for up to about 2 s: reads change nothing, so a cut is not the caller's problem. A write
+ * is not run again here (it may have committed before the answer was lost); it answers 503.
+ */
+const readRetry = Schedule.exponential("50 millis").pipe(Schedule.upTo("2 seconds"))
+
+const retryReadOnConnectionLoss = <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  handler.pipe(Effect.sandbox, Effect.retry({ schedule: readRetry, while: isConnectionLoss }), Effect.unsandbox)
+
 const wrap = <R>(definition: Route<R>) => {
   const warned = new Set<string>()
+  const readOnly = definition.method === "GET" || definition.method === "HEAD"
   return Effect.gen(function* () {
     const caller = yield* Caller
     const refusal = accessRefusal(definition.access, caller)
     if (refusal !== undefined) return envelopeResponse(failureReply(refusal), caller.traceId)
     const encode = definition.encodeAnswer
-    const handler = definition.checkUndeclaredInput === undefined ? definition.handler : Effect.zipRight(definition.checkUndeclaredInput, definition.handler)
+    const checked = definition.checkUndeclaredInput === undefined ? definition.handler : Effect.zipRight(definition.checkUndeclaredInput, definition.handler)
+    const handler = readOnly ? retryReadOnConnectionLoss(checked) : checked
     return yield* handler.pipe(
       Effect.flatMap((reply) => {
         if (!isReply(reply)) return Effect.succeed(reply)
@@ -119,7 +132,11 @@ const wrap = <R>(definition: Route<R>) => {
       }),
       Effect.catchAll((error) => Effect.succeed(envelopeResponse(failureReply(error), caller.traceId))),
       Effect.catchAllCause((cause) =>
-        Effect.logError("request failed with a defect", { traceId: caller.traceId, path: definition.path }, Cause.pretty(cause)).pipe(
+        isConnectionLoss(cause)
+          ? Effect.logWarning("request failed: database connection lost", { traceId: caller.traceId, path: definition.path }).pipe(
+            Effect.as(envelopeResponse(databaseUnavailableReply, caller.traceId, databaseUnavailableReply.headers))
+          )
+          : Effect.logError("request failed with a defect", { traceId: caller.traceId, path: definition.path }, Cause.pretty(cause)).pipe(
           Effect.as(envelopeResponse(internalErrorReply, caller.traceId))
         )
       )

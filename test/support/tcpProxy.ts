@@ -10,12 +10,16 @@ export interface TcpProxy {
   /** The given URL with this proxy's host and port. */
   readonly urlFor: (url: string) => string
   readonly silenceOpen: () => void
+  readonly refuse: () => void
+  readonly admit: () => void
   readonly close: () => Promise<void>
 }
 
 export const startTcpProxy = async (targetHost: string, targetPort: number): Promise<TcpProxy> => {
   const open = new Set<{ silenced: boolean; sockets: ReadonlyArray<net.Socket> }>()
+  let refusing = false
   const server = net.createServer((inbound) => {
+    if (refusing) return void inbound.destroy()
     const outbound = net.connect(targetPort, targetHost)
     const pair = { silenced: false, sockets: [inbound, outbound] }
     open.add(pair)
@@ -43,6 +47,13 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
     },
     silenceOpen: () => {
       for (const pair of open) pair.silenced = true
+    },
+    refuse: () => {
+      refusing = true
+      for (const pair of open) for (const socket of pair.sockets) socket.destroy()
+    },
+    admit: () => {
+      refusing = false
     },
     close: async () => {
       for (const pair of open) for (const socket of pair.sockets) socket.destroy()

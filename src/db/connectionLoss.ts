@@ -1,0 +1,30 @@
+/**
+ * Whether a statement failed because its connection was lost, not because of the statement: PostgreSQL
+ * ended it (a restart, a failover, pg_terminate_backend: SQLSTATE 57P01-57P03), the connection broke
+ * (class 08, a reset socket, node-postgres' "Connection terminated"), or none could be made in time.
+ * Such a statement is worth trying again on a new connection; a read always may be.
+ */
+import { Cause, Chunk } from "effect"
+
+const LOST_CODES = /^(08...|57P0[1-3])$/
+const LOST_SOCKET_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"])
+const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|Connection timed out|timeout exceeded when trying to connect/i
+
+const isLost = (error: unknown): boolean => {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown }
+    if (typeof code === "string" && (LOST_CODES.test(code) || LOST_SOCKET_CODES.has(code))) return true
+    // Messages only of untagged errors (node-postgres', node's): a tagged error of ours names its own cause.
+    if (typeof message === "string" && !("_tag" in current) && LOST_MESSAGES.test(message)) return true
+    current = (current as { cause?: unknown }).cause
+  }
+  return false
+}
+
+/** A failure made only of lost connections, as a failure or a defect (nothing else, not an interruption). */
+export const isConnectionLoss = (cause: Cause.Cause<unknown>): boolean => {
+  if (Cause.isInterrupted(cause)) return false
+  const errors = Chunk.appendAll(Cause.failures(cause) as Chunk.Chunk<unknown>, Cause.defects(cause))
+  return Chunk.isNonEmpty(errors) && Chunk.every(errors, isLost)
+}

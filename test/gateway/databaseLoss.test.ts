@@ -1,0 +1,90 @@
+/**
+ * What a caller sees while the database's connections are lost (a PostgreSQL restart, a failover, an
+ * administrator ending them): a read that met a dead connection runs again on a new one, so clients
+ * polling through ten cuts only ever read 200; while the database cannot be reached at all, reads and
+ * writes answer 503 PIPELINE_ERROR with retry-after (not a 500 "internal error"), and 200 again once it is
+ * back. The service reaches its database through a TCP proxy here, which can refuse every connection.
+ */
+import pg from "pg"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../support/client.js"
+import { createTestDatabase, type TestDatabase } from "../support/database.js"
+import { type RunningService, startService } from "../support/service.js"
+import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.js"
+import { createWallet, submit } from "../support/transactions.js"
+import { sleep, waitFor } from "../support/wait.js"
+
+let database: TestDatabase
+let proxy: TcpProxy
+let service: RunningService
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  const target = new URL(database.url)
+  proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
+  service = await startService({
+    // No ledger is read here: wallets are created unfunded.
+    rpcUrl: "http://127.0.0.1:9",
+    reuse: { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "custody-test-")), database: { url: proxy.urlFor(database.url), drop: database.drop } }
+  })
+})
+
+afterAll(async () => {
+  proxy?.admit()
+  await service?.stop()
+  await proxy?.close()
+})
+
+describe("lost database connections", () => {
+  it("are not seen by readers: eight clients polling through ten cuts read only 200", async () => {
+    const wallet = await createWallet(service.baseUrl)
+    const client = makeClient(service.baseUrl)
+    const admin = new pg.Client({ connectionString: database.url })
+    await admin.connect()
+    const statuses = new Map<number, number>()
+    let polling = true
+    const pollers = Array.from({ length: 8 }, async () => {
+      while (polling) {
+        const answer = await client.wallets.get({ params: { walletId: wallet.id } })
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
+        if (answer.status === 200) expect(answer.data?.id).toBe(wallet.id)
+      }
+    })
+    let ended = 0
+    try {
+      for (let cut = 0; cut < 10; cut++) {
+        await sleep(250)
+        const result = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        ended += result.rowCount ?? 0
+      }
+    } finally {
+      polling = false
+      await Promise.all(pollers)
+      await admin.end()
+    }
+    expect(ended).toBeGreaterThanOrEqual(10)
+    expect([...statuses.keys()]).toEqual([200])
+    expect(statuses.get(200)).toBeGreaterThan(20)
+  })
+
+  it("answers 503 with retry-after while the database cannot be reached, and 200 once it is back", async () => {
+    const wallet = await createWallet(service.baseUrl)
+    const client = makeClient(service.baseUrl)
+    proxy.refuse()
+    try {
+      const read = await client.wallets.get({ params: { walletId: wallet.id } })
+      expect(read.status).toBe(503)
+      expect(read.headers.get("retry-after")).toBe("1")
+      expect(read.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "gateway", error: "Database unavailable; retry shortly" })
+      const write = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: wallet.publicKey, lamports: 1 } })
+      expect(write.status).toBe(503)
+      expect(write.body).toMatchObject({ errorCode: "PIPELINE_ERROR", error: "Database unavailable; retry shortly" })
+    } finally {
+      proxy.admit()
+    }
+    await waitFor("reads answering 200 again", async () => (await client.wallets.get({ params: { walletId: wallet.id } })).status === 200, 10_000, 100)
+  })
+})
