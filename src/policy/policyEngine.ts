@@ -37,6 +37,7 @@ import { requiredState } from "./requiredState.js"
 import { deriveRiskTier } from "./riskTier.js"
 import { effectCheck } from "./effectJudgement.js"
 import { withEngineDeadline } from "./engineDeadline.js"
+import { isConnectionLoss } from "../db/connectionLoss.js"
 import { recordIfUnconstrained, type UnconstrainedRecord } from "./unconstrainedDecision.js"
 import { utcDayKey } from "./utcTime.js"
 import { makeWhatIfReadBatch } from "./whatIfReadBatch.js"
@@ -70,6 +71,14 @@ const unavailableReason = (cause: Cause.Cause<unknown>): string => {
   const text = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : String(error)
   return `policy engine unavailable: ${text.split("\n")[0].slice(0, 200)}`
 }
+
+/**
+ * A decision whose store read met a lost connection (PostgreSQL restarted, failed over, ended it) is not a
+ * verdict: it fails as that defect, so nothing was decided or counted (its SQL transaction rolled back),
+ * a pipeline worker gives the job back and decides again on a new connection, and a what-if answers 503.
+ * Any other failure still denies (fail closed).
+ */
+const lostConnection = (cause: Cause.Cause<unknown>) => Effect.die(Cause.squash(cause))
 
 export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine", {
   dependencies: [PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, WalletRepo.Default, PortfolioProjector.Default, ValueLimitStore.Default],
@@ -278,6 +287,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         withinEngineTimeout,
         Effect.map(({ decision, pauseAgent }): TransactionDecision => ({ ...decision, pauseAgent })),
         Effect.catchAllCause((cause) => {
+          if (isConnectionLoss(cause)) return lostConnection(cause)
           const decision: PolicyDecision = {
             decision: "deny",
             reasons: [unavailableReason(cause)],
@@ -319,7 +329,11 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
         })
       ).pipe(
         withinEngineTimeout,
-        Effect.catchAllCause((cause) => Effect.succeed<PolicyDecision>({ decision: "deny", reasons: [unavailableReason(cause)], riskTier: deriveRiskTier({ type: input.type, amountLamports: input.facts.amountLamports }) }))
+        Effect.catchAllCause((cause) =>
+          isConnectionLoss(cause)
+            ? lostConnection(cause)
+            : Effect.succeed<PolicyDecision>({ decision: "deny", reasons: [unavailableReason(cause)], riskTier: deriveRiskTier({ type: input.type, amountLamports: input.facts.amountLamports }) })
+        )
       )
 
     /**
@@ -383,6 +397,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
           withinEngineTimeout,
           Effect.catchAllCause((cause) => {
             const failure = Cause.failureOption(cause)
+            if (isConnectionLoss(cause)) return lostConnection(cause)
             return Option.isSome(failure) && failure.value instanceof NotFound
               ? Effect.fail(failure.value)
               : Effect.succeed<PolicyDecision>({ decision: "deny", reasons: [unavailableReason(cause)], riskTier: deriveRiskTier(request) })
