@@ -8,12 +8,21 @@ import { Cause, Chunk } from "effect"
 
 const LOST_CODES = /^(08...|57P0[1-3])$/
 const LOST_SOCKET_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"])
-const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|Connection timed out|timeout exceeded when trying to connect/i
+const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|Connection timed out|timeout exceeded when trying to connect|^timeout expired$/i
+// @effect/sql-pg's (and database.ts's) errors of a connection it could not get or lost, whatever their cause.
+const LOST_SQL_ERRORS = new Set([
+  "Connection error",
+  "Failed to acquire connection",
+  "Failed to acquire connection for transaction",
+  "PgClient: Failed to connect",
+  "PgClient: Connection timed out"
+])
 
 const isLost = (error: unknown): boolean => {
   let current: unknown = error
   for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const { code, message } = current as { code?: unknown; message?: unknown }
+    const { code, message, _tag } = current as { code?: unknown; message?: unknown; _tag?: unknown }
+    if (_tag === "SqlError" && typeof message === "string" && LOST_SQL_ERRORS.has(message)) return true
     if (typeof code === "string" && (LOST_CODES.test(code) || LOST_SOCKET_CODES.has(code))) return true
     // Messages only of untagged errors (node-postgres', node's): a tagged error of ours names its own cause.
     if (typeof message === "string" && !("_tag" in current) && LOST_MESSAGES.test(message)) return true

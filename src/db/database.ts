@@ -29,13 +29,31 @@ const embeddedServer = (dataDir: string) =>
   ).pipe(Effect.map((opened) => opened.server))
 
 /**
+ * A new connection gives up after 5 s: behind an address that stopped answering (a failed-over primary's old
+ * one, a dropped route) node-postgres would wait for TCP's own timeout (minutes), each request with it; now the
+ * request answers 503 and the next one tries again. Only the connect is bounded: the pool's wait for a free
+ * connection is not (under load that wait is the queue, and a bound would turn load into failures).
+ */
+export const CONNECT_TIMEOUT_MS = 5_000
+
+const withConnectBound = (Base: typeof pg.Client): typeof pg.Client =>
+  class extends Base {
+    constructor(config?: string | pg.ClientConfig) {
+      super(typeof config === "string" ? config : { ...config, connectionTimeoutMillis: config?.connectionTimeoutMillis ?? CONNECT_TIMEOUT_MS })
+    }
+  }
+
+const BoundedClient = withConnectBound(pg.Client)
+const BoundedPreparingClient = withConnectBound(PreparingClient)
+
+/**
  * The pool, as PgClient.layer makes it (connected once before use, ended on release), with
  * PreparingClient connections unless prepared statements are turned off.
  */
 const pool = (options: pg.PoolConfig, prepared: boolean) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const made = new pg.Pool({ ...options, ...(prepared ? { Client: PreparingClient } : {}) })
+      const made = new pg.Pool({ ...options, Client: prepared ? BoundedPreparingClient : BoundedClient })
       made.on("error", () => {})
       return made
     }),

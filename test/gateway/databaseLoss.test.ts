@@ -3,7 +3,9 @@
  * administrator ending them): a read that met a dead connection runs again on a new one, so clients
  * polling through ten cuts only ever read 200; while the database cannot be reached at all, reads and
  * writes answer 503 PIPELINE_ERROR with retry-after (not a 500 "internal error"), and 200 again once it is
- * back. The service reaches its database through a TCP proxy here, which can refuse every connection.
+ * back; and when new connections are never answered (an address that stopped answering), a request
+ * answers 503 within seconds instead of waiting for TCP's own timeout. The service reaches its database
+ * through a TCP proxy here, which can refuse or swallow every connection.
  */
 import pg from "pg"
 import * as fs from "node:fs"
@@ -87,4 +89,22 @@ describe("lost database connections", () => {
     }
     await waitFor("reads answering 200 again", async () => (await client.wallets.get({ params: { walletId: wallet.id } })).status === 200, 10_000, 100)
   })
+
+  it("answers 503 within seconds when new connections are never answered, and 200 once they are", async () => {
+    const wallet = await createWallet(service.baseUrl)
+    const client = makeClient(service.baseUrl)
+    proxy.blackhole()
+    try {
+      const started = Date.now()
+      const read = await client.wallets.get({ params: { walletId: wallet.id } })
+      const elapsed = Date.now() - started
+      expect(read.status).toBe(503)
+      expect(read.body).toMatchObject({ errorCode: "PIPELINE_ERROR", error: "Database unavailable; retry shortly" })
+      // Each connect gives up after CONNECT_TIMEOUT_MS (5 s); the read tries twice, maybe behind the actors' own.
+      expect(elapsed).toBeLessThan(30_000)
+    } finally {
+      proxy.admit()
+    }
+    await waitFor("reads answering 200 again", async () => (await client.wallets.get({ params: { walletId: wallet.id } })).status === 200, 15_000, 100)
+  }, 60_000)
 })

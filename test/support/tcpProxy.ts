@@ -11,6 +11,7 @@ export interface TcpProxy {
   readonly urlFor: (url: string) => string
   readonly silenceOpen: () => void
   readonly refuse: () => void
+  readonly blackhole: () => void
   readonly admit: () => void
   readonly close: () => Promise<void>
 }
@@ -18,8 +19,16 @@ export interface TcpProxy {
 export const startTcpProxy = async (targetHost: string, targetPort: number): Promise<TcpProxy> => {
   const open = new Set<{ silenced: boolean; sockets: ReadonlyArray<net.Socket> }>()
   let refusing = false
+  let swallowing = false
+  const held = new Set<net.Socket>()
   const server = net.createServer((inbound) => {
     if (refusing) return void inbound.destroy()
+    if (swallowing) {
+      held.add(inbound)
+      inbound.on("error", () => {})
+      inbound.on("close", () => held.delete(inbound))
+      return
+    }
     const outbound = net.connect(targetPort, targetHost)
     const pair = { silenced: false, sockets: [inbound, outbound] }
     open.add(pair)
@@ -52,10 +61,17 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
       refusing = true
       for (const pair of open) for (const socket of pair.sockets) socket.destroy()
     },
+    blackhole: () => {
+      swallowing = true
+      for (const pair of open) for (const socket of pair.sockets) socket.destroy()
+    },
     admit: () => {
       refusing = false
+      swallowing = false
+      for (const socket of held) socket.destroy()
     },
     close: async () => {
+      for (const socket of held) socket.destroy()
       for (const pair of open) for (const socket of pair.sockets) socket.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
