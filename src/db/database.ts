@@ -39,9 +39,20 @@ export const CONNECT_TIMEOUT_MS = 5_000
 const withConnectBound = (Base: typeof pg.Client): typeof pg.Client =>
   class extends Base {
     constructor(config?: string | pg.ClientConfig) {
-      super(typeof config === "string" ? config : { ...config, connectionTimeoutMillis: config?.connectionTimeoutMillis ?? CONNECT_TIMEOUT_MS })
+      super(typeof config === "string" || config === undefined ? config : boundedConfig(config))
     }
   }
+
+/**
+ * The pool's options with the connect bound, as a new object: setting it on the pool's own options would bound
+ * the pool's queue too. The pool keeps `password` non-enumerable (out of logs), so a spread leaves it out:
+ * copied by hand, kept non-enumerable.
+ */
+const boundedConfig = (config: pg.ClientConfig): pg.ClientConfig => {
+  const bounded: pg.ClientConfig = { ...config, connectionTimeoutMillis: config.connectionTimeoutMillis ?? CONNECT_TIMEOUT_MS }
+  Object.defineProperty(bounded, "password", { configurable: true, enumerable: false, writable: true, value: config.password })
+  return bounded
+}
 
 const BoundedClient = withConnectBound(pg.Client)
 const BoundedPreparingClient = withConnectBound(PreparingClient)
