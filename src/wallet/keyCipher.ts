@@ -4,7 +4,7 @@
  * once per process; every seed gets its own random 96-bit IV, and the wallet id is bound as AAD so a
  * key file cannot be swapped onto another wallet.
  */
-import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto"
+import { createCipheriv, createDecipheriv, randomBytes, scrypt, scryptSync } from "node:crypto"
 
 export interface SealedSeed {
   readonly v: 1
@@ -17,6 +17,10 @@ const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const
 
 export const deriveKeyEncryptionKey = (secret: string, salt: Uint8Array): Buffer =>
   scryptSync(secret, salt, 32, SCRYPT)
+
+/** The same key, derived on libuv's thread pool: the ~200 ms of scrypt leave the event loop free meanwhile. */
+export const deriveKeyEncryptionKeyOffThread = (secret: string, salt: Uint8Array): Promise<Buffer> =>
+  new Promise((resolve, reject) => scrypt(secret, salt, 32, SCRYPT, (error, key) => (error === null ? resolve(key) : reject(error))))
 
 export const sealSeed = (kek: Buffer, walletId: string, seed: Uint8Array): SealedSeed => {
   const iv = randomBytes(12)
