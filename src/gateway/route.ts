@@ -131,15 +131,18 @@ const wrap = <R>(definition: Route<R>) => {
         }).pipe(Effect.as(envelopeResponse(internalErrorReply, caller.traceId)))
       }),
       Effect.catchAll((error) => Effect.succeed(envelopeResponse(failureReply(error), caller.traceId))),
-      Effect.catchAllCause((cause) =>
-        isConnectionLoss(cause)
-          ? Effect.logWarning("request failed: database connection lost", { traceId: caller.traceId, path: definition.path }).pipe(
+      Effect.catchAllCause((cause) => {
+        const context = { traceId: caller.traceId, path: definition.path }
+        // The database away (a restart, a failover): the caller may retry; no defect of ours to log as one.
+        if (isConnectionLoss(cause)) {
+          return Effect.logWarning("request failed: database connection lost", context).pipe(
             Effect.as(envelopeResponse(databaseUnavailableReply, caller.traceId, databaseUnavailableReply.headers))
           )
-          : Effect.logError("request failed with a defect", { traceId: caller.traceId, path: definition.path }, Cause.pretty(cause)).pipe(
+        }
+        return Effect.logError("request failed with a defect", context, Cause.pretty(cause)).pipe(
           Effect.as(envelopeResponse(internalErrorReply, caller.traceId))
         )
-      )
+      })
     )
   })
 }
