@@ -3,13 +3,11 @@
  * different prices and fee tiers so routing matters. Keys come from fixed labels: these are test mints of a
  * local ledger, not secrets, and the same on every machine (so the service can name their symbols).
  */
-import { createHash, createPrivateKey, createPublicKey } from "node:crypto"
+import { createHash } from "node:crypto"
 import { NATIVE_MINT } from "@solana/spl-token"
 import { Keypair, type PublicKey } from "@solana/web3.js"
+import { keyFromSeed } from "../../wallet/ed25519.js"
 import type { AmmProtocol } from "./ammIds.js"
-
-// DER prefix of a PKCS#8 Ed25519 private key; the 32-byte seed follows.
-const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex")
 
 /**
  * The keypair of a label's seed. Its public key comes from node:crypto's Ed25519 (microseconds):
@@ -17,8 +15,7 @@ const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "he
  */
 export const localKeypair = (label: string): Keypair => {
   const seed = createHash("sha256").update(`agent-custody local ledger: ${label}`).digest()
-  const jwk = createPublicKey(createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: "der", type: "pkcs8" })).export({ format: "jwk" })
-  return Keypair.fromSecretKey(Buffer.concat([seed, Buffer.from(jwk.x ?? "", "base64url")]), { skipValidation: true })
+  return Keypair.fromSecretKey(Buffer.concat([seed, keyFromSeed(seed).publicKey]), { skipValidation: true })
 }
 
 export interface TestMint {
