@@ -3,8 +3,9 @@
  * the protocol risk config, the wallet's portfolio risk controls and every active policy of the wallet
  * in ONE SQL transaction under the wallet's lock: it reads the exact state (daily spend, rate events),
  * decides, writes the effects, the decision (keyed by txId: a repeat returns the stored decision and
- * counts nothing twice) and the `policy.evaluated` audit event. It never fails: any error, defect or
- * timeout is a deny naming the engine as unavailable (fail closed).
+ * counts nothing twice) and the `policy.evaluated` audit event. It never fails with an error: any error,
+ * defect or timeout is a deny naming the engine as unavailable (fail closed), except a lost database
+ * connection, which is no verdict and dies as that defect (nothing decided or counted; decided again).
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
