@@ -91,6 +91,8 @@ export const appConfig = Config.all({
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 20),
   /** Parameterised statements run as named (prepared) statements; off for a proxy that cannot hold them. */
   databasePreparedStatements: bool("DATABASE_PREPARED_STATEMENTS", true),
+  /** A statement unanswered this long is looked up from another connection; its connection closed if the answer is lost (0: never). */
+  databaseSilenceCheckMs: nonNegativeInt("DATABASE_SILENCE_CHECK_MS", 10_000),
   ports: Config.all({
     gateway: port("API_GATEWAY_PORT", 3000),
     walletEngine: port("WALLET_ENGINE_PORT", 3002),

@@ -11,6 +11,7 @@ import { AppConfig } from "../config.js"
 import { openEmbeddedServer } from "./embeddedServer.js"
 import { PreparingClient } from "./preparedStatements.js"
 import { SerializedMigratorLive } from "./serializedMigrations.js"
+import { SilentConnectionWatch } from "./silentConnections.js"
 
 /** int8 and numeric come back as strings from node-postgres: keep them exact, convert at the repository edge. */
 const clientOptions = {
@@ -59,23 +60,29 @@ const BoundedPreparingClient = withConnectBound(PreparingClient)
 
 /**
  * The pool, as PgClient.layer makes it (connected once before use, ended on release), with
- * PreparingClient connections unless prepared statements are turned off.
+ * PreparingClient connections unless prepared statements are turned off, watched for connections that stop
+ * answering mid-statement (silentConnections.ts) unless `silenceCheckMs` is 0. TCP keepalive on: an idle
+ * connection behind a NAT or load balancer is not dropped silently for being idle.
  */
-const pool = (options: pg.PoolConfig, prepared: boolean) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const made = new pg.Pool({ ...options, Client: prepared ? BoundedPreparingClient : BoundedClient })
-      made.on("error", () => {})
-      return made
-    }),
-    (made) => Effect.promise(() => made.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
-  ).pipe(
-    Effect.tap((made) =>
-      Effect.tryPromise({ try: () => made.query("SELECT 1"), catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" }) }).pipe(
-        Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) })
-      )
+const pool = (base: pg.PoolConfig, prepared: boolean, silenceCheckMs: number) =>
+  Effect.gen(function* () {
+    const options: pg.PoolConfig = { ...base, keepAlive: true }
+    const Client = prepared ? BoundedPreparingClient : BoundedClient
+    const watch = silenceCheckMs > 0 ? new SilentConnectionWatch(silenceCheckMs, () => new BoundedClient(options)) : undefined
+    const made = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const made = new pg.Pool({ ...options, Client: watch === undefined ? Client : watch.watching(Client) })
+        made.on("error", () => {})
+        return made
+      }),
+      (made) => Effect.promise(() => made.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
     )
-  )
+    yield* Effect.tryPromise({ try: () => made.query("SELECT 1"), catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" }) }).pipe(
+      Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) })
+    )
+    if (watch !== undefined) yield* Effect.forkScoped(watch.run())
+    return made
+  })
 
 const PgClientLive = Layer.unwrapScoped(
   Effect.gen(function* () {
@@ -84,7 +91,7 @@ const PgClientLive = Layer.unwrapScoped(
       PgClient.layerFromPool({
         ...clientOptions,
         applicationName: options.application_name ?? clientOptions.applicationName,
-        acquire: pool({ ...options, max: config.databasePoolSize }, config.databasePreparedStatements)
+        acquire: pool({ ...options, max: config.databasePoolSize }, config.databasePreparedStatements, config.databaseSilenceCheckMs)
       })
     if (Option.isSome(config.databaseUrl)) {
       return fromPool({ connectionString: Redacted.value(config.databaseUrl.value), application_name: clientOptions.applicationName })

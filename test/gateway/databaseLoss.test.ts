@@ -5,7 +5,9 @@
  * writes answer 503 PIPELINE_ERROR with retry-after (not a 500 "internal error"), and 200 again once it is
  * back; and when new connections are never answered (an address that stopped answering), a request
  * answers 503 within seconds instead of waiting for TCP's own timeout. The service reaches its database
- * through a TCP proxy here, which can refuse or swallow every connection.
+ * and when the open connections go quiet mid-statement (a dropped NAT entry), no request waits forever: each
+ * is answered once the quiet connections are found and replaced. The service reaches its database through
+ * a TCP proxy here, which can refuse, swallow or silence connections.
  */
 import pg from "pg"
 import * as fs from "node:fs"
@@ -30,6 +32,8 @@ beforeAll(async () => {
   service = await startService({
     // No ledger is read here: wallets are created unfunded.
     rpcUrl: "http://127.0.0.1:9",
+    // Statements unanswered for a second are looked up (10 s by default).
+    env: { DATABASE_SILENCE_CHECK_MS: "1000" },
     reuse: { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "custody-test-")), database: { url: proxy.urlFor(database.url), drop: database.drop } }
   })
 })
@@ -105,6 +109,35 @@ describe("lost database connections", () => {
     } finally {
       proxy.admit()
     }
+    await waitFor("reads answering 200 again", async () => (await client.wallets.get({ params: { walletId: wallet.id } })).status === 200, 15_000, 100)
+  }, 60_000)
+
+  it("answers every reader when the open connections go quiet mid-statement, and 200 once they are replaced", async () => {
+    const wallet = await createWallet(service.baseUrl)
+    const client = makeClient(service.baseUrl)
+    const answers: Array<{ status: number; ms: number }> = []
+    let polling = true
+    let finished = 0
+    const pollers = Array.from({ length: 4 }, async () => {
+      while (polling) {
+        const started = Date.now()
+        const answer = await client.wallets.get({ params: { walletId: wallet.id } })
+        answers.push({ status: answer.status, ms: Date.now() - started })
+      }
+      finished++
+    })
+    await sleep(300)
+    proxy.silenceOpen()
+    await sleep(6_000)
+    polling = false
+    await Promise.race([Promise.all(pollers), sleep(20_000)])
+    // Without the watch the pollers that met a quiet connection are still waiting here.
+    expect(finished).toBe(4)
+    expect(answers.filter((a) => a.ms > 8_000)).toEqual([])
+    // The silence met reads in flight (they waited for the watch), and they were answered.
+    expect(answers.filter((a) => a.ms >= 900).length).toBeGreaterThan(0)
+    expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([])
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(answers.length / 2)
     await waitFor("reads answering 200 again", async () => (await client.wallets.get({ params: { walletId: wallet.id } })).status === 200, 15_000, 100)
   }, 60_000)
 })

@@ -11,7 +11,8 @@ import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { expectEachSettledOnce } from "../support/settledOnce.js"
+import { createWallet, submit } from "../support/transactions.js"
 import { sleep } from "../support/wait.js"
 
 const TRANSFERS = 30
@@ -52,24 +53,15 @@ describe("every database connection ended while transfers run", () => {
     expect(runningAtCut[0]).toBeGreaterThan(0)
 
     // Settled within 60 s: the workers gave their jobs back although the database was away at that moment.
-    const settled = await Promise.all(created.map((c) => waitSettled(env.service.baseUrl, c.body.data.id, 60_000)))
-    const statuses = settled.map((s) => s.body.data.status)
-    expect(statuses.filter((status) => status !== "confirmed" && status !== "failed")).toEqual([])
-    let confirmed = 0
-    let fees = 0n
-    for (const [index, answer] of settled.entries()) {
-      const balance = await connection.getBalance(new PublicKey(destinations[index]!))
-      if (answer.body.data.status === "confirmed") {
-        confirmed += 1
-        expect(balance).toBe(LAMPORTS)
-        const landed = await connection.getTransaction(answer.body.data.signature!, { commitment: "confirmed", maxSupportedTransactionVersion: 0 })
-        expect(landed?.meta?.fee).toEqual(expect.any(Number))
-        fees += BigInt(landed!.meta!.fee)
-      } else {
-        expect(balance).toBe(0)
-      }
-    }
-    const sourceAfter = await connection.getBalance(new PublicKey(wallet.publicKey))
-    expect(BigInt(sourceBefore - sourceAfter)).toBe(BigInt(confirmed * LAMPORTS) + fees)
+    await expectEachSettledOnce({
+      baseUrl: env.service.baseUrl,
+      connection,
+      source: wallet.publicKey,
+      sourceBefore,
+      lamports: LAMPORTS,
+      ids: created.map((c) => c.body.data.id),
+      destinations,
+      withinMs: 60_000
+    })
   }, 180_000)
 })
