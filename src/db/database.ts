@@ -84,15 +84,32 @@ const pool = (base: pg.PoolConfig, prepared: boolean, silenceCheckMs: number) =>
     return made
   })
 
+/** PgClient on a pool of `options` with the settings of AppConfig (size unless `max` is given, prepared statements, the watch). */
+const pgClientOn = (options: pg.PoolConfig, config: AppConfig) =>
+  PgClient.layerFromPool({
+    ...clientOptions,
+    applicationName: options.application_name ?? clientOptions.applicationName,
+    acquire: pool({ max: config.databasePoolSize, ...options }, config.databasePreparedStatements, config.databaseSilenceCheckMs)
+  })
+
+/**
+ * PgClient on DATABASE_URL alone, without migrations (another process owns the schema), its connections
+ * bounded and watched as the service's are: for a process of its own such as the wallet engine.
+ */
+export const pgClientOnUrl = (options: { readonly applicationName: string; readonly maxConnections: number }) =>
+  Layer.unwrapEffect(
+    Effect.map(AppConfig, (config) =>
+      pgClientOn(
+        { connectionString: Redacted.value(Option.getOrThrow(config.databaseUrl)), application_name: options.applicationName, max: options.maxConnections },
+        config
+      )
+    )
+  )
+
 const PgClientLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const config = yield* AppConfig
-    const fromPool = (options: pg.PoolConfig) =>
-      PgClient.layerFromPool({
-        ...clientOptions,
-        applicationName: options.application_name ?? clientOptions.applicationName,
-        acquire: pool({ ...options, max: config.databasePoolSize }, config.databasePreparedStatements, config.databaseSilenceCheckMs)
-      })
+    const fromPool = (options: pg.PoolConfig) => pgClientOn(options, config)
     if (Option.isSome(config.databaseUrl)) {
       return fromPool({ connectionString: Redacted.value(config.databaseUrl.value), application_name: clientOptions.applicationName })
     }

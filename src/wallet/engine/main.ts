@@ -6,8 +6,8 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
 import { Cause, ConfigError, ConfigProvider, Effect, Either, Layer, Option } from "effect"
+import { pgClientOnUrl } from "../../db/database.js"
 import { ActorRegistry } from "../../supervision/actorRegistry.js"
 import { AppConfig, appConfig, type AppConfigShape, checkKeyBackends } from "../../config.js"
 import { SigningFreezes } from "../signingFreezes.js"
@@ -29,11 +29,8 @@ const EngineConfigLive = Layer.effect(
   Effect.flatMap(appConfig, (config) => Either.match(checkEngine(config), { onLeft: Effect.fail, onRight: (ok) => Effect.succeed(new AppConfig(ok)) }))
 )
 
-const DatabaseLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    PgClient.layer({ url: Option.getOrThrow(config.databaseUrl), maxConnections: 4, transformJson: false, applicationName: "agent-custody-wallet-engine" })
-  )
-)
+// DATABASE_URL is checked above; its pool bounded and watched like the service's (src/db/database.ts).
+const DatabaseLive = pgClientOnUrl({ applicationName: "agent-custody-wallet-engine", maxConnections: 4 })
 
 const announce = Effect.gen(function* () {
   const config = yield* AppConfig
