@@ -57,6 +57,8 @@ const forgetOnPlanChange = (text: string, callback: Callback): Callback => (erro
 
 /** A node-postgres client that runs parameterised statement texts as named statements. */
 export class PreparingClient extends pg.Client {
+  // `any`: one override stands for node-postgres' overloads (a promise, a submittable, or nothing, by
+  // argument); each call returns what the overload of its arguments returns, as super.query does.
   override query(config: unknown, values?: unknown, callback?: unknown): any {
     if (typeof config === "string" && Array.isArray(values) && values.length > 0 && typeof callback === "function") {
       const name = processNames.nameOf(config)
