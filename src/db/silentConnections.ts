@@ -68,7 +68,8 @@ export class SilentConnectionWatch {
         continue
       }
       const statement = entry.client._getActiveQuery()
-      if (statement === null || statement === undefined) entry.seen = undefined
+      // Only plain statements: a cursor (pg-cursor) between its reads waits on its reader, not on the server.
+      if (!(statement instanceof pg.Query)) entry.seen = undefined
       else if (entry.seen?.statement !== statement) entry.seen = { statement, since: now }
       else if (now - entry.seen.since >= this.checkAfterMs && entry.client.processID !== null) due.push(entry)
     }
