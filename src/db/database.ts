@@ -77,10 +77,25 @@ const pool = (base: pg.PoolConfig, prepared: boolean, silenceCheckMs: number) =>
       }),
       (made) => Effect.promise(() => made.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
     )
-    yield* Effect.tryPromise({ try: () => made.query("SELECT 1"), catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" }) }).pipe(
+    // The first connection, and whether its pid is its backend's (the watch's lookups need it to be).
+    const pids = yield* Effect.tryPromise({
+      try: async () => {
+        const client = await made.connect()
+        try {
+          const result = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")
+          return { reported: (client as unknown as { processID: number | null }).processID, backend: result.rows[0]!.pid }
+        } finally {
+          client.release()
+        }
+      },
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }).pipe(
       Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) })
     )
-    if (watch !== undefined) yield* Effect.forkScoped(watch.run())
+    if (watch !== undefined) {
+      yield* watch.notePids(pids.reported, pids.backend)
+      yield* Effect.forkScoped(watch.run())
+    }
     return made
   })
 

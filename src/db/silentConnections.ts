@@ -41,6 +41,8 @@ const LOOKUP_TIMEOUT_MS = 5_000
 
 export class SilentConnectionWatch {
   private readonly watched = new Set<Watched>()
+  /** Whether a connection's pid is its server backend's (not behind a pooler such as PgBouncer, which makes its own). */
+  private pidsAreBackends = true
 
   constructor(
     private readonly checkAfterMs: number,
@@ -57,6 +59,17 @@ export class SilentConnectionWatch {
         watched.add({ client: this as unknown as ClientInternals, seen: undefined })
       }
     }
+  }
+
+  /**
+   * Told the pid a connection reported and the one its server names (`pg_backend_pid()`): they differ
+   * behind a connection pooler, where pg_stat_activity cannot tell on a connection, and then only a server
+   * that cannot be reached at all closes connections.
+   */
+  notePids(reported: number | null, backend: number): Effect.Effect<void> {
+    if (reported === backend || !this.pidsAreBackends) return Effect.void
+    this.pidsAreBackends = false
+    return Effect.logInfo("the database's connections are pooled (their pids are not their backends'): a quiet connection is closed only when the server cannot be reached")
   }
 
   /** Statements outstanding for checkAfterMs or longer; forgets closed connections. */
@@ -113,8 +126,9 @@ export class SilentConnectionWatch {
     if (due.length === 0) return Effect.void
     return Effect.gen(this, function* () {
       const lookup = yield* this.lookUp(due.map((entry) => entry.client.processID!))
-      // A server that answered with an error of its own (too many connections, say) is there: no verdict.
-      if (lookup._tag === "Unknown") return
+      // A server that answered with an error of its own (too many connections, say) is there: no verdict;
+      // nor does pg_stat_activity give one behind a pooler.
+      if (lookup._tag === "Unknown" || (lookup._tag === "States" && !this.pidsAreBackends)) return
       for (const entry of due) {
         const state = lookup._tag === "States" ? lookup.states.get(entry.client.processID!) : undefined
         if (state !== undefined && WORKING.has(state)) {

@@ -33,10 +33,14 @@ afterAll(async () => {
   await database?.drop()
 })
 
-/** A pool through the proxy; watched when `lookup` is given (a client for the watch's own connection). */
-const poolThroughProxy = (watched?: { readonly checkAfterMs: number; readonly lookup: () => pg.Client }) => {
+/**
+ * A pool through the proxy; watched when `lookup` is given (a client for the watch's own connection), as if
+ * behind a connection pooler when `pooled` (the pids its connections report are not their backends').
+ */
+const poolThroughProxy = (watched?: { readonly checkAfterMs: number; readonly lookup: () => pg.Client; readonly pooled?: boolean }) => {
   const options: pg.PoolConfig = { connectionString: proxy.urlFor(database.url), max: 2 }
   const watch = watched === undefined ? undefined : new SilentConnectionWatch(watched.checkAfterMs, watched.lookup)
+  if (watch !== undefined && watched?.pooled === true) Effect.runSync(watch.notePids(1, 2))
   const pool = new pg.Pool({ ...options, Client: watch === undefined ? pg.Client : watch.watching(pg.Client) })
   pool.on("error", () => {})
   const fiber = watch === undefined ? undefined : Effect.runFork(watch.run())
@@ -118,6 +122,15 @@ describe("the watch over connections that stop answering", () => {
     const refused = new URL(database.url)
     refused.pathname = "/no_such_database"
     const watched = poolThroughProxy({ checkAfterMs: 300, lookup: () => new pg.Client({ connectionString: refused.toString() }) })
+    await watched.query("SELECT 1")
+    const pending = watched.query("SELECT pg_sleep(0.2)")
+    await sleep(50)
+    proxy.silenceOpen()
+    expect((await settle(pending, 2_500)).outcome).toBe("waiting")
+  }, 20_000)
+
+  it("behind a connection pooler, where pg_stat_activity cannot tell on a connection, gives no verdict while the server answers", async () => {
+    const watched = poolThroughProxy({ checkAfterMs: 300, lookup: lookupClient, pooled: true })
     await watched.query("SELECT 1")
     const pending = watched.query("SELECT pg_sleep(0.2)")
     await sleep(50)
