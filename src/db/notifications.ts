@@ -75,7 +75,9 @@ export class Notifications extends Effect.Service<Notifications>()("Notification
         Effect.sync(() => {
           if (current === client) current = undefined
         }).pipe(
-          Effect.zipRight(Effect.promise(() => client.end().catch(() => undefined)).pipe(Effect.timeoutOption("1 second"))),
+          // Interruptible: a release runs uninterruptibly, and the timeout could not stop a wait for an end
+          // that a quiet connection never acknowledges.
+          Effect.zipRight(Effect.promise(() => client.end().catch(() => undefined)).pipe(Effect.interruptible, Effect.timeoutOption("1 second"))),
           Effect.zipRight(Effect.sync(() => client.connection.stream.destroy()))
         )
     )

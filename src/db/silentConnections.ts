@@ -30,6 +30,7 @@ type Lookup =
 
 interface Watched {
   readonly client: ClientInternals
+  readonly createdAt: number
   /** The statement seen outstanding, and since when (to a sweep's precision). */
   seen: { readonly statement: unknown; since: number } | undefined
 }
@@ -56,7 +57,7 @@ export class SilentConnectionWatch {
     return class extends Base {
       constructor(config?: string | pg.ClientConfig) {
         super(config)
-        watched.add({ client: this as unknown as ClientInternals, seen: undefined })
+        watched.add({ client: this as unknown as ClientInternals, createdAt: Date.now(), seen: undefined })
       }
     }
   }
@@ -107,7 +108,9 @@ export class SilentConnectionWatch {
           return new Map(result.rows.map((row) => [row.pid, row.state ?? ""]))
         }),
       (client) =>
+        // Interruptible, or the timeout could not stop the wait (a release runs uninterruptibly).
         Effect.promise(() => client.end().catch(() => undefined)).pipe(
+          Effect.interruptible,
           Effect.timeoutOption("1 second"),
           Effect.zipRight(Effect.sync(() => (client as unknown as ClientInternals).connection.stream.destroy()))
         )
@@ -129,6 +132,7 @@ export class SilentConnectionWatch {
       // A server that answered with an error of its own (too many connections, say) is there: no verdict;
       // nor does pg_stat_activity give one behind a pooler.
       if (lookup._tag === "Unknown" || (lookup._tag === "States" && !this.pidsAreBackends)) return
+      let silentSince = Number.POSITIVE_INFINITY
       for (const entry of due) {
         const state = lookup._tag === "States" ? lookup.states.get(entry.client.processID!) : undefined
         if (state !== undefined && WORKING.has(state)) {
@@ -146,7 +150,28 @@ export class SilentConnectionWatch {
         )
         entry.client.connection.stream.destroy()
         this.watched.delete(entry)
+        silentSince = Math.min(silentSince, entry.seen.since)
       }
+      if (silentSince !== Number.POSITIVE_INFINITY) yield* this.closeQuietOlderThan(silentSince)
+    })
+  }
+
+  /**
+   * A lost answer means the way to the server broke, and connections made before it are likely as quiet,
+   * only not used since: they are closed too (without a statement of their own they would each be found
+   * only when used, one statement's wait at a time). A statement outstanding on one is left to its own
+   * lookup; a connection made after the silence began was made on a working way.
+   */
+  private closeQuietOlderThan(silentSince: number): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      let closed = 0
+      for (const entry of this.watched) {
+        if (entry.createdAt >= silentSince || entry.client._getActiveQuery() instanceof pg.Query) continue
+        entry.client.connection.stream.destroy()
+        this.watched.delete(entry)
+        closed++
+      }
+      return closed === 0 ? Effect.void : Effect.logWarning(`closed ${closed} idle database connection(s) made before the lost answer`)
     })
   }
 

@@ -93,6 +93,22 @@ describe("the watch over connections that stop answering", () => {
     expect(next).toEqual({ outcome: "answered", rows: [{ two: 2 }] })
   }, 20_000)
 
+  it("closes the idle connections made before a lost answer too, so the next statement does not wait on one", async () => {
+    const watched = poolThroughProxy({ checkAfterMs: 500, lookup: lookupClient })
+    // Two connections open: one left idle in the pool, one with a statement in flight when the way goes quiet.
+    await Promise.all([watched.query("SELECT pg_sleep(0.1)"), watched.query("SELECT pg_sleep(0.1)")])
+    expect(watched.idleCount).toBe(2)
+    const pending = watched.query("SELECT pg_sleep(0.2)")
+    await sleep(50)
+    proxy.silenceOpen()
+    expect((await settle(pending, 5_000)).outcome).toBe("failed")
+    // The idle one went with it: the next statement runs on a new connection at once, not after a wait.
+    expect(watched.totalCount).toBe(0)
+    const started = Date.now()
+    expect(await settle(watched.query("SELECT 3 AS three"), 5_000)).toEqual({ outcome: "answered", rows: [{ three: 3 }] })
+    expect(Date.now() - started).toBeLessThan(400)
+  }, 20_000)
+
   it("leaves a slow statement alone: the server still runs it, so it is looked up and answered in full", async () => {
     let lookups = 0
     const watched = poolThroughProxy({
