@@ -52,9 +52,13 @@ export class Notifications extends Effect.Service<Notifications>()("Notification
     let current: pg.Client | undefined
     let connectedBefore = false
 
-    /** A statement on the connection; one left unanswered (a connection gone quiet) fails after STATEMENT_TIMEOUT. */
+    /**
+     * A statement on the connection; one left unanswered (a connection gone quiet) fails after STATEMENT_TIMEOUT,
+     * also where it runs in a release (an UNLISTEN): interruptible, or the timeout could not end the wait there.
+     */
     const run = (client: pg.Client, statement: string) =>
       Effect.tryPromise({ try: () => client.query(statement), catch: (cause) => new Error(`${statement}: ${String(cause)}`) }).pipe(
+        Effect.interruptible,
         Effect.timeoutFail({ duration: STATEMENT_TIMEOUT, onTimeout: () => new Error(`${statement}: no answer within ${STATEMENT_TIMEOUT}`) })
       )
     const listenOn = (client: pg.Client, channel: string) => run(client, `LISTEN ${pg.escapeIdentifier(channel)}`)

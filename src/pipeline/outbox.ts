@@ -5,10 +5,11 @@
  * Workers are woken at once on enqueue: in process always, and across processes by NOTIFY.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema, Stream } from "effect"
+import { Effect, Layer, Schedule, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { newRowId } from "../db/rowIds.js"
 import { AppConfig } from "../config.js"
+import { isConnectionLoss } from "../db/connectionLoss.js"
 import { makeDoorbell } from "../db/doorbell.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { OutboxDepth } from "../observability/queueDepth.js"
@@ -112,13 +113,34 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const notify = doorbell.ring()
 
     /**
-     * Claims up to `count` due jobs, oldest first, each with its own lease; the transactions' attempt
-     * counters move too, and each job comes with its run's context (the transaction as just updated).
+     * Gives back the jobs of a claim whose answer was lost (PostgreSQL committed it, then its connection
+     * went quiet or was cut): nobody works on them, and they would wait out the lease. Their claim is not
+     * counted. Tried for a few seconds; past that, the lease's expiry frees them as before.
      */
-    const claimMany = (count: number) =>
+    const giveBackLostClaim = (leaseId: string) =>
       sql`
+        WITH returned AS (
+          UPDATE outbox_jobs SET status = 'pending', attempts = attempts - 1, lease_id = NULL, lease_expires_at = NULL, updated_at = now()
+          WHERE lease_id = ${leaseId} AND status = 'processing'
+          RETURNING tx_id
+        )
+        UPDATE transactions SET attempts = attempts - 1 WHERE id IN (SELECT tx_id FROM returned) RETURNING 1 AS returned
+      `.pipe(
+        Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.upTo("5 seconds"))),
+        Effect.flatMap((rows) => (rows.length > 0 ? doorbell.ring(rows.length) : Effect.void)),
+        Effect.catchAllCause((cause) => Effect.logWarning("the jobs of a claim whose answer was lost could not be given back; their lease will free them", cause))
+      )
+
+    /**
+     * Claims up to `count` due jobs, oldest first, under one lease id made here (a claim whose answer is
+     * lost can then be given back); the transactions' attempt counters move too, and each job comes with its
+     * run's context (the transaction as just updated).
+     */
+    const claimMany = (count: number) => {
+      const leaseId = randomUUID()
+      return sql`
         WITH claimed AS (
-          UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = gen_random_uuid(),
+          UPDATE outbox_jobs SET status = 'processing', attempts = attempts + 1, lease_id = ${leaseId},
             lease_expires_at = now() + ${`${leaseMs} milliseconds`}::interval, updated_at = now()
           WHERE id IN (
             SELECT id FROM outbox_jobs
@@ -143,7 +165,13 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
         LEFT JOIN protocol_risk_configs d ON d.tenant_id = '*' AND d.protocol = t.protocol
         ORDER BY c.created_at, c.id
-      `.pipe(decodeRows("outbox_jobs", ClaimRow), Effect.map((rows) => rows.map(claimedJobOf)), Effect.orDie)
+      `.pipe(
+        Effect.onError((cause) => (isConnectionLoss(cause) ? giveBackLostClaim(leaseId) : Effect.void)),
+        decodeRows("outbox_jobs", ClaimRow),
+        Effect.map((rows) => rows.map(claimedJobOf)),
+        Effect.orDie
+      )
+    }
 
     // Idle workers that ask at the same time share one claim statement: each gets a job, or undefined.
     const claims = makeStatementBatch(
