@@ -126,8 +126,9 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         )
         UPDATE transactions SET attempts = attempts - 1 WHERE id IN (SELECT tx_id FROM returned) RETURNING 1 AS returned
       `.pipe(
+        Effect.map((rows) => rows.length),
         Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.upTo("5 seconds"))),
-        Effect.flatMap((rows) => (rows.length > 0 ? doorbell.ring(rows.length) : Effect.void)),
+        Effect.flatMap((returned) => (returned > 0 ? doorbell.ring(returned) : Effect.void)),
         Effect.catchAllCause((cause) => Effect.logWarning("the jobs of a claim whose answer was lost could not be given back; their lease will free them", cause))
       )
 
