@@ -63,6 +63,16 @@ const settle = async (pending: Promise<pg.QueryResult>, withinMs: number) =>
 
 const lookupClient = () => new pg.Client({ connectionString: database.url })
 
+/** A short statement on `pool` whose connection goes quiet while it runs (the pool's connection opened first). */
+const silencedMidway = async (pool: pg.Pool) => {
+  await pool.query("SELECT 1")
+  const pending = pool.query("SELECT pg_sleep(0.2)")
+  await sleep(50)
+  proxy.silenceOpen()
+  // Wrapped: an async function's result would be awaited with it.
+  return { pending }
+}
+
 describe("the watch over connections that stop answering", () => {
   it("closes a connection whose answer was lost: the statement fails as a lost connection, the pool's next one runs", async () => {
     const unwatched = poolThroughProxy()
@@ -125,10 +135,7 @@ describe("the watch over connections that stop answering", () => {
 
   it("closes it too when the server cannot be reached for the lookup", async () => {
     const watched = poolThroughProxy({ checkAfterMs: 500, lookup: () => new pg.Client({ host: "127.0.0.1", port: 9, connectionTimeoutMillis: 1_000 }) })
-    await watched.query("SELECT 1")
-    const pending = watched.query("SELECT pg_sleep(0.2)")
-    await sleep(50)
-    proxy.silenceOpen()
+    const { pending } = await silencedMidway(watched)
     const seen = await settle(pending, 8_000)
     expect(seen.outcome).toBe("failed")
     if (seen.outcome === "failed") expect(isConnectionLoss(Cause.fail(seen.error))).toBe(true)
@@ -138,19 +145,13 @@ describe("the watch over connections that stop answering", () => {
     const refused = new URL(database.url)
     refused.pathname = "/no_such_database"
     const watched = poolThroughProxy({ checkAfterMs: 300, lookup: () => new pg.Client({ connectionString: refused.toString() }) })
-    await watched.query("SELECT 1")
-    const pending = watched.query("SELECT pg_sleep(0.2)")
-    await sleep(50)
-    proxy.silenceOpen()
+    const { pending } = await silencedMidway(watched)
     expect((await settle(pending, 2_500)).outcome).toBe("waiting")
   }, 20_000)
 
   it("behind a connection pooler, where pg_stat_activity cannot tell on a connection, gives no verdict while the server answers", async () => {
     const watched = poolThroughProxy({ checkAfterMs: 300, lookup: lookupClient, pooled: true })
-    await watched.query("SELECT 1")
-    const pending = watched.query("SELECT pg_sleep(0.2)")
-    await sleep(50)
-    proxy.silenceOpen()
+    const { pending } = await silencedMidway(watched)
     expect((await settle(pending, 2_500)).outcome).toBe("waiting")
   }, 20_000)
 })

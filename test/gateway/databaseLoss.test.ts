@@ -10,38 +10,32 @@
  * a TCP proxy here, which can refuse, swallow or silence connections.
  */
 import pg from "pg"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeClient } from "../support/client.js"
-import { createTestDatabase, type TestDatabase } from "../support/database.js"
-import { type RunningService, startService } from "../support/service.js"
-import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.js"
+import type { TestDatabase } from "../support/database.js"
+import { type ProxiedService, startServiceThroughProxy } from "../support/proxiedService.js"
+import type { RunningService } from "../support/service.js"
+import type { TcpProxy } from "../support/tcpProxy.js"
 import { createWallet, submit } from "../support/transactions.js"
 import { sleep, waitFor } from "../support/wait.js"
 
 let database: TestDatabase
 let proxy: TcpProxy
 let service: RunningService
+let proxied: ProxiedService
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  const target = new URL(database.url)
-  proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
-  service = await startService({
+  proxied = await startServiceThroughProxy({
     // No ledger is read here: wallets are created unfunded.
     rpcUrl: "http://127.0.0.1:9",
     // Statements unanswered for a second are looked up (10 s by default).
-    env: { DATABASE_SILENCE_CHECK_MS: "1000" },
-    reuse: { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "custody-test-")), database: { url: proxy.urlFor(database.url), drop: database.drop } }
+    env: { DATABASE_SILENCE_CHECK_MS: "1000" }
   })
+  ;({ database, proxy, service } = proxied)
 })
 
 afterAll(async () => {
-  proxy?.admit()
-  await service?.stop()
-  await proxy?.close()
+  await proxied?.stop()
 })
 
 describe("lost database connections", () => {

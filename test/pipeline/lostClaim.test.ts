@@ -9,37 +9,31 @@
  */
 import { Effect } from "effect"
 import pg from "pg"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Outbox } from "../../src/pipeline/outbox.js"
-import { createTestDatabase, type TestDatabase } from "../support/database.js"
-import { type RunningService, startService } from "../support/service.js"
-import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.js"
+import type { TestDatabase } from "../support/database.js"
+import { type ProxiedService, startServiceThroughProxy } from "../support/proxiedService.js"
+import type { RunningService } from "../support/service.js"
+import type { TcpProxy } from "../support/tcpProxy.js"
 import { createWallet, submit } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
 let database: TestDatabase
 let proxy: TcpProxy
 let service: RunningService
+let proxied: ProxiedService
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  const target = new URL(database.url)
-  proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
-  service = await startService({
+  proxied = await startServiceThroughProxy({
     rpcUrl: "http://127.0.0.1:9",
     // No worker claims on its own: the test makes the one claim. Creates answer at once.
-    env: { TX_PIPELINE_WORKERS: "0", TX_CREATE_WAIT_MS: "0", TX_OUTBOX_LEASE_MS: "120000", DATABASE_SILENCE_CHECK_MS: "500" },
-    reuse: { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "custody-test-")), database: { url: proxy.urlFor(database.url), drop: database.drop } }
+    env: { TX_PIPELINE_WORKERS: "0", TX_CREATE_WAIT_MS: "0", TX_OUTBOX_LEASE_MS: "120000", DATABASE_SILENCE_CHECK_MS: "500" }
   })
+  ;({ database, proxy, service } = proxied)
 })
 
 afterAll(async () => {
-  proxy?.admit()
-  await service?.stop()
-  await proxy?.close()
+  await proxied?.stop()
 })
 
 describe("a claim whose answer was lost", () => {

@@ -1,0 +1,40 @@
+/**
+ * A service that reaches its test database through a TCP proxy (test/support/tcpProxy.ts), so a test can
+ * refuse, swallow or silence the service's connections while it runs; `database.url` stays the direct way in
+ * for the test's own checks.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { createTestDatabase, type TestDatabase } from "./database.js"
+import { type RunningService, startService } from "./service.js"
+import { startTcpProxy, type TcpProxy } from "./tcpProxy.js"
+
+export interface ProxiedService {
+  readonly database: TestDatabase
+  readonly proxy: TcpProxy
+  readonly service: RunningService
+  /** Lets connections through again, stops the service (its database dropped), closes the proxy. */
+  readonly stop: () => Promise<void>
+}
+
+export const startServiceThroughProxy = async (options: { readonly rpcUrl: string; readonly env?: Record<string, string> }): Promise<ProxiedService> => {
+  const database = await createTestDatabase()
+  const target = new URL(database.url)
+  const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
+  const service = await startService({
+    rpcUrl: options.rpcUrl,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    reuse: { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "custody-test-")), database: { url: proxy.urlFor(database.url), drop: database.drop } }
+  })
+  return {
+    database,
+    proxy,
+    service,
+    stop: async () => {
+      proxy.admit()
+      await service.stop()
+      await proxy.close()
+    }
+  }
+}
