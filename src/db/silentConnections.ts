@@ -35,6 +35,15 @@ interface Watched {
   seen: { readonly statement: unknown; since: number } | undefined
 }
 
+/**
+ * The statement a connection waits on, if a plain one: a cursor (pg-cursor) between its reads waits on its
+ * reader, not on the server, and is not watched.
+ */
+const outstandingStatement = (client: ClientInternals): pg.Query | undefined => {
+  const statement = client._getActiveQuery()
+  return statement instanceof pg.Query ? statement : undefined
+}
+
 /** Backend states that mean the statement is still being worked on. */
 const WORKING = new Set(["active", "fastpath function call"])
 /** The whole lookup (connect and statement) gives up after this: a server that cannot answer it cannot answer the pool. */
@@ -81,9 +90,8 @@ export class SilentConnectionWatch {
         this.watched.delete(entry)
         continue
       }
-      const statement = entry.client._getActiveQuery()
-      // Only plain statements: a cursor (pg-cursor) between its reads waits on its reader, not on the server.
-      if (!(statement instanceof pg.Query)) entry.seen = undefined
+      const statement = outstandingStatement(entry.client)
+      if (statement === undefined) entry.seen = undefined
       else if (entry.seen?.statement !== statement) entry.seen = { statement, since: now }
       else if (now - entry.seen.since >= this.checkAfterMs && entry.client.processID !== null) due.push(entry)
     }
@@ -140,7 +148,7 @@ export class SilentConnectionWatch {
           continue
         }
         // The answer may have arrived during the lookup.
-        if (entry.seen === undefined || entry.client._getActiveQuery() !== entry.seen.statement) continue
+        if (entry.seen === undefined || outstandingStatement(entry.client) !== entry.seen.statement) continue
         yield* Effect.logWarning("a database connection stopped answering mid-statement; closing it").pipe(
           Effect.annotateLogs({
             pid: entry.client.processID,
@@ -166,7 +174,7 @@ export class SilentConnectionWatch {
     return Effect.suspend(() => {
       let closed = 0
       for (const entry of this.watched) {
-        if (entry.createdAt >= silentSince || entry.client._getActiveQuery() instanceof pg.Query) continue
+        if (entry.createdAt >= silentSince || outstandingStatement(entry.client) !== undefined) continue
         entry.client.connection.stream.destroy()
         this.watched.delete(entry)
         closed++
