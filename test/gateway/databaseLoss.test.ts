@@ -4,45 +4,30 @@
  * polling through ten cuts only ever read 200; while the database cannot be reached at all, reads and
  * writes answer 503 PIPELINE_ERROR with retry-after (not a 500 "internal error"), and 200 again once it is
  * back; and when new connections are never answered (an address that stopped answering), a request
- * answers 503 within seconds instead of waiting for TCP's own timeout. The service reaches its database
- * and when the open connections go quiet mid-statement (a dropped NAT entry), no request waits forever: each
+ * answers 503 within seconds instead of waiting for TCP's own timeout; and when the open connections go
+ * quiet mid-statement (a dropped NAT entry), no request waits forever: each
  * is answered once the quiet connections are found and replaced. The service reaches its database through
  * a TCP proxy here, which can refuse, swallow or silence connections.
  */
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { makeClient } from "../support/client.js"
-import type { TestDatabase } from "../support/database.js"
-import { type ProxiedService, startServiceThroughProxy } from "../support/proxiedService.js"
-import type { RunningService } from "../support/service.js"
-import type { TcpProxy } from "../support/tcpProxy.js"
+import { useServiceThroughProxy } from "../support/proxiedService.js"
 import { createWallet, submit } from "../support/transactions.js"
 import { sleep, waitFor } from "../support/wait.js"
 
-let database: TestDatabase
-let proxy: TcpProxy
-let service: RunningService
-let proxied: ProxiedService
-
-beforeAll(async () => {
-  proxied = await startServiceThroughProxy({
+const env = useServiceThroughProxy({
     // No ledger is read here: wallets are created unfunded.
     rpcUrl: "http://127.0.0.1:9",
     // Statements unanswered for a second are looked up (10 s by default).
     env: { DATABASE_SILENCE_CHECK_MS: "1000" }
   })
-  ;({ database, proxy, service } = proxied)
-})
-
-afterAll(async () => {
-  await proxied?.stop()
-})
 
 describe("lost database connections", () => {
   it("are not seen by readers: eight clients polling through ten cuts read only 200", async () => {
-    const wallet = await createWallet(service.baseUrl)
-    const client = makeClient(service.baseUrl)
-    const admin = new pg.Client({ connectionString: database.url })
+    const wallet = await createWallet(env.service.baseUrl)
+    const client = makeClient(env.service.baseUrl)
+    const admin = new pg.Client({ connectionString: env.database.url })
     await admin.connect()
     const statuses = new Map<number, number>()
     let polling = true
@@ -71,27 +56,27 @@ describe("lost database connections", () => {
   })
 
   it("answers 503 with retry-after while the database cannot be reached, and 200 once it is back", async () => {
-    const wallet = await createWallet(service.baseUrl)
-    const client = makeClient(service.baseUrl)
-    proxy.refuse()
+    const wallet = await createWallet(env.service.baseUrl)
+    const client = makeClient(env.service.baseUrl)
+    env.proxy.refuse()
     try {
       const read = await client.wallets.get({ params: { walletId: wallet.id } })
       expect(read.status).toBe(503)
       expect(read.headers.get("retry-after")).toBe("1")
       expect(read.body).toMatchObject({ status: "failure", errorCode: "PIPELINE_ERROR", failedAt: "gateway", error: "Database unavailable; retry shortly" })
-      const write = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: wallet.publicKey, lamports: 1 } })
+      const write = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: wallet.publicKey, lamports: 1 } })
       expect(write.status).toBe(503)
       expect(write.body).toMatchObject({ errorCode: "PIPELINE_ERROR", error: "Database unavailable; retry shortly" })
     } finally {
-      proxy.admit()
+      env.proxy.admit()
     }
     await waitFor("reads answering 200 again", async () => (await client.wallets.get({ params: { walletId: wallet.id } })).status === 200, 10_000, 100)
   })
 
   it("answers 503 within seconds when new connections are never answered, and 200 once they are", async () => {
-    const wallet = await createWallet(service.baseUrl)
-    const client = makeClient(service.baseUrl)
-    proxy.blackhole()
+    const wallet = await createWallet(env.service.baseUrl)
+    const client = makeClient(env.service.baseUrl)
+    env.proxy.blackhole()
     try {
       const started = Date.now()
       const read = await client.wallets.get({ params: { walletId: wallet.id } })
@@ -101,14 +86,14 @@ describe("lost database connections", () => {
       // Each connect gives up after CONNECT_TIMEOUT_MS (5 s); the read tries twice, maybe behind the actors' own.
       expect(elapsed).toBeLessThan(30_000)
     } finally {
-      proxy.admit()
+      env.proxy.admit()
     }
     await waitFor("reads answering 200 again", async () => (await client.wallets.get({ params: { walletId: wallet.id } })).status === 200, 15_000, 100)
   }, 60_000)
 
   it("answers every reader when the open connections go quiet mid-statement, and 200 once they are replaced", async () => {
-    const wallet = await createWallet(service.baseUrl)
-    const client = makeClient(service.baseUrl)
+    const wallet = await createWallet(env.service.baseUrl)
+    const client = makeClient(env.service.baseUrl)
     const answers: Array<{ status: number; ms: number }> = []
     let polling = true
     let finished = 0
@@ -121,7 +106,7 @@ describe("lost database connections", () => {
       finished++
     })
     await sleep(300)
-    proxy.silenceOpen()
+    env.proxy.silenceOpen()
     await sleep(6_000)
     polling = false
     await Promise.race([Promise.all(pollers), sleep(20_000)])

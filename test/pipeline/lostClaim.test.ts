@@ -9,41 +9,26 @@
  */
 import { Effect } from "effect"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Outbox } from "../../src/pipeline/outbox.js"
-import type { TestDatabase } from "../support/database.js"
-import { type ProxiedService, startServiceThroughProxy } from "../support/proxiedService.js"
-import type { RunningService } from "../support/service.js"
-import type { TcpProxy } from "../support/tcpProxy.js"
+import { useServiceThroughProxy } from "../support/proxiedService.js"
 import { createWallet, submit } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
-let database: TestDatabase
-let proxy: TcpProxy
-let service: RunningService
-let proxied: ProxiedService
-
-beforeAll(async () => {
-  proxied = await startServiceThroughProxy({
+const env = useServiceThroughProxy({
     rpcUrl: "http://127.0.0.1:9",
     // No worker claims on its own: the test makes the one claim. Creates answer at once.
     env: { TX_PIPELINE_WORKERS: "0", TX_CREATE_WAIT_MS: "0", TX_OUTBOX_LEASE_MS: "120000", DATABASE_SILENCE_CHECK_MS: "500" }
   })
-  ;({ database, proxy, service } = proxied)
-})
-
-afterAll(async () => {
-  await proxied?.stop()
-})
 
 describe("a claim whose answer was lost", () => {
   it("gives its jobs back at once instead of leaving them leased for the lease time", async () => {
-    const wallet = await createWallet(service.baseUrl)
-    const created = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: wallet.publicKey, lamports: 1 } })
+    const wallet = await createWallet(env.service.baseUrl)
+    const created = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: wallet.publicKey, lamports: 1 } })
     expect(created.status).toBe(201)
     const txId = created.body.data.id as string
 
-    const admin = new pg.Client({ connectionString: database.url })
+    const admin = new pg.Client({ connectionString: env.database.url })
     await admin.connect()
     try {
       const jobOf = async () =>
@@ -53,7 +38,7 @@ describe("a claim whose answer was lost", () => {
       // The claim's update of the transaction waits for this lock; its answer will have nowhere to go.
       await admin.query("BEGIN")
       await admin.query("SELECT id FROM transactions WHERE id = $1 FOR UPDATE", [txId])
-      const claim = service.runtime.runPromise(Effect.flatMap(Outbox, (outbox) => outbox.claim)).then(
+      const claim = env.service.runtime.runPromise(Effect.flatMap(Outbox, (outbox) => outbox.claim)).then(
         (job) => ({ outcome: "answered" as const, job }),
         (error: unknown) => ({ outcome: "failed" as const, error })
       )
@@ -63,7 +48,7 @@ describe("a claim whose answer was lost", () => {
         10_000,
         20
       )
-      proxy.silenceOpen()
+      env.proxy.silenceOpen()
       await admin.query("COMMIT")
       // PostgreSQL committed the claim: the job is leased, to a worker that will never hear of it.
       await waitFor("the claim committed", async () => (await jobOf()).status === "processing", 5_000, 20)
@@ -78,7 +63,7 @@ describe("a claim whose answer was lost", () => {
       await admin.end()
     }
     // The given-back job is claimed again at once (on a new connection).
-    const again = await service.runtime.runPromise(Effect.flatMap(Outbox, (outbox) => outbox.claim))
+    const again = await env.service.runtime.runPromise(Effect.flatMap(Outbox, (outbox) => outbox.claim))
     expect(again?.tx_id).toBe(txId)
   }, 60_000)
 })

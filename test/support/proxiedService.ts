@@ -6,6 +6,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { afterAll, beforeAll } from "vitest"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 import { type RunningService, startService } from "./service.js"
 import { startTcpProxy, type TcpProxy } from "./tcpProxy.js"
@@ -37,4 +38,16 @@ export const startServiceThroughProxy = async (options: { readonly rpcUrl: strin
       await proxy.close()
     }
   }
+}
+
+/** startServiceThroughProxy before the file's tests and its stop after them (as harness.ts does for a ledger); read the fields inside tests. */
+export const useServiceThroughProxy = (options: { readonly rpcUrl: string; readonly env?: Record<string, string> }): ProxiedService => {
+  const context = {} as { -readonly [K in keyof ProxiedService]: ProxiedService[K] }
+  beforeAll(async () => {
+    Object.assign(context, await startServiceThroughProxy(options))
+  })
+  afterAll(async () => {
+    await context.stop?.()
+  })
+  return context
 }
