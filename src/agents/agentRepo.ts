@@ -120,7 +120,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         }),
         Effect.orDie
       )
-    const walletReads = makeStatementBatch(readByWallets, { maxBatch: 64 })
+    const walletReads = makeStatementBatch(readByWallets, { maxBatch: 64, repeatable: true })
 
     /** The agents acting through a wallet (usually one), oldest first; shares its statement with concurrent calls. */
     const listByWallet = (walletId: string, readTenant: string | null) => walletReads.submit({ walletId, readTenant })
@@ -180,7 +180,7 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
           }),
           Effect.orDie
         ),
-      { maxBatch: 256 }
+      { maxBatch: 256, repeatable: true }
     )
 
     /** A freeze's reach: the running agents of one tenant (unbounded on purpose: every one of them pauses). */

@@ -6,13 +6,23 @@
  * a time: bigger batches save more than a second statement in flight would save in waiting.
  *
  * `run` answers the inputs in order. When a statement of several inputs fails, each input is tried
- * again alone, so one bad input fails only its own caller.
+ * again alone, so one bad input fails only its own caller. A statement that lost its connection is
+ * different: no input caused it, and PostgreSQL may have committed it before the answer was lost. A
+ * write tried again would then find its own change and take it for someone else's (a stage transition
+ * would answer "moved by another worker", and its job be finished with the transaction left half way),
+ * so unless the statement is `repeatable`, every caller gets the lost connection, as it would alone.
  */
 import { Effect, Exit } from "effect"
+import { isConnectionLoss } from "./connectionLoss.js"
 
 export interface StatementBatchOptions {
   /** Inputs in one statement at most. */
   readonly maxBatch: number
+  /**
+   * Whether an input may run again after its statement lost the connection: true for reads, and for
+   * writes that undo a lost answer themselves; false for writes whose repeat would misread their own change.
+   */
+  readonly repeatable: boolean
 }
 
 /** A queued call: its input, and its outcome once the statement answered (a callback, not a Deferred: this is per call on the hot path). */
@@ -39,8 +49,8 @@ export const makeStatementBatch = <I, O, E>(
     run(batch.map((waiting) => waiting.input)).pipe(
       Effect.matchCauseEffect({
         onFailure: (cause) =>
-          batch.length === 1
-            ? settle(batch[0]!, Exit.failCause(cause))
+          batch.length === 1 || (!options.repeatable && isConnectionLoss(cause))
+            ? Effect.forEach(batch, (waiting) => settle(waiting, Exit.failCause(cause)), { discard: true })
             : Effect.forEach(batch, (waiting) => answer([waiting]), { discard: true }),
         onSuccess: (outputs) => Effect.forEach(batch, (waiting, i) => settle(waiting, Exit.succeed(outputs[i]!)), { discard: true })
       })

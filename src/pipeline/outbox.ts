@@ -177,7 +177,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     // Idle workers that ask at the same time share one claim statement: each gets a job, or undefined.
     const claims = makeStatementBatch(
       (askers: ReadonlyArray<void>) => Effect.map(claimMany(askers.length), (jobs) => askers.map((_asker, i) => jobs[i])),
-      { maxBatch: 64 }
+      { maxBatch: 64, repeatable: true }
     )
 
     /** The oldest due job for one worker, or undefined when there is none. */

@@ -167,7 +167,7 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
         }),
         Effect.orDie
       )
-    const recordReads = makeStatementBatch(readRecords, { maxBatch: 64 })
+    const recordReads = makeStatementBatch(readRecords, { maxBatch: 64, repeatable: true })
 
     /** The record's columns only (transactionRow.ts): what a read that answers a client needs. */
     const findRecord = (id: string, readTenant: string | null) => recordReads.submit({ id, readTenant })
@@ -244,7 +244,7 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
 
     // The pipeline's transitions share statements (statementBatch.ts): under load, one statement and one
     // commit carry the transitions of many transactions, each still all-or-nothing with its audit events.
-    const shared = makeStatementBatch(applyTransitions, { maxBatch: 64 })
+    const shared = makeStatementBatch(applyTransitions, { maxBatch: 64, repeatable: false })
 
     /** Applies a transition in a statement shared with other workers' transitions (never in a caller's SQL transaction). */
     const transitionShared = (txId: string, change: Transition) => shared.submit([txId, change])

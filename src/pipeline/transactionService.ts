@@ -69,7 +69,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     // Concurrent creates share one insert statement (statementBatch.ts).
     const inserts = makeStatementBatch(
       (batch: ReadonlyArray<NewTransaction>) => insertTransactionsWithJobs(sql, batch, outbox.crossProcessNotify),
-      { maxBatch: 64 }
+      { maxBatch: 64, repeatable: false }
     )
 
     const publish = (row: TransactionRow, message?: string) => events.publish(stageEventOf(row, message))

@@ -266,7 +266,7 @@ export class PolicyEngine extends Effect.Service<PolicyEngine>()("PolicyEngine",
     // Concurrent fast-path decisions share one statement (statementBatch.ts).
     const unconstrainedRecords = makeStatementBatch(
       (records: ReadonlyArray<UnconstrainedRecord>) => recordIfUnconstrained(sql, records),
-      { maxBatch: 64 }
+      { maxBatch: 64, repeatable: false }
     )
 
     /** The fast path (unconstrainedDecision.ts) when the wallet has nothing to check; else the locked path. */

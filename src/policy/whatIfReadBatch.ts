@@ -13,7 +13,7 @@ const MAX_BATCH = 64
 export const makeWhatIfReadBatch = (sql: SqlClient.SqlClient) => {
   const batch = makeStatementBatch(
     (inputs: ReadonlyArray<WhatIfInput>) => readWhatIfSnapshots(inputs).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
-    { maxBatch: MAX_BATCH }
+    { maxBatch: MAX_BATCH, repeatable: true }
   )
 
   /** The snapshot of one input (undefined: no such wallet for this caller). */

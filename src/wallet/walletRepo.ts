@@ -77,7 +77,7 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
           }),
           Effect.orDie
         ),
-      { maxBatch: 256 }
+      { maxBatch: 256, repeatable: true }
     )
 
     /** One wallet of any tenant, in a statement shared with concurrent reads (the agent runtime's ticks). */

@@ -1,3 +1,4 @@
+import { SqlError } from "@effect/sql/SqlError"
 import { Deferred, Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeStatementBatch } from "../../src/db/statementBatch.js"
@@ -10,6 +11,8 @@ const recordingStatement = (gate: Deferred.Deferred<void>) => {
       batches.push(inputs)
       yield* Deferred.await(gate)
       if (inputs.includes(13)) return yield* Effect.fail(`13 is refused (batch of ${inputs.length})`)
+      // the connection went away under a shared statement (it may have committed); alone, it answers
+      if (inputs.length > 1 && inputs.includes(99)) return yield* Effect.fail(new SqlError({ message: "Connection error", cause: new Error("Connection terminated unexpectedly") }))
       return inputs.map((n) => n * 10)
     })
   return { batches, run }
@@ -21,7 +24,7 @@ describe("statement batch", () => {
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const statement = recordingStatement(gate)
-        const batch = makeStatementBatch(statement.run, { maxBatch: 64 })
+        const batch = makeStatementBatch(statement.run, { maxBatch: 64, repeatable: false })
         const first = yield* Effect.fork(batch.submit(1))
         yield* Effect.yieldNow()
         const rest = yield* Effect.fork(Effect.all([2, 3, 4, 5].map(batch.submit), { concurrency: "unbounded" }))
@@ -40,7 +43,7 @@ describe("statement batch", () => {
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const statement = recordingStatement(gate)
-        const batch = makeStatementBatch(statement.run, { maxBatch: 64 })
+        const batch = makeStatementBatch(statement.run, { maxBatch: 64, repeatable: false })
         const first = yield* Effect.fork(batch.submit(11))
         yield* Effect.yieldNow()
         const queued = yield* Effect.fork(Effect.all([12, 13, 14].map((n) => Effect.either(batch.submit(n))), { concurrency: "unbounded" }))
@@ -56,12 +59,40 @@ describe("statement batch", () => {
     expect(result.batches).toEqual([[11], [12, 13, 14], [12], [13], [14]])
   })
 
+  for (const repeatable of [false, true]) {
+    it(`after a lost connection, ${repeatable ? "tries each call of a repeatable batch alone" : "fails every call of a batch that is not repeatable (it may have committed)"}`, async () => {
+      const result = await Effect.runPromise(
+        Effect.gen(function* () {
+          const gate = yield* Deferred.make<void>()
+          const statement = recordingStatement(gate)
+          const batch = makeStatementBatch(statement.run, { maxBatch: 64, repeatable })
+          const first = yield* Effect.fork(batch.submit(1))
+          yield* Effect.yieldNow()
+          const queued = yield* Effect.fork(Effect.all([98, 99].map((n) => Effect.either(batch.submit(n))), { concurrency: "unbounded" }))
+          yield* Effect.yieldNow()
+          yield* Deferred.succeed(gate, undefined)
+          yield* first.await
+          const answers = yield* queued.await
+          return { answers: answers._tag === "Success" ? answers.value : [], batches: statement.batches }
+        })
+      )
+      const outcomes = result.answers.map((a) => (Either.isRight(a) ? a.right : (a.left as { message?: string }).message))
+      if (repeatable) {
+        expect(outcomes).toEqual([980, 990])
+        expect(result.batches).toEqual([[1], [98, 99], [98], [99]])
+      } else {
+        expect(outcomes).toEqual(["Connection error", "Connection error"])
+        expect(result.batches).toEqual([[1], [98, 99]])
+      }
+    })
+  }
+
   it("never puts more than maxBatch calls in one statement", async () => {
     const batches = await Effect.runPromise(
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const statement = recordingStatement(gate)
-        const batch = makeStatementBatch(statement.run, { maxBatch: 3 })
+        const batch = makeStatementBatch(statement.run, { maxBatch: 3, repeatable: false })
         const all = yield* Effect.fork(Effect.all([1, 2, 3, 4, 5, 6, 7].map(batch.submit), { concurrency: "unbounded" }))
         yield* Effect.yieldNow()
         yield* Deferred.succeed(gate, undefined)

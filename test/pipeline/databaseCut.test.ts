@@ -7,12 +7,11 @@
  * And none waited out its outbox lease (two minutes here): a worker whose job's write failed because the
  * connection had just been ended writes it again on a new one (actors/pipelineWorkers.ts).
  */
-import { Connection, Keypair, PublicKey } from "@solana/web3.js"
+import { Connection } from "@solana/web3.js"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
-import { expectEachSettledOnce } from "../support/settledOnce.js"
-import { createWallet, submit } from "../support/transactions.js"
+import { expectEachSettledOnce, startTransfers } from "../support/settledOnce.js"
 import { sleep } from "../support/wait.js"
 
 const TRANSFERS = 30
@@ -22,16 +21,8 @@ const env = useServiceWithLedger({ env: { TX_OUTBOX_MAX_ATTEMPTS: "20", TX_OUTBO
 
 describe("every database connection ended while transfers run", () => {
   it("leaves each transfer settled once: confirmed and paid once, or failed and not paid", async () => {
-    const wallet = await createWallet(env.service.baseUrl, 5_000_000_000)
     const connection = new Connection(env.ledger.rpcUrl, "confirmed")
-    const sourceBefore = await connection.getBalance(new PublicKey(wallet.publicKey))
-    const destinations = Array.from({ length: TRANSFERS }, () => Keypair.generate().publicKey.toBase58())
-    const created = await Promise.all(
-      destinations.map((destination) =>
-        submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: LAMPORTS } })
-      )
-    )
-    expect(created.map((c) => c.status)).toEqual(Array(TRANSFERS).fill(201))
+    const transfers = await startTransfers(env.service.baseUrl, connection, TRANSFERS, LAMPORTS)
 
     const admin = new pg.Client({ connectionString: env.service.database.url })
     await admin.connect()
@@ -40,7 +31,7 @@ describe("every database connection ended while transfers run", () => {
     try {
       for (let cut = 0; cut < 3; cut++) {
         await sleep(cut === 0 ? 20 : 150)
-        const running = await admin.query("SELECT count(*)::int AS n FROM transactions WHERE wallet_id = $1 AND status NOT IN ('confirmed', 'failed')", [wallet.id])
+        const running = await admin.query("SELECT count(*)::int AS n FROM transactions WHERE wallet_id = $1 AND status NOT IN ('confirmed', 'failed')", [transfers.wallet.id])
         runningAtCut.push(running.rows[0].n as number)
         const result = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
         ended += result.rowCount ?? 0
@@ -53,15 +44,6 @@ describe("every database connection ended while transfers run", () => {
     expect(runningAtCut[0]).toBeGreaterThan(0)
 
     // Settled within 60 s: the workers gave their jobs back although the database was away at that moment.
-    await expectEachSettledOnce({
-      baseUrl: env.service.baseUrl,
-      connection,
-      source: wallet.publicKey,
-      sourceBefore,
-      lamports: LAMPORTS,
-      ids: created.map((c) => c.body.data.id),
-      destinations,
-      withinMs: 60_000
-    })
+    await expectEachSettledOnce({ ...transfers, withinMs: 60_000 })
   }, 180_000)
 })

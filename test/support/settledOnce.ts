@@ -1,11 +1,24 @@
 /**
- * The check after a fault hit transfers in flight: every one settled (confirmed or failed, none stuck), each
+ * Transfers put in flight for a fault to hit (`startTransfers`), and the check after it: every one settled (confirmed or failed, none stuck), each
  * destination holds exactly its transfer's amount if it confirmed and nothing if it failed (nothing paid twice,
  * nothing paid by a failure), and the source paid exactly the confirmed amounts and their fees.
  */
-import { type Connection, PublicKey } from "@solana/web3.js"
+import { type Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { expect } from "vitest"
-import { waitSettled } from "./transactions.js"
+import { createWallet, submit, waitSettled } from "./transactions.js"
+
+/** A funded wallet and `count` transfers of `lamports` from it, each to a new address, accepted (not waited for). */
+export const startTransfers = async (baseUrl: string, connection: Connection, count: number, lamports: number) => {
+  const wallet = await createWallet(baseUrl, 5_000_000_000)
+  const sourceBefore = await connection.getBalance(new PublicKey(wallet.publicKey))
+  const destinations = Array.from({ length: count }, () => Keypair.generate().publicKey.toBase58())
+  const created = await Promise.all(
+    destinations.map((destination) => submit(baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports } }))
+  )
+  expect(created.map((c) => c.status)).toEqual(Array(count).fill(201))
+  const ids = created.map((c) => c.body.data.id as string)
+  return { wallet, baseUrl, connection, source: wallet.publicKey, sourceBefore, lamports, ids, destinations }
+}
 
 export interface TransfersInFlight {
   readonly baseUrl: string

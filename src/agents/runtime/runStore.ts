@@ -136,7 +136,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
           )
           SELECT q.ord, c.tick::text AS tick FROM q JOIN counted c ON c.agent_id = q.agent_id
         `.pipe(decodeRows("agent_runtime_state", TickRow), Effect.map((rows) => inputs.map((_, ord) => rows.find((row) => row.ord === ord)?.tick)), Effect.orDie),
-      { maxBatch: 256 }
+      { maxBatch: 256, repeatable: false }
     )
 
     /** Counts the next tick, fenced by the lease; undefined when `ownerId` no longer holds the lease. */
@@ -159,7 +159,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
           }),
           Effect.orDie
         ),
-      { maxBatch: 256 }
+      { maxBatch: 256, repeatable: true }
     )
 
     /** When the agent's next tick is due (null: never ticked), so a restarted actor keeps the cadence. */
@@ -193,7 +193,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
           ),
           Effect.orDie
         ),
-      { maxBatch: 256 }
+      { maxBatch: 256, repeatable: true }
     )
 
     const load = (agentId: string, nowMs: number) => loads.submit({ agentId, nowMs }).pipe(hotSpan(exporting, "AgentRunStore.load"))
@@ -255,7 +255,7 @@ export class AgentRunStore extends Effect.Service<AgentRunStore>()("AgentRunStor
           Effect.map((rows) => agentIds.map((id) => rows.filter((row) => row.agent_id === id).map(toClaimed))),
           Effect.orDie
         ),
-      { maxBatch: 256 }
+      { maxBatch: 256, repeatable: true }
     )
 
     /** Runs claimed but not answered (the process died in between): re-sent with their own key. */
