@@ -192,22 +192,31 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         RETURNING o.id
       `.pipe(decodeRows("outbox_jobs", JobIdRow), Effect.map((rows) => new Set(rows.map((row) => row.id))))
 
+    /**
+     * The job as this worker holds it, or as its own earlier write of `statuses` left it: the lease let go
+     * and no claim since (the same attempt count). A worker writes its job's end again when the first
+     * write's answer was lost (it may have committed): the repeat must find its own write, not take the
+     * job for another worker's (a job given up whose transaction is never failed).
+     */
+    const heldOrEndedBy = (job: OutboxJob, statuses: ReadonlyArray<string>) =>
+      sql`id = ${job.id} AND (lease_id = ${job.lease_id} OR (lease_id IS NULL AND attempts = ${job.attempts} AND status IN ${sql.in(statuses)}))`
+
     /** Marks the job done; false when its lease was no longer this worker's (then nothing changes). */
     const complete = (job: OutboxJob) =>
       sql`
         UPDATE outbox_jobs SET status = 'done', lease_id = NULL, lease_expires_at = NULL, updated_at = now()
-        WHERE id = ${job.id} AND lease_id = ${job.lease_id}
+        WHERE ${heldOrEndedBy(job, ["done"])}
         RETURNING id
       `.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
 
-    /** A retryable failure: back to pending after a backoff, or failed at the attempt limit. */
+    /** A retryable failure: back to pending after a backoff, or failed at the attempt limit; undefined when the job was no longer this worker's. */
     const release = (job: OutboxJob, error: string, backoffMs: number) =>
       sql`
         UPDATE outbox_jobs SET
           status = CASE WHEN attempts >= ${config.outbox.maxAttempts} THEN 'failed' ELSE 'pending' END,
           available_at = now() + ${`${backoffMs} milliseconds`}::interval,
           lease_id = NULL, lease_expires_at = NULL, last_error = ${error}, updated_at = now()
-        WHERE id = ${job.id} AND lease_id = ${job.lease_id}
+        WHERE ${heldOrEndedBy(job, ["pending", "failed"])}
         RETURNING status
       `.pipe(decodeRows("outbox_jobs", JobStatusRow), Effect.map((rows) => rows[0]?.status), Effect.orDie)
 

@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { Outbox } from "../../src/pipeline/outbox.js"
-import { useServiceThroughProxy } from "../support/proxiedService.js"
+import { commitWithAnswerLost, useServiceThroughProxy } from "../support/proxiedService.js"
 import { createWallet, submit } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
@@ -42,14 +42,7 @@ describe("a claim whose answer was lost", () => {
         (job) => ({ outcome: "answered" as const, job }),
         (error: unknown) => ({ outcome: "failed" as const, error })
       )
-      await waitFor(
-        "the claim waiting for the lock",
-        async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rowCount === 1,
-        10_000,
-        20
-      )
-      env.proxy.silenceOpen()
-      await admin.query("COMMIT")
+      await commitWithAnswerLost(env, admin, "the claim")
       // PostgreSQL committed the claim: the job is leased, to a worker that will never hear of it.
       await waitFor("the claim committed", async () => (await jobOf()).status === "processing", 5_000, 20)
 

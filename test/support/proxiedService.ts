@@ -6,10 +6,12 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import type pg from "pg"
 import { afterAll, beforeAll } from "vitest"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 import { type RunningService, startService } from "./service.js"
 import { startTcpProxy, type TcpProxy } from "./tcpProxy.js"
+import { waitFor } from "./wait.js"
 
 export interface ProxiedService {
   readonly database: TestDatabase
@@ -50,4 +52,20 @@ export const useServiceThroughProxy = (options: { readonly rpcUrl: string; reado
     await context.stop?.()
   })
   return context
+}
+
+/**
+ * Makes a statement of the service commit with its answer lost: `admin`, in an SQL transaction, holds a lock the
+ * statement (`waiter`, for the messages) waits for; once it waits, the service's connections are silenced and
+ * the lock let go (COMMIT), so PostgreSQL runs the statement to its commit and its answer has nowhere to go.
+ */
+export const commitWithAnswerLost = async (proxied: ProxiedService, admin: pg.Client, waiter: string) => {
+  await waitFor(
+    `${waiter} waiting for the lock`,
+    async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rowCount === 1,
+    10_000,
+    20
+  )
+  proxied.proxy.silenceOpen()
+  await admin.query("COMMIT")
 }
