@@ -2,7 +2,7 @@
  * The process's LISTEN connection (src/db/notifications.ts) on a real PostgreSQL: every subscriber of a
  * channel hears its NOTIFYs and no other channel's; a connection PostgreSQL ends (a restart, a failover,
  * an administrator) is replaced and listens on every channel again; so is one that goes quiet without an
- * error (a TCP proxy stops forwarding on it), found by its ping.
+ * error (a TCP proxy stops forwarding on it), found by its ping, or by any statement on it that goes unanswered.
  */
 import { Effect, Fiber, Layer, Stream } from "effect"
 import pg from "pg"
@@ -135,4 +135,21 @@ describe("a LISTEN connection gone quiet (no error, no answer)", () => {
     expect(actor.lastError).toContain("no answer within")
     await orders.stop()
   }, 30_000)
+
+  it("takes one statement timeout, not one per channel, to let go of channels while quiet (a stop after a silence)", async () => {
+    const channels = ["quiet-a", "quiet-b", "quiet-c"]
+    const subscribers = channels.map((channel) => subscribe(service.runtime, channel))
+    for (const [index, channel] of channels.entries()) expect(await notifyUntilHeard(channel, "before", [subscribers[index]!.heard], 15_000)).toBeDefined()
+
+    proxy.silenceOpen()
+    // Each stop UNLISTENs in turn: the first waits out its 5 s and drops the connection; the others need not wait.
+    const started = Date.now()
+    await Promise.all(subscribers.map((subscriber) => subscriber.stop()))
+    expect(Date.now() - started).toBeLessThan(9_000)
+
+    // The replaced connection listens again.
+    const later = subscribe(service.runtime, "quiet-later")
+    expect(await notifyUntilHeard("quiet-later", "after", [later.heard], 15_000)).toBeDefined()
+    await later.stop()
+  }, 60_000)
 })
