@@ -21,7 +21,8 @@ const backoffMs = (attempts: number) => Math.min(100 * 2 ** Math.max(0, attempts
  * What a worker writes about its job after the run (done, given back, given up) is tried again for about
  * 1.5 s when it fails: PostgreSQL may just have ended the connection (a restart, a failover; the pool opens
  * another), and a job left leased waits out its lease (TX_OUTBOX_LEASE_MS) before any worker takes it
- * again. Each statement is fenced by the lease or the transaction's state, so a repeat changes nothing.
+ * again. Each statement is fenced by the lease or the transaction's state, so a repeat changes nothing; a
+ * repeat whose first try committed with its answer lost finds its own write and answers the same (outbox.ts).
  */
 const persistently = <A>(statement: Effect.Effect<A>) =>
   statement.pipe(Effect.sandbox, Effect.retry(Schedule.exponential("50 millis").pipe(Schedule.intersect(Schedule.recurs(5)))), Effect.unsandbox)
