@@ -73,3 +73,16 @@ export const databaseUnavailableReply: Reply = {
   failure: { errorCode: "PIPELINE_ERROR", failedAt: "gateway", message: "Database unavailable; retry shortly" },
   headers: { "retry-after": "1" }
 }
+
+/**
+ * The same for a write: its statement may have committed before the answer was lost, so sending it again
+ * blindly could do it twice (a second transfer). The caller is told how to retry safely.
+ */
+export const databaseUnavailableWriteReply: Reply = {
+  ...databaseUnavailableReply,
+  failure: {
+    errorCode: "PIPELINE_ERROR",
+    failedAt: "gateway",
+    message: "Database unavailable; the request may have been applied: retry shortly with the same idempotencyKey, or read the resource before sending it again"
+  }
+}

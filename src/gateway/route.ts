@@ -11,7 +11,7 @@ import { type ApiError, Forbidden } from "../../schemas/errors.js"
 import { type AnswerEncoder, answerEncoder } from "./answerEncoder.js"
 import { actingAgent, Caller, type CallerInfo } from "./caller.js"
 import { isConnectionLoss } from "../db/connectionLoss.js"
-import { databaseUnavailableReply, envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
+import { databaseUnavailableReply, databaseUnavailableWriteReply, envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
 import { undeclaredInputCheck } from "./undeclaredInput.js"
 
 export type Handler<R> = Effect.Effect<Reply | HttpServerResponse.HttpServerResponse, ApiError, R>
@@ -135,8 +135,9 @@ const wrap = <R>(definition: Route<R>) => {
         const context = { traceId: caller.traceId, path: definition.path }
         // The database away (a restart, a failover): the caller may retry; no defect of ours to log as one.
         if (isConnectionLoss(cause)) {
+          const reply = readOnly ? databaseUnavailableReply : databaseUnavailableWriteReply
           return Effect.logWarning("request failed: database connection lost", context).pipe(
-            Effect.as(envelopeResponse(databaseUnavailableReply, caller.traceId, databaseUnavailableReply.headers))
+            Effect.as(envelopeResponse(reply, caller.traceId, reply.headers))
           )
         }
         return Effect.logError("request failed with a defect", context, Cause.pretty(cause)).pipe(
