@@ -1,7 +1,8 @@
 /**
- * Transfers put in flight for a fault to hit (`startTransfers`), and the check after it: every one settled (confirmed or failed, none stuck), each
- * destination holds exactly its transfer's amount if it confirmed and nothing if it failed (nothing paid twice,
- * nothing paid by a failure), and the source paid exactly the confirmed amounts and their fees.
+ * Transfers put in flight for a fault to hit (`startTransfers`), and the check after it: every one settled
+ * (confirmed or failed, none stuck), each destination holds exactly its transfer's amount if it confirmed and
+ * nothing if it failed (nothing paid twice, nothing paid by a failure), and the source paid exactly the confirmed
+ * amounts and their fees.
  */
 import { type Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { expect } from "vitest"
