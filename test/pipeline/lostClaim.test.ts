@@ -12,7 +12,7 @@ import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { Outbox } from "../../src/pipeline/outbox.js"
 import { commitWithAnswerLost, useServiceThroughProxy } from "../support/proxiedService.js"
-import { createWallet, submit } from "../support/transactions.js"
+import { acceptedSelfTransfer } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
 const env = useServiceThroughProxy({
@@ -23,10 +23,7 @@ const env = useServiceThroughProxy({
 
 describe("a claim whose answer was lost", () => {
   it("gives its jobs back at once instead of leaving them leased for the lease time", async () => {
-    const wallet = await createWallet(env.service.baseUrl)
-    const created = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: wallet.publicKey, lamports: 1 } })
-    expect(created.status).toBe(201)
-    const txId = created.body.data.id as string
+    const txId = await acceptedSelfTransfer(env.service.baseUrl)
 
     const admin = new pg.Client({ connectionString: env.database.url })
     await admin.connect()

@@ -13,7 +13,7 @@ import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { makeClient } from "../support/client.js"
 import { commitWithAnswerLost, useServiceThroughProxy } from "../support/proxiedService.js"
-import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { acceptedSelfTransfer, waitSettled } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
 const env = useServiceThroughProxy({
@@ -32,10 +32,7 @@ describe("a job's release whose answer was lost", () => {
   it("is recognised when written again, and the transaction given up visibly", async () => {
     const client = makeClient(env.service.baseUrl)
     expect((await client.chaos.update({ body: { enabled: true, latencyMs: 2_000, failureRates: { build: 1 } } })).status).toBe(200)
-    const wallet = await createWallet(env.service.baseUrl)
-    const created = await submit(env.service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: wallet.publicKey, lamports: 1 } })
-    expect(created.status).toBe(201)
-    const txId = created.body.data.id as string
+    const txId = await acceptedSelfTransfer(env.service.baseUrl)
 
     const admin = new pg.Client({ connectionString: env.database.url })
     await admin.connect()

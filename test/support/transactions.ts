@@ -34,6 +34,14 @@ export const submit = (baseUrl: string, body: Record<string, unknown>, headers?:
   return clientOf(baseUrl, headers).transactions.create(input)
 }
 
+/** A one-lamport transfer from a new wallet to itself, accepted (201) and not waited for: its id. */
+export const acceptedSelfTransfer = async (baseUrl: string): Promise<string> => {
+  const wallet = await createWallet(baseUrl)
+  const created = await submit(baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: wallet.publicKey, lamports: 1 } })
+  if (created.status !== 201) throw new Error(`transfer create failed: ${JSON.stringify(created.body)}`)
+  return created.body.data.id as string
+}
+
 /** A transaction's answer that carries its record: `data` is the decoded transaction. */
 export type SettledAnswer = EndpointAnswer<typeof TransactionsApi.get> & { readonly data: Transaction }
 
