@@ -95,6 +95,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  log(`failed to start: ${error instanceof Error ? error.message : String(error)}`, "ERROR")
-  process.exit(1)
+  const reason = error instanceof Error ? error.message : String(error)
+  log(`failed to start: ${reason}`, "ERROR")
+  // The parent's error then says why (a port taken, say), not only "exited with code 1".
+  if (process.send === undefined) process.exit(1)
+  else process.send({ type: "failed", reason }, undefined, undefined, () => process.exit(1))
 })

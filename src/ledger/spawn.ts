@@ -56,16 +56,19 @@ export async function spawnLedger(opts: { port: number; dataDir: string; env?: R
   const wsUrl = `ws://127.0.0.1:${opts.port + 1}`
   // Ready means: this child said so over IPC (not just "something answers on the port") and getHealth is ok.
   await new Promise<void>((resolveReady, rejectReady) => {
+    let failure = ""
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
       rejectReady(new Error(`ledger did not become ready on ${rpcUrl} within ${READY_TIMEOUT_MS} ms`))
     }, READY_TIMEOUT_MS)
     child.once("exit", (code) => {
       clearTimeout(timer)
-      rejectReady(new Error(`ledger exited with code ${String(code)} before it was ready`))
+      rejectReady(new Error(`ledger exited with code ${String(code)} before it was ready${failure}`))
     })
     child.on("message", (message: unknown) => {
-      if (typeof message === "object" && message !== null && "type" in message && message.type === "ready") {
+      if (typeof message !== "object" || message === null || !("type" in message)) return
+      if (message.type === "failed" && "reason" in message) failure = `: ${String(message.reason)}`
+      if (message.type === "ready") {
         clearTimeout(timer)
         resolveReady()
       }

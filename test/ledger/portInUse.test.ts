@@ -9,6 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { startLedgerServer } from "../../src/ledger/server.js"
+import { spawnLedger } from "../../src/ledger/spawn.js"
 import { freePortPair } from "../support/freePort.js"
 
 describe("a ledger start on a port pair half taken", () => {
@@ -30,6 +31,19 @@ describe("a ledger start on a port pair half taken", () => {
       await ledger.close()
     } finally {
       process.off("uncaughtException", onUncaught)
+      blocker.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it("as a child process, says why it did not start: the parent's error names the port taken", async () => {
+    const port = await freePortPair()
+    const blocker = net.createServer()
+    await new Promise<void>((resolve) => blocker.listen(port + 1, "127.0.0.1", resolve))
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-ledger-port-"))
+    try {
+      await expect(spawnLedger({ port, dataDir })).rejects.toThrow(`exited with code 1 before it was ready: listen EADDRINUSE: address already in use 127.0.0.1:${port + 1}`)
+    } finally {
       blocker.close()
       fs.rmSync(dataDir, { recursive: true, force: true })
     }

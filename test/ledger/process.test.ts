@@ -1,10 +1,11 @@
-// The ledger as the service runs it: a child process, stopped and restarted on the same data directory.
+// The ledger as the service runs it: a child process, stopped and restarted on the same data directory
+// (on ports free at each start).
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction, sendAndConfirmTransaction } from "@solana/web3.js"
 import { afterAll, describe, expect, it } from "vitest"
-import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
-import { pickPort, rawRpc, tempDataDir } from "./helpers.js"
+import { type SpawnedLedger } from "../../src/ledger/spawn.js"
+import { spawnLedgerOnFreePorts } from "../support/processes.js"
+import { rawRpc, tempDataDir } from "./helpers.js"
 
-const port = await pickPort()
 const dataDir = tempDataDir()
 let ledger: SpawnedLedger | null = null
 
@@ -23,7 +24,7 @@ function isRunning(pid: number): boolean {
 
 describe("ledger child process", () => {
   it("survives garbage, keeps balances across a restart, and stops cleanly", async () => {
-    ledger = await spawnLedger({ port, dataDir })
+    ledger = await spawnLedgerOnFreePorts(dataDir)
     const connection = new Connection(ledger.rpcUrl, "confirmed")
     const payer = Keypair.generate()
     const recipient = Keypair.generate().publicKey
@@ -45,7 +46,7 @@ describe("ledger child process", () => {
     await ledger.stop()
     expect(isRunning(firstPid)).toBe(false)
 
-    ledger = await spawnLedger({ port, dataDir })
+    ledger = await spawnLedgerOnFreePorts(dataDir)
     const again = new Connection(ledger.rpcUrl, "confirmed")
     expect(await again.getBalance(recipient)).toBe(LAMPORTS_PER_SOL)
     expect(await again.getBalance(payer.publicKey)).toBe(LAMPORTS_PER_SOL - 5000)

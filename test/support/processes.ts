@@ -82,22 +82,31 @@ export const createPostgresDatabase = async (adminUrl = postgresAdminUrl()): Pro
 
 export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 
+/**
+ * A ledger child on a free port pair, on a new pair when that one was taken before the child bound it: the
+ * OS hands out even ports to bind(0) and odd ones to outgoing connections, so the PubSub port (RPC + 1) can
+ * go to another file's connection in the second the child takes to start.
+ */
+export const spawnLedgerOnFreePorts = async (dataDir: string): Promise<SpawnedLedger> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnLedger({ port: await freePortPair(), dataDir })
+    } catch (error) {
+      if (attempt >= 4 || !(error instanceof Error && error.message.includes("EADDRINUSE"))) throw error
+    }
+  }
+}
+
 /** A ledger child process of its own (killing a service does not kill it). */
 export const startLedgerProcess = async (): Promise<SpawnedLedger & { dataDir: string; close: () => Promise<void> }> => {
   const dataDir = tempDir("custody-ledger-")
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const ledger = await spawnLedger({ port: await freePortPair(), dataDir })
-      return {
-        ...ledger,
-        dataDir,
-        close: async () => {
-          await ledger.stop()
-          fs.rmSync(dataDir, { recursive: true, force: true })
-        }
-      }
-    } catch (error) {
-      if (attempt >= 3) throw error
+  const ledger = await spawnLedgerOnFreePorts(dataDir)
+  return {
+    ...ledger,
+    dataDir,
+    close: async () => {
+      await ledger.stop()
+      fs.rmSync(dataDir, { recursive: true, force: true })
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Restart (issue #2): wallets and ledger balances survive a restart of both the service and the
  * ledger process. The ledger runs as the service runs it (a child process, spawnLedger) and is
- * restarted on the same data directory and port; the service restarts on the same data dir and database,
+ * restarted on the same data directory (on ports free at each start); the service restarts on the same data dir and database,
  * and the wallet's key, opened again from its file, still signs a transfer.
  */
 import { Connection, PublicKey } from "@solana/web3.js"
@@ -9,8 +9,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
-import { freePortPair } from "../support/freePort.js"
+import { type SpawnedLedger } from "../../src/ledger/spawn.js"
+import { spawnLedgerOnFreePorts } from "../support/processes.js"
 import { makeClient } from "../support/client.js"
 import { type RunningService, startService } from "../support/service.js"
 
@@ -26,8 +26,7 @@ afterAll(async () => {
 
 describe("restart", () => {
   it("keeps wallets and balances across a restart of the service and the ledger", async () => {
-    const port = await freePortPair()
-    ledger = await spawnLedger({ port, dataDir: ledgerDir })
+    ledger = await spawnLedgerOnFreePorts(ledgerDir)
     service = await startService({ rpcUrl: ledger.rpcUrl })
 
     const created = await makeClient(service.baseUrl).wallets.create({ body: { label: "durable", autoFund: true, fundLamports: 1_250_000_000 } })
@@ -42,7 +41,7 @@ describe("restart", () => {
     await ledger.stop()
     ledger = undefined
 
-    ledger = await spawnLedger({ port, dataDir: ledgerDir })
+    ledger = await spawnLedgerOnFreePorts(ledgerDir)
     expect(await new Connection(ledger.rpcUrl, "confirmed").getBalance(new PublicKey(wallet.publicKey))).toBe(1_250_000_000)
     service = await startService({ rpcUrl: ledger.rpcUrl, reuse: { dataDir, database } })
 
