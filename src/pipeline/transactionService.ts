@@ -3,7 +3,8 @@
  * per tenant, wallet and key), read, approve, reject, retry, proof, replay and the wallet's lists.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Cause, Effect, Schema } from "effect"
+import { isConnectionLoss } from "../db/connectionLoss.js"
 import { newRowId } from "../db/rowIds.js"
 import type { ApproveBody } from "../../schemas/approval.js"
 import { Conflict, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
@@ -93,6 +94,18 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
       })
 
     /**
+     * An insert whose connection was lost before its answer came: PostgreSQL may have committed it. Its id
+     * is known, so a read on a new connection tells: found, it was inserted (the caller gets its 201, even
+     * without an idempotency key); not found, the lost connection stands (503, "may have been applied": the
+     * statement may still run on the server), and so it does when the read fails too.
+     */
+    const insertedDespiteLostAnswer = (id: string, readTenant: string | null, lost: Cause.Cause<never>) =>
+      repo.find(id, readTenant).pipe(
+        Effect.catchAllCause(() => Effect.succeed(undefined)),
+        Effect.flatMap((row) => (row === undefined ? Effect.failCause(lost) : Effect.succeed({ _tag: "Inserted" as const, row })))
+      )
+
+    /**
      * Creates the transaction; with `ungovernedOnly`, only when no agent acts through the wallet (the
      * insert checks it in its own statement), else answers "governed" and writes nothing.
      */
@@ -110,7 +123,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           type: request.type, protocol: request.protocol, intent: request.intent, request: stored, requestHash,
           gasless: request.gasless, requireApproval: request.requireApproval, idempotencyKey: request.idempotencyKey ?? null, traceId: caller.traceId,
           ungovernedOnly: options.ungovernedOnly
-        })
+        }).pipe(Effect.catchAllCause((cause) => (isConnectionLoss(cause) ? insertedDespiteLostAnswer(id, caller.readTenant, cause) : Effect.failCause(cause))))
         switch (outcome._tag) {
           case "Governed":
             return "governed" as const
@@ -132,7 +145,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             // Its insert statement wrote the transaction.created audit event (spec: Events rule 1).
             yield* metrics.increment(auditEventMetric("transaction.created"))
             yield* outbox.notify
-            yield* publish(outcome.row, "accepted")
+            // Found after a lost answer, a worker may have moved it on already (and published that).
+            if (outcome.row.status === "pending" && outcome.row.stage === "validation") yield* publish(outcome.row, "accepted")
             return { row: outcome.row, created: true }
         }
       })
