@@ -5,8 +5,8 @@ import { join } from "node:path"
 import { freePortPair } from "../support/freePort.js"
 
 /**
- * A free port pair (RPC, RPC + 1), asked of the OS: test files run in parallel, and a random pick
- * once collided with another file's ledger (EADDRINUSE in CI).
+ * A free port pair (RPC, RPC + 1), checked free and below the OS's ephemeral range: test files run in
+ * parallel, and a random pick once collided with another file's ledger (EADDRINUSE in CI).
  */
 export const pickPort = freePortPair
 
