@@ -93,6 +93,8 @@ const isReply = (value: Reply | HttpServerResponse.HttpServerResponse): value is
  */
 const readRetry = Schedule.exponential("50 millis").pipe(Schedule.upTo("2 seconds"))
 
+const RETRY_SHORTLY = databaseUnavailableReply.headers
+
 const retryReadOnConnectionLoss = <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   handler.pipe(Effect.sandbox, Effect.retry({ schedule: readRetry, while: isConnectionLoss }), Effect.unsandbox)
 
@@ -130,7 +132,8 @@ const wrap = <R>(definition: Route<R>) => {
           issues: encoded.left.issues
         }).pipe(Effect.as(envelopeResponse(internalErrorReply, caller.traceId)))
       }),
-      Effect.catchAll((error) => Effect.succeed(envelopeResponse(failureReply(error), caller.traceId))),
+      // A 503 (a dependency away) says when to try again, as the lost database's own 503 does.
+      Effect.catchAll((error) => Effect.succeed(envelopeResponse(failureReply(error), caller.traceId, error.httpStatus === 503 ? RETRY_SHORTLY : undefined))),
       Effect.catchAllCause((cause) => {
         const context = { traceId: caller.traceId, path: definition.path }
         // The database away (a restart, a failover): the caller may retry; no defect of ours to log as one.

@@ -3,11 +3,11 @@
  * per tenant, wallet and key), read, approve, reject, retry, proof, replay and the wallet's lists.
  */
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Schema } from "effect"
+import { Cause, Effect, Schedule, Schema } from "effect"
 import { isConnectionLoss } from "../db/connectionLoss.js"
 import { newRowId } from "../db/rowIds.js"
 import type { ApproveBody } from "../../schemas/approval.js"
-import { Conflict, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
+import { Conflict, InvalidState, NotFound, PolicyViolation, UpstreamUnavailable, ValidationError } from "../../schemas/errors.js"
 import { approvalEventMetadata, recordApproval } from "./approvals/approvalRecord.js"
 import { WalletQuorums } from "./approvals/walletQuorums.js"
 import type { TransactionType } from "../../schemas/intent.js"
@@ -40,6 +40,15 @@ const REBUILD_CHECK_TIMEOUT = "5 seconds"
 
 /** Failures a client may retry ([n7]): never policy refusals, never a success. */
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
+
+/** The read after a lost insert: again on a lost connection, for up to about 2 s (as the gateway's reads). */
+const LOOKUP_RETRY = Schedule.exponential("50 millis").pipe(Schedule.upTo("2 seconds"))
+
+/** The 503 of a create whose insert lost its connection and was then found missing: the id to look for. */
+const insertLost = (id: string) =>
+  new UpstreamUnavailable({
+    message: `Database unavailable: transaction ${id} was not found after its insert lost its connection; read it (GET /api/v1/transactions/${id}, 404 while it does not exist) before sending the request again, or retry shortly with the same idempotencyKey`
+  })
 
 /** A transaction locked for an approval: where it is and its approval. */
 const ApprovalStateRow = Schema.Struct({ status: Schema.String, approval: Schema.NullOr(JsonObject) })
@@ -96,13 +105,19 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     /**
      * An insert whose connection was lost before its answer came: PostgreSQL may have committed it. Its id
      * is known, so a read on a new connection tells: found, it was inserted (the caller gets its 201, even
-     * without an idempotency key); not found, the lost connection stands (503, "may have been applied": the
-     * statement may still run on the server), and so it does when the read fails too.
+     * without an idempotency key). Not found, the 503 names the id, so a caller without a key can look before
+     * sending the request again (a lost connection is declared once its statement no longer runs, so the
+     * read's answer holds). A read that fails too leaves the plain 503 of a lost connection.
      */
     const insertedDespiteLostAnswer = (id: string, readTenant: string | null, lost: Cause.Cause<never>) =>
       repo.find(id, readTenant).pipe(
-        Effect.catchAllCause(() => Effect.succeed(undefined)),
-        Effect.flatMap((row) => (row === undefined ? Effect.failCause(lost) : Effect.succeed({ _tag: "Inserted" as const, row })))
+        // The pool's other connections may have gone with the insert's: the read runs again on new ones.
+        Effect.sandbox,
+        Effect.retry({ schedule: LOOKUP_RETRY, while: isConnectionLoss }),
+        Effect.matchCauseEffect({
+          onFailure: () => Effect.failCause(lost),
+          onSuccess: (row) => (row === undefined ? Effect.fail(insertLost(id)) : Effect.succeed({ _tag: "Inserted" as const, row }))
+        })
       )
 
     /**

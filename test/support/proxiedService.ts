@@ -54,18 +54,29 @@ export const useServiceThroughProxy = (options: { readonly rpcUrl: string; reado
   return context
 }
 
+const LOCK_WAITERS = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+
+const waitForLockWaiter = (admin: pg.Client, waiter: string) =>
+  waitFor(`${waiter} waiting for the lock`, async () => (await admin.query(LOCK_WAITERS)).rowCount === 1, 10_000, 20)
+
 /**
  * Makes a statement of the service commit with its answer lost: `admin`, in an SQL transaction, holds a lock the
  * statement (`waiter`, for the messages) waits for; once it waits, the service's connections are silenced and
  * the lock let go (COMMIT), so PostgreSQL runs the statement to its commit and its answer has nowhere to go.
  */
 export const commitWithAnswerLost = async (proxied: ProxiedService, admin: pg.Client, waiter: string) => {
-  await waitFor(
-    `${waiter} waiting for the lock`,
-    async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rowCount === 1,
-    10_000,
-    20
-  )
+  await waitForLockWaiter(admin, waiter)
   proxied.proxy.silenceOpen()
   await admin.query("COMMIT")
+}
+
+/**
+ * The same set-up, but the waiting statement is ended instead (its backend terminated, so it rolls back) and
+ * the lock let go (ROLLBACK): nothing was written, and the service hears nothing of it.
+ */
+export const rollbackWithAnswerLost = async (proxied: ProxiedService, admin: pg.Client, waiter: string) => {
+  await waitForLockWaiter(admin, waiter)
+  proxied.proxy.silenceOpen()
+  await admin.query(`SELECT pg_terminate_backend(pid) FROM (${LOCK_WAITERS}) AS waiting`)
+  await admin.query("ROLLBACK")
 }
