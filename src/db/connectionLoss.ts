@@ -4,7 +4,7 @@
  * (class 08, a reset socket, node-postgres' "Connection terminated"), or none could be made in time.
  * Such a statement is worth trying again on a new connection; a read always may be.
  */
-import { Cause, Chunk } from "effect"
+import { Cause, Chunk, Effect, Schedule } from "effect"
 
 const LOST_CODES = /^(08...|57P0[1-3])$/
 const LOST_SOCKET_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"])
@@ -37,3 +37,13 @@ export const isConnectionLoss = (cause: Cause.Cause<unknown>): boolean => {
   const errors = Chunk.appendAll(Cause.failures(cause) as Chunk.Chunk<unknown>, Cause.defects(cause))
   return Chunk.isNonEmpty(errors) && Chunk.every(errors, isLost)
 }
+
+/** Backing off from 50 ms, for up to about 2 s. */
+const AGAIN = Schedule.exponential("50 millis").pipe(Schedule.upTo("2 seconds"))
+
+/**
+ * `effect` run again on a new connection while it fails as a lost connection, for up to about 2 s: for reads,
+ * and for writes made safe to repeat.
+ */
+export const againOnConnectionLoss = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  effect.pipe(Effect.sandbox, Effect.retry({ schedule: AGAIN, while: isConnectionLoss }), Effect.unsandbox)

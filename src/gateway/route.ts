@@ -5,12 +5,12 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
-import { Cause, Effect, Either, Schedule } from "effect"
+import { Cause, Effect, Either } from "effect"
 import type { Endpoint } from "../../schemas/api/endpoint.js"
 import { type ApiError, Forbidden } from "../../schemas/errors.js"
 import { type AnswerEncoder, answerEncoder } from "./answerEncoder.js"
 import { actingAgent, Caller, type CallerInfo } from "./caller.js"
-import { isConnectionLoss } from "../db/connectionLoss.js"
+import { againOnConnectionLoss, isConnectionLoss } from "../db/connectionLoss.js"
 import { databaseUnavailableReply, databaseUnavailableWriteReply, envelopeResponse, failureReply, internalErrorReply, type Reply } from "./envelope.js"
 import { undeclaredInputCheck } from "./undeclaredInput.js"
 
@@ -86,18 +86,6 @@ export const publicRoute = route
 const isReply = (value: Reply | HttpServerResponse.HttpServerResponse): value is Reply =>
   !HttpServerResponse.isServerResponse(value)
 
-/**
- * A read that met a lost database connection (PostgreSQL restarted, failed over, or ended it) runs again
- * on a new one, for up to about 2 s: reads change nothing, so a cut is not the caller's problem. A write
- * is not run again here (it may have committed before the answer was lost); it answers 503.
- */
-const readRetry = Schedule.exponential("50 millis").pipe(Schedule.upTo("2 seconds"))
-
-const RETRY_SHORTLY = databaseUnavailableReply.headers
-
-const retryReadOnConnectionLoss = <A, E, R>(handler: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  handler.pipe(Effect.sandbox, Effect.retry({ schedule: readRetry, while: isConnectionLoss }), Effect.unsandbox)
-
 const wrap = <R>(definition: Route<R>) => {
   const warned = new Set<string>()
   const readOnly = definition.method === "GET" || definition.method === "HEAD"
@@ -107,7 +95,10 @@ const wrap = <R>(definition: Route<R>) => {
     if (refusal !== undefined) return envelopeResponse(failureReply(refusal), caller.traceId)
     const encode = definition.encodeAnswer
     const checked = definition.checkUndeclaredInput === undefined ? definition.handler : Effect.zipRight(definition.checkUndeclaredInput, definition.handler)
-    const handler = readOnly ? retryReadOnConnectionLoss(checked) : checked
+    // A read that met a lost connection (PostgreSQL restarted, failed over, or ended it) runs again on a new one:
+    // reads change nothing, so a cut is not the caller's problem. A write is not run again here (it may have
+    // committed before the answer was lost); it answers 503.
+    const handler = readOnly ? againOnConnectionLoss(checked) : checked
     return yield* handler.pipe(
       Effect.flatMap((reply) => {
         if (!isReply(reply)) return Effect.succeed(reply)
@@ -132,8 +123,7 @@ const wrap = <R>(definition: Route<R>) => {
           issues: encoded.left.issues
         }).pipe(Effect.as(envelopeResponse(internalErrorReply, caller.traceId)))
       }),
-      // A 503 (a dependency away) says when to try again, as the lost database's own 503 does.
-      Effect.catchAll((error) => Effect.succeed(envelopeResponse(failureReply(error), caller.traceId, error.httpStatus === 503 ? RETRY_SHORTLY : undefined))),
+      Effect.catchAll((error) => Effect.succeed(envelopeResponse(failureReply(error), caller.traceId))),
       Effect.catchAllCause((cause) => {
         const context = { traceId: caller.traceId, path: definition.path }
         // The database away (a restart, a failover): the caller may retry; no defect of ours to log as one.

@@ -6,7 +6,7 @@
  * are agents' bookkeeping performed as a pipeline stage.
  */
 import { Context, type Effect } from "effect"
-import type { Forbidden, InsufficientScope, InvalidState, NotFound, PolicyViolation, UpstreamUnavailable, ValidationError } from "../../schemas/errors.js"
+import type { Forbidden, InsufficientScope, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import type { AcceptedRequest } from "./acceptIntent.js"
 import type { Terminal } from "./stageFailure.js"
@@ -28,7 +28,7 @@ export class WalletSpendGate extends Context.Tag("WalletSpendGate")<
       caller: CallerInfo,
       request: AcceptedRequest,
       manifest: unknown
-    ) => Effect.Effect<{ row: TransactionRow; created: boolean }, InsufficientScope | ValidationError | NotFound | InvalidState | PolicyViolation | Forbidden | UpstreamUnavailable>
+    ) => Effect.Effect<{ row: TransactionRow; created: boolean }, InsufficientScope | ValidationError | NotFound | InvalidState | PolicyViolation | Forbidden>
   }
 >() {}
 

@@ -3,11 +3,11 @@
  * per tenant, wallet and key), read, approve, reject, retry, proof, replay and the wallet's lists.
  */
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Schedule, Schema } from "effect"
-import { isConnectionLoss } from "../db/connectionLoss.js"
+import { Cause, Effect, Schema } from "effect"
+import { againOnConnectionLoss, isConnectionLoss } from "../db/connectionLoss.js"
 import { newRowId } from "../db/rowIds.js"
 import type { ApproveBody } from "../../schemas/approval.js"
-import { Conflict, InvalidState, NotFound, PolicyViolation, UpstreamUnavailable, ValidationError } from "../../schemas/errors.js"
+import { Conflict, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
 import { approvalEventMetadata, recordApproval } from "./approvals/approvalRecord.js"
 import { WalletQuorums } from "./approvals/walletQuorums.js"
 import type { TransactionType } from "../../schemas/intent.js"
@@ -40,15 +40,6 @@ const REBUILD_CHECK_TIMEOUT = "5 seconds"
 
 /** Failures a client may retry ([n7]): never policy refusals, never a success. */
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
-
-/** The read after a lost insert: again on a lost connection, for up to about 2 s (as the gateway's reads). */
-const LOOKUP_RETRY = Schedule.exponential("50 millis").pipe(Schedule.upTo("2 seconds"))
-
-/** The 503 of a create whose insert lost its connection and was then found missing: the id to look for. */
-const insertLost = (id: string) =>
-  new UpstreamUnavailable({
-    message: `Database unavailable: transaction ${id} was not found after its insert lost its connection; read it (GET /api/v1/transactions/${id}, 404 while it does not exist) before sending the request again, or retry shortly with the same idempotencyKey`
-  })
 
 /** A transaction locked for an approval: where it is and its approval. */
 const ApprovalStateRow = Schema.Struct({ status: Schema.String, approval: Schema.NullOr(JsonObject) })
@@ -103,21 +94,29 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
       })
 
     /**
-     * An insert whose connection was lost before its answer came: PostgreSQL may have committed it. Its id
-     * is known, so a read on a new connection tells: found, it was inserted (the caller gets its 201, even
-     * without an idempotency key). Not found, the 503 names the id, so a caller without a key can look before
-     * sending the request again (a lost connection is declared once its statement no longer runs, so the
-     * read's answer holds). A read that fails too leaves the plain 503 of a lost connection.
+     * The outcome of an insert whose connection was lost before its answer came. PostgreSQL may have committed
+     * it, rolled it back, or be running it still (a reset between the service and a proxy leaves the server's
+     * side at work). The service made the transaction's id, which is the row's key, so the create is finished
+     * here exactly once: the row read on a new connection is the answer; not found, the same insert is sent
+     * again. A first insert still running and this one cannot both write the row: this one waits for it and
+     * then meets it (a conflict, and the row is read), or writes it first and the first writes nothing. Any other
+     * answer of the repeat (a freeze or an archived wallet meanwhile) leaves the first insert's fate unknown, and
+     * the 503 of the lost connection stands ("may have been applied"), as it does while the database stays away.
      */
-    const insertedDespiteLostAnswer = (id: string, readTenant: string | null, lost: Cause.Cause<never>) =>
-      repo.find(id, readTenant).pipe(
-        // The pool's other connections may have gone with the insert's: the read runs again on new ones.
-        Effect.sandbox,
-        Effect.retry({ schedule: LOOKUP_RETRY, while: isConnectionLoss }),
-        Effect.matchCauseEffect({
-          onFailure: () => Effect.failCause(lost),
-          onSuccess: (row) => (row === undefined ? Effect.fail(insertLost(id)) : Effect.succeed({ _tag: "Inserted" as const, row }))
-        })
+    const finishLostInsert = (input: NewTransaction, readTenant: string | null, lost: Cause.Cause<never>) =>
+      Effect.gen(function* () {
+        const found = yield* repo.find(input.id, readTenant)
+        if (found !== undefined) return { _tag: "Inserted" as const, row: found }
+        const again = yield* inserts.submit(input)
+        if (again._tag === "Inserted") return again
+        if (again._tag !== "Conflict") return undefined
+        // The id's row, or (its key taken by another create) the Conflict the caller answers with that one's.
+        const row = yield* repo.find(input.id, readTenant)
+        return row === undefined ? again : { _tag: "Inserted" as const, row }
+      }).pipe(
+        againOnConnectionLoss,
+        Effect.catchAllCause(() => Effect.succeed(undefined)),
+        Effect.flatMap((outcome) => (outcome === undefined ? Effect.failCause(lost) : Effect.succeed(outcome)))
       )
 
     /**
@@ -132,13 +131,15 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         const agentId = options.agentId ?? request.agentId ?? null
         const stored = { walletId: request.walletId, ...(agentId === null ? {} : { agentId }), type: request.type, protocol: request.protocol, gasless: request.gasless, requireApproval: request.requireApproval, intent: request.intent }
         const requestHash = sha256Hex(canonicalJson(stored))
-        const id = newRowId()
-        const outcome = yield* inserts.submit({
-          id, walletId: request.walletId, walletTenant: caller.readTenant === null ? null : caller.tenant, agentId,
+        const input: NewTransaction = {
+          id: newRowId(), walletId: request.walletId, walletTenant: caller.readTenant === null ? null : caller.tenant, agentId,
           type: request.type, protocol: request.protocol, intent: request.intent, request: stored, requestHash,
           gasless: request.gasless, requireApproval: request.requireApproval, idempotencyKey: request.idempotencyKey ?? null, traceId: caller.traceId,
           ungovernedOnly: options.ungovernedOnly
-        }).pipe(Effect.catchAllCause((cause) => (isConnectionLoss(cause) ? insertedDespiteLostAnswer(id, caller.readTenant, cause) : Effect.failCause(cause))))
+        }
+        const outcome = yield* inserts.submit(input).pipe(
+          Effect.catchAllCause((cause) => (isConnectionLoss(cause) ? finishLostInsert(input, caller.readTenant, cause) : Effect.failCause(cause)))
+        )
         switch (outcome._tag) {
           case "Governed":
             return "governed" as const

@@ -54,10 +54,23 @@ export const useServiceThroughProxy = (options: { readonly rpcUrl: string; reado
   return context
 }
 
-const LOCK_WAITERS = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+const LOCK_WAITERS = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'"
 
-const waitForLockWaiter = (admin: pg.Client, waiter: string) =>
-  waitFor(`${waiter} waiting for the lock`, async () => (await admin.query(LOCK_WAITERS)).rowCount === 1, 10_000, 20)
+/**
+ * Waits until `count` statements of the test's database wait for a lock (`waiter` names them for the messages).
+ * Each look clears the statistics snapshot first: inside the administrator's SQL transaction, pg_stat_activity
+ * would otherwise answer every look with what the first one saw.
+ */
+export const waitForLockWaiters = (admin: pg.Client, waiter: string, count = 1) =>
+  waitFor(
+    `${waiter} waiting for a lock`,
+    async () => {
+      await admin.query("SELECT pg_stat_clear_snapshot()")
+      return (await admin.query(LOCK_WAITERS)).rowCount === count
+    },
+    10_000,
+    20
+  )
 
 /**
  * Makes a statement of the service commit with its answer lost: `admin`, in an SQL transaction, holds a lock the
@@ -65,7 +78,7 @@ const waitForLockWaiter = (admin: pg.Client, waiter: string) =>
  * the lock let go (COMMIT), so PostgreSQL runs the statement to its commit and its answer has nowhere to go.
  */
 export const commitWithAnswerLost = async (proxied: ProxiedService, admin: pg.Client, waiter: string) => {
-  await waitForLockWaiter(admin, waiter)
+  await waitForLockWaiters(admin, waiter)
   proxied.proxy.silenceOpen()
   await admin.query("COMMIT")
 }
@@ -75,7 +88,7 @@ export const commitWithAnswerLost = async (proxied: ProxiedService, admin: pg.Cl
  * the lock let go (ROLLBACK): nothing was written, and the service hears nothing of it.
  */
 export const rollbackWithAnswerLost = async (proxied: ProxiedService, admin: pg.Client, waiter: string) => {
-  await waitForLockWaiter(admin, waiter)
+  await waitForLockWaiters(admin, waiter)
   proxied.proxy.silenceOpen()
   await admin.query(`SELECT pg_terminate_backend(pid) FROM (${LOCK_WAITERS}) AS waiting`)
   await admin.query("ROLLBACK")

@@ -2,6 +2,8 @@
  * A TCP proxy for tests, on 127.0.0.1 at a free port, in front of one address. `silenceOpen` makes every
  * connection open now go quiet in both directions without closing it (what a failover or a dropped NAT
  * entry leaves a client with: a socket that never errors and never answers); connections made later pass.
+ * `resetClients` resets the client's side of every open connection and keeps the server's side open (a
+ * proxy or middlebox that dropped its client: the server goes on with what it was running, unheard).
  */
 import * as net from "node:net"
 
@@ -10,6 +12,7 @@ export interface TcpProxy {
   /** The given URL with this proxy's host and port. */
   readonly urlFor: (url: string) => string
   readonly silenceOpen: () => void
+  readonly resetClients: () => void
   readonly refuse: () => void
   readonly blackhole: () => void
   readonly admit: () => void
@@ -17,7 +20,9 @@ export interface TcpProxy {
 }
 
 export const startTcpProxy = async (targetHost: string, targetPort: number): Promise<TcpProxy> => {
-  const open = new Set<{ silenced: boolean; sockets: ReadonlyArray<net.Socket> }>()
+  const open = new Set<{ silenced: boolean; keepServerSide: boolean; sockets: ReadonlyArray<net.Socket> }>()
+  /** Server sides kept open by resetClients, until the proxy closes. */
+  const orphaned = new Set<net.Socket>()
   let refusing = false
   let swallowing = false
   const held = new Set<net.Socket>()
@@ -30,14 +35,15 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
       return
     }
     const outbound = net.connect(targetPort, targetHost)
-    const pair = { silenced: false, sockets: [inbound, outbound] }
+    const pair = { silenced: false, keepServerSide: false, sockets: [inbound, outbound] }
     open.add(pair)
     inbound.on("data", (chunk) => void (pair.silenced || outbound.write(chunk)))
     outbound.on("data", (chunk) => void (pair.silenced || inbound.write(chunk)))
     const end = () => {
       open.delete(pair)
       inbound.destroy()
-      outbound.destroy()
+      if (pair.keepServerSide) orphaned.add(outbound)
+      else outbound.destroy()
     }
     for (const socket of pair.sockets) {
       socket.on("error", end)
@@ -57,6 +63,13 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
     silenceOpen: () => {
       for (const pair of open) pair.silenced = true
     },
+    resetClients: () => {
+      for (const pair of open) {
+        pair.silenced = true
+        pair.keepServerSide = true
+        pair.sockets[0]!.resetAndDestroy()
+      }
+    },
     refuse: () => {
       refusing = true
       for (const pair of open) for (const socket of pair.sockets) socket.destroy()
@@ -71,7 +84,7 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
       for (const socket of held) socket.destroy()
     },
     close: async () => {
-      for (const socket of held) socket.destroy()
+      for (const socket of [...held, ...orphaned]) socket.destroy()
       for (const pair of open) for (const socket of pair.sockets) socket.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
