@@ -41,6 +41,9 @@ const REBUILD_CHECK_TIMEOUT = "5 seconds"
 /** Failures a client may retry ([n7]): never policy refusals, never a success. */
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
 
+/** How long the repeat of a lost insert waits for a first insert still running (finishLostInsert). */
+const LOST_INSERT_WAIT = "5s"
+
 /** A transaction locked for an approval: where it is and its approval. */
 const ApprovalStateRow = Schema.Struct({ status: Schema.String, approval: Schema.NullOr(JsonObject) })
 
@@ -93,6 +96,12 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           : Effect.succeed(row)
       })
 
+    /** A lost insert sent again, alone, waiting at most LOST_INSERT_WAIT for locks (finishLostInsert). */
+    const insertAgain = (input: NewTransaction) =>
+      sql.withTransaction(
+        Effect.zipRight(sql`SET LOCAL lock_timeout = ${sql.literal(`'${LOST_INSERT_WAIT}'`)}`, insertTransactionsWithJobs(sql, [input], outbox.crossProcessNotify))
+      ).pipe(Effect.map((outcomes) => outcomes[0]!))
+
     /**
      * The outcome of an insert whose connection was lost before its answer came. PostgreSQL may have committed
      * it, rolled it back, or be running it still (a reset between the service and a proxy leaves the server's
@@ -102,12 +111,15 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
      * then meets it (a conflict, and the row is read), or writes it first and the first writes nothing. Any other
      * answer of the repeat (a freeze or an archived wallet meanwhile) leaves the first insert's fate unknown, and
      * the 503 of the lost connection stands ("may have been applied"), as it does while the database stays away.
+     * The repeat is a statement of its own (no other create should wait with it), and it waits for a first insert
+     * at most LOST_INSERT_WAIT (a first one whose server side is stuck sending its answer to a dead socket holds its
+     * row until TCP gives up): past that, the 503 too.
      */
     const finishLostInsert = (input: NewTransaction, readTenant: string | null, lost: Cause.Cause<never>) =>
       Effect.gen(function* () {
         const found = yield* repo.find(input.id, readTenant)
         if (found !== undefined) return { _tag: "Inserted" as const, row: found }
-        const again = yield* inserts.submit(input)
+        const again = yield* insertAgain(input)
         if (again._tag === "Inserted") return again
         if (again._tag !== "Conflict") return undefined
         // The id's row, or (its key taken by another create) the Conflict the caller answers with that one's.

@@ -7,7 +7,8 @@
  * - rolled back, unheard (its backend ended while the connection was quiet): the repeat writes it, 201;
  * - still running when the service's side of the connection was reset (a proxy dropped it; the server went on):
  *   the repeat waits for the first insert, meets its row, and answers 201 with it.
- * Each time there is one transaction, and the transfer is paid once. All three answered 503 before.
+ * Each time there is one transaction, and the transfer is paid once. All three answered 503 before. A first
+ * insert held past the repeat's bound (5 s) gets the 503 "may have been applied", and still one transaction.
  *
  * The insert is held by an administrator's lock on the wallet's row (its foreign key check waits for it).
  */
@@ -17,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestLedger } from "../support/ledger.js"
 import { commitWithAnswerLost, type ProxiedService, rollbackWithAnswerLost, startServiceThroughProxy, waitForLockWaiters } from "../support/proxiedService.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { waitFor } from "../support/wait.js"
 
 const LAMPORTS = 1_000_000
 
@@ -60,6 +62,15 @@ const resetWhileRunning = async (proxied: ProxiedService, client: pg.Client, wai
   await client.query("COMMIT")
 }
 
+/** The same, but the first insert is held past the repeat's bound (5 s) before the lock goes. */
+const resetWhileStuck = async (proxied: ProxiedService, client: pg.Client, waiter: string) => {
+  await waitForLockWaiters(client, waiter)
+  proxied.proxy.resetClients()
+  await waitForLockWaiters(client, `${waiter} and its repeat`, 2)
+  await waitForLockWaiters(client, `${waiter} alone again`, 1)
+  await client.query("COMMIT")
+}
+
 describe("a create whose insert lost its answer", () => {
   for (const [what, lose] of [
     ["committed", commitWithAnswerLost],
@@ -77,4 +88,14 @@ describe("a create whose insert lost its answer", () => {
       expect(await new Connection(ledger.rpcUrl, "confirmed").getBalance(destination)).toBe(LAMPORTS)
     }, 60_000)
   }
+
+  it("still running past the repeat's bound: answers 503 'may have been applied', and there is one transaction", async () => {
+    const { created, rows } = await createWithAnswerLost(resetWhileStuck)
+
+    expect(created.status, JSON.stringify(created.body)).toBe(503)
+    expect(String(created.body.error)).toMatch(/may have been applied/)
+    // The first insert goes on once the lock goes: one transaction, the only one there will be.
+    await waitFor("the first insert committed", async () => (await rows()).length > 0, 5_000, 20)
+    expect(await rows()).toHaveLength(1)
+  }, 60_000)
 })
