@@ -12,6 +12,7 @@ import { openEmbeddedServer } from "./embeddedServer.js"
 import { PreparingClient } from "./preparedStatements.js"
 import { SerializedMigratorLive } from "./serializedMigrations.js"
 import { SilentConnectionWatch } from "./silentConnections.js"
+import { countingStatements, DatabaseStatements, StatementCount } from "./statementCount.js"
 
 /** int8 and numeric come back as strings from node-postgres: keep them exact, convert at the repository edge. */
 const clientOptions = {
@@ -64,10 +65,10 @@ const BoundedPreparingClient = withConnectBound(PreparingClient)
  * answering mid-statement (silentConnections.ts) unless `silenceCheckMs` is 0. TCP keepalive on: an idle
  * connection behind a NAT or load balancer is not dropped silently for being idle.
  */
-const pool = (base: pg.PoolConfig, prepared: boolean, silenceCheckMs: number) =>
+const pool = (base: pg.PoolConfig, prepared: boolean, silenceCheckMs: number, count: StatementCount) =>
   Effect.gen(function* () {
     const options: pg.PoolConfig = { ...base, keepAlive: true }
-    const Client = prepared ? BoundedPreparingClient : BoundedClient
+    const Client = countingStatements(prepared ? BoundedPreparingClient : BoundedClient, count)
     const watch = silenceCheckMs > 0 ? new SilentConnectionWatch(silenceCheckMs, () => new BoundedClient(options)) : undefined
     const made = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -99,13 +100,21 @@ const pool = (base: pg.PoolConfig, prepared: boolean, silenceCheckMs: number) =>
     return made
   })
 
-/** PgClient on a pool of `options` with the settings of AppConfig (size unless `max` is given, prepared statements, the watch). */
-const pgClientOn = (options: pg.PoolConfig, config: AppConfig) =>
-  PgClient.layerFromPool({
-    ...clientOptions,
-    applicationName: options.application_name ?? clientOptions.applicationName,
-    acquire: pool({ max: config.databasePoolSize, ...options }, config.databasePreparedStatements, config.databaseSilenceCheckMs)
-  })
+/**
+ * PgClient on a pool of `options` with the settings of AppConfig (size unless `max` is given, prepared statements, the
+ * watch), and the count of the statements its connections sent.
+ */
+const pgClientOn = (options: pg.PoolConfig, config: AppConfig) => {
+  const count = new StatementCount()
+  return Layer.merge(
+    PgClient.layerFromPool({
+      ...clientOptions,
+      applicationName: options.application_name ?? clientOptions.applicationName,
+      acquire: pool({ max: config.databasePoolSize, ...options }, config.databasePreparedStatements, config.databaseSilenceCheckMs, count)
+    }),
+    Layer.succeed(DatabaseStatements, count)
+  )
+}
 
 /**
  * PgClient on DATABASE_URL alone, without migrations (another process owns the schema), its connections

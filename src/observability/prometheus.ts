@@ -2,7 +2,8 @@
  * GET /metrics: the Prometheus text format (version 0.0.4) of the service's counters (deployment-wide,
  * from SQL, the same numbers as /api/v1/metrics), the outbox's and the webhook queue's depth by status
  * (SQL), and this
- * process's RPC endpoint scores, actor restarts and pipeline latency histograms (stageTelemetry.ts).
+ * process's RPC endpoint scores, actor restarts, pipeline latency histograms (stageTelemetry.ts), statements
+ * sent to PostgreSQL (statementCount.ts) and its CPU, memory, event-loop and GC figures (processMetrics.ts).
  * Rendering is prom-client's (escaping, types, histogram buckets); the values are read at scrape time.
  */
 import { HttpServerResponse } from "@effect/platform"
@@ -14,6 +15,8 @@ import { ChainClient } from "../chain/chainClient.js"
 import { route } from "../gateway/route.js"
 import { WebhookDeliveryQueue } from "../webhooks/deliveryQueue.js"
 import { counterSampleOf } from "./counterFamilies.js"
+import { processMetricsRegistry } from "./processMetrics.js"
+import { DatabaseStatements } from "../db/statementCount.js"
 import { OutboxDepth } from "./queueDepth.js"
 import { StageTelemetry } from "./stageTelemetry.js"
 import { PrometheusApi } from "../../schemas/api/operations.js"
@@ -43,6 +46,7 @@ export const renderPrometheus = Effect.gen(function* () {
   const actors = yield* ActorRegistry
   const telemetry = yield* StageTelemetry
   const webhooks = yield* WebhookDeliveryQueue
+  const statements = yield* DatabaseStatements
 
   const registry = countersRegistry(yield* counters.snapshot)
   const depth = new Gauge({ name: "custody_outbox_jobs", help: "Outbox jobs by status (pending and processing are the queue's depth)", labelNames: ["status"], registers: [registry] })
@@ -63,7 +67,10 @@ export const renderPrometheus = Effect.gen(function* () {
     if (actor.restarts > 0) restarts.inc({ actor: actor.name, kind: actor.kind }, actor.restarts)
   }
 
-  const merged = Registry.merge([registry, telemetry.registry])
+  const sent = new Counter({ name: "custody_db_statements_total", help: "Statements this process sent to PostgreSQL (each a round trip), BEGIN and COMMIT included", registers: [registry] })
+  sent.inc(statements.sent)
+
+  const merged = Registry.merge([registry, telemetry.registry, processMetricsRegistry()])
   return { contentType: merged.contentType, text: yield* Effect.promise(() => merged.metrics()) }
 })
 

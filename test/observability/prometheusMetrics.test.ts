@@ -105,6 +105,29 @@ describe("GET /metrics (Prometheus text format)", () => {
     expect(restarts.some((d) => d.labels.actor === "pipeline-worker-1" && d.value === 0)).toBe(true)
   })
 
+  it("holds the process's CPU, memory and event-loop figures, and the statements it sent to PostgreSQL (a transfer's among them)", async () => {
+    const before = await parse((await scrape()).text)
+    const source = await createWallet(env.service.baseUrl, 2_000_000_000)
+    const created = await submit(env.service.baseUrl, {
+      walletId: source.id, type: "transfer_sol", protocol: "system-program",
+      intent: { destination: (await createWallet(env.service.baseUrl)).publicKey, lamports: 1_000_000 }
+    })
+    expect((await waitSettled(env.service.baseUrl, created.body.data.id)).body.data.status).toBe("confirmed")
+    const after = await parse((await scrape()).text)
+
+    expect(samples(after, "custody_db_statements_total").type).toBe("counter")
+    const sent = (valueOf(after, "custody_db_statements_total") ?? 0) - (valueOf(before, "custody_db_statements_total") ?? 0)
+    // Two wallets, a transfer through every stage, the reads between: well over ten round trips, far under a thousand.
+    expect(sent).toBeGreaterThan(10)
+    expect(sent).toBeLessThan(1_000)
+
+    expect(samples(after, "process_cpu_seconds_total").type).toBe("counter")
+    expect(valueOf(after, "process_cpu_seconds_total")).toBeGreaterThan(valueOf(before, "process_cpu_seconds_total") ?? 0)
+    expect(valueOf(after, "process_resident_memory_bytes")).toBeGreaterThan(32 * 1024 * 1024)
+    expect(valueOf(after, "nodejs_heap_size_used_bytes")).toBeGreaterThan(0)
+    expect(samples(after, "nodejs_eventloop_lag_p99_seconds").type).toBe("gauge")
+  })
+
   it("keeps a posted counter's exact name as a label", async () => {
     await makeClient(env.service.baseUrl).audit.incrementMetric({ body: { name: "custom.scraped-jobs", value: 7 } })
     const metrics = await parse((await scrape()).text)
