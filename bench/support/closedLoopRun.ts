@@ -17,6 +17,7 @@ import {
   createPostgresDatabase,
   type FreshDatabase,
   mapConcurrent,
+  SERVICE_API_KEY,
   startLedgerProcess,
   startServiceProcess,
   tempDir
@@ -64,6 +65,8 @@ export interface LoopFigures {
   /** Commits in the run's database per confirmed transfer, and WAL bytes (the whole server's: other work on it counts too). */
   readonly commitsPerTransfer: number
   readonly walBytesPerTransfer: number
+  /** Statements the service processes sent to PostgreSQL per confirmed transfer, as their /metrics count them (each a round trip). */
+  readonly statementsPerTransfer: number
   /** Rows written per confirmed transfer by table, most first: where PostgreSQL's share of a transfer goes. */
   readonly tableWritesPerTransfer: ReadonlyArray<TableWrites>
   readonly cpu: CpuSnapshot
@@ -182,6 +185,18 @@ const databaseActivity = async (database: FreshDatabase) => {
   return { commits: Number(row?.commits ?? 0), lsn: row?.lsn ?? "0/0" }
 }
 
+/** The statements the service processes sent to PostgreSQL so far (their /metrics' `custody_db_statements_total`, summed). */
+const statementsSent = async (baseUrls: ReadonlyArray<string>) => {
+  let sent = 0
+  for (const baseUrl of baseUrls) {
+    const text = await (await fetch(`${baseUrl}/metrics`, { headers: { "x-api-key": SERVICE_API_KEY } })).text()
+    const line = text.split("\n").find((l) => l.startsWith("custody_db_statements_total "))
+    if (line === undefined) throw new Error(`no custody_db_statements_total on ${baseUrl}/metrics`)
+    sent += Number(line.slice(line.indexOf(" ") + 1))
+  }
+  return sent
+}
+
 const walBytesBetween = async (database: FreshDatabase, from: string, to: string) => {
   const [row] = await database.query<{ bytes: string }>("SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text AS bytes", [from, to])
   return Number(row?.bytes ?? 0)
@@ -224,6 +239,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
     const service = await start(settings.split === true ? "api" : "service", settings.split === true ? "0" : settings.workers)
     const workerPids = workerProcesses.map((worker) => worker.pid)
     const servicePids = [service.pid, ...workerPids]
+    const serviceUrls = [service.baseUrl, ...workerProcesses.map((worker) => worker.baseUrl)]
     try {
       const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 1_000_000_000))
       const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
@@ -242,6 +258,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         const before = cpuSnapshot(servicePids, ledger.pid, databaseName)
         const workerBefore = workerProcess === undefined ? undefined : cpuSnapshot(workerPids, ledger.pid, databaseName)
         const activityBefore = await databaseActivity(database)
+        const statementsBefore = await statementsSent(serviceUrls)
         const startedAt = Date.now()
         const result = await runClosedLoop(service.baseUrl, { ...base, mode, count, offset: (index + 1) * 100_000 })
         // With extra node arguments (an investigation hook), the mode's wall-clock window, to match the hook's records.
@@ -251,6 +268,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
           ? undefined
           : cpuDelta(workerBefore, cpuSnapshot(workerPids, ledger.pid, databaseName)).service
         const activityAfter = await databaseActivity(database)
+        const statementsAfter = await statementsSent(serviceUrls)
         const walBytes = await walBytesBetween(database, activityBefore.lsn, activityAfter.lsn)
         await sleep(1_500) // PostgreSQL publishes a backend's table statistics within a second
         const scansAfter = await tableScans(database)
@@ -271,6 +289,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
           seqScansPerTransfer: (scansAfter - scansBefore) / result.ids.length,
           commitsPerTransfer: (activityAfter.commits - activityBefore.commits) / Math.max(1, result.confirmed),
           walBytesPerTransfer: walBytes / Math.max(1, result.confirmed),
+          statementsPerTransfer: (statementsAfter - statementsBefore) / Math.max(1, result.confirmed),
           tableWritesPerTransfer: writesPer(writesBefore, writesAfter, result.confirmed),
           target: target.text,
           met: result.failed === 0 && target.met(perSecond, percentile(result.outcomeMs, 50))
@@ -321,8 +340,8 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
     })
   ]))
   console.log(table([
-    ["PostgreSQL per confirmed transfer", "commits (this database)", "WAL bytes (whole server)"],
-    ...loops.map((loop) => [loop.mode, loop.commitsPerTransfer.toFixed(1), loop.walBytesPerTransfer.toFixed(0)])
+    ["PostgreSQL per confirmed transfer", "statements (the service's)", "commits (this database)", "WAL bytes (whole server)"],
+    ...loops.map((loop) => [loop.mode, loop.statementsPerTransfer.toFixed(2), loop.commitsPerTransfer.toFixed(1), loop.walBytesPerTransfer.toFixed(0)])
   ]))
   for (const loop of loops) {
     console.log(table([
