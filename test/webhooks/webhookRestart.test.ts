@@ -68,7 +68,10 @@ describe("webhook deliveries across a restart", () => {
     expect(acceptedTypes().sort()).toEqual(["transaction.confirmed", "transaction.created"])
     expect(hooks.attempts.every((a) => a.verified)).toBe(true)
 
-    const deliveries = (await call<WireDataOf<typeof WebhooksApi.deliveries>>(second.baseUrl, "GET", `/api/v1/webhooks/${subscription.id}/deliveries`)).body.data.deliveries
+    // The receiver holds an attempt as soon as it answers 200; the service records it delivered right after.
+    const readDeliveries = async () => (await call<WireDataOf<typeof WebhooksApi.deliveries>>(second.baseUrl, "GET", `/api/v1/webhooks/${subscription.id}/deliveries`)).body.data.deliveries
+    await waitFor("both deliveries recorded as delivered", async () => (await readDeliveries()).filter((d) => d.status === "delivered").length === 2, 10_000)
+    const deliveries = await readDeliveries()
     expect(deliveries).toHaveLength(2)
     for (const delivery of deliveries) {
       expect(delivery.status).toBe("delivered")

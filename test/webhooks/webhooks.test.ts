@@ -260,6 +260,8 @@ describe("webhook deliveries", () => {
     const redelivered = await hooks("POST", `/${subscription.id}/deliveries/${dead[0].id}/redeliver`)
     expect(redelivered.status).toBe(202)
     await waitFor("the redelivery accepted", () => receiver.accepted().some((a) => a.webhookId === dead[0].id), 20_000)
+    // Recorded delivered right after the receiver's 200 (which the receiver holds first).
+    await waitFor("the redelivery recorded", async () => (await deliveriesOf(subscription.id, "delivered")).length > 0, 10_000)
     expect((await deliveriesOf(subscription.id, "delivered")).map((d) => d.id)).toEqual([dead[0].id])
     expect((await hooks("POST", `/${subscription.id}/deliveries/${dead[0].id}/redeliver`)).status).toBe(400)
     const counters = (await makeClient(service.baseUrl).audit.metrics({})).body.data as Record<string, number>
