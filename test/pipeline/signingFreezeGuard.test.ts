@@ -20,7 +20,10 @@ import { createWallet, submit, waitTerminal } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
 const FREEZE_LOCK_CLASS = 34034
-const ADVISORY_WAITERS = "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND NOT granted"
+/** This database's waiters only: other test files' databases on the same server take the same lock class. */
+const ADVISORY_WAITERS = `
+  SELECT pid FROM pg_locks
+  WHERE locktype = 'advisory' AND classid = $1 AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
 
 let ledger: Awaited<ReturnType<typeof startTestLedger>>
 let service: RunningService
