@@ -12,6 +12,14 @@ export class ChainEndpoints extends Context.Tag("ChainEndpoints")<ChainEndpoints
 
 export type ChainError = RpcApplicationError | RpcUnavailableError
 
+const isChainError = (error: unknown): error is ChainError => error instanceof RpcApplicationError || error instanceof RpcUnavailableError
+
+/** A JSON-RPC method and its parameters, to be sent with another (ChainClient.rpcPair). */
+export interface RpcCall {
+  readonly method: string
+  readonly params: ReadonlyArray<unknown>
+}
+
 /** The SPL Token program; token accounts are read under it unless another program is named. */
 export const TOKEN_PROGRAM_ID = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
 
@@ -45,12 +53,28 @@ export class ChainClient extends Effect.Service<ChainClient>()("ChainClient", {
     })
 
     const asChainError = (method: string) => (error: unknown): ChainError =>
-      error instanceof RpcApplicationError || error instanceof RpcUnavailableError
+      isChainError(error)
         ? error
         : new RpcUnavailableError({ method, attempts: [], message: `${method} failed: ${String(error)}` })
 
     const rpc = <T>(method: string, params: ReadonlyArray<unknown> = []) =>
       Effect.tryPromise({ try: () => pool.call<T>(method, params), catch: asChainError(method) })
+
+    /**
+     * Two calls made in one turn, so the RPC pool sends them as one JSON-RPC batch, answered in order. Not
+     * `Effect.all` with concurrency, which on Effect 3 forks a fiber per call and one to run them (about 70 us
+     * of CPU, docs/benchmarks.md). The first failure fails both, as `Effect.all` would; the other call's
+     * answer, if it comes, is dropped.
+     */
+    const rpcPair = <A, B>(first: RpcCall, second: RpcCall): Effect.Effect<readonly [A, B], ChainError> =>
+      Effect.tryPromise({
+        try: () =>
+          Promise.all([
+            pool.call<A>(first.method, first.params).catch((error: unknown) => Promise.reject(asChainError(first.method)(error))),
+            pool.call<B>(second.method, second.params).catch((error: unknown) => Promise.reject(asChainError(second.method)(error)))
+          ] as const),
+        catch: (error) => (isChainError(error) ? error : asChainError(`${first.method}+${second.method}`)(error))
+      })
 
     /** A read taken only from an endpoint whose answer `judge` accepts (RpcPool.callTrusted). */
     const rpcTrusted = <T>(method: string, params: ReadonlyArray<unknown>, judge: AnswerJudge) =>
@@ -73,6 +97,7 @@ export class ChainClient extends Effect.Service<ChainClient>()("ChainClient", {
       pool,
       tokenAccounts,
       rpc,
+      rpcPair,
       rpcTrusted,
       getBalance,
       onFailover: (listener: (from: string, to: string) => void) => {

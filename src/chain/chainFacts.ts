@@ -3,7 +3,7 @@
  * getMultipleAccounts, SPL mint and token account layouts decoded, rent minimums cached per size.
  */
 import { Effect } from "effect"
-import type { ChainError } from "./chainClient.js"
+import type { ChainError, RpcCall } from "./chainClient.js"
 import { ChainClient } from "./chainClient.js"
 
 export interface AccountFacts {
@@ -29,21 +29,33 @@ export const decodeMint = (data: Buffer) => ({
 /** SPL token account layout: mint (32), owner (32), amount u64 at 64. */
 export const decodeTokenAccountAmount = (data: Buffer) => data.readBigUInt64LE(64)
 
+/** getMultipleAccounts' answer. */
+export interface AccountsAnswer {
+  readonly value: ReadonlyArray<RpcAccount | null>
+}
+
+/** The read of `accounts`, to be sent beside another call (ChainClient.rpcPair); its answer goes to accountFactsOf. */
+const accountsCall = (addresses: ReadonlyArray<string>): RpcCall => ({
+  method: "getMultipleAccounts",
+  params: [addresses, { encoding: "base64", commitment: "confirmed" }]
+})
+
+const accountFactsOf = ({ value }: AccountsAnswer): ReadonlyArray<AccountFacts | null> =>
+  value.map((account) =>
+    account === null
+      ? null
+      : { lamports: BigInt(account.lamports), owner: account.owner, data: Buffer.from(account.data[0], "base64"), executable: account.executable }
+  )
+
 export class ChainFacts extends Effect.Service<ChainFacts>()("ChainFacts", {
   effect: Effect.gen(function* () {
     const chain = yield* ChainClient
     const rentBySize = new Map<number, bigint>()
 
-    const accounts = (addresses: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<AccountFacts | null>, ChainError> =>
-      Effect.map(
-        chain.rpc<{ value: Array<RpcAccount | null> }>("getMultipleAccounts", [addresses, { encoding: "base64", commitment: "confirmed" }]),
-        ({ value }) =>
-          value.map((account) =>
-            account === null
-              ? null
-              : { lamports: BigInt(account.lamports), owner: account.owner, data: Buffer.from(account.data[0], "base64"), executable: account.executable }
-          )
-      )
+    const accounts = (addresses: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<AccountFacts | null>, ChainError> => {
+      const call = accountsCall(addresses)
+      return Effect.map(chain.rpc<AccountsAnswer>(call.method, call.params), accountFactsOf)
+    }
 
     const rentExemptMinimum = (size: number): Effect.Effect<bigint, ChainError> => {
       const cached = rentBySize.get(size)
@@ -54,6 +66,6 @@ export class ChainFacts extends Effect.Service<ChainFacts>()("ChainFacts", {
       })
     }
 
-    return { accounts, rentExemptMinimum }
+    return { accounts, accountsCall, accountFactsOf, rentExemptMinimum }
   })
 }) {}

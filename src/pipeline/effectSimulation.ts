@@ -8,7 +8,7 @@
 import { Effect, Either, Schema } from "effect"
 import { TransactionEffect } from "../../schemas/effect.js"
 import { ChainClient, type ChainError } from "../chain/chainClient.js"
-import { ChainFacts } from "../chain/chainFacts.js"
+import { type AccountsAnswer, ChainFacts } from "../chain/chainFacts.js"
 import { accountsToRead, analyzeEffect } from "../policy/effect/analyzeEffect.js"
 import type { AccountState } from "../policy/effect/accountState.js"
 import { programCatalog, taggedProgram, type ProgramCatalog } from "../policy/effect/programCatalog.js"
@@ -77,18 +77,19 @@ export class EffectSimulation extends Effect.Service<EffectSimulation>()("Effect
         if (Either.isLeft(read)) return { ok: true, logs: [], walletLamportsBefore: 0n, effectError: errorText(read.left) }
         const { view, accounts } = read.right
         const wire = assembleTransaction(messageBase64, extraSignatures)
-        // Made in one turn, so the RPC pool sends them as one JSON-RPC batch, in this order: the local ledger
-        // answers a batch in one step (one snapshot); elsewhere both read the same commitment a moment apart.
-        const [before, { value }] = yield* Effect.all([
-          facts.accounts(accounts),
-          chain.rpc<{ value: RpcSimulation }>("simulateTransaction", [
+        // One JSON-RPC batch, in this order: the local ledger answers a batch in one step (one snapshot);
+        // elsewhere both read the same commitment a moment apart.
+        const [accountsRead, { value }] = yield* chain.rpcPair<AccountsAnswer, { value: RpcSimulation }>(facts.accountsCall(accounts), {
+          method: "simulateTransaction",
+          params: [
             wire.toString("base64"),
             {
               encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed", innerInstructions: true,
               accounts: { addresses: accounts, encoding: "base64" }
             }
-          ])
-        ], { concurrency: 2 })
+          ]
+        })
+        const before = facts.accountFactsOf(accountsRead)
         const walletLamportsBefore = before[0]?.lamports ?? 0n
         const logs = value.logs ?? []
         const units = value.unitsConsumed === undefined ? {} : { unitsConsumed: value.unitsConsumed }

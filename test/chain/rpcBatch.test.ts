@@ -3,9 +3,12 @@
  * keeps its own outcome, and every way a batch can go wrong ends as the single calls would have.
  * (The local ledger answers batches too; the pipeline's tests run through it.)
  */
+import { ConfigProvider, Effect, Either, Layer, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { ChainClient, ChainEndpoints } from "../../src/chain/chainClient.js"
 import { RpcApplicationError } from "../../src/chain/rpcErrors.js"
 import { RpcPool } from "../../src/chain/rpcPool.js"
+import { AppConfig } from "../../src/config.js"
 import { closeJsonRpcServers, jsonAnswer, startJsonRpcServer } from "../support/jsonRpcServer.js"
 
 interface RpcRequest {
@@ -104,5 +107,45 @@ describe("RpcPool batches", () => {
     const pool = new RpcPool([server.url], { maxBatch: 1 })
     await expect(Promise.all([pool.call("getSlot"), pool.call("getHealth")])).resolves.toEqual([42, "ok"])
     expect(server.bodies.map((b) => Array.isArray(b))).toEqual([false, false])
+  })
+})
+
+/** The service's ChainClient on `url` alone, no retries. */
+const chainClientOn = (url: string) =>
+  ManagedRuntime.make(
+    ChainClient.Default.pipe(
+      Layer.provide(Layer.succeed(ChainEndpoints, { urls: [url] })),
+      Layer.provide(AppConfig.Default),
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
+        ["API_GATEWAY_API_KEYS", "k:*:all"], ["WALLET_KEY_ENCRYPTION_SECRET", "s"], ["CHAIN_RPC_MAX_RETRIES", "0"]
+      ]))))
+    )
+  )
+
+describe("ChainClient.rpcPair (the simulation's account read and simulateTransaction)", () => {
+  it("sends both calls as one batch and answers them in order", async () => {
+    const server = await start({ answer: answers })
+    const runtime = chainClientOn(server.url)
+    const pair = await runtime.runPromise(Effect.flatMap(ChainClient, (chain) => chain.rpcPair<number, string>({ method: "getSlot", params: [] }, { method: "getHealth", params: [] })))
+    expect(pair).toEqual([42, "ok"])
+    expect(server.bodies).toHaveLength(1)
+    expect((server.bodies[0] as ReadonlyArray<RpcRequest>).map((r) => r.method)).toEqual(["getSlot", "getHealth"])
+    await runtime.dispose()
+  })
+
+  it("fails with the failing call's own error, naming its method, when either is refused", async () => {
+    const server = await start({ answer: answers })
+    const runtime = chainClientOn(server.url)
+    for (const [first, second] of [["getSlot", "simulateTransaction"], ["simulateTransaction", "getSlot"]]) {
+      const outcome = await runtime.runPromise(
+        Effect.either(Effect.flatMap(ChainClient, (chain) => chain.rpcPair({ method: first, params: [] }, { method: second, params: [] })))
+      )
+      expect(Either.isLeft(outcome)).toBe(true)
+      const error = Either.isLeft(outcome) ? outcome.left : undefined
+      expect(error).toBeInstanceOf(RpcApplicationError)
+      expect((error as RpcApplicationError).code).toBe(-32002)
+      expect((error as RpcApplicationError).method).toBe("simulateTransaction")
+    }
+    await runtime.dispose()
   })
 })
