@@ -1,12 +1,13 @@
 /**
  * `npm run bench:runtime`: what Effect's own runtime costs per operation, on the version the service runs and,
- * beside it, on another copy of `effect` (EFFECT_COMPARE_DIR: a package directory, e.g. after
- * `npm install --prefix /tmp/effect4 effect@4`). No database, no ledger: the pipeline spends about a quarter of
- * its main thread in Effect's fiber runtime (docs/benchmarks.md), and this measures that part alone.
+ * beside it, on another copy of `effect` (EFFECT_COMPARE_DIR: the directory of `npm install --prefix <dir>
+ * effect@4`, or the package's own). No database, no ledger: the pipeline spends about a quarter of its main
+ * thread in Effect's fiber runtime (docs/benchmarks.md), and this measures that part alone.
  *
  * Workloads: a transfer-shaped program (a service lookup, six map/flatMap steps, two acquire/use/release
  * "statements" around an async boundary, an ensuring, a fork and join; 32 at a time), then each construct
- * alone, and the decoding of a confirmed transactions row by a Schema of its shape. The runtimes run in alternating rounds in this one process; the median of the rounds is printed.
+ * alone, and the decoding of a confirmed transactions row by a Schema of its shape. The runtimes run in
+ * alternating rounds in this one process; the median of the rounds is printed.
  */
 import * as Installed from "effect"
 import { createRequire } from "node:module"
