@@ -8,11 +8,18 @@
  * "statements" around an async boundary, an ensuring, a fork and join; 32 at a time), then each construct
  * alone, and the decoding of a confirmed transactions row by a Schema of its shape. The runtimes run in
  * alternating rounds in this one process; the median of the rounds is printed.
+ *
+ * Then the slice (BENCH_SLICE=0 skips it): a create-shaped request (HTTP, Schema, an INSERT on PostgreSQL,
+ * Schema again) served by each copy in its own process, with that copy's HTTP server and SQL client
+ * (@effect/platform-node and @effect/sql-pg; for Effect 4 install them beside it:
+ * `npm install --prefix <dir> effect@4 @effect/platform-node@4 @effect/sql-pg@4`), 32 waiting clients; the
+ * server's CPU per request. PostgreSQL: TEST_DATABASE_URL, else the machine's.
  */
 import * as Installed from "effect"
 import { createRequire } from "node:module"
 import path from "node:path"
 import { pathToFileURL } from "node:url"
+import { runSlice } from "./support/effectSlice.js"
 
 /** The functions used here exist with these shapes in Effect 3 and 4 (fork and the service tag are looked up). */
 type EffectModule = typeof Installed
@@ -186,10 +193,17 @@ const main = async () => {
     }
   }
   const names = [...figures.get(runtimes[0].label)!.keys()]
+  const dirs = [{ label: runtimes[0].label, dir: process.cwd() }, ...(process.env.EFFECT_COMPARE_DIR === undefined ? [] : [{ label: runtimes[1].label, dir: process.env.EFFECT_COMPARE_DIR }])]
   console.log(`Effect's runtime, median of ${ROUNDS} alternating rounds (a construct's time includes its share of the forEach that repeats it)`)
   console.log(["workload".padEnd(34), ...runtimes.map((r) => r.label.padStart(28))].join("  "))
   for (const name of names) {
     console.log([name.padEnd(34), ...runtimes.map((r) => median(figures.get(r.label)!.get(name)!).toFixed(name.endsWith("(µs)") ? 2 : 0).padStart(28))].join("  "))
+  }
+  if (process.env.BENCH_SLICE === "0") return
+  const slice = await runSlice(dirs, { rounds: 3, warmup: 5_000, requests: 20_000 })
+  console.log("\nThe slice: a create-shaped request (HTTP, Schema, INSERT ... RETURNING, Schema), 32 waiting clients; each round 20,000 requests")
+  for (const figures of slice) {
+    console.log(`${figures.label.padEnd(40)}  server CPU per request ${figures.microsPerRequest.map((us) => us.toFixed(0)).join(", ")} us; ${figures.perSecond.map((n) => n.toFixed(0)).join(", ")} requests/s`)
   }
 }
 
