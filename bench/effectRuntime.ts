@@ -200,7 +200,11 @@ const main = async () => {
     console.log([name.padEnd(34), ...runtimes.map((r) => median(figures.get(r.label)!.get(name)!).toFixed(name.endsWith("(µs)") ? 2 : 0).padStart(28))].join("  "))
   }
   if (process.env.BENCH_SLICE === "0") return
-  const slice = await runSlice(dirs, { rounds: 3, warmup: 5_000, requests: 20_000 })
+  const slice = await runSlice(dirs, { rounds: 3, warmup: 5_000, requests: 20_000 }).catch((error: unknown) => {
+    console.log(`\nThe slice did not run: ${error instanceof Error ? error.message : String(error)}`)
+    return []
+  })
+  if (slice.length === 0) return
   console.log("\nThe slice: a create-shaped request (HTTP, Schema, INSERT ... RETURNING, Schema), 32 waiting clients; each round 20,000 requests")
   for (const figures of slice) {
     console.log(`${figures.label.padEnd(40)}  server CPU per request ${figures.microsPerRequest.map((us) => us.toFixed(0)).join(", ")} us; ${figures.perSecond.map((n) => n.toFixed(0)).join(", ")} requests/s`)
