@@ -69,13 +69,13 @@ const startServer = async (effectDir: string, databaseUrl: string): Promise<{ ba
 
 export const runSlice = async (runtimes: ReadonlyArray<{ readonly label: string; readonly dir: string }>, options: { rounds: number; warmup: number; requests: number }) => {
   const database = await createPostgresDatabase(benchPostgresUrl())
-  const servers: Array<{ label: string; base: string; child: ChildProcess; figures: SliceFigures }> = []
+  const servers: Array<{ label: string; base: string; child: ChildProcess; micros: Array<number>; perSecond: Array<number> }> = []
   try {
     await database.query(`CREATE TABLE slice_requests (id serial PRIMARY KEY, wallet_id text NOT NULL, amount text NOT NULL, destination text NOT NULL,
       status text NOT NULL DEFAULT 'pending', created_at timestamptz NOT NULL DEFAULT now())`)
     for (const runtime of runtimes) {
       const started = await startServer(runtime.dir, database.url)
-      if (started !== undefined) servers.push({ label: runtime.label, ...started, figures: { label: runtime.label, microsPerRequest: [], perSecond: [] } })
+      if (started !== undefined) servers.push({ label: runtime.label, ...started, micros: [], perSecond: [] })
     }
     for (const server of servers) await closedLoop(server.base, options.warmup)
     for (let round = 0; round < options.rounds; round++) {
@@ -85,11 +85,11 @@ export const runSlice = async (runtimes: ReadonlyArray<{ readonly label: string;
         await closedLoop(server.base, options.requests)
         const seconds = (performance.now() - startedAt) / 1000
         const used = (await serverMicros(server.base)) - before
-        ;(server.figures.microsPerRequest as Array<number>).push(used / options.requests)
-        ;(server.figures.perSecond as Array<number>).push(options.requests / seconds)
+        server.micros.push(used / options.requests)
+        server.perSecond.push(options.requests / seconds)
       }
     }
-    return servers.map((server) => server.figures)
+    return servers.map((server): SliceFigures => ({ label: server.label, microsPerRequest: server.micros, perSecond: server.perSecond }))
   } finally {
     for (const server of servers) server.child.kill()
     await database.drop()
