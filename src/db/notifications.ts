@@ -8,9 +8,9 @@
  * one LISTENs on every channel again (backoff 100 ms doubling to 5 s). LISTENs go one at a time:
  * node-postgres queues a query sent while another runs with a deprecation warning, and pg 9 refuses it.
  *
- * A NOTIFY sent while no connection listened is not heard: each stream says so with `Relistened` once its
- * channel is listened again, for users that must catch up (the key ring reads every key, the queues' idle
- * workers look for jobs, waiting requests read their rows).
+ * A NOTIFY sent while no connection listened is not heard: each stream says so with `Relistened` once every
+ * channel is listened again, before anything the new connection heard, for users that must catch up (the key
+ * ring reads every key, the queues' idle workers look for jobs, waiting requests read their rows).
  */
 import { PgClient } from "@effect/sql-pg"
 import { Deferred, Effect, Exit, Redacted, Schedule, type Scope, Stream } from "effect"
@@ -95,23 +95,35 @@ export class Notifications extends Effect.Service<Notifications>()("Notification
         )
     )
 
+    const deliverNotification = (message: pg.Notification) => {
+      const subscribers = channels.get(message.channel)
+      if (subscribers !== undefined) for (const deliver of subscribers) deliver(message.payload ?? "")
+    }
+
     const listenerLife: Effect.Effect<never, Error, Scope.Scope> = Effect.gen(function* () {
       const client = yield* connect
       const lost = yield* Deferred.make<never, Error>()
       const loseWith = (error: Error) => Deferred.unsafeDone(lost, Exit.fail(error))
       client.on("error", (error) => loseWith(new Error(`LISTEN connection failed: ${error.message}`)))
       client.on("end", () => loseWith(new Error("LISTEN connection ended")))
-      client.on("notification", (message) => {
-        const subscribers = channels.get(message.channel)
-        if (subscribers !== undefined) for (const deliver of subscribers) deliver(message.payload ?? "")
-      })
+      // A channel listened early in the loop below hears NOTIFYs while later ones still LISTEN: they are held
+      // until every subscriber has heard Relistened, which must come before anything the new connection heard.
+      let heldBack: Array<pg.Notification> | undefined = []
+      const release = () => {
+        const held = heldBack ?? []
+        heldBack = undefined
+        for (const message of held) deliverNotification(message)
+      }
+      client.on("notification", (message) => (heldBack === undefined ? deliverNotification(message) : heldBack.push(message)))
       yield* lock.withPermits(1)(
         Effect.gen(function* () {
+          // Set first: a connection lost halfway through its LISTENs may have been heard on some channels.
+          const relistened = connectedBefore
+          connectedBefore = true
           for (const channel of channels.keys()) yield* listenOn(client, channel)
           current = client
-          if (connectedBefore) for (const subscribers of channels.values()) for (const deliver of subscribers) deliver(Relistened)
-          connectedBefore = true
-        })
+          if (relistened) for (const subscribers of channels.values()) for (const deliver of subscribers) deliver(Relistened)
+        }).pipe(Effect.ensuring(Effect.sync(release)))
       )
       const pings = lock.withPermits(1)(run(client, LISTENER_PING)).pipe(
         Effect.repeat(Schedule.spaced(PING_EVERY)),

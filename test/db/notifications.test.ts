@@ -105,6 +105,39 @@ describe("the LISTEN connection", () => {
     }
     await Promise.all([orders.stop(), refunds.stop()])
   })
+
+  it("holds back a new connection's NOTIFYs until the channel's subscribers have heard Relistened", async () => {
+    // The busy channel is listened first and fifty more after it, so NOTIFYs reach the new connection while it still LISTENs.
+    const busy = subscribe(service.runtime, "busy")
+    const others = Array.from({ length: 50 }, (_, index) => subscribe(service.runtime, `quiet-${index}`))
+    expect(await notifyUntilHeard("busy", "ready", [busy.heard], 5_000)).toBeDefined()
+    for (const [index, other] of others.entries()) expect(await notifyUntilHeard(`quiet-${index}`, "ready", [other.heard], 5_000)).toBeDefined()
+
+    // Numbered NOTIFYs back to back, before, during and after the cut, until some are heard after Relistened.
+    let sent = 0
+    let sending = true
+    const notifier = (async () => {
+      while (sending) await admin.query("SELECT pg_notify('busy', $1)", [String(sent++)])
+    })()
+    await sleep(100)
+    expect(await cutListener()).toBe(1)
+    const started = Date.now()
+    while (Date.now() - started < 10_000 && !(busy.heard.includes(RELISTENED) && busy.heard.length > busy.heard.indexOf(RELISTENED) + 20)) await sleep(20)
+    sending = false
+    await notifier
+
+    // What the old connection heard is an unbroken run; whatever the gap lost is announced before anything heard after it.
+    const heard = busy.heard.filter((notice) => notice !== "ready")
+    const relistenedAt = heard.indexOf(RELISTENED)
+    expect(relistenedAt).toBeGreaterThan(0)
+    expect(heard.filter((notice) => notice === RELISTENED)).toHaveLength(1)
+    const before = heard.slice(0, relistenedAt).map(Number)
+    expect(before).toEqual(before.map((_, index) => index))
+    const after = heard.slice(relistenedAt + 1).map(Number)
+    expect(after.length).toBeGreaterThan(20)
+    expect(after).toEqual(after.map((_, index) => after[0]! + index))
+    await Promise.all([busy.stop(), ...others.map((other) => other.stop())])
+  }, 30_000)
 })
 
 describe("a LISTEN connection gone quiet (no error, no answer)", () => {
