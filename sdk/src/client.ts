@@ -28,7 +28,7 @@ import type {
   Wallet
 } from "./generated.js"
 import { type RequestOptions, Transport, type TransportOptions } from "./http.js"
-import { openStageStream, type StageFilter, type StageStream, type WebSocketClass } from "./stream.js"
+import { openStageStream, type StageFilter, type StageStream, type StreamGap, type WebSocketClass } from "./stream.js"
 
 /**
  * A transaction request of intent type `T`: its payload is checked against that type's fields (a misspelt or
@@ -233,8 +233,17 @@ export class CustodyClient {
       })
   }
 
-  /** The stage stream of the transactions, wallets or agents named (none: every event this key may see). */
-  stream(filter: StageFilter = {}): Promise<StageStream> {
-    return openStageStream({ baseUrl: this.transport.baseUrl, headers: this.transport.headers(), filter, ...(this.webSocket === undefined ? {} : { WebSocket: this.webSocket }) })
+  /**
+   * The stage stream of the transactions, wallets or agents named (none: every event this key may see). `onGap`
+   * is called when events may have been missed (stream.ts); named transactions then come with their current state.
+   */
+  stream(filter: StageFilter = {}, options: { readonly onGap?: (gap: StreamGap) => void } = {}): Promise<StageStream> {
+    return openStageStream({
+      baseUrl: this.transport.baseUrl,
+      headers: this.transport.headers(),
+      filter,
+      ...(this.webSocket === undefined ? {} : { WebSocket: this.webSocket }),
+      ...(options.onGap === undefined ? {} : { onGap: options.onGap })
+    })
   }
 }

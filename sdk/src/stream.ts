@@ -8,6 +8,11 @@
  *
  * Breaking out of the loop (or `close()`) closes the socket. Node 20 has no global WebSocket: install `ws` (it
  * is found by itself) or pass `WebSocket`.
+ *
+ * Events may be missed when the service's process loses its database's LISTEN connection for a moment (other
+ * processes' events in between are not heard). The service then says so: each transaction named by `txId` comes
+ * again with its current state (a loop waiting for an outcome still sees it), and `onGap` is called, for who
+ * follows wallets or agents and must read them again.
  */
 import type { TransactionStatus } from "./generated.js"
 
@@ -24,6 +29,13 @@ export interface StageEvent {
   readonly signature?: string
   readonly failedAt?: string
   readonly errorCode?: string
+}
+
+/** The service's notice that events may have been missed (see above). */
+export interface StreamGap {
+  readonly type: "gap"
+  readonly at: string
+  readonly reason: string
 }
 
 export interface StageFilter {
@@ -66,6 +78,7 @@ export const openStageStream = async (options: {
   readonly headers: Record<string, string>
   readonly filter: StageFilter
   readonly WebSocket?: WebSocketClass
+  readonly onGap?: (gap: StreamGap) => void
 }): Promise<StageStream> => {
   const { socket: Socket, takesHeaders } = await resolveWebSocket(options.WebSocket)
   const url = new URL(`${options.baseUrl.replace(/^http/, "ws")}/api/v1/stream`)
@@ -105,6 +118,7 @@ export const openStageStream = async (options: {
     }
     if (message.type === "subscribed") acknowledged?.()
     else if (message.type === "error") finish(new Error(`stage stream: ${message.error ?? "error"}`))
+    else if (message.type === "gap") options.onGap?.(message as StreamGap)
     else if (message.type === "stage") {
       const waiter = waiting.shift()
       if (waiter !== undefined) waiter.resolve({ done: false, value: message as StageEvent })

@@ -112,11 +112,12 @@ const runStream = (handle: ActorHandle, limits: Config.Config.Success<typeof str
             if (!admitted) return refuseUpgrade(socket, new TooManyStreamConnections({ limit: limits.connectionsPerKey }), traceId)
             // Subscribe before the handshake completes: nothing published after the client sees `open` is missed.
             const queue = yield* events.subscribe
+            const gaps = yield* events.subscribeGaps
             const ws = yield* accept(wss, request, socket, head)
             yield* Effect.acquireRelease(countClient(1), () => countClient(-1))
             const entry = auth.right.entry
             const keyIsCurrent = () => entry === null || !entry.issued || settings.keyRing.isCurrent(entry.keyId, Date.now())
-            yield* serveClient(ws, auth.right.caller, subscriptions.right, queue, limits, keyIsCurrent)
+            yield* serveClient(ws, auth.right.caller, subscriptions.right, queue, gaps, events.currentEvents, limits, keyIsCurrent)
           })
         )
       }).pipe(

@@ -6,7 +6,7 @@
  */
 import { Deferred, Duration, Effect, Either, Exit, Queue, Schema } from "effect"
 import { WebSocket } from "ws"
-import type { StageEvent } from "./stageEventFeed.js"
+import type { StageEvent, StageEventFeed, StreamGap } from "./stageEventFeed.js"
 import type { CallerInfo } from "./caller.js"
 import { validationErrorFrom } from "./request.js"
 import { applyMessage, describeSubscriptions, SubscriptionMessage, type Subscriptions, wants } from "./streamSubscriptions.js"
@@ -15,6 +15,9 @@ export interface StreamLimits {
   readonly heartbeatMs: number
   readonly maxBufferedBytes: number
 }
+
+const GAP_REASON =
+  "events of other processes relayed while this process's LISTEN connection was being replaced were not heard: the transactions you named follow with their current state; read the wallets and agents you follow"
 
 /** Events taken from the hub per wake-up, so a burst is sent without a fiber hop per event. */
 const BATCH = 256
@@ -35,6 +38,8 @@ export const serveClient = (
   caller: CallerInfo,
   subscriptions: Subscriptions,
   events: Queue.Dequeue<StageEvent>,
+  gaps: Queue.Dequeue<void>,
+  currentEvents: StageEventFeed["Type"]["currentEvents"],
   limits: StreamLimits,
   /** Whether the key the client connected with still authenticates. */
   keyIsCurrent: () => boolean
@@ -63,7 +68,11 @@ export const serveClient = (
         send({ type: "error", error: parsed === undefined ? "message: malformed JSON" : validationErrorFrom(decoded.left).message })
         return
       }
-      applyMessage(subscriptions, decoded.right)
+      const refused = applyMessage(subscriptions, decoded.right)
+      if (refused !== undefined) {
+        send({ type: "error", error: refused })
+        return
+      }
       send({ type: "subscribed", subscriptions: describeSubscriptions(subscriptions) })
     })
 
@@ -101,8 +110,19 @@ export const serveClient = (
       })
     )
 
+    // After a gap the client is told, and gets the current state of each transaction it names: one waiting for
+    // an outcome (the SDK's iterator, `tx watch`) then sees it even if the settling event was lost.
+    const catchUp = Effect.gen(function* () {
+      const gap: StreamGap = { type: "gap", at: new Date().toISOString(), reason: GAP_REASON }
+      if (!authorized() || !send(gap) || subscriptions.txIds.size === 0) return
+      for (const event of yield* currentEvents([...subscriptions.txIds])) {
+        if (wants(caller, subscriptions, event) && !send(event)) return
+      }
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("stage stream: transactions not read after a gap", cause)))
+
     send({ type: "subscribed", subscriptions: describeSubscriptions(subscriptions) })
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(limits.heartbeatMs)), heartbeat)))
     yield* Effect.forkScoped(Effect.forever(deliver))
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(gaps), catchUp)))
     yield* Deferred.await(closed)
   })

@@ -51,8 +51,13 @@ export const subscriptionsFromQuery = (query: URLSearchParams) =>
     })
   )
 
-/** Applies a client message in place. */
-export const applyMessage = (subscriptions: Subscriptions, message: SubscriptionMessage): void => {
+/** Ids one connection may name at once: each costs memory for as long as it is open, and a read after a gap. */
+export const MAX_SUBSCRIBED_IDS = 1_000
+
+const subscribedIds = (subscriptions: Subscriptions) => subscriptions.txIds.size + subscriptions.walletIds.size + subscriptions.agentIds.size
+
+/** Applies a client message in place; a subscription past MAX_SUBSCRIBED_IDS changes nothing and answers why. */
+export const applyMessage = (subscriptions: Subscriptions, message: SubscriptionMessage): string | undefined => {
   const subscribe = message.action === "subscribe"
   if (!namesAny(message)) {
     subscriptions.all = subscribe
@@ -61,13 +66,19 @@ export const applyMessage = (subscriptions: Subscriptions, message: Subscription
       subscriptions.walletIds.clear()
       subscriptions.agentIds.clear()
     }
-    return
+    return undefined
   }
-  const pairs: Array<[Set<string>, string | undefined]> = [
-    [subscriptions.txIds, message.txId],
-    [subscriptions.walletIds, message.walletId],
-    [subscriptions.agentIds, message.agentId]
+  const pairs: Array<[Set<string>, string | undefined, string]> = [
+    [subscriptions.txIds, message.txId, "txId"],
+    [subscriptions.walletIds, message.walletId, "walletId"],
+    [subscriptions.agentIds, message.agentId, "agentId"]
   ]
+  if (subscribe) {
+    const added = pairs.filter(([set, id]) => id !== undefined && !set.has(id))
+    if (added.length > 0 && subscribedIds(subscriptions) + added.length > MAX_SUBSCRIBED_IDS) {
+      return `${added[0]![2]}: at most ${MAX_SUBSCRIBED_IDS} ids per connection; unsubscribe some first, or subscribe to a wallet or agent`
+    }
+  }
   for (const [set, id] of pairs) {
     if (id === undefined) continue
     if (subscribe) set.add(id)
@@ -75,6 +86,7 @@ export const applyMessage = (subscriptions: Subscriptions, message: Subscription
   }
   // Naming an id narrows a client that was seeing everything.
   if (subscribe) subscriptions.all = false
+  return undefined
 }
 
 /** Whether the caller may see the event (its tenant's; an agent's credential only its agent's) and asked for it. */

@@ -13,7 +13,8 @@ import { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Layer, Option, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { type StageEvent, StageEventFeed } from "../gateway/stageEventFeed.js"
-import { RECORD_COLUMNS, TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
+import { RECORD_COLUMNS, type StageColumnsRow, TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
+import { TransactionRepo } from "./transactionRepo.js"
 import { logOutcome } from "./outcomeLog.js"
 import { Notifications, Relistened } from "../db/notifications.js"
 
@@ -35,7 +36,7 @@ export const PEER_TTL_MS = 10_000
 export type { StageEvent }
 
 /** The stage-stream message of a transaction row as it was just written. */
-export const stageEventOf = (row: TransactionRow, message?: string, at: string = new Date().toISOString()): StageEvent => ({
+export const stageEventOf = (row: Omit<StageColumnsRow, "updated_at">, message?: string, at: string = new Date().toISOString()): StageEvent => ({
   type: "stage",
   txId: row.id,
   tenantId: row.tenant_id,
@@ -210,4 +211,13 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
 }) {}
 
 /** The feed the gateway's stage stream subscribes to. */
-export const StageEventFeedLive = Layer.effect(StageEventFeed, Effect.map(StageEvents, (events) => ({ subscribe: events.subscribe })))
+export const StageEventFeedLive = Layer.effect(
+  StageEventFeed,
+  Effect.gen(function* () {
+    const events = yield* StageEvents
+    const repo = yield* TransactionRepo
+    const currentEvents = (txIds: ReadonlyArray<string>) =>
+      Effect.map(repo.stagesOf(txIds), (rows) => rows.map((row) => stageEventOf(row, "current state, read after a gap in the stream", row.updated_at.toISOString())))
+    return { subscribe: events.subscribe, subscribeGaps: events.subscribeGaps, currentEvents }
+  })
+).pipe(Layer.provide(TransactionRepo.Default))

@@ -9,7 +9,7 @@ import { Effect, Schema } from "effect"
 import { newRowId } from "../db/rowIds.js"
 import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
-import { type BuildFactsRow, RECORD_COLUMNS, TransactionRecordRow, TransactionRow } from "./transactionRow.js"
+import { type BuildFactsRow, RECORD_COLUMNS, StageColumnsRow, TransactionRecordRow, TransactionRow } from "./transactionRow.js"
 import { decodeRows } from "../db/rowDecoding.js"
 
 export type TxStatus = TransactionRow["status"]
@@ -172,6 +172,15 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
     /** The record's columns only (transactionRow.ts): what a read that answers a client needs. */
     const findRecord = (id: string, readTenant: string | null) => recordReads.submit({ id, readTenant })
 
+    /** The stage columns of those of the transactions named that exist, in one statement (a stream's catch-up after a gap). */
+    const stagesOf = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed([] as ReadonlyArray<StageColumnsRow>)
+        : sql`
+            SELECT id, tenant_id, wallet_id, agent_id, status, stage, signature, failed_at, error_code, updated_at FROM transactions
+            WHERE id IN (SELECT q.element::uuid FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) AS q(element))
+          `.pipe(decodeRows("transactions", StageColumnsRow), Effect.orDie)
+
     const findByIdempotencyKey = (tenantId: string, walletId: string, key: string) =>
       sql`
         SELECT * FROM transactions WHERE tenant_id = ${tenantId} AND wallet_id = ${walletId} AND idempotency_key = ${key}
@@ -284,6 +293,6 @@ export class TransactionRepo extends Effect.Service<TransactionRepo>()("Transact
     /** Transactions still waiting at the approval gate whose approval expired by `now` (the expirer's sweep). */
     const waitingPastExpiry = (now: Date, limit: number) => expiredApprovalsQuery({ now: now.toISOString(), limit }).pipe(Effect.orDie)
 
-    return { find, findRecord, findByIdempotencyKey, transition, transitionShared, listByWallet, waitingPastExpiry }
+    return { find, findRecord, stagesOf, findByIdempotencyKey, transition, transitionShared, listByWallet, waitingPastExpiry }
   })
 }) {}

@@ -94,6 +94,10 @@ export const RECORD_COLUMNS = [
   "pre_balance_lamports", "post_balance_lamports", "result", "attempts", "history", "created_at", "updated_at", "confirmed_at"
 ] as const satisfies ReadonlyArray<keyof TransactionRow>
 
+/** The columns a stage-stream event carries (stageEvents.ts). */
+export const StageColumnsRow = TransactionRow.pick("id", "tenant_id", "wallet_id", "agent_id", "status", "stage", "signature", "failed_at", "error_code", "updated_at")
+export type StageColumnsRow = typeof StageColumnsRow.Type
+
 /** A row as a record read selects it. */
 export const TransactionRecordRow = TransactionRow.pick(...RECORD_COLUMNS)
 export type TransactionRecordRow = typeof TransactionRecordRow.Type

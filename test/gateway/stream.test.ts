@@ -211,6 +211,35 @@ describe("stage stream: filtering", () => {
     await waitFor("byMessage sees nothing new", () => txIdsOf(byWalletOrAgent).length === 5)
     expect(txIdsOf(byMessage)).toEqual([events[1]!.txId, last.txId])
   })
+
+  it("holds at most 1,000 ids per connection: one more is refused naming its field and changes nothing", async () => {
+    const client = await connected({ walletId: randomUUID() })
+    const txIds = Array.from({ length: 999 }, () => randomUUID())
+    // One at a time: each acknowledgement lists every id, and all at once would pass the buffer bound that drops a client.
+    for (const txId of txIds) {
+      const answered = new Promise((resolve) => client.ws.once("message", resolve))
+      client.ws.send(JSON.stringify({ action: "subscribe", txId }))
+      await answered
+    }
+    expect(client.messages).toHaveLength(1000)
+    expect(client.messages.at(-1)).toMatchObject({ type: "subscribed" })
+    expect((client.messages.at(-1)!.subscriptions as { txIds: Array<string> }).txIds).toHaveLength(999)
+
+    const extra = randomUUID()
+    client.ws.send(JSON.stringify({ action: "subscribe", agentId: extra }))
+    // Naming an id already held adds nothing, so it is not refused.
+    client.ws.send(JSON.stringify({ action: "subscribe", txId: txIds[0] }))
+    await waitFor("two answers", () => client.messages.length === 1002)
+    expect(client.messages[1000]).toMatchObject({ type: "error" })
+    expect(String(client.messages[1000]!.error)).toMatch(/^agentId: at most 1000 ids per connection/)
+    expect(client.messages[1001]).toMatchObject({ type: "subscribed", subscriptions: { agentIds: [] } })
+
+    // Events of the refused agent do not reach it; one of its transactions does.
+    const events = [stageEvent({ tenantId: "t", agentId: extra }), stageEvent({ tenantId: "t", txId: txIds[998]! })]
+    await publish(events)
+    await waitFor("the transaction's event", () => txIdsOf(client).includes(txIds[998]!))
+    expect(txIdsOf(client)).toEqual([txIds[998]])
+  })
 })
 
 describe("stage stream: liveness", () => {

@@ -132,10 +132,18 @@ export const Approvals = () => {
     if (latest !== undefined) setDecided((list) => list.map((entry) => (entry.tx.id === txId ? { ...entry, tx: latest } : entry)))
   }, [api])
   useEffect(() => void load(), [load])
-  useStageStream((event) => {
-    if (event.status === "approval_gate" || waiting?.some((tx) => tx.id === event.txId)) void load()
-    if (decided.some((entry) => entry.tx.id === event.txId)) void refresh(event.txId)
-  })
+  useStageStream(
+    (event) => {
+      if (event.status === "approval_gate" || waiting?.some((tx) => tx.id === event.txId)) void load()
+      if (decided.some((entry) => entry.tx.id === event.txId)) void refresh(event.txId)
+    },
+    {},
+    // Events may have been missed: the inbox and the decisions shown are read again.
+    () => {
+      void load()
+      for (const entry of decided) void refresh(entry.tx.id)
+    }
+  )
   const onDecided = (tx: Transaction, decision: string) => {
     setDecided((list) => [{ tx, decision }, ...list.filter((entry) => entry.tx.id !== tx.id)])
     void load()

@@ -107,7 +107,7 @@ export const Transactions = () => {
   const [filters, setFilters] = useState({ walletId: "", agentId: "", status: "" })
 
   // The recent transactions of each wallet, merged under whatever the stream already delivered.
-  useEffect(() => {
+  const loadRecent = () => {
     const list = wallets.data?.wallets ?? []
     void Promise.all(
       list.map((wallet) =>
@@ -120,7 +120,8 @@ export const Transactions = () => {
         return next
       })
     )
-  }, [wallets.data])
+  }
+  useEffect(loadRecent, [wallets.data])
 
   // A transaction first seen on the stream: its record fills in the type and any stage before we connected.
   const fetchRecord = (txId: string) =>
@@ -128,11 +129,15 @@ export const Transactions = () => {
       .catch((error: unknown) => (error instanceof ApiError && (error.data as Transaction | null)?.id === txId ? (error.data as Transaction) : undefined))
       .then((tx) => tx && setRows((current) => new Map(current).set(txId, withRecord(current.get(txId), tx))))
 
-  const stream = useStageStream((event) =>
-    setRows((current) => {
-      if (!current.has(event.txId)) void fetchRecord(event.txId)
-      return new Map(current).set(event.txId, withEvent(current.get(event.txId), event))
-    })
+  const stream = useStageStream(
+    (event) =>
+      setRows((current) => {
+        if (!current.has(event.txId)) void fetchRecord(event.txId)
+        return new Map(current).set(event.txId, withEvent(current.get(event.txId), event))
+      }),
+    {},
+    // Events may have been missed: each wallet's recent transactions are read again.
+    loadRecent
   )
 
   const shown = useMemo(
