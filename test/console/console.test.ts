@@ -1,16 +1,19 @@
 /**
  * The operator console (issue 20) in a real browser (Debian's chromium via playwright-core) against the
  * whole service on the real local ledger: log in, watch a transfer reach `confirmed` live with every
- * stage and its proof verified in the browser, approve and reject at the gate, pause an agent and see
+ * stage and its proof verified in the browser, approve and reject at the gate, a gap in the stream read again
+ * (a transaction settled elsewhere while the service's LISTEN connection was cut), pause an agent and see
  * its actor go, a wrong key's 401 message, a key without a scope. A screenshot of each view is written
  * to test-artifacts/console/.
  */
 import { SqlClient } from "@effect/sql"
 import { Keypair } from "@solana/web3.js"
 import { Effect } from "effect"
+import pg from "pg"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildConsole } from "../../console/build.js"
+import { LISTENER_PING } from "../../src/db/notifications.js"
 import { canonicalJson, sha256Hex } from "../../src/pipeline/proof.js"
 import { defined } from "../support/defined.js"
 import { startTestLedger } from "../support/ledger.js"
@@ -241,6 +244,27 @@ describe("operator console", () => {
     await outcome.waitFor({ timeout: 30_000 })
     expect(await outcome.getByTestId("outcome").textContent()).toMatch(/^failed at build \(PIPELINE_ERROR\): simulation failed after approval/)
     await screenshot(page, "approval-failed-after")
+  })
+
+  it("after a gap in the stage stream (the LISTEN connection cut) shows the state of a transaction settled meanwhile by another process", async () => {
+    const created = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports: 10_000_000 } }, undefined, "?waitMs=15000")
+    expect(created.status).toBe(202)
+    const txId = created.body.data.id as string
+    await openView("transactions")
+    await page.locator(`tr[data-tx="${txId}"][data-status="approval_gate"]`).waitFor()
+
+    // Another process fails it (straight in SQL: no event reaches this one) while this one's LISTEN connection is cut.
+    const admin = new pg.Client({ connectionString: service.database.url })
+    await admin.connect()
+    try {
+      await admin.query("UPDATE transactions SET status = 'failed', failed_at = 'policy', error_code = 'POLICY_VIOLATION', error = 'rejected elsewhere', updated_at = now() WHERE id = $1", [txId])
+      const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND (query ILIKE 'LISTEN %' OR query = $1) AND pid <> pg_backend_pid()", [LISTENER_PING])
+      expect(cut.rowCount).toBe(1)
+    } finally {
+      await admin.end()
+    }
+    await page.locator(`tr[data-tx="${txId}"][data-status="failed"]`).waitFor({ timeout: 15_000 })
+    await page.getByTestId("stream-state").filter({ hasText: "stream live" }).waitFor()
   })
 
   it("pausing an agent from the console stops its actor", async () => {
