@@ -101,24 +101,34 @@ export const serveClient = (
       send({ type: "heartbeat", at: new Date().toISOString() })
     })
 
+    // The transactions the live stream sent an event of while a catch-up read ran (below).
+    let sentDuringCatchUp: Set<string> | undefined
     const deliver = Effect.flatMap(Queue.takeBetween(events, 1, BATCH), (batch) =>
       Effect.sync(() => {
         if (!authorized()) return
         for (const event of batch) {
-          if (wants(caller, subscriptions, event) && !send(event)) return
+          if (!wants(caller, subscriptions, event)) continue
+          if (!send(event)) return
+          sentDuringCatchUp?.add(event.txId)
         }
       })
     )
 
     // After a gap the client is told, and gets the current state of each transaction it names: one waiting for
-    // an outcome (the SDK's iterator, `tx watch`) then sees it even if the settling event was lost.
+    // an outcome (the SDK's iterator, `tx watch`) then sees it even if the settling event was lost. A transaction
+    // whose live event went out while the read ran is left to the live stream: the read's state could be older.
     const catchUp = Effect.gen(function* () {
       const gap: StreamGap = { type: "gap", at: new Date().toISOString(), reason: GAP_REASON }
       if (!authorized() || !send(gap) || subscriptions.txIds.size === 0) return
+      const sentMeanwhile = (sentDuringCatchUp = new Set())
       for (const event of yield* currentEvents([...subscriptions.txIds])) {
-        if (wants(caller, subscriptions, event) && !send(event)) return
+        if (sentMeanwhile.has(event.txId) || !wants(caller, subscriptions, event)) continue
+        if (!send(event)) return
       }
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("stage stream: transactions not read after a gap", cause)))
+    }).pipe(
+      Effect.ensuring(Effect.sync(() => void (sentDuringCatchUp = undefined))),
+      Effect.catchAllCause((cause) => Effect.logWarning("stage stream: transactions not read after a gap", cause))
+    )
 
     send({ type: "subscribed", subscriptions: describeSubscriptions(subscriptions) })
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(limits.heartbeatMs)), heartbeat)))
