@@ -64,7 +64,8 @@ export const TransactionDetail = ({ txId }: { txId: string }) => {
     }
   }, [api, txId])
   useEffect(() => void load(), [load])
-  useStageStream(() => void load(), { txId })
+  // Any event of it, or a gap in the stream (a reconnect included): read it again.
+  useStageStream(() => void load(), { txId }, () => void load())
 
   if (tx === undefined) return error === undefined ? <p class="muted">loading…</p> : <ErrorBox error={error} />
   const terminal = tx.status === "confirmed" || tx.status === "failed"
