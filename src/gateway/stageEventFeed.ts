@@ -24,8 +24,9 @@ export interface StageEvent {
 
 /**
  * Sent to every client after a gap: other processes' events relayed while this process's LISTEN connection
- * was being replaced were not heard. The client's subscribed transactions follow as stage events of their
- * current state; for wallets, agents or everything, the client reads what it follows.
+ * was being replaced were not heard, or a subscriber fell a whole buffer behind. The client's subscribed
+ * transactions follow as stage events of their current state; for wallets, agents or everything, the client
+ * reads what it follows.
  */
 export interface StreamGap {
   readonly type: "gap"
@@ -37,7 +38,7 @@ export class StageEventFeed extends Context.Tag("StageEventFeed")<
   StageEventFeed,
   {
     readonly subscribe: Effect.Effect<Queue.Dequeue<StageEvent>, never, Scope.Scope>
-    /** A queue that receives one item after each gap in other processes' events. */
+    /** A queue that receives one item after each gap (events lost to some subscriber). */
     readonly subscribeGaps: Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope>
     /** The current state of each transaction named that exists, as a stage event (its `at` the row's last change). */
     readonly currentEvents: (txIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StageEvent>>

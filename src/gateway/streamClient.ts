@@ -17,7 +17,7 @@ export interface StreamLimits {
 }
 
 const GAP_REASON =
-  "events of other processes relayed while this process's LISTEN connection was being replaced were not heard: the transactions you named follow with their current state; read the wallets and agents you follow"
+  "events may have been missed (other processes' events while this process's LISTEN connection was being replaced, or more events than this connection's buffer at once): the transactions you named follow with their current state; read the wallets and agents you follow"
 
 /** Events taken from the hub per wake-up, so a burst is sent without a fiber hop per event. */
 const BATCH = 256

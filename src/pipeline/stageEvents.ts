@@ -10,7 +10,7 @@
  * could have) relays nothing, so a lone service spends no statements on it.
  */
 import { SqlClient } from "@effect/sql"
-import { Chunk, Effect, Layer, Option, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
+import { Chunk, Config, Effect, Layer, Option, PubSub, Queue, Schedule, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { type StageEvent, StageEventFeed } from "../gateway/stageEventFeed.js"
 import { RECORD_COLUMNS, type StageColumnsRow, TransactionRecordRow, type TransactionRow } from "./transactionRow.js"
@@ -136,13 +136,24 @@ const payloadsOf = (origin: string, events: ReadonlyArray<StageEvent>): Array<st
 
 export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
   scoped: Effect.gen(function* () {
-    const hub = yield* Effect.acquireRelease(PubSub.sliding<StageEvent>(4096), PubSub.shutdown)
-    const local = (event: StageEvent) => PubSub.publish(hub, event).pipe(Effect.asVoid)
+    const capacity = yield* Config.integer("STAGE_EVENT_BUFFER").pipe(
+      Config.withDefault(4096),
+      Config.validate({ message: "STAGE_EVENT_BUFFER must be a positive integer", validation: (n) => n > 0 }),
+      Effect.orDie
+    )
+    const hub = yield* Effect.acquireRelease(PubSub.sliding<StageEvent>(capacity), PubSub.shutdown)
+    // A gap: events lost to some subscriber. Other processes' events relayed while the LISTEN connection was being
+    // replaced, or, when a subscriber fell a whole buffer behind (the hub full: publishing slid its oldest out), those.
+    const gapHub = yield* Effect.acquireRelease(PubSub.sliding<void>(1), PubSub.shutdown)
+    const local = (event: StageEvent) =>
+      PubSub.publish(hub, event).pipe(
+        Effect.zipRight(PubSub.isFull(hub)),
+        Effect.flatMap((full) => (full ? PubSub.publish(gapHub, undefined) : Effect.void)),
+        Effect.asVoid
+      )
     /** A queue of every event from now on; it closes with the given scope. */
     const subscribe: Effect.Effect<Queue.Dequeue<StageEvent>, never, Scope.Scope> = PubSub.subscribe(hub)
-    // A gap: other processes' events relayed while the LISTEN connection was being replaced were lost.
-    const gapHub = yield* Effect.acquireRelease(PubSub.sliding<void>(1), PubSub.shutdown)
-    /** A queue that receives one item after each gap in other processes' events (for who must catch up by a read). */
+    /** A queue that receives one item after each gap (for who must catch up by a read). */
     const subscribeGaps: Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope> = PubSub.subscribe(gapHub)
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications

@@ -81,7 +81,7 @@ export class TransactionWaits extends Effect.Service<TransactionWaits>()("Transa
     }
 
     /**
-     * After a gap in other processes' events (a LISTEN connection replaced), each waited-for transaction is
+     * After a gap in stage events (a LISTEN connection replaced, or this dispatcher a whole buffer behind), each waited-for transaction is
      * read once (batched reads): those settled meanwhile wake their requests, which would otherwise wait for
      * their time limit.
      */

@@ -14,6 +14,7 @@ import { type StageEvent, StageEvents } from "../../src/pipeline/stageEvents.js"
 import { startTestLedger } from "../support/ledger.js"
 import type { TransactionEncoded } from "../../schemas/transaction.js"
 import { makeClient } from "../support/client.js"
+import { createWallet, submit } from "../support/transactions.js"
 import { ADMIN_KEY, type RunningService, startService } from "../support/service.js"
 import { waitFor as pollUntil } from "../support/wait.js"
 
@@ -34,7 +35,8 @@ beforeAll(async () => {
     // Clients stay open until the end of the file: many per key (the per-key bound has its own test, limits.test.ts).
     env: { API_GATEWAY_API_KEYS: KEYS, STREAM_HEARTBEAT_MS: "600000", STREAM_MAX_BUFFERED_BYTES: String(256 * 1024), STREAM_MAX_CONNECTIONS_PER_KEY: "1000" }
   })
-  beating = await startService({ rpcUrl: ledger.rpcUrl, env: { API_GATEWAY_API_KEYS: KEYS, STREAM_HEARTBEAT_MS: "150" } })
+  // Also a small event buffer, for the test of a client that falls a whole buffer behind.
+  beating = await startService({ rpcUrl: ledger.rpcUrl, env: { API_GATEWAY_API_KEYS: KEYS, STREAM_HEARTBEAT_MS: "150", STAGE_EVENT_BUFFER: "16" } })
 })
 
 afterAll(async () => {
@@ -239,6 +241,25 @@ describe("stage stream: filtering", () => {
     await publish(events)
     await waitFor("the transaction's event", () => txIdsOf(client).includes(txIds[998]!))
     expect(txIdsOf(client)).toEqual([txIds[998]])
+  })
+})
+
+describe("stage stream: a client a whole buffer behind", () => {
+  it("is told of the gap and gets the current state of the transaction it named", async () => {
+    const wallet = await createWallet(beating.baseUrl, 1_000_000_000)
+    const created = await submit(beating.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 2_000_000 } }, undefined, "?waitMs=15000")
+    expect(created.body.data.status).toBe("confirmed")
+    const txId = created.body.data.id as string
+    const client = await connected({ txId }, undefined, beating)
+
+    // A hundred events in one go, faster than the client's fiber takes them from its 16-event buffer.
+    await publish(Array.from({ length: 100 }, () => stageEvent({ tenantId: "t" })), beating)
+    await waitFor("the gap and the current state", () => client.messages.some((m) => m.type === "stage"))
+    const gapAt = client.messages.findIndex((m) => m.type === "gap")
+    expect(gapAt).toBeGreaterThan(0)
+    expect(String(client.messages[gapAt]!.reason)).toContain("buffer")
+    expect(client.messages.filter((m) => m.type === "stage")).toEqual([expect.objectContaining({ txId, status: "confirmed", walletId: wallet.id })])
+    expect(client.messages.findIndex((m) => m.type === "stage")).toBeGreaterThan(gapAt)
   })
 })
 
