@@ -110,7 +110,7 @@ describe("the stage stream across a gap in other processes' events", () => {
 
     await waitFor("the raw clients' gap messages", () => byTx.some((m) => m.type === "stage") && byWallet.some((m) => m.type === "gap"), 10_000, 20)
     const after = byTx.slice(byTx.findIndex((m) => m.type === "gap"))
-    expect(after[0]).toMatchObject({ type: "gap", reason: expect.stringContaining("were not heard") })
+    expect(after[0]).toMatchObject({ type: "gap", reason: expect.stringContaining("may have been missed") })
     expect(after[1]).toMatchObject({ type: "stage", txId, status: "failed", stage: expect.any(String), errorCode: "PIPELINE_ERROR" })
     expect(Date.parse(String(after[1]!.at))).not.toBeNaN()
     // A client following a wallet is told to read it; the stream cannot list what it may have missed.
