@@ -145,10 +145,18 @@ export class StageEvents extends Effect.Service<StageEvents>()("StageEvents", {
     // A gap: events lost to some subscriber. Other processes' events relayed while the LISTEN connection was being
     // replaced, or, when a subscriber fell a whole buffer behind (the hub full: publishing slid its oldest out), those.
     const gapHub = yield* Effect.acquireRelease(PubSub.sliding<void>(1), PubSub.shutdown)
+    let wasFull = false
     const local = (event: StageEvent) =>
       PubSub.publish(hub, event).pipe(
         Effect.zipRight(PubSub.isFull(hub)),
-        Effect.flatMap((full) => (full ? PubSub.publish(gapHub, undefined) : Effect.void)),
+        Effect.flatMap((full) => {
+          const filled = full && !wasFull
+          wasFull = full
+          if (!full) return Effect.void
+          const announce = PubSub.publish(gapHub, undefined)
+          // Once per episode, for the operator: a stream client or the waits' dispatcher is that far behind.
+          return filled ? Effect.zipRight(announce, Effect.logWarning(`stage events: a subscriber fell ${capacity} events behind (STAGE_EVENT_BUFFER) and lost the oldest; announced as a gap`)) : announce
+        }),
         Effect.asVoid
       )
     /** A queue of every event from now on; it closes with the given scope. */
