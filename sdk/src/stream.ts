@@ -10,7 +10,8 @@
  * is found by itself) or pass `WebSocket`.
  *
  * Events may be missed when the service's process loses its database's LISTEN connection for a moment (other
- * processes' events in between are not heard). The service then says so: each transaction named by `txId` comes
+ * processes' events in between are not heard), or when more events come at once than its buffer for this
+ * connection holds. The service then says so: each transaction named by `txId` comes
  * again with its current state (a loop waiting for an outcome still sees it), and `onGap` is called, for who
  * follows wallets or agents and must read them again.
  */
