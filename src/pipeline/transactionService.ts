@@ -8,7 +8,7 @@ import { againOnConnectionLoss, isConnectionLoss } from "../db/connectionLoss.js
 import { newRowId } from "../db/rowIds.js"
 import type { ApproveBody } from "../../schemas/approval.js"
 import { Conflict, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
-import { approvalEventMetadata, recordApproval } from "./approvals/approvalRecord.js"
+import { approvalEventMetadata, approvedAlreadyBy, recordApproval, rejectedAlreadyBy } from "./approvals/approvalRecord.js"
 import { WalletQuorums } from "./approvals/walletQuorums.js"
 import type { TransactionType } from "../../schemas/intent.js"
 import { AgentBudgetOnRetry, budgetExceededMessage } from "./agentPorts.js"
@@ -204,15 +204,17 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     /**
      * Approve: under the row's lock, the approval must still be waiting and within its time ([n8]; at
      * or after `expiresAt` the transaction fails as expired instead and the approve is refused), the
-     * preview the approver saw must be the current one (`previewHash`, else 409), and the operator must
-     * not have approved it already (409). Below the quorum the approval is recorded and it keeps waiting;
-     * the Nth distinct approval releases signing: that transition, the outbox job and the decision marked
-     * approved (its spend was reserved at the gate) commit together (docs/decisions/approvals.md).
+     * preview the approver saw must be the current one (`previewHash`, else 409). Below the quorum the
+     * approval is recorded and it keeps waiting; the Nth distinct approval releases signing: that
+     * transition, the outbox job and the decision marked approved (its spend was reserved at the gate)
+     * commit together (docs/decisions/approvals.md). An operator approving again what they approved (a
+     * retry after a lost answer) gets the transaction as it stands, and nothing changes.
      */
     const approve = (caller: CallerInfo, txId: string, body: ApproveBody = {}) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
-        if (row.status !== "approval_gate") return yield* Effect.fail(notAwaiting(txId, row.status))
+        const repeated = (current: typeof row) => approvedAlreadyBy(current.approval, caller.keyId, body.previewHash)
+        if (row.status !== "approval_gate") return repeated(row) ? row : yield* Effect.fail(notAwaiting(txId, row.status))
         const outcome = yield* sql.withTransaction(
           Effect.gen(function* () {
             const [locked] = yield* sql`
@@ -249,7 +251,13 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         ).pipe(Effect.orDie)
         switch (outcome._tag) {
           case "NotWaiting":
-            return yield* Effect.fail(notAwaiting(txId, outcome.status))
+          case "Duplicate": {
+            // Moved on since the first read (perhaps by this operator's own earlier approve), or approved already.
+            const current = yield* mustFind(caller, txId)
+            if (repeated(current)) return current
+            if (current.status !== "approval_gate") return yield* Effect.fail(notAwaiting(txId, current.status))
+            return yield* Effect.fail(new Conflict({ message: `transaction ${txId}: its approval changed while this approve ran; read it again`, currentState: "approval_gate" }))
+          }
           case "Expired":
             if (outcome.row !== undefined) yield* expiry.announce(outcome.row)
             return yield* Effect.fail(
@@ -258,11 +266,6 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           case "PreviewChanged":
             return yield* Effect.fail(new Conflict({
               message: `previewHash: the preview of transaction ${txId} changed since it was shown (now ${outcome.current}); read it again and approve what it does now`,
-              currentState: "approval_gate"
-            }))
-          case "Duplicate":
-            return yield* Effect.fail(new Conflict({
-              message: `transaction ${txId}: operator ${caller.keyId} already approved it (${outcome.approvals} of ${outcome.required}); another operator must approve`,
               currentState: "approval_gate"
             }))
           case "Recorded":
@@ -277,11 +280,14 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         }
       })
 
-    /** Reject: the transaction fails with the reason, and its spend reserved at the gate is given back, together. */
+    /**
+     * Reject: the transaction fails with the reason, and its spend reserved at the gate is given back, together.
+     * The operator who rejected it rejecting again (a retry after a lost answer) gets the failed transaction.
+     */
     const reject = (caller: CallerInfo, txId: string, reason: string | undefined) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
-        if (row.status !== "approval_gate") return yield* Effect.fail(notAwaiting(txId, row.status))
+        if (row.status !== "approval_gate") return rejectedAlreadyBy(row.approval, caller.keyId) ? row : yield* Effect.fail(notAwaiting(txId, row.status))
         const why = reason ?? "no reason given"
         const approval = { ...(row.approval ?? {}), status: "rejected", decidedAt: new Date().toISOString(), decidedBy: caller.keyId, reason: why }
         const moved = yield* sql.withTransaction(
@@ -295,7 +301,11 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return updated
           })
         ).pipe(Effect.orDie)
-        if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is no longer awaiting approval`, currentState: "changed" }))
+        if (moved === undefined) {
+          const current = yield* mustFind(caller, txId)
+          if (rejectedAlreadyBy(current.approval, caller.keyId)) return current
+          return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is no longer awaiting approval`, currentState: current.status }))
+        }
         yield* metrics.increment(auditEventMetric("transaction.failed"))
         yield* publish(moved, "rejected")
         return moved

@@ -43,9 +43,11 @@ describe("approval gate", () => {
     // approved, it was built again (a fresh blockhash) and its effect compared with the approved preview before signing
     expect(record.history.map((h) => h.status)).toEqual(["pending", "simulating", "policy_eval", "approval_gate", "signing", "signing", "submitting", "confirmed"])
 
+    // The same operator approving again (say its first answer was lost) is answered the transaction as it is now.
     const again = await client.transactions.approve({ params: { txId } })
-    expect(again.status).toBe(400)
-    expect(again.body.error).toContain("confirmed")
+    expect(again.status).toBe(200)
+    expect(again.data).toMatchObject({ status: "confirmed", signature: record.signature })
+    expect(again.data?.history).toHaveLength(record.history.length)
     const empty = await client.transactions.pendingApprovals({ params: { walletId: wallet.id } })
     expect(empty.data!.total).toBe(0)
   })

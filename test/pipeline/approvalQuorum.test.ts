@@ -1,7 +1,8 @@
 /**
  * Quorum approvals (issue 31 item 5) through the real service, ledger and database: a wallet may require N
- * distinct operator approvals; each is recorded with who and when; the same operator cannot approve twice
- * (409, nothing changed); the Nth releases signing; a reject by any one ends it. Raising the quorum is any
+ * distinct operator approvals; each is recorded with who and when; the same operator counts once (approving
+ * again answers the transaction as it stands and changes nothing, so a request whose answer was lost may be sent
+ * again); the Nth releases signing; a reject by any one ends it. Raising the quorum is any
  * operator's act, lowering it needs the deployment's key; bad input is refused naming the field.
  */
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
@@ -39,7 +40,7 @@ const walletWithQuorum = async (approvalsRequired: number) => {
 }
 
 describe("a quorum of two", () => {
-  it("records each approval with who and when, refuses a second approval by the same operator, and signs at the second operator's", async () => {
+  it("records each approval with who and when, counts the same operator once, and signs at the second operator's", async () => {
     const wallet = await walletWithQuorum(2)
     const { tx, destination } = await gatedTransfer(wallet.id, 1_500_000)
     expect(tx.approval).toMatchObject({ status: "pending", approvalsRequired: 2, approvals: [] })
@@ -52,8 +53,10 @@ describe("a quorum of two", () => {
     expect(first.data?.history.at(-1)?.message).toBe(`approval 1 of 2 by ${alice}`)
 
     const again = await as(ALICE).transactions.approve({ params: { txId: tx.id }, body: { previewHash: hash } })
-    expect(again.status).toBe(409)
-    expect(again.body.error).toContain(`operator ${alice} already approved it (1 of 2)`)
+    expect(again.status).toBe(200)
+    expect(again.data).toMatchObject({ status: "approval_gate", approval: { status: "pending", approvals: [{ by: alice }] } })
+    expect(again.data?.approval?.approvals).toHaveLength(1)
+    expect(again.data?.history.at(-1)?.message).toBe(`approval 1 of 2 by ${alice}`)
     const unchanged = defined((await as(ADMIN_KEY_HEADERS).transactions.get({ params: { txId: tx.id } })).data, "record")
     expect(unchanged.approval?.approvals?.map((a) => a.by)).toEqual([alice])
     expect(await balance(destination)).toBe(0)
@@ -65,7 +68,19 @@ describe("a quorum of two", () => {
     expect(done.approval).toMatchObject({ status: "approved", decidedBy: bob, approvals: [{ by: alice }, { by: bob }] })
     expect(await balance(destination)).toBe(1_500_000)
     const approvedEvents = (await as(ADMIN_KEY_HEADERS).audit.list({ query: { txId: tx.id } })).data?.events.filter((e) => e.eventType.startsWith("transaction.approv")) ?? []
-    expect(approvedEvents.map((e) => [e.eventType, e.metadata.by])).toEqual(expect.arrayContaining([["transaction.approval_recorded", alice], ["transaction.approved", bob]]))
+    expect(approvedEvents.map((e) => [e.eventType, e.metadata.by]).sort()).toEqual([["transaction.approval_recorded", alice], ["transaction.approved", bob]])
+
+    // Released, and settled since: either operator's approve again answers it as it is, and nothing is signed twice.
+    for (const operator of [ALICE, BOB]) {
+      const repeated = await as(operator).transactions.approve({ params: { txId: tx.id }, body: { previewHash: hash } })
+      expect(repeated.status).toBe(200)
+      expect(repeated.data).toMatchObject({ status: "confirmed", signature: done.signature, approval: { status: "approved", decidedBy: bob } })
+    }
+    expect(await balance(destination)).toBe(1_500_000)
+    const eventsAfter = (await as(ADMIN_KEY_HEADERS).audit.list({ query: { txId: tx.id } })).data?.events.filter((e) => e.eventType.startsWith("transaction.approv")) ?? []
+    expect(eventsAfter).toHaveLength(2)
+    // Another round's preview is not what they approved.
+    expect((await as(ALICE).transactions.approve({ params: { txId: tx.id }, body: { previewHash: "0".repeat(64) } })).status).toBe(400)
   })
 
   it("ends at a reject by any one of them, after an approval too: nothing signed", async () => {
@@ -76,6 +91,12 @@ describe("a quorum of two", () => {
     expect(rejected.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
     expect(rejected.data?.approval).toMatchObject({ status: "rejected", decidedBy: bob, reason: "not this one", approvals: [{ by: alice }] })
     expect((await as(BOB).transactions.approve({ params: { txId: tx.id } })).status).toBe(400)
+    expect((await as(ALICE).transactions.approve({ params: { txId: tx.id } })).status).toBe(400)
+    // Who rejected it, rejecting again, is answered the failed transaction; another operator is told it no longer waits.
+    const rejectedAgain = await as(BOB).transactions.reject({ params: { txId: tx.id }, body: { reason: "still not" } })
+    expect(rejectedAgain.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect(rejectedAgain.data?.approval).toMatchObject({ status: "rejected", decidedBy: bob, reason: "not this one" })
+    expect((await as(ALICE).transactions.reject({ params: { txId: tx.id }, body: {} })).status).toBe(400)
     expect((await waitSettled(env.service.baseUrl, tx.id)).data.signature).toBeUndefined()
     expect(await balance(destination)).toBe(0)
   })

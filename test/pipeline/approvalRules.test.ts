@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { assetAmount, inUnits, SOL } from "../../src/pipeline/approvals/assets.js"
-import { openApproval, recordApproval } from "../../src/pipeline/approvals/approvalRecord.js"
+import { approvedAlreadyBy, openApproval, recordApproval, rejectedAlreadyBy } from "../../src/pipeline/approvals/approvalRecord.js"
 import { type ApprovalPreview, effectDifference, previewHash } from "../../src/pipeline/approvals/preview.js"
 
 const USDC = { symbol: "USDC", mint: "Usdc111111111111111111111111111111111111111", decimals: 6 }
@@ -87,5 +87,31 @@ describe("a quorum", () => {
   it("needs the larger of the gate's figure and the wallet's current one; a gate from before quorums needs one", () => {
     expect(recordApproval({ ...gate }, "alice", new Date(), 3)).toMatchObject({ kind: "recorded", required: 3 })
     expect(recordApproval({ status: "pending", expiresAt: "2026-01-02T00:00:00.000Z" }, "alice", new Date(), 1)).toMatchObject({ kind: "released" })
+  })
+
+  it("knows a repeated approve of what the operator approved: this round's preview, while it waits or once released", () => {
+    const first = recordApproval({ ...gate }, "alice", new Date(), 1)
+    if (first.kind !== "recorded") throw new Error("expected recorded")
+    expect(approvedAlreadyBy({ ...first.approval }, "alice", undefined)).toBe(true)
+    expect(approvedAlreadyBy({ ...first.approval }, "alice", first.approval.previewHash)).toBe(true)
+    expect(approvedAlreadyBy({ ...first.approval }, "alice", "another")).toBe(false)
+    expect(approvedAlreadyBy({ ...first.approval }, "bob", undefined)).toBe(false)
+    const released = recordApproval({ ...first.approval }, "bob", new Date(), 1)
+    if (released.kind !== "released") throw new Error("expected released")
+    expect(["alice", "bob"].map((by) => approvedAlreadyBy({ ...released.approval }, by, undefined))).toEqual([true, true])
+    // The next round (a changed effect) shows another preview: an approval of the last one does not carry over.
+    const next = openApproval({ now: new Date(), ttlMs: 1000, approvalsRequired: 2, preview: preview({ sol: -2n }), previewHash: "next", round: 2 })
+    expect(approvedAlreadyBy({ ...next, approvals: released.approval.approvals }, "alice", undefined)).toBe(false)
+    expect(approvedAlreadyBy({ ...released.approval, status: "rejected" }, "alice", undefined)).toBe(false)
+    expect(approvedAlreadyBy({ ...released.approval, status: "expired" }, "alice", undefined)).toBe(false)
+    // A gate from before quorums kept no list: its approver is who decided.
+    expect(approvedAlreadyBy({ status: "approved", decidedBy: "alice" }, "alice", undefined)).toBe(true)
+    expect(approvedAlreadyBy({ status: "approved", decidedBy: "alice" }, "bob", undefined)).toBe(false)
+  })
+
+  it("knows a repeated reject by who rejected it", () => {
+    expect(rejectedAlreadyBy({ ...gate, status: "rejected", decidedBy: "bob" }, "bob")).toBe(true)
+    expect(rejectedAlreadyBy({ ...gate, status: "rejected", decidedBy: "bob" }, "alice")).toBe(false)
+    expect(rejectedAlreadyBy({ ...gate, status: "expired" }, "bob")).toBe(false)
   })
 })

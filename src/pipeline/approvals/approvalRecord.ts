@@ -69,6 +69,26 @@ export const recordApproval = (approval: Readonly<Record<string, unknown>> | nul
   return { kind: "released", approval: { ...updated, status: "approved", decidedAt: now.toISOString(), decidedBy: by }, approvals: approvals.length, required }
 }
 
+/**
+ * Did `by` already approve what is shown now (the current round's preview, and `previewHash` when one is given)?
+ * The approval still waits or was released since; a rejected or expired one is not. A repeated approve (its
+ * answer lost, a double click) then answers the transaction as it stands instead of a refusal, and changes nothing.
+ */
+export const approvedAlreadyBy = (approval: Readonly<Record<string, unknown>> | null, by: string, previewHash: string | undefined): boolean => {
+  const record = (approval ?? {}) as Partial<ApprovalRecord>
+  if (record.status !== "pending" && record.status !== "approved") return false
+  if (previewHash !== undefined && previewHash !== record.previewHash) return false
+  // A gate opened before quorums kept no list: its one approver is who decided.
+  if (record.approvals === undefined) return record.status === "approved" && record.decidedBy === by
+  return record.approvals.some((entry) => entry.by === by && entry.previewHash === record.previewHash)
+}
+
+/** Did `by` reject it (a repeated reject answers the failed transaction instead of "not awaiting approval")? */
+export const rejectedAlreadyBy = (approval: Readonly<Record<string, unknown>> | null, by: string): boolean => {
+  const record = (approval ?? {}) as Partial<ApprovalRecord>
+  return record.status === "rejected" && record.decidedBy === by
+}
+
 /** What an approval event carries for webhook subscribers and the audit log: the preview, its hash, the quorum. */
 export const approvalEventMetadata = (approval: ApprovalRecord) => ({
   previewHash: approval.previewHash,
