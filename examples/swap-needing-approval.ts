@@ -25,7 +25,8 @@ console.log(`swap: ${swap.status} (${swap.policyDecision?.reasons.join("; ") ?? 
 
 const { transactions: pending } = await custody.transactions.pendingApprovals(wallet.id)
 console.log(`waiting for approval: ${pending.map((tx) => tx.id).join(", ")}`)
-await custody.transactions.approve(swap.id)
+// The preview's hash: only what was shown is approved, and the approve is safe to send again.
+await custody.transactions.approve(swap.id, { previewHash: swap.approval?.previewHash })
 const done = await custody.transactions.wait(swap.id)
 const usdcHeld = (await custody.wallets.tokens(wallet.id)).tokens.find((token) => token.mint === usdc)?.amount ?? "0"
 console.log(`after approval: ${done.status}; the wallet holds ${usdcHeld} USDC base units`)

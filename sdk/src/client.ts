@@ -173,9 +173,19 @@ export class CustodyClient {
       }
     },
     get: (txId: string): Promise<Transaction> => this.record("GET", path`/api/v1/transactions/${txId}`),
-    approve: (txId: string): Promise<Transaction> => this.record("POST", path`/api/v1/transactions/${txId}/approve`),
+    /**
+     * Approves the transaction. With `previewHash` (the `approval.previewHash` of the preview the approver saw)
+     * it approves only that preview (409 if it changed) and is sent again after a lost answer or a 503: the
+     * service answers a repeated approve by the same key with the transaction as it stands. Without it the
+     * current preview is approved and the request is not repeated (the preview may have changed meanwhile).
+     */
+    approve: (txId: string, options: { readonly previewHash?: string | undefined } = {}): Promise<Transaction> =>
+      options.previewHash === undefined
+        ? this.record("POST", path`/api/v1/transactions/${txId}/approve`)
+        : this.record("POST", path`/api/v1/transactions/${txId}/approve`, { body: { previewHash: options.previewHash }, idempotent: true }),
+    /** Rejects it; sent again after a lost answer (a repeated reject by the key that rejected answers the failed transaction). */
     reject: (txId: string, reason?: string): Promise<Transaction> =>
-      this.record("POST", path`/api/v1/transactions/${txId}/reject`, { body: reason === undefined ? {} : { reason } }),
+      this.record("POST", path`/api/v1/transactions/${txId}/reject`, { body: reason === undefined ? {} : { reason }, idempotent: true }),
     retry: (txId: string): Promise<Transaction> => this.record("POST", path`/api/v1/transactions/${txId}/retry`),
     proof: (txId: string): Promise<ExecutionProof> => this.transport.data("GET", path`/api/v1/transactions/${txId}/proof`),
     listByWallet: (

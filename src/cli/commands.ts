@@ -105,10 +105,15 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
       return readTransaction(custody, txId)
     },
     get: (context) => readTransaction(context.custody, idArgument(context, "transaction")),
-    approve: (context) => context.custody.transport.request("POST", `/api/v1/transactions/${enc(idArgument(context, "transaction"))}/approve`),
+    approve: (context) => {
+      const previewHash = optional(context.flags, "preview-hash")
+      const url = `/api/v1/transactions/${enc(idArgument(context, "transaction"))}/approve`
+      // Pinned to the preview shown, a repeat after a lost answer cannot approve another one: safe to send again.
+      return context.custody.transport.request("POST", url, previewHash === undefined ? {} : { body: { previewHash }, idempotent: true })
+    },
     reject: (context) => {
       const reason = optional(context.flags, "reason")
-      return context.custody.transport.request("POST", `/api/v1/transactions/${enc(idArgument(context, "transaction"))}/reject`, { body: reason === undefined ? {} : { reason } })
+      return context.custody.transport.request("POST", `/api/v1/transactions/${enc(idArgument(context, "transaction"))}/reject`, { body: reason === undefined ? {} : { reason }, idempotent: true })
     },
     retry: (context) => context.custody.transport.request("POST", `/api/v1/transactions/${enc(idArgument(context, "transaction"))}/retry`),
     watch: async (context) => {

@@ -4,7 +4,7 @@
  *   agent-custody wallets create --label ops --fund 1000000000
  *   agent-custody tx create --wallet <id> --type transfer_sol --protocol system-program \
  *     --intent '{"destination":"<address>","lamports":1000000}' --watch
- *   agent-custody tx approve <id>
+ *   agent-custody tx approve <id> --preview-hash <approval.previewHash>
  *
  * The service is CUSTODY_URL (or --url; default http://127.0.0.1:3000) and the key CUSTODY_API_KEY (or
  * --api-key). `--json` prints the service's envelope as it answered; the exit code follows it (exitCodes.ts).
@@ -20,7 +20,7 @@ const USAGE = `usage: agent-custody <command> [arguments] [--json] [--url URL] [
   health
   wallets create [--label L] [--fund LAMPORTS] | list [--limit N] | get <id> | balance <id>
   tx create --wallet ID --type TYPE --protocol P --intent JSON [--idempotency-key K] [--require-approval] [--agent ID] [--wait-ms N | --watch]
-  tx get <id> | approve <id> | reject <id> [--reason R] | retry <id> | watch <id>
+  tx get <id> | approve <id> [--preview-hash H] | reject <id> [--reason R] | retry <id> | watch <id>
   tx list --wallet ID [--status S] | pending --wallet ID
   policies create --wallet ID --name N --rules JSON [--inactive] | list [--wallet ID] | get <id>
   agents create --name N [--wallet ID] [--budget LAMPORTS] [--intents a,b] [--mode autonomous|supervised]
@@ -60,7 +60,8 @@ const OPTIONS = {
   mode: { type: "string" },
   scopes: { type: "string" },
   "expires-at": { type: "string" },
-  "grace-seconds": { type: "string" }
+  "grace-seconds": { type: "string" },
+  "preview-hash": { type: "string" }
 } as const
 
 const run = async (argv: ReadonlyArray<string>): Promise<number> => {

@@ -129,11 +129,19 @@ describe("agent-custody", () => {
     expect(dataOf<{ status: string }>(waiting).status).toBe("approval_gate")
     const pending = await run(["tx", "pending", "--wallet", wallet.id])
     expect(pending.stdout).toMatch(new RegExp(`^tx ${txId} .* approval_gate `, "m"))
-    expect((await run(["tx", "approve", txId])).code).toBe(0)
+    const previewHash = dataOf<{ approval: { previewHash: string } }>(waiting).approval.previewHash
+    const otherPreview = await run(["tx", "approve", txId, "--preview-hash", "0".repeat(64)])
+    expect(otherPreview.code).not.toBe(0)
+    expect(otherPreview.stderr).toMatch(/previewHash: the preview of transaction .* changed since it was shown/)
+    expect((await run(["tx", "approve", txId, "--preview-hash", previewHash])).code).toBe(0)
     const watched = await run(["tx", "watch", txId])
     expect(watched.code, watched.stderr).toBe(0)
     expect(watched.stdout).toMatch(/^ {2}\S+ {2}approval_gate /m)
     expect(watched.stdout).toMatch(/^confirmed: signature /m)
+    // Approving again (an answer lost, a command run twice) answers the transaction as it is now.
+    const again = await run(["tx", "approve", txId, "--preview-hash", previewHash])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toMatch(new RegExp(`^tx ${txId} .* confirmed`, "m"))
 
     const other = dataOf<{ id: string }>(await run([...transferArgs(wallet.id, 3_000_000), "--json"]))
     // The service answers a rejected transaction as its failed record, in a failure envelope: the exit code follows it.

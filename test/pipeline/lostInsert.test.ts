@@ -13,44 +13,30 @@
  * The insert is held by an administrator's lock on the wallet's row (its foreign key check waits for it).
  */
 import { Connection, Keypair } from "@solana/web3.js"
-import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestLedger } from "../support/ledger.js"
-import { commitWithAnswerLost, type ProxiedService, rollbackWithAnswerLost, startServiceThroughProxy, waitForLockWaiters } from "../support/proxiedService.js"
+import type pg from "pg"
+import { describe, expect, it } from "vitest"
+import { commitWithAnswerLost, type ProxiedService, rollbackWithAnswerLost, useProxiedServiceWithLedger, waitForLockWaiters } from "../support/proxiedService.js"
 import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
 const LAMPORTS = 1_000_000
 
-let ledger: Awaited<ReturnType<typeof startTestLedger>>
-let env: ProxiedService
-let admin: pg.Client
-beforeAll(async () => {
-  ledger = await startTestLedger()
-  env = await startServiceThroughProxy({ rpcUrl: ledger.rpcUrl, env: { DATABASE_SILENCE_CHECK_MS: "500" } })
-  admin = new pg.Client({ connectionString: env.database.url })
-  await admin.connect()
-})
-afterAll(async () => {
-  await admin?.end()
-  await env?.stop()
-  await ledger?.close()
-})
+const env = useProxiedServiceWithLedger({ env: { DATABASE_SILENCE_CHECK_MS: "500" } })
 
-/** A transfer without an idempotency key, created while `admin` holds its wallet's row; `lose` then loses the insert's answer. */
+/** A transfer without an idempotency key, created while the administrator holds its wallet's row; `lose` then loses the insert's answer. */
 const createWithAnswerLost = async (lose: typeof commitWithAnswerLost) => {
   const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
   const destination = Keypair.generate().publicKey
   const body = { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination.toBase58(), lamports: LAMPORTS } }
-  const rows = async () => (await admin.query("SELECT id FROM transactions WHERE wallet_id = $1", [wallet.id])).rows.map((row: { id: string }) => row.id)
+  const rows = async () => (await env.admin.query("SELECT id FROM transactions WHERE wallet_id = $1", [wallet.id])).rows.map((row: { id: string }) => row.id)
   try {
-    await admin.query("BEGIN")
-    await admin.query("SELECT id FROM wallets WHERE id = $1 FOR UPDATE", [wallet.id])
+    await env.admin.query("BEGIN")
+    await env.admin.query("SELECT id FROM wallets WHERE id = $1 FOR UPDATE", [wallet.id])
     const answer = submit(env.service.baseUrl, body)
-    await lose(env, admin, "the create's insert")
+    await lose(env, env.admin, "the create's insert")
     return { created: await answer, rows, destination }
   } finally {
-    await admin.query("ROLLBACK").catch(() => undefined)
+    await env.admin.query("ROLLBACK").catch(() => undefined)
   }
 }
 
@@ -85,7 +71,7 @@ describe("a create whose insert lost its answer", () => {
       expect(await rows()).toEqual([txId])
       const settled = await waitSettled(env.service.baseUrl, txId, 30_000)
       expect(settled.data.status).toBe("confirmed")
-      expect(await new Connection(ledger.rpcUrl, "confirmed").getBalance(destination)).toBe(LAMPORTS)
+      expect(await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(destination)).toBe(LAMPORTS)
     }, 60_000)
   }
 

@@ -6,9 +6,10 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type pg from "pg"
+import pg from "pg"
 import { afterAll, beforeAll } from "vitest"
 import { createTestDatabase, type TestDatabase } from "./database.js"
+import { startTestLedger } from "./ledger.js"
 import { type RunningService, startService } from "./service.js"
 import { startTcpProxy, type TcpProxy } from "./tcpProxy.js"
 import { waitFor } from "./wait.js"
@@ -50,6 +51,29 @@ export const useServiceThroughProxy = (options: { readonly rpcUrl: string; reado
   })
   afterAll(async () => {
     await context.stop?.()
+  })
+  return context
+}
+
+export interface ProxiedServiceWithLedger extends ProxiedService {
+  readonly ledger: Awaited<ReturnType<typeof startTestLedger>>
+  /** The test's own connection to the service's database, not through the proxy (to hold locks, read rows). */
+  readonly admin: pg.Client
+}
+
+/** A ledger, the service on it through the proxy, and an administrator's connection, for a file's tests. */
+export const useProxiedServiceWithLedger = (options: { readonly env?: Record<string, string> } = {}): ProxiedServiceWithLedger => {
+  const context = {} as { -readonly [K in keyof ProxiedServiceWithLedger]: ProxiedServiceWithLedger[K] }
+  beforeAll(async () => {
+    context.ledger = await startTestLedger()
+    Object.assign(context, await startServiceThroughProxy({ rpcUrl: context.ledger.rpcUrl, ...(options.env === undefined ? {} : { env: options.env }) }))
+    context.admin = new pg.Client({ connectionString: context.database.url })
+    await context.admin.connect()
+  })
+  afterAll(async () => {
+    await context.admin?.end()
+    await context.stop?.()
+    await context.ledger?.close()
   })
   return context
 }
