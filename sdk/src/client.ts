@@ -163,7 +163,7 @@ export class CustodyClient {
       for (;;) {
         if (tx.status === "failed" && retries > 0 && retryGuidance(tx.errorCode) === "use-retry-endpoint") {
           retries--
-          tx = await this.transactions.retry(tx.id)
+          tx = await this.transactions.retry(tx.id, tx)
           continue
         }
         if (isSettled(tx) || (atGate && tx.status === "approval_gate")) return tx
@@ -186,7 +186,21 @@ export class CustodyClient {
     /** Rejects it; sent again after a lost answer (a repeated reject by the key that rejected answers the failed transaction). */
     reject: (txId: string, reason?: string): Promise<Transaction> =>
       this.record("POST", path`/api/v1/transactions/${txId}/reject`, { body: reason === undefined ? {} : { reason }, idempotent: true }),
-    retry: (txId: string): Promise<Transaction> => this.record("POST", path`/api/v1/transactions/${txId}/retry`),
+    /**
+     * A fresh attempt of a failed transaction (CONFIRMATION_FAILED, PIPELINE_ERROR). Sent again after a lost
+     * answer only when a read shows the service did not take it (the transaction still failed, unchanged since):
+     * a blind repeat could start one more attempt than was asked for.
+     */
+    retry: async (txId: string, known?: Transaction): Promise<Transaction> => {
+      const before = known ?? (await this.transactions.get(txId))
+      return this.transport.sendOnce(
+        () => this.record("POST", path`/api/v1/transactions/${txId}/retry`),
+        async () => {
+          const now = await this.transactions.get(txId)
+          return now.status !== "failed" || now.updatedAt !== before.updatedAt ? now : undefined
+        }
+      )
+    },
     proof: (txId: string): Promise<ExecutionProof> => this.transport.data("GET", path`/api/v1/transactions/${txId}/proof`),
     listByWallet: (
       walletId: string,

@@ -44,6 +44,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const isEnvelope = (value: unknown): value is Envelope<unknown> =>
   typeof value === "object" && value !== null && "status" in value && "traceId" in value && "data" in value
 
+/** A failure after which the service may or may not have done what was asked. */
+const answerLost = (error: unknown): boolean =>
+  error instanceof CustodyNetworkError ||
+  (error instanceof CustodyError && (error.httpStatus === 502 || error.httpStatus === 503 || (error.errorCode === "PIPELINE_ERROR" && error.failedAt === "gateway")))
+
 export class Transport {
   readonly baseUrl: string
   private readonly apiKey: string
@@ -134,6 +139,25 @@ export class Transport {
         continue
       }
       return { httpStatus: response.status, envelope: envelope as Envelope<D> }
+    }
+  }
+
+  /**
+   * Sends a request that must not be repeated blindly (done twice, it would do its work twice). When its answer
+   * is lost (no answer, a 502/503, the gateway's PIPELINE_ERROR), `taken` reads whether the service did it all
+   * the same: what it returns is the answer; `undefined` means not done, and the request is sent again, with
+   * backoff, within the attempts.
+   */
+  async sendOnce<A>(send: () => Promise<A>, taken: () => Promise<A | undefined>): Promise<A> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send()
+      } catch (error) {
+        if (attempt >= this.attempts || !answerLost(error)) throw error
+        await sleep(this.backoff(attempt))
+        const found = await taken()
+        if (found !== undefined) return found
+      }
     }
   }
 
