@@ -2,6 +2,7 @@
 import * as Schema from "effect/Schema"
 import { Amount, Timestamp, Uuid } from "./common.js"
 import { PositiveLamports } from "./intent.js"
+import { IdempotencyKey } from "./transaction.js"
 
 const Reason = (defaultReason: string) =>
   Schema.optionalWith(
@@ -17,7 +18,9 @@ export const AllocateBody = Schema.Struct({
   targetAgentId: Uuid,
   lamports: PositiveLamports,
   reason: Reason("treasury allocation"),
-  sourceAgentId: Schema.optionalWith(Uuid, { exact: true })
+  sourceAgentId: Schema.optionalWith(Uuid, { exact: true }),
+  /** Per tenant: a repeat answers the allocation this key made (200), and moves nothing again. */
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true })
 }).pipe(
   Schema.filter((body) =>
     body.sourceAgentId === body.targetAgentId
@@ -45,7 +48,9 @@ export const RebalanceBody = Schema.Struct({
   sourceAgentId: Uuid,
   targetAgentId: Uuid,
   lamports: PositiveLamports,
-  reason: Reason("treasury rebalance")
+  reason: Reason("treasury rebalance"),
+  /** Per tenant: a repeat answers the rebalance this key made (200), and moves nothing again. */
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true })
 }).pipe(
   Schema.filter((body) =>
     body.sourceAgentId === body.targetAgentId

@@ -10,13 +10,14 @@ export const TreasuryApi = {
     summary: "Allocate lamports from a treasury wallet to agents' wallets",
     body: AllocateBody,
     success: AllocateResult,
-    successStatuses: [201]
+    // 200: a repeated idempotencyKey, answered with the allocation it made.
+    successStatuses: [201, 200]
   }),
   rebalance: endpoint("treasury", "POST", "/api/v1/treasury/rebalance", {
     summary: "Rebalance agents' wallets toward their targets",
     body: RebalanceBody,
     success: RebalanceResult,
-    successStatuses: [201]
+    successStatuses: [201, 200]
   })
 }
 

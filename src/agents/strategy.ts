@@ -104,8 +104,9 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
     /**
      * Records a paper trade of `agent` (also the runtime's entry for autonomy mode `paper` and paperOnly
      * steps): the intent decoded by its type (400 naming `intent.<field>`), and what execute would say.
+     * One made for a pipeline transaction (`txId`) is made once: run again, the transaction finds it.
      */
-    const recordPaperTrade = (stored: StoredAgent, order: PaperOrder, traceId?: string) =>
+    const recordPaperTrade = (stored: StoredAgent, order: PaperOrder, context: { readonly traceId?: string | undefined; readonly txId?: string } = {}) =>
       Effect.gen(function* () {
         const intent = (yield* decodeIntent(order.type, order.intent)) as Record<string, unknown>
         const today = yield* utcToday
@@ -124,24 +125,32 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
           Effect.gen(function* () {
             // The agent's row lock serialises its paper trades, so the cap of 500 holds exactly.
             yield* sql`SELECT id FROM agents WHERE id = ${stored.agent.id} FOR UPDATE`
+            if (context.txId !== undefined) {
+              const earlier = yield* sql`
+                SELECT id, agent_id, wallet_id, type, protocol, intent::text AS intent_text, outcome::text AS outcome_text, created_at
+                FROM paper_trades WHERE tx_id = ${context.txId}
+              `.pipe(decodeRows("paper_trades", PaperRow))
+              if (earlier.length > 0) return earlier
+            }
             const inserted = yield* sql`
-              INSERT INTO paper_trades (id, tenant_id, agent_id, wallet_id, type, protocol, intent, outcome)
+              INSERT INTO paper_trades (id, tenant_id, agent_id, wallet_id, type, protocol, intent, outcome, tx_id)
               VALUES (${id}, ${stored.tenantId}, ${stored.agent.id}, ${stored.agent.walletId}, ${order.type}, ${order.protocol},
-                ${JSON.stringify(intent)}::jsonb, ${JSON.stringify(outcome)}::jsonb)
+                ${JSON.stringify(intent)}::jsonb, ${JSON.stringify(outcome)}::jsonb, ${context.txId ?? null})
               RETURNING id, agent_id, wallet_id, type, protocol, intent::text AS intent_text, outcome::text AS outcome_text, created_at
             `.pipe(decodeRows("paper_trades", PaperRow))
             yield* sql`
               DELETE FROM paper_trades WHERE agent_id = ${stored.agent.id} AND seq NOT IN (
                 SELECT seq FROM paper_trades WHERE agent_id = ${stored.agent.id} ORDER BY seq DESC LIMIT ${MAX_PAPER_TRADES_PER_AGENT})
             `
+            // Its event is written with it.
+            yield* audit.record({
+              tenantId: stored.tenantId, eventType: "strategy.paper_trade", message: `paper trade ${id} of agent ${stored.agent.id}`,
+              metadata: { type: order.type, protocol: order.protocol, outcome }, agentId: stored.agent.id, walletId: stored.agent.walletId,
+              protocol: order.protocol, entityType: "paper_trade", category: "strategy", traceId: context.traceId ?? null
+            })
             return inserted
           })
         ).pipe(Effect.orDie)
-        yield* audit.record({
-          tenantId: stored.tenantId, eventType: "strategy.paper_trade", message: `paper trade ${id} of agent ${stored.agent.id}`,
-          metadata: { type: order.type, protocol: order.protocol, outcome }, agentId: stored.agent.id, walletId: stored.agent.walletId,
-          protocol: order.protocol, entityType: "paper_trade", category: "strategy", traceId: traceId ?? null
-        })
         return toPaperTrade(rows[0])
       }).pipe(Effect.withSpan("Strategy.recordPaperTrade"))
 
@@ -156,7 +165,7 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
         if (stored.agent.walletId !== body.walletId) {
           return yield* Effect.fail(new ValidationError({ message: `walletId: is not the wallet of agent ${body.agentId}`, field: "walletId" }))
         }
-        return yield* recordPaperTrade(stored, body, caller.traceId)
+        return yield* recordPaperTrade(stored, body, { traceId: caller.traceId })
       })
 
     /** Oldest first (at most 500). */

@@ -4,6 +4,9 @@
  * from one agent to another. Both rows are locked in id order inside one SQL transaction, so concurrent
  * moves never deadlock and never create or destroy budget; the before/after figures are the locked ones.
  * Also what the transaction types treasury_allocate / treasury_rebalance map onto (`moveBudget`).
+ * A move happens once: one made for a pipeline transaction is found again by its txId (a worker that
+ * runs the transaction again after its confirmation was lost), one sent with an idempotency key by the
+ * key (a request repeated after a lost answer); either answers the stored move, and changes nothing.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
@@ -26,6 +29,8 @@ export interface BudgetMove {
   readonly reason: string
   /** Set when a pipeline transaction (treasury_allocate / treasury_rebalance) performed it. */
   readonly txId?: string
+  /** The caller's key for this move (per tenant): a repeat answers the move it made. */
+  readonly idempotencyKey?: string
 }
 
 export interface BudgetMoveResult {
@@ -36,6 +41,8 @@ export interface BudgetMoveResult {
   readonly targetBudgetAfter: bigint
   readonly sourceBudgetBefore?: bigint
   readonly sourceBudgetAfter?: bigint
+  /** False when the move was made before (the same txId or idempotency key) and is only answered again. */
+  readonly created: boolean
 }
 
 const LockedAgent = Schema.Struct({
@@ -47,6 +54,46 @@ type LockedAgent = typeof LockedAgent.Type
 
 const OperationCreatedRow = Schema.Struct({ created_at: Timestamp })
 
+const OperationRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  kind: Schema.String,
+  source_agent_id: Schema.NullOr(Schema.String),
+  target_agent_id: Schema.String,
+  lamports: Schema.String,
+  reason: Schema.String,
+  source_budget_before: Schema.NullOr(Schema.String),
+  source_budget_after: Schema.NullOr(Schema.String),
+  target_budget_before: Schema.String,
+  target_budget_after: Schema.String,
+  created_at: Timestamp
+})
+type OperationRow = typeof OperationRow.Type
+
+/** A stored move as its answer (made before: `created` false). */
+const answerOf = (row: OperationRow): BudgetMoveResult => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  timestamp: row.created_at.toISOString(),
+  targetBudgetBefore: BigInt(row.target_budget_before),
+  targetBudgetAfter: BigInt(row.target_budget_after),
+  ...(row.source_budget_before === null || row.source_budget_after === null
+    ? {}
+    : { sourceBudgetBefore: BigInt(row.source_budget_before), sourceBudgetAfter: BigInt(row.source_budget_after) }),
+  created: false
+})
+
+/** Whether a stored move is the one `move` asks for (a key used again for another move is refused). */
+const sameMove = (row: OperationRow, move: BudgetMove) =>
+  row.kind === move.kind &&
+  row.source_agent_id === (move.sourceAgentId ?? null) &&
+  row.target_agent_id === move.targetAgentId &&
+  BigInt(row.lamports) === move.lamports &&
+  row.reason === move.reason
+
+const keyUsedElsewhere = (key: string, operationId: string) =>
+  new ValidationError({ message: `idempotencyKey: '${key}' was already used for treasury operation ${operationId} with a different request`, field: "idempotencyKey" })
+
 export class Treasury extends Effect.Service<Treasury>()("Treasury", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -54,6 +101,18 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
 
     const setBudget = (id: string, lamports: bigint) =>
       sql`UPDATE agents SET budget_lamports = ${lamports.toString()}::numeric, budget_updated_at = now(), updated_at = now() WHERE id = ${id}`
+
+    /** The move made before for the same pipeline transaction, or with the same key in this tenant. */
+    const madeBefore = (tenantId: string, move: BudgetMove) =>
+      move.txId === undefined && move.idempotencyKey === undefined
+        ? Effect.succeed([] as ReadonlyArray<OperationRow>)
+        : sql`
+            SELECT id, tenant_id, kind, source_agent_id, target_agent_id, lamports::text AS lamports, reason,
+              source_budget_before::text AS source_budget_before, source_budget_after::text AS source_budget_after,
+              target_budget_before::text AS target_budget_before, target_budget_after::text AS target_budget_after, created_at
+            FROM treasury_operations
+            WHERE ${move.txId === undefined ? sql`tenant_id = ${tenantId} AND idempotency_key = ${move.idempotencyKey ?? ""}` : sql`tx_id = ${move.txId}`}
+          `.pipe(decodeRows("treasury_operations", OperationRow))
 
     const moveInTransaction = (actor: TreasuryActor, move: BudgetMove) =>
       Effect.gen(function* () {
@@ -72,6 +131,12 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
         }
         if (source !== undefined && source.tenant_id !== target.tenant_id) {
           return yield* Effect.fail(new ValidationError({ message: "sourceAgentId: belongs to another tenant than targetAgentId", field: "sourceAgentId" }))
+        }
+        // Made before (the agents' locks order it after that move's commit): answered, not made again.
+        const [earlier] = yield* madeBefore(target.tenant_id, move)
+        if (earlier !== undefined) {
+          if (move.txId === undefined && !sameMove(earlier, move)) return yield* Effect.fail(keyUsedElsewhere(move.idempotencyKey ?? "", earlier.id))
+          return answerOf(earlier)
         }
         const targetBefore = BigInt(target.budget ?? "0")
         const sourceBefore = source === undefined ? undefined : BigInt(source.budget ?? "0")
@@ -96,15 +161,19 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
         if (source !== undefined && sourceAfter !== undefined) yield* setBudget(source.id, sourceAfter)
         yield* setBudget(target.id, targetAfter)
         const id = randomUUID()
+        // A key used at once for a move of other agents (not ordered by these locks) conflicts here: refused.
         const [row] = yield* sql`
           INSERT INTO treasury_operations (id, tenant_id, kind, source_agent_id, target_agent_id, lamports, reason,
-            source_budget_before, source_budget_after, target_budget_before, target_budget_after, tx_id)
+            source_budget_before, source_budget_after, target_budget_before, target_budget_after, tx_id, idempotency_key)
           VALUES (${id}, ${target.tenant_id}, ${move.kind}, ${source?.id ?? null}, ${target.id}, ${move.lamports.toString()}::numeric,
             ${move.reason}, ${sourceBefore?.toString() ?? null}::numeric, ${sourceAfter?.toString() ?? null}::numeric,
-            ${targetBefore.toString()}::numeric, ${targetAfter.toString()}::numeric, ${move.txId ?? null})
+            ${targetBefore.toString()}::numeric, ${targetAfter.toString()}::numeric, ${move.txId ?? null}, ${move.idempotencyKey ?? null})
+          ON CONFLICT DO NOTHING
           RETURNING created_at
         `.pipe(decodeRows("treasury_operations", OperationCreatedRow))
+        if (row === undefined) return yield* Effect.fail(keyUsedElsewhere(move.idempotencyKey ?? "", "made meanwhile"))
         const result: BudgetMoveResult = {
+          created: true,
           id,
           tenantId: target.tenant_id,
           timestamp: row.created_at.toISOString(),
@@ -122,10 +191,9 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
         agentId, txId: move.txId ?? null, entityType: "agent", category: "budget", traceId: actor.traceId
       })
 
-    /** One budget move, atomic, then its events (treasury.<kind> and agent.budget.updated per agent). */
-    const moveBudget = (actor: TreasuryActor, move: BudgetMove) =>
+    /** Its events (treasury.<kind> and agent.budget.updated per agent), written with it. */
+    const recordMove = (actor: TreasuryActor, move: BudgetMove, result: BudgetMoveResult) =>
       Effect.gen(function* () {
-        const result = yield* sql.withTransaction(moveInTransaction(actor, move)).pipe(Effect.catchTag("SqlError", Effect.die))
         yield* audit.record({
           tenantId: result.tenantId, eventType: `treasury.${move.kind}`,
           message: `treasury ${move.kind} of ${move.lamports} lamports to agent ${move.targetAgentId}${move.sourceAgentId === undefined ? "" : ` from agent ${move.sourceAgentId}`}`,
@@ -136,13 +204,26 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
         if (move.sourceAgentId !== undefined && result.sourceBudgetBefore !== undefined && result.sourceBudgetAfter !== undefined) {
           yield* budgetUpdated(actor, result.tenantId, move.sourceAgentId, result.sourceBudgetBefore, result.sourceBudgetAfter, move, result.id)
         }
-        return result
-      }).pipe(Effect.withSpan(`Treasury.${move.kind}`))
+      })
 
+    /** One budget move and its events, atomic (a move made before is answered again, with no event). */
+    const moveBudget = (actor: TreasuryActor, move: BudgetMove) =>
+      sql
+        .withTransaction(
+          Effect.tap(moveInTransaction(actor, move), (result) => (result.created ? recordMove(actor, move, result) : Effect.void))
+        )
+        .pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan(`Treasury.${move.kind}`))
+
+    const keyOf = (body: { readonly idempotencyKey?: string }) => (body.idempotencyKey === undefined ? {} : { idempotencyKey: body.idempotencyKey })
+
+    /** An allocation, and whether it was made now (false: the key's earlier one, answered again). */
     const allocate = (actor: TreasuryActor, body: AllocateBody) =>
       Effect.map(
-        moveBudget(actor, { kind: "allocate", targetAgentId: body.targetAgentId, lamports: body.lamports, reason: body.reason, ...(body.sourceAgentId === undefined ? {} : { sourceAgentId: body.sourceAgentId }) }),
-        (result): AllocateResult => ({
+        moveBudget(actor, {
+          kind: "allocate", targetAgentId: body.targetAgentId, lamports: body.lamports, reason: body.reason,
+          ...(body.sourceAgentId === undefined ? {} : { sourceAgentId: body.sourceAgentId }), ...keyOf(body)
+        }),
+        (result): { readonly answer: AllocateResult; readonly created: boolean } => ({ created: result.created, answer: {
           allocationId: result.id,
           targetAgentId: body.targetAgentId,
           ...(body.sourceAgentId === undefined ? {} : { sourceAgentId: body.sourceAgentId }),
@@ -153,13 +234,14 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
           targetBudgetAfter: result.targetBudgetAfter,
           ...(result.sourceBudgetBefore === undefined ? {} : { sourceBudgetBefore: result.sourceBudgetBefore }),
           ...(result.sourceBudgetAfter === undefined ? {} : { sourceBudgetAfter: result.sourceBudgetAfter })
-        })
+        } })
       )
 
+    /** A rebalance, and whether it was made now (false: the key's earlier one, answered again). */
     const rebalance = (actor: TreasuryActor, body: RebalanceBody) =>
       Effect.map(
-        moveBudget(actor, { kind: "rebalance", sourceAgentId: body.sourceAgentId, targetAgentId: body.targetAgentId, lamports: body.lamports, reason: body.reason }),
-        (result): RebalanceResult => ({
+        moveBudget(actor, { kind: "rebalance", sourceAgentId: body.sourceAgentId, targetAgentId: body.targetAgentId, lamports: body.lamports, reason: body.reason, ...keyOf(body) }),
+        (result): { readonly answer: RebalanceResult; readonly created: boolean } => ({ created: result.created, answer: {
           rebalanceId: result.id,
           sourceAgentId: body.sourceAgentId,
           targetAgentId: body.targetAgentId,
@@ -170,7 +252,7 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
           sourceBudgetAfter: result.sourceBudgetAfter ?? 0n,
           targetBudgetBefore: result.targetBudgetBefore,
           targetBudgetAfter: result.targetBudgetAfter
-        })
+        } })
       )
 
     return { allocate, rebalance, moveBudget }

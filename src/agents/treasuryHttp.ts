@@ -16,14 +16,17 @@ export const treasuryRoutes = [
     TreasuryApi.allocate,
     Effect.gen(function* () {
       const body = yield* decodeBody(AllocateBody)
-      return ok(yield* (yield* Treasury).allocate(yield* Caller, body), 201)
+      const { answer, created } = yield* (yield* Treasury).allocate(yield* Caller, body)
+      // A repeated idempotency key answers the allocation it made: 200, not a second 201.
+      return ok(answer, created ? 201 : 200)
     })
   ),
   route(
     TreasuryApi.rebalance,
     Effect.gen(function* () {
       const body = yield* decodeBody(RebalanceBody)
-      return ok(yield* (yield* Treasury).rebalance(yield* Caller, body), 201)
+      const { answer, created } = yield* (yield* Treasury).rebalance(yield* Caller, body)
+      return ok(answer, created ? 201 : 200)
     })
   )
 ]

@@ -11,6 +11,7 @@ import { Treasury } from "../../src/agents/treasury.js"
 import { startAgents, type AgentsHarness } from "./agentHarness.js"
 
 let harness: AgentsHarness
+const exit = <A, E>(result: Exit.Exit<A, E>) => (Exit.isFailure(result) ? result.cause : "succeeded")
 const actor = { readTenant: null, traceId: "test" }
 
 beforeAll(async () => {
@@ -36,14 +37,41 @@ describe("treasury", () => {
     const target = await harness.createAgent()
     const source = await harness.createAgent({ budgetLamports: 1_000n })
     const raised = await harness.run(
-      Effect.flatMap(Treasury, (t) => t.allocate(actor, { targetAgentId: target.agentId, lamports: 500n, reason: "treasury allocation" }))
+      Effect.flatMap(Treasury, (t) => Effect.map(t.allocate(actor, { targetAgentId: target.agentId, lamports: 500n, reason: "treasury allocation" }), (made) => made.answer))
     )
     expect(raised).toMatchObject({ targetAgentId: target.agentId, lamports: 500n, targetBudgetBefore: 0n, targetBudgetAfter: 500n })
     expect(raised.sourceAgentId).toBeUndefined()
     const moved = await harness.run(
-      Effect.flatMap(Treasury, (t) => t.rebalance(actor, { sourceAgentId: source.agentId, targetAgentId: target.agentId, lamports: 400n, reason: "r" }))
+      Effect.flatMap(Treasury, (t) => Effect.map(t.rebalance(actor, { sourceAgentId: source.agentId, targetAgentId: target.agentId, lamports: 400n, reason: "r" }), (made) => made.answer))
     )
     expect(moved).toMatchObject({ sourceBudgetBefore: 1_000n, sourceBudgetAfter: 600n, targetBudgetBefore: 500n, targetBudgetAfter: 900n })
+  })
+
+  it("makes a move once per idempotency key: repeats, even at once, answer the first; another move under the key is refused", async () => {
+    const target = await harness.createAgent()
+    const source = await harness.createAgent({ budgetLamports: 1_000n })
+    const request = { sourceAgentId: source.agentId, targetAgentId: target.agentId, lamports: 300n, reason: "r", idempotencyKey: `key-${target.agentId}` }
+    const answers = await Promise.all(Array.from({ length: 5 }, () => harness.run(Effect.flatMap(Treasury, (t) => t.rebalance(actor, request)))))
+    expect(answers.filter((made) => made.created)).toHaveLength(1)
+    expect(new Set(answers.map((made) => made.answer.rebalanceId)).size).toBe(1)
+    expect(answers.map((made) => [made.answer.sourceBudgetAfter, made.answer.targetBudgetAfter])).toEqual(Array(5).fill([700n, 300n]))
+    const after = await budgets([source.agentId, target.agentId])
+    expect([after.get(source.agentId), after.get(target.agentId)]).toEqual([700n, 300n])
+
+    const other = await harness.run(Effect.exit(Effect.flatMap(Treasury, (t) => t.rebalance(actor, { ...request, lamports: 301n }))))
+    expect(JSON.stringify(exit(other))).toContain(`idempotencyKey: '${request.idempotencyKey}' was already used for treasury operation ${answers[0]!.answer.rebalanceId} with a different request`)
+    const unchanged = await budgets([source.agentId, target.agentId])
+    expect([unchanged.get(source.agentId), unchanged.get(target.agentId)]).toEqual([700n, 300n])
+  })
+
+  it("makes a pipeline transaction's move once: run again for the same txId, it answers the first", async () => {
+    const target = await harness.createAgent()
+    const move = { kind: "allocate", targetAgentId: target.agentId, lamports: 250n, reason: "treasury allocation", txId: crypto.randomUUID() } as const
+    const first = await harness.run(Effect.flatMap(Treasury, (t) => t.moveBudget(actor, move)))
+    const again = await harness.run(Effect.flatMap(Treasury, (t) => t.moveBudget(actor, move)))
+    expect([first.created, again.created]).toEqual([true, false])
+    expect(again).toMatchObject({ id: first.id, targetBudgetBefore: 0n, targetBudgetAfter: 250n })
+    expect((await budgets([target.agentId])).get(target.agentId)).toBe(250n)
   })
 
   it("refuses to move more than the source's budget, changing nothing", async () => {

@@ -38,6 +38,29 @@ describe("treasury over HTTP", () => {
     expect(events.map((e) => e.metadata.operationId)).toContain(moved.body.data.rebalanceId)
   })
 
+  it("makes a move once per idempotencyKey: a repeat answers it (200), another move under the key is a 400 naming it", async () => {
+    const a = await newAgent({ budgetLamports: 1_000 })
+    const b = await newAgent()
+    const body = { sourceAgentId: a.id, targetAgentId: b.id, lamports: 400, idempotencyKey: `move-${b.id}` }
+    const first = await client().treasury.rebalance({ body })
+    expect(first.status).toBe(201)
+    const again = await client().treasury.rebalance({ body })
+    expect(again.status).toBe(200)
+    expect(again.body.data).toEqual(first.body.data)
+    const other = await client().treasury.rebalance({ body: { ...body, lamports: 401 } })
+    expect(other.status).toBe(400)
+    expect(other.body.error).toMatch(/^idempotencyKey: .* was already used for treasury operation .* with a different request/)
+    const allocation = { targetAgentId: b.id, lamports: 100, idempotencyKey: `allocate-${b.id}` }
+    expect((await client().treasury.allocate({ body: allocation })).status).toBe(201)
+    expect((await client().treasury.allocate({ body: allocation })).status).toBe(200)
+    // A key is the caller's, not the kind's: used by a rebalance, it is another request for an allocation.
+    expect((await client().treasury.allocate({ body: { ...allocation, idempotencyKey: body.idempotencyKey } })).status).toBe(400)
+    expect((await client().agents.budget({ params: { agentId: a.id } })).body.data.budgetLamports).toBe(600)
+    expect((await client().agents.budget({ params: { agentId: b.id } })).body.data.budgetLamports).toBe(500)
+    const events = (await client().audit.list({ query: { eventType: "treasury.rebalance" } })).body.data.events
+    expect(events.filter((e) => e.metadata.operationId === first.body.data.rebalanceId)).toHaveLength(1)
+  })
+
   it("validates reason, lamports and the agents", async () => {
     const a = await newAgent({ budgetLamports: 10 })
     const b = await newAgent()

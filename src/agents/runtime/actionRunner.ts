@@ -40,7 +40,7 @@ export class ActionRunner extends Effect.Service<ActionRunner>()("ActionRunner",
       const order = { type: action.type, protocol: action.protocol, intent: action.intent }
       const caller = agentCaller(stored, action)
       if (action.kind === "paper") {
-        return strategy.recordPaperTrade(stored, order, caller.traceId).pipe(
+        return strategy.recordPaperTrade(stored, order, { traceId: caller.traceId }).pipe(
           Effect.map((trade): ActionOutcome => ({ status: "paper", paperTradeId: trade.id })),
           Effect.catchAll((error) => Effect.succeed<ActionOutcome>({ status: "failed", error: describe(error) }))
         )

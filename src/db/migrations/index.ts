@@ -27,6 +27,7 @@ import shadowPolicies from "./0142_shadow_policies.js"
 import growth from "./0150_growth.js"
 import apiKeys from "./0160_api_keys.js"
 import sealedKeys from "./0161_sealed_keys.js"
+import offChainOnce from "./0170_off_chain_once.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -52,5 +53,6 @@ export const migrations = Migrator.fromRecord({
   "0142_shadow_policies": shadowPolicies,
   "0150_growth": growth,
   "0160_api_keys": apiKeys,
-  "0161_sealed_keys": sealedKeys
+  "0161_sealed_keys": sealedKeys,
+  "0170_off_chain_once": offChainOnce
 })

@@ -32,7 +32,7 @@ export const strategyTools = [
   }),
   tool({
     name: "treasury.allocate",
-    description: "Allocate budget lamports to an agent (from sourceAgentId when given, else new budget). Operator act.",
+    description: "Allocate budget lamports to an agent (from sourceAgentId when given, else new budget). Operator act. Send an idempotencyKey: a repeat then answers the first allocation instead of allocating again.",
     endpoint: TreasuryApi.allocate,
     args: Schema.Struct({ targetAgentId: AgentId, lamports: Amount }, AnyFields),
     readOnly: false,
@@ -41,7 +41,7 @@ export const strategyTools = [
   }),
   tool({
     name: "treasury.rebalance",
-    description: "Move budget lamports from one agent to another (bookkeeping only). Operator act.",
+    description: "Move budget lamports from one agent to another (bookkeeping only). Operator act. Send an idempotencyKey: a repeat then answers the first move instead of moving again.",
     endpoint: TreasuryApi.rebalance,
     args: Schema.Struct({ sourceAgentId: AgentId, targetAgentId: AgentId, lamports: Amount }, AnyFields),
     readOnly: false,
