@@ -171,7 +171,11 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
           ON CONFLICT DO NOTHING
           RETURNING created_at
         `.pipe(decodeRows("treasury_operations", OperationCreatedRow))
-        if (row === undefined) return yield* Effect.fail(keyUsedElsewhere(move.idempotencyKey ?? "", "made meanwhile"))
+        if (row === undefined) {
+          return yield* Effect.fail(
+            new ValidationError({ message: `idempotencyKey: '${move.idempotencyKey ?? ""}' was used at the same time for another treasury operation`, field: "idempotencyKey" })
+          )
+        }
         const result: BudgetMoveResult = {
           created: true,
           id,
