@@ -59,7 +59,7 @@ export const OffChainIntentsLive = Layer.effect(
         const agent = yield* agents.findSystem(row.agent_id)
         if (agent === undefined || agent.tenantId !== row.tenant_id) return yield* Effect.fail(refused(`agent ${row.agent_id} not found`))
         const order = row.intent as unknown as PaperOrder
-        const trade = yield* strategy.recordPaperTrade(agent, order, { traceId: row.id, txId: row.id }).pipe(Effect.mapError((error) => refused(error.message)))
+        const trade = yield* strategy.recordPaperTrade(agent, order, { traceId: row.id, onceKey: `tx:${row.id}` }).pipe(Effect.mapError((error) => refused(error.message)))
         return { paperTrade: trade }
       })
 

@@ -104,9 +104,10 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
     /**
      * Records a paper trade of `agent` (also the runtime's entry for autonomy mode `paper` and paperOnly
      * steps): the intent decoded by its type (400 naming `intent.<field>`), and what execute would say.
-     * One made for a pipeline transaction (`txId`) is made once: run again, the transaction finds it.
+     * One given a `onceKey` (a paper_trade transaction's `tx:<id>`, a runtime action's `run:<key>`) is made
+     * once: asked again (the transaction run again, the action re-sent after a crash), it answers the first.
      */
-    const recordPaperTrade = (stored: StoredAgent, order: PaperOrder, context: { readonly traceId?: string | undefined; readonly txId?: string } = {}) =>
+    const recordPaperTrade = (stored: StoredAgent, order: PaperOrder, context: { readonly traceId?: string | undefined; readonly onceKey?: string } = {}) =>
       Effect.gen(function* () {
         const intent = (yield* decodeIntent(order.type, order.intent)) as Record<string, unknown>
         const today = yield* utcToday
@@ -125,17 +126,17 @@ export class Strategy extends Effect.Service<Strategy>()("Strategy", {
           Effect.gen(function* () {
             // The agent's row lock serialises its paper trades, so the cap of 500 holds exactly.
             yield* sql`SELECT id FROM agents WHERE id = ${stored.agent.id} FOR UPDATE`
-            if (context.txId !== undefined) {
+            if (context.onceKey !== undefined) {
               const earlier = yield* sql`
                 SELECT id, agent_id, wallet_id, type, protocol, intent::text AS intent_text, outcome::text AS outcome_text, created_at
-                FROM paper_trades WHERE tx_id = ${context.txId}
+                FROM paper_trades WHERE agent_id = ${stored.agent.id} AND once_key = ${context.onceKey}
               `.pipe(decodeRows("paper_trades", PaperRow))
               if (earlier.length > 0) return earlier
             }
             const inserted = yield* sql`
-              INSERT INTO paper_trades (id, tenant_id, agent_id, wallet_id, type, protocol, intent, outcome, tx_id)
+              INSERT INTO paper_trades (id, tenant_id, agent_id, wallet_id, type, protocol, intent, outcome, once_key)
               VALUES (${id}, ${stored.tenantId}, ${stored.agent.id}, ${stored.agent.walletId}, ${order.type}, ${order.protocol},
-                ${JSON.stringify(intent)}::jsonb, ${JSON.stringify(outcome)}::jsonb, ${context.txId ?? null})
+                ${JSON.stringify(intent)}::jsonb, ${JSON.stringify(outcome)}::jsonb, ${context.onceKey ?? null})
               RETURNING id, agent_id, wallet_id, type, protocol, intent::text AS intent_text, outcome::text AS outcome_text, created_at
             `.pipe(decodeRows("paper_trades", PaperRow))
             yield* sql`

@@ -40,7 +40,8 @@ export class ActionRunner extends Effect.Service<ActionRunner>()("ActionRunner",
       const order = { type: action.type, protocol: action.protocol, intent: action.intent }
       const caller = agentCaller(stored, action)
       if (action.kind === "paper") {
-        return strategy.recordPaperTrade(stored, order, { traceId: caller.traceId }).pipe(
+        // Re-sent after a crash, the action finds the paper trade it recorded (the run's key).
+        return strategy.recordPaperTrade(stored, order, { traceId: caller.traceId, onceKey: `run:${action.idempotencyKey}` }).pipe(
           Effect.map((trade): ActionOutcome => ({ status: "paper", paperTradeId: trade.id })),
           Effect.catchAll((error) => Effect.succeed<ActionOutcome>({ status: "failed", error: describe(error) }))
         )

@@ -1,7 +1,7 @@
 /**
  * Durable runs in real time: the service stopped mid-run and started again on the same data never runs
  * a step past its maxRuns; a run claimed before a crash (after or before its execute) is sent exactly
- * once; two service processes on one PostgreSQL run each agent in one process only, each action once.
+ * once, and a paper run's paper trade recorded once; two service processes on one PostgreSQL run each agent in one process only, each action once.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -121,6 +121,50 @@ describe.concurrent("durable runs", () => {
         [actionIdempotencyKey(agent.id, "step", "pay", 2), "confirmed"]
       ])
       expect(transactions[0].id).toBe(executed.body.data.id)
+    } finally {
+      await service.stop()
+    }
+  })
+
+  it("a paper run claimed before a crash records its paper trade once, whether or not it had recorded it", async ({ expect }) => {
+    const service = await startService({ rpcUrl: ledger.rpcUrl, env: ENV })
+    try {
+      const headers = tenant(3)
+      const wallet = await fundedWallet(service, headers)
+      const agent = await createAgent(service, headers, { walletId: wallet.id, autonomy: { ...transferStep(2), mode: "paper" } }, false)
+      const key = (run: number) => actionIdempotencyKey(agent.id, "step", "pay", run)
+      const recordedBeforeCrash = randomUUID()
+      // Run 1: the crash came after its paper trade was recorded. Run 2: before.
+      await inService(
+        service,
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO agent_step_runs (agent_id, step_id, runs, last_run_at) VALUES (${agent.id}, 'pay', 2, now())`
+          for (const run of [1, 2]) {
+            yield* sql`
+              INSERT INTO agent_actions (id, agent_id, source, source_id, run, kind, status, type, protocol, intent, idempotency_key, at)
+              VALUES (${randomUUID()}, ${agent.id}, 'step', 'pay', ${run}, 'paper', 'claimed', 'transfer_sol', 'system-program',
+                ${JSON.stringify({ destination: wallet.publicKey, lamports: String(run * 1_000_000) })}::jsonb, ${key(run)}, now())
+            `
+          }
+          yield* sql`
+            INSERT INTO paper_trades (id, tenant_id, agent_id, wallet_id, type, protocol, intent, outcome, once_key)
+            SELECT ${recordedBeforeCrash}, tenant_id, id, wallet_id, 'transfer_sol', 'system-program',
+              ${JSON.stringify({ destination: wallet.publicKey, lamports: "1000000" })}::jsonb, '{"simulated":true}'::jsonb, ${`run:${key(1)}`}
+            FROM agents WHERE id = ${agent.id}
+          `
+        }).pipe(Effect.orDie)
+      )
+      await makeClient(service.baseUrl, headers).agents.start({ params: { agentId: agent.id }, body: {} })
+      await waitUntil("the claimed runs to be sent", async () => (await agentActions(service, agent.id)).every((a) => a.status !== "claimed"))
+      await waitUntil("a tick after", async () => (await autonomyState(service, agent.id, headers)).tick >= 2)
+      const trades = await inService(
+        service,
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ id: string; once_key: string }>`SELECT id, once_key FROM paper_trades WHERE agent_id = ${agent.id} ORDER BY seq`).pipe(Effect.orDie)
+      )
+      expect(trades.map((trade) => trade.once_key)).toEqual([`run:${key(1)}`, `run:${key(2)}`])
+      expect(trades[0]?.id).toBe(recordedBeforeCrash)
+      expect((await agentActions(service, agent.id)).map((action) => [action.run, action.status])).toEqual([[1, "paper"], [2, "paper"]])
     } finally {
       await service.stop()
     }
