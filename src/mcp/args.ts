@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { Base58Address, Uuid } from "../../schemas/common.js"
 import { TransactionType } from "../../schemas/intent.js"
+import { IdempotencyKey } from "../../schemas/transaction.js"
 
 export { Base58Address, TransactionType, Uuid }
 
@@ -24,6 +25,9 @@ export const Amount = Schema.Union(
 
 export const Intent = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   description: "the type-specific intent payload (e.g. transfer_sol: {destination, lamports})"
+})
+export const IdempotencyKeyArg = IdempotencyKey.annotations({
+  description: "one per intended payment or action (1-128 characters); a repeat with it answers the first transaction, nothing is done twice"
 })
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export const Rules = Schema.Array(JsonObject).annotations({ description: "policy rules, e.g. [{type: 'spending_limit', maxLamportsPerTx: 1000000}]" })

@@ -74,6 +74,11 @@ describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
     }
     const byName = new Map(tools.map((t) => [t.name, t]))
     expect(byName.get("tx_create")!.inputSchema.required).toEqual(expect.arrayContaining(["walletId", "type", "protocol", "intent"]))
+    // Tools that move value tell the host how to call again safely.
+    for (const name of ["tx_create", "agent_execute", "treasury_allocate", "treasury_rebalance"]) {
+      const properties = byName.get(name)!.inputSchema.properties as Record<string, { description?: string }>
+      expect(properties.idempotencyKey?.description, name).toMatch(/a repeat with it answers the first/)
+    }
     expect(byName.get("wallet_get")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
     expect(byName.get("wallet_sign_transaction")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false })
   })
@@ -82,7 +87,10 @@ describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
     const c = shared
     const wallet = await callOk(c, "wallet_create", { label: `mcp ${name}`, autoFund: true, fundLamports: 1_000_000_000 })
     const destination = Keypair.generate().publicKey.toBase58()
-    const created = await callOk(c, "tx_create", { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 2_000_000 } })
+    const request = { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination, lamports: 2_000_000 }, idempotencyKey: `mcp-${destination}` }
+    const created = await callOk(c, "tx_create", request)
+    // A host that calls again after a timeout, with the same key as the tool asks: the first transaction, paid once.
+    expect((await callOk(c, "tx_create", request)).id).toBe(created.id)
     const settled = await waitForTool(c, created.id, ["confirmed"])
     expect(settled.status).toBe("confirmed")
     const proof = await callOk(c, "tx_proof", { txId: created.id })

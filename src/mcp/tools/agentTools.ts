@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { EXECUTION_MODES } from "../../../schemas/agent.js"
 import { AgentsApi } from "../../../schemas/api/agents.js"
 import type { Endpoint } from "../../../schemas/api/endpoint.js"
-import { AgentId, Intent, JsonObject, ProtocolName, TransactionType } from "../args.js"
+import { AgentId, IdempotencyKeyArg, Intent, JsonObject, ProtocolName, TransactionType } from "../args.js"
 import { AnyFields, apiPath, omit, tool } from "../toolDefinition.js"
 
 const byAgent = Schema.Struct({ agentId: AgentId })
@@ -89,9 +89,12 @@ export const agentTools = [
   }),
   tool({
     name: "agent.execute",
-    description: "Execute an intent as the agent: capability, manifest and budget checks, then the full pipeline with policy.",
+    description: "Execute an intent as the agent: capability, manifest and budget checks, then the full pipeline with policy. Give an idempotencyKey (one per intended action) and use the same one if you call again after an error or a timeout: the first transaction is answered, nothing is done twice.",
     endpoint: AgentsApi.execute,
-    args: Schema.Struct({ agentId: AgentId, type: TransactionType, protocol: ProtocolName, intent: Schema.optional(Intent), gasless: Schema.optional(Schema.Boolean) }),
+    args: Schema.Struct({
+      agentId: AgentId, type: TransactionType, protocol: ProtocolName, intent: Schema.optional(Intent), gasless: Schema.optional(Schema.Boolean),
+      idempotencyKey: Schema.optional(IdempotencyKeyArg)
+    }),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: apiPath`/api/v1/agents/${args.agentId}/execute`, body: omit(args, "agentId") })

@@ -1,7 +1,7 @@
 /** Strategy and treasury tools (spec: Tool interface, Strategy and treasury). */
 import { Schema } from "effect"
 import { StrategyApi, TreasuryApi } from "../../../schemas/api/treasury.js"
-import { AgentId, Amount, Intent, JsonObject, ProtocolName, TransactionType, WalletId } from "../args.js"
+import { AgentId, Amount, IdempotencyKeyArg, Intent, JsonObject, ProtocolName, TransactionType, WalletId } from "../args.js"
 import { AnyFields, apiPath, tool } from "../toolDefinition.js"
 
 export const strategyTools = [
@@ -34,7 +34,7 @@ export const strategyTools = [
     name: "treasury.allocate",
     description: "Allocate budget lamports to an agent (from sourceAgentId when given, else new budget). Operator act. Send an idempotencyKey: a repeat then answers the first allocation instead of allocating again.",
     endpoint: TreasuryApi.allocate,
-    args: Schema.Struct({ targetAgentId: AgentId, lamports: Amount }, AnyFields),
+    args: Schema.Struct({ targetAgentId: AgentId, lamports: Amount, idempotencyKey: Schema.optional(IdempotencyKeyArg) }, AnyFields),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: "/api/v1/treasury/allocate", body: args })
@@ -43,7 +43,7 @@ export const strategyTools = [
     name: "treasury.rebalance",
     description: "Move budget lamports from one agent to another (bookkeeping only). Operator act. Send an idempotencyKey: a repeat then answers the first move instead of moving again.",
     endpoint: TreasuryApi.rebalance,
-    args: Schema.Struct({ sourceAgentId: AgentId, targetAgentId: AgentId, lamports: Amount }, AnyFields),
+    args: Schema.Struct({ sourceAgentId: AgentId, targetAgentId: AgentId, lamports: Amount, idempotencyKey: Schema.optional(IdempotencyKeyArg) }, AnyFields),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: "/api/v1/treasury/rebalance", body: args })

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import type { Endpoint } from "../../../schemas/api/endpoint.js"
 import { EscrowApi } from "../../../schemas/api/escrow.js"
 import { TransactionsApi } from "../../../schemas/api/transactions.js"
-import { AgentId, Intent, Limit, Offset, ProtocolName, TransactionType, TxId, WalletId } from "../args.js"
+import { AgentId, IdempotencyKeyArg, Intent, Limit, Offset, ProtocolName, TransactionType, TxId, WalletId } from "../args.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
 const byTx = Schema.Struct({ txId: TxId })
@@ -26,7 +26,7 @@ const txAction = (name: string, action: string, endpoint: Endpoint, description:
 export const transactionTools = [
   tool({
     name: "tx.create",
-    description: "Submit an intent (e.g. type transfer_sol, protocol system-program, intent {destination, lamports}); it runs the pipeline with policy. Poll tx.get until confirmed or failed.",
+    description: "Submit an intent (e.g. type transfer_sol, protocol system-program, intent {destination, lamports}); it runs the pipeline with policy. Poll tx.get until confirmed or failed. Give an idempotencyKey (one per intended payment) and use the same one if you call again after an error or a timeout: the first transaction is answered, nothing is paid twice.",
     endpoint: TransactionsApi.create,
     args: Schema.Struct({
       walletId: WalletId,
@@ -35,7 +35,7 @@ export const transactionTools = [
       intent: Intent,
       agentId: Schema.optional(AgentId),
       gasless: Schema.optional(Schema.Boolean),
-      idempotencyKey: Schema.optional(Schema.String),
+      idempotencyKey: Schema.optional(IdempotencyKeyArg),
       requireApproval: Schema.optional(Schema.Boolean),
       waitMs: Schema.optional(WaitMs)
     }),
