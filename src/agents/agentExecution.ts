@@ -6,6 +6,7 @@
  * is exact under concurrency and a crash in between is released by the reconciler.
  * Also the runtime's entry point: an agent actor calls `execute` with the agent's own caller.
  */
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { ExecuteBody } from "../../schemas/agent.js"
 import { PolicyViolation } from "../../schemas/errors.js"
@@ -52,16 +53,22 @@ export class AgentExecution extends Effect.Service<AgentExecution>()("AgentExecu
     const transactionRows = yield* TransactionRepo
     const audit = yield* AuditLog
     const config = yield* AppConfig
+    const sql = yield* SqlClient.SqlClient
 
     const refuseOverBudget = (caller: CallerInfo, stored: StoredAgent, remaining: bigint, required: bigint, budget: bigint) =>
       Effect.gen(function* () {
         const message = budgetExceededMessage(remaining, required)
-        yield* audit.record({
-          tenantId: stored.tenantId, eventType: "agent.budget.exceeded", message: `agent ${stored.agent.id}: ${message}`,
-          metadata: { remainingLamports: remaining, requiredLamports: required, budgetLamports: budget },
-          agentId: stored.agent.id, walletId: stored.agent.walletId, entityType: "agent", category: "budget", traceId: caller.traceId
-        })
-        yield* breaches.record({ tenantId: stored.tenantId, agentId: stored.agent.id, kind: "budget", reason: message })
+        // The event and the breach the supervisor acts on commit together.
+        yield* sql.withTransaction(
+          Effect.zipRight(
+            audit.record({
+              tenantId: stored.tenantId, eventType: "agent.budget.exceeded", message: `agent ${stored.agent.id}: ${message}`,
+              metadata: { remainingLamports: remaining, requiredLamports: required, budgetLamports: budget },
+              agentId: stored.agent.id, walletId: stored.agent.walletId, entityType: "agent", category: "budget", traceId: caller.traceId
+            }),
+            breaches.record({ tenantId: stored.tenantId, agentId: stored.agent.id, kind: "budget", reason: message })
+          )
+        ).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
         return yield* Effect.fail(new PolicyViolation({ message, reasons: [message] }))
       })
 

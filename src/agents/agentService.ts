@@ -45,6 +45,15 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         entityType: "agent", category: "agent", traceId: traceId ?? null
       })
 
+    /** A status change and its event, in one SQL transaction: a crash never leaves one without the other. */
+    const transitionRecorded = (
+      id: string, readTenant: string | null, from: ReadonlyArray<AgentStatus>, to: AgentStatus, pausedReason: string | null,
+      record: (moved: StoredAgent) => Effect.Effect<void>
+    ) =>
+      sql
+        .withTransaction(Effect.tap(repo.transition(id, readTenant, from, to, pausedReason), (moved) => (moved === undefined ? Effect.void : record(moved))))
+        .pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
+
     /** An agent the caller may see: its tenant's, and for an agent's credential only that agent. */
     const get = (caller: CallerInfo, id: string) => {
       const self = actingAgent(caller)
@@ -147,11 +156,12 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         if (!rule.from.includes(current.agent.status)) return yield* refuse(caller, id, action)
         if (action === "start") yield* checkBacktestGate(current)
         const pausedReason = action === "pause" ? (reason ?? "paused by operator") : null
-        const moved = yield* repo.transition(id, caller.readTenant, rule.from, rule.to, pausedReason)
+        const moved = yield* transitionRecorded(id, caller.readTenant, rule.from, rule.to, pausedReason, (moved) =>
+          event(moved, rule.eventType, `agent ${id} ${rule.done}`, {
+            from: current.agent.status, to: rule.to, ...(pausedReason === null ? {} : { reason: pausedReason }), automatic: false
+          }, caller.traceId)
+        )
         if (moved === undefined) return yield* refuse(caller, id, action)
-        yield* event(moved, rule.eventType, `agent ${id} ${rule.done}`, {
-          from: current.agent.status, to: rule.to, ...(pausedReason === null ? {} : { reason: pausedReason }), automatic: false
-        }, caller.traceId)
         return moved.agent
       }).pipe(Effect.withSpan(`AgentService.${action}`))
 
@@ -170,9 +180,10 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         const current = yield* repo.findSystem(agentId)
         if (current === undefined) return undefined
         if (current.agent.executionMode !== "autonomous") return current.agent.status
-        const moved = yield* repo.transition(agentId, null, ["running"], "paused", reason)
+        const moved = yield* transitionRecorded(agentId, null, ["running"], "paused", reason, (moved) =>
+          event(moved, "agent.paused", `agent ${agentId} paused automatically: ${reason}`, { from: "running", to: "paused", reason, automatic: true })
+        )
         if (moved === undefined) return current.agent.status
-        yield* event(moved, "agent.paused", `agent ${agentId} paused automatically: ${reason}`, { from: "running", to: "paused", reason, automatic: true })
         return "paused" as AgentStatus
       }).pipe(Effect.withSpan("AgentService.pauseForBreach"))
 
@@ -189,9 +200,10 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         const reason = `frozen by operator (freeze ${freeze.id}): ${freeze.reason}`
         const paused: Array<string> = []
         for (const agent of inScope) {
-          const moved = yield* repo.transition(agent.id, freeze.tenantId, ["running"], "paused", reason)
+          const moved = yield* transitionRecorded(agent.id, freeze.tenantId, ["running"], "paused", reason, (moved) =>
+            event(moved, "agent.paused", `agent ${agent.id} paused: ${reason}`, { from: "running", to: "paused", reason, automatic: true, freezeId: freeze.id })
+          )
           if (moved === undefined) continue
-          yield* event(moved, "agent.paused", `agent ${agent.id} paused: ${reason}`, { from: "running", to: "paused", reason, automatic: true, freezeId: freeze.id })
           paused.push(agent.id)
         }
         return paused

@@ -72,13 +72,13 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
 
     /**
      * Reserves `lamports` of today's budget: all or nothing, under the agent's row lock. A counter of an
-     * earlier day restarts at 0 first (agent.budget.reset). Events are recorded after the commit.
+     * earlier day restarts at 0 first (agent.budget.reset). Its events commit with it.
      */
     const reserve = (agentId: string, lamports: bigint, traceId?: string) =>
       Effect.gen(function* () {
         const today = yield* utcToday
-        const { outcome, locked } = yield* sql.withTransaction(
-          Effect.gen(function* () {
+        const { outcome } = yield* sql.withTransaction(
+          Effect.tap(Effect.gen(function* () {
             const [row] = yield* sql`
               SELECT tenant_id, wallet_id, spent_day, spent_lamports_today::text AS spent, budget_lamports::text AS budget
               FROM agents WHERE id = ${agentId} FOR UPDATE
@@ -104,18 +104,19 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
             `
             const outcome: ReserveOutcome = { _tag: "Reserved", reservationId, spentLamportsToday: spent + lamports, budgetLamports: budget }
             return { outcome, locked: row }
-          })
+          }), ({ outcome, locked }) => Effect.gen(function* () {
+            if (locked.spent_day < today && BigInt(locked.spent) > 0n) {
+              yield* budgetEvent(locked.tenant_id, agentId, "agent.budget.reset", `agent ${agentId} daily spend restarted for ${today}`, {
+                previousDay: locked.spent_day, previousSpentLamports: locked.spent, day: today
+              })
+            }
+            if (outcome._tag === "Reserved") {
+              yield* budgetEvent(locked.tenant_id, agentId, "agent.budget.updated", `agent ${agentId} reserved ${lamports} lamports`, {
+                change: "reserved", lamports, spentLamportsToday: outcome.spentLamportsToday, budgetLamports: outcome.budgetLamports, traceId
+              })
+            }
+          }))
         ).pipe(Effect.orDie)
-        if (locked.spent_day < today && BigInt(locked.spent) > 0n) {
-          yield* budgetEvent(locked.tenant_id, agentId, "agent.budget.reset", `agent ${agentId} daily spend restarted for ${today}`, {
-            previousDay: locked.spent_day, previousSpentLamports: locked.spent, day: today
-          })
-        }
-        if (outcome._tag === "Reserved") {
-          yield* budgetEvent(locked.tenant_id, agentId, "agent.budget.updated", `agent ${agentId} reserved ${lamports} lamports`, {
-            change: "reserved", lamports, spentLamportsToday: outcome.spentLamportsToday, budgetLamports: outcome.budgetLamports, traceId
-          })
-        }
         return outcome
       }).pipe(Effect.withSpan("AgentBudgets.reserve"))
 
@@ -125,11 +126,12 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
 
     /**
      * Releases reservations (matched by `where`) exactly once: `released_at` is set by the first caller
-     * only, and the lamports come off the counter only if it still counts the reservation's day.
+     * only, and the lamports come off the counter only if it still counts the reservation's day. Its
+     * events commit with it.
      */
     const releaseWhere = (where: ReturnType<typeof sql.and>, reason: string) =>
       Effect.gen(function* () {
-        const released = yield* sql.withTransaction(
+        const released = yield* sql.withTransaction(Effect.tap(
           sql`
             WITH released AS (
               UPDATE agent_budget_reservations SET released_at = now()
@@ -145,13 +147,12 @@ export class AgentBudgets extends Effect.Service<AgentBudgets>()("AgentBudgets",
             SELECT r.agent_id, r.tenant_id, r.tx_id, r.lamports::text AS lamports,
               EXISTS (SELECT 1 FROM lowered l WHERE l.id = r.agent_id AND l.spent_day = r.utc_day) AS counted
             FROM released r
-          `.pipe(decodeRows("agent_budget_reservations", Released))
-        ).pipe(Effect.orDie)
-        for (const row of released) {
-          yield* budgetEvent(row.tenant_id, row.agent_id, "agent.budget.updated", `agent ${row.agent_id} released ${row.lamports} lamports`, {
-            change: "released", lamports: row.lamports, reason, restoredToday: row.counted
-          }, row.tx_id)
-        }
+          `.pipe(decodeRows("agent_budget_reservations", Released)),
+          (rows) => Effect.forEach(rows, (row) =>
+            budgetEvent(row.tenant_id, row.agent_id, "agent.budget.updated", `agent ${row.agent_id} released ${row.lamports} lamports`, {
+              change: "released", lamports: row.lamports, reason, restoredToday: row.counted
+            }, row.tx_id), { discard: true })
+        )).pipe(Effect.orDie)
         return released.length
       })
 

@@ -52,16 +52,21 @@ export class ManifestStore extends Effect.Service<ManifestStore>()("ManifestStor
           },
           secret.value
         )
-        yield* sql`
-          INSERT INTO agent_manifests (nonce, agent_id, tenant_id, allowed_intents, allowed_protocols, issued_at, expires_at)
-          VALUES (${manifest.nonce}, ${stored.agent.id}, ${stored.tenantId}, ${JSON.stringify(manifest.allowedIntents)}::jsonb,
-            ${JSON.stringify(manifest.allowedProtocols)}::jsonb, ${manifest.issuedAt}::timestamptz, ${manifest.expiresAt}::timestamptz)
-        `.pipe(Effect.orDie)
-        yield* audit.record({
-          tenantId: stored.tenantId, eventType: "agent.manifest.issued", message: `manifest issued to agent ${stored.agent.id}`,
-          metadata: { nonce: manifest.nonce, allowedIntents: manifest.allowedIntents, allowedProtocols: manifest.allowedProtocols, expiresAt: manifest.expiresAt },
-          agentId: stored.agent.id, entityType: "agent", category: "manifest", traceId: caller.traceId
-        })
+        // The manifest and its event commit together.
+        yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`
+              INSERT INTO agent_manifests (nonce, agent_id, tenant_id, allowed_intents, allowed_protocols, issued_at, expires_at)
+              VALUES (${manifest.nonce}, ${stored.agent.id}, ${stored.tenantId}, ${JSON.stringify(manifest.allowedIntents)}::jsonb,
+                ${JSON.stringify(manifest.allowedProtocols)}::jsonb, ${manifest.issuedAt}::timestamptz, ${manifest.expiresAt}::timestamptz)
+            `
+            yield* audit.record({
+              tenantId: stored.tenantId, eventType: "agent.manifest.issued", message: `manifest issued to agent ${stored.agent.id}`,
+              metadata: { nonce: manifest.nonce, allowedIntents: manifest.allowedIntents, allowedProtocols: manifest.allowedProtocols, expiresAt: manifest.expiresAt },
+              agentId: stored.agent.id, entityType: "agent", category: "manifest", traceId: caller.traceId
+            })
+          })
+        ).pipe(Effect.orDie)
         return manifest
       }).pipe(Effect.withSpan("ManifestStore.issue"))
 
@@ -104,19 +109,25 @@ export class ManifestStore extends Effect.Service<ManifestStore>()("ManifestStor
       Effect.gen(function* () {
         const nonce = body.nonce ?? body.manifest?.nonce ?? ""
         const reason = body.reason ?? "revoked by operator"
-        const [row] = yield* sql`
-          WITH target AS (SELECT nonce, revoked_at FROM agent_manifests WHERE nonce = ${nonce} AND agent_id = ${stored.agent.id} FOR UPDATE)
-          UPDATE agent_manifests m SET revoked_at = COALESCE(m.revoked_at, now()), revoked_reason = COALESCE(m.revoked_reason, ${reason})
-          FROM target t WHERE m.nonce = t.nonce
-          RETURNING m.revoked_at, m.revoked_reason, t.revoked_at IS NULL AS newly
-        `.pipe(decodeRows("agent_manifests", RevokedRow), Effect.orDie)
+        // The revocation and its event commit together.
+        const [row] = yield* sql.withTransaction(
+          Effect.tap(
+            sql`
+              WITH target AS (SELECT nonce, revoked_at FROM agent_manifests WHERE nonce = ${nonce} AND agent_id = ${stored.agent.id} FOR UPDATE)
+              UPDATE agent_manifests m SET revoked_at = COALESCE(m.revoked_at, now()), revoked_reason = COALESCE(m.revoked_reason, ${reason})
+              FROM target t WHERE m.nonce = t.nonce
+              RETURNING m.revoked_at, m.revoked_reason, t.revoked_at IS NULL AS newly
+            `.pipe(decodeRows("agent_manifests", RevokedRow)),
+            ([revoked]) =>
+              revoked?.newly === true
+                ? audit.record({
+                    tenantId: stored.tenantId, eventType: "agent.manifest.revoked", message: `manifest ${nonce} of agent ${stored.agent.id} revoked`,
+                    metadata: { nonce, reason }, agentId: stored.agent.id, entityType: "agent", category: "manifest", traceId: caller.traceId
+                  })
+                : Effect.void
+          )
+        ).pipe(Effect.orDie)
         if (row === undefined) return yield* Effect.fail(new NotFound({ resource: "manifest", id: nonce }))
-        if (row.newly) {
-          yield* audit.record({
-            tenantId: stored.tenantId, eventType: "agent.manifest.revoked", message: `manifest ${nonce} of agent ${stored.agent.id} revoked`,
-            metadata: { nonce, reason }, agentId: stored.agent.id, entityType: "agent", category: "manifest", traceId: caller.traceId
-          })
-        }
         return { agentId: stored.agent.id, nonce, revoked: true, revokedAt: row.revoked_at.toISOString(), reason: row.revoked_reason ?? reason }
       }).pipe(Effect.withSpan("ManifestStore.revoke"))
 

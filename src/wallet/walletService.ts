@@ -2,6 +2,7 @@
  * The wallet component: creates wallets (key in the configured backend, row in SQL, optional funding),
  * reads them within the caller's tenant, and reads balances and token accounts from the ledger.
  */
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import bs58 from "bs58"
 import { randomUUID } from "node:crypto"
@@ -28,6 +29,7 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
     const chain = yield* ChainClient
     const funder = yield* AutoFunder
     const audit = yield* AuditLog
+    const sql = yield* SqlClient.SqlClient
 
     const create = (caller: CallerInfo, body: CreateWalletBody) =>
       Effect.gen(function* () {
@@ -37,24 +39,30 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
         const id = randomUUID()
         // A backend that cannot make a key now (an mpc node down, a token not reachable) is a 503 saying why.
         const key = yield* keys.createKey(id).pipe(Effect.mapError((error) => new UpstreamUnavailable({ message: error.message })))
-        const stored = yield* repo.insert({
-          id,
-          tenant_id: caller.tenant,
-          public_key: bs58.encode(key.publicKey),
-          provider: key.provider,
-          key_backend: key.backend,
-          label: body.label ?? null
-        })
-        yield* audit.record({
-          tenantId: caller.tenant,
-          eventType: "wallet.created",
-          message: `wallet ${id} created`,
-          metadata: { publicKey: stored.wallet.publicKey, provider: stored.wallet.provider, autoFund: body.autoFund },
-          walletId: id,
-          entityType: "wallet",
-          category: "wallet",
-          traceId: caller.traceId
-        })
+        // The wallet and its event commit together.
+        const stored = yield* sql.withTransaction(
+          Effect.tap(
+            repo.insert({
+              id,
+              tenant_id: caller.tenant,
+              public_key: bs58.encode(key.publicKey),
+              provider: key.provider,
+              key_backend: key.backend,
+              label: body.label ?? null
+            }),
+            (stored) =>
+              audit.record({
+                tenantId: caller.tenant,
+                eventType: "wallet.created",
+                message: `wallet ${id} created`,
+                metadata: { publicKey: stored.wallet.publicKey, provider: stored.wallet.provider, autoFund: body.autoFund },
+                walletId: id,
+                entityType: "wallet",
+                category: "wallet",
+                traceId: caller.traceId
+              })
+          )
+        ).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
         if (reservation === undefined) return { ...stored.wallet }
         const funding = yield* funder.fund(stored.wallet.publicKey, fundLamports)
         if (!funding.ok) yield* funder.release(reservation)
