@@ -12,6 +12,7 @@ import { AgentsApi } from "../schemas/api/agents.js"
 import { DefiApi } from "../schemas/api/defi.js"
 import { PoliciesApi } from "../schemas/api/policies.js"
 import { TransactionsApi } from "../schemas/api/transactions.js"
+import { TreasuryApi } from "../schemas/api/treasury.js"
 import { WalletsApi } from "../schemas/api/wallets.js"
 import { INTENT_TYPES, IntentPayloads } from "../schemas/intent.js"
 import { PolicyRule } from "../schemas/policy.js"
@@ -111,7 +112,9 @@ export const generateSdkTypes = (): string => {
     typeAlias("Agent", "An agent.", wire(success(AgentsApi.get))),
     typeAlias("AgentBudget", "An agent's budget and today's spend.", wire(success(AgentsApi.budget))),
     typeAlias("Pools", "The AMM pools, live from the chain.", wire(success(DefiApi.pools))),
-    typeAlias("SwapQuote", "A swap quote over live pools.", wire(success(DefiApi.quote)))
+    typeAlias("SwapQuote", "A swap quote over live pools.", wire(success(DefiApi.quote))),
+    typeAlias("Allocation", "A treasury allocation, with the budgets before and after.", wire(success(TreasuryApi.allocate))),
+    typeAlias("Rebalance", "A treasury rebalance, with the budgets before and after.", wire(success(TreasuryApi.rebalance)))
   ].join("\n")
 }
 

@@ -12,6 +12,7 @@ import { CustodyError, retryGuidance } from "./errors.js"
 import type {
   Agent,
   AgentBudget,
+  Allocation,
   Balance,
   CreatedWallet,
   ExecutionProof,
@@ -21,6 +22,7 @@ import type {
   PolicyRule,
   Pools,
   ProtocolId,
+  Rebalance,
   SwapQuote,
   TokenBalances,
   Transaction,
@@ -124,6 +126,30 @@ export class CustodyClient {
       this.transport.data("GET", "/api/v1/wallets", { query }),
     balance: (walletId: string): Promise<Balance> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/balance`),
     tokens: (walletId: string): Promise<TokenBalances> => this.transport.data("GET", path`/api/v1/wallets/${walletId}/tokens`)
+  }
+
+  /**
+   * Treasury: budget moved between agents (bookkeeping; no lamports move on chain). Each move carries an
+   * idempotency key (one is made when you give none), so a move sent again after a lost answer is answered
+   * with the first one and never moves twice.
+   */
+  readonly treasury = {
+    allocate: (body: {
+      readonly targetAgentId: string
+      readonly lamports: number | string
+      readonly sourceAgentId?: string
+      readonly reason?: string
+      readonly idempotencyKey?: string
+    }): Promise<Allocation> =>
+      this.transport.data("POST", "/api/v1/treasury/allocate", { body: { ...body, idempotencyKey: body.idempotencyKey ?? newKey() }, idempotent: true }),
+    rebalance: (body: {
+      readonly sourceAgentId: string
+      readonly targetAgentId: string
+      readonly lamports: number | string
+      readonly reason?: string
+      readonly idempotencyKey?: string
+    }): Promise<Rebalance> =>
+      this.transport.data("POST", "/api/v1/treasury/rebalance", { body: { ...body, idempotencyKey: body.idempotencyKey ?? newKey() }, idempotent: true })
   }
 
   /** Market data (no transaction): pools and quotes. A swap itself is a `swap` intent of transactions.create. */

@@ -848,3 +848,31 @@ export type SwapQuote = {
   readonly oracleUnavailable?: string | undefined
   readonly quotedAt: string
 }
+
+/** A treasury allocation, with the budgets before and after. */
+export type Allocation = {
+  readonly allocationId: string
+  readonly targetAgentId: string
+  readonly sourceAgentId?: string | undefined
+  readonly lamports: number | string
+  readonly reason: string
+  readonly timestamp: string
+  readonly targetBudgetBefore: number | string
+  readonly targetBudgetAfter: number | string
+  readonly sourceBudgetBefore?: number | string | undefined
+  readonly sourceBudgetAfter?: number | string | undefined
+}
+
+/** A treasury rebalance, with the budgets before and after. */
+export type Rebalance = {
+  readonly rebalanceId: string
+  readonly sourceAgentId: string
+  readonly targetAgentId: string
+  readonly lamports: number | string
+  readonly reason: string
+  readonly timestamp: string
+  readonly sourceBudgetBefore: number | string
+  readonly sourceBudgetAfter: number | string
+  readonly targetBudgetBefore: number | string
+  readonly targetBudgetAfter: number | string
+}

@@ -64,6 +64,24 @@ describe("the SDK", () => {
     expect(listed.transactions.map((t) => t.id)).toEqual([tx.id])
   })
 
+  it("makes a retried treasury move safe: the first answer lost, the retry with the same key answers the one move", async () => {
+    const agent = await custody().agents.create({ name: "sdk treasury", budgetLamports: 1_000 })
+    let lost = 0
+    const losingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      if (init?.method === "POST" && String(input).includes("/api/v1/treasury/allocate") && lost === 0) {
+        lost++
+        await response.text()
+        throw new TypeError("fetch failed: the connection dropped")
+      }
+      return response
+    }
+    const allocation = await custody({ fetch: losingFetch }).treasury.allocate({ targetAgentId: agent.id, lamports: 500 })
+    expect(lost).toBe(1)
+    expect(allocation).toMatchObject({ targetAgentId: agent.id, lamports: 500, targetBudgetBefore: 1_000, targetBudgetAfter: 1_500 })
+    expect((await custody().agents.budget(agent.id)).budgetLamports).toBe(1_500)
+  })
+
   it("waits out a 429 until the reset the service names", async () => {
     let limited = 0
     const limitedOnce: typeof fetch = async (input, init) => {
