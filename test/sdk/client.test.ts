@@ -15,6 +15,21 @@ const custody = (options: { fetch?: typeof fetch } = {}) => new CustodyClient({ 
 const destination = () => Keypair.generate().publicKey.toBase58()
 const balanceOf = (address: string) => new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(address))
 
+/** A fetch whose first POST to a path containing `path` reaches the service but whose answer never comes back. */
+const answerLostOnce = (path: string) => {
+  let lost = 0
+  const losingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init)
+    if (init?.method === "POST" && String(input).includes(path) && lost === 0) {
+      lost++
+      await response.text()
+      throw new TypeError("fetch failed: the connection dropped")
+    }
+    return response
+  }
+  return { fetch: losingFetch, lost: () => lost }
+}
+
 describe("the SDK", () => {
   it("creates a wallet and a transfer and waits for its confirmation", async () => {
     const wallet = await custody().wallets.create({ label: "sdk", autoFund: true, fundLamports: 1_000_000_000 })
@@ -44,21 +59,11 @@ describe("the SDK", () => {
 
   it("makes a retried create safe: the first answer lost, the retry with the same key answers the one transaction", async () => {
     const wallet = await custody().wallets.create({ label: "sdk retry", autoFund: true, fundLamports: 1_000_000_000 })
-    let lost = 0
-    // The request reaches the service, but its answer never comes back the first time.
-    const losingFetch: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init)
-      if (init?.method === "POST" && String(input).includes("/api/v1/transactions") && lost === 0) {
-        lost++
-        await response.text()
-        throw new TypeError("fetch failed: the connection dropped")
-      }
-      return response
-    }
-    const tx = await custody({ fetch: losingFetch }).transactions.createAndWait({
+    const losing = answerLostOnce("/api/v1/transactions")
+    const tx = await custody({ fetch: losing.fetch }).transactions.createAndWait({
       walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports: 1_000_000 }
     })
-    expect(lost).toBe(1)
+    expect(losing.lost()).toBe(1)
     expect(tx.status).toBe("confirmed")
     const listed = await custody().transactions.listByWallet(wallet.id)
     expect(listed.transactions.map((t) => t.id)).toEqual([tx.id])
@@ -66,18 +71,9 @@ describe("the SDK", () => {
 
   it("makes a retried treasury move safe: the first answer lost, the retry with the same key answers the one move", async () => {
     const agent = await custody().agents.create({ name: "sdk treasury", budgetLamports: 1_000 })
-    let lost = 0
-    const losingFetch: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init)
-      if (init?.method === "POST" && String(input).includes("/api/v1/treasury/allocate") && lost === 0) {
-        lost++
-        await response.text()
-        throw new TypeError("fetch failed: the connection dropped")
-      }
-      return response
-    }
-    const allocation = await custody({ fetch: losingFetch }).treasury.allocate({ targetAgentId: agent.id, lamports: 500 })
-    expect(lost).toBe(1)
+    const losing = answerLostOnce("/api/v1/treasury/allocate")
+    const allocation = await custody({ fetch: losing.fetch }).treasury.allocate({ targetAgentId: agent.id, lamports: 500 })
+    expect(losing.lost()).toBe(1)
     expect(allocation).toMatchObject({ targetAgentId: agent.id, lamports: 500, targetBudgetBefore: 1_000, targetBudgetAfter: 1_500 })
     expect((await custody().agents.budget(agent.id)).budgetLamports).toBe(1_500)
   })
