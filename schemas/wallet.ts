@@ -1,6 +1,7 @@
 /** Wallet resource, its token balances, and the wallet endpoints' bodies (spec: Wallet, Wallets). */
 import * as Schema from "effect/Schema"
 import { Amount, Label, Timestamp, Uuid } from "./common.js"
+import { IdempotencyKey } from "./transaction.js"
 
 export const WalletProvider = Schema.Literal("local-dev", "local-memory", "kms", "hsm", "mpc")
 export type WalletProvider = typeof WalletProvider.Type
@@ -75,9 +76,13 @@ const SignPayload = Schema.String.pipe(
   Schema.pattern(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, { message: () => "must be base64" })
 )
 
-/** POST /wallets/<id>/sign: exactly one of `transaction` (a serialized transaction) or `message` (UTF-8 text), base64. */
+/**
+ * POST /wallets/<id>/sign: exactly one of `transaction` (a serialized transaction) or `message` (UTF-8 text),
+ * base64; `idempotencyKey` (per wallet, as a create's): a repeat answers the first signing, counted once.
+ */
 export const SignBody = Schema.Struct({
   transaction: Schema.optionalWith(SignPayload, { exact: true }),
-  message: Schema.optionalWith(SignPayload, { exact: true })
+  message: Schema.optionalWith(SignPayload, { exact: true }),
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true })
 })
 export type SignBody = typeof SignBody.Type

@@ -82,7 +82,11 @@ export const signRoutes = [
       if (stored === undefined) return yield* new NotFound({ resource: "wallet", id: walletId })
       const body = yield* decodeBody(SignBody)
       const { type, intent } = yield* checkInput(body, stored.wallet.publicKey)
-      const request = { walletId, type, protocol: SIGN_PROTOCOL, gasless: false, requireApproval: false, intent } as unknown as AcceptedRequest
+      // With a key, a repeat (its answer lost) is answered with the first signing, and its spend counted once.
+      const request = {
+        walletId, type, protocol: SIGN_PROTOCOL, gasless: false, requireApproval: false, intent,
+        ...(body.idempotencyKey === undefined ? {} : { idempotencyKey: body.idempotencyKey })
+      } as unknown as AcceptedRequest
       // Through WalletSpend: an agent's wallet gets that agent's checks, as every other spend path.
       const { row } = yield* (yield* WalletSpendGate).create(caller, request, undefined)
       const waits = yield* TransactionWaits

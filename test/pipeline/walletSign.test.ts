@@ -101,6 +101,21 @@ describe("POST /wallets/<id>/sign", () => {
     expect(viaPipeline.body.errorCode).toBe("POLICY_VIOLATION")
   })
 
+  it("answers a repeated signing with an idempotencyKey with the first one, its spend counted once", async () => {
+    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+    expect((await policy(wallet.id, [{ type: "spending_limit", maxLamportsPerDay: 1_500_000 }])).status).toBe(201)
+    const body = { transaction: (await unsignedTransfer(wallet.publicKey, 1_000_000)).base64, idempotencyKey: `sign-${wallet.id}` }
+    const first = await sign(wallet.id, body)
+    expect(first.status).toBe(200)
+    // Sent again (say its answer was lost): the same signing, not a second one over the daily limit.
+    const again = await sign(wallet.id, body)
+    expect(again.status).toBe(200)
+    expect(again.body.data).toEqual(first.body.data)
+    const other = await sign(wallet.id, { ...body, transaction: (await unsignedTransfer(wallet.publicKey, 1_000)).base64 })
+    expect(other.status).toBe(400)
+    expect(other.body.error).toMatch(/^idempotencyKey: .* was already used for transaction .* with a different request/)
+  })
+
   it("signs a message as an off-chain message, and refuses a message that is a transaction message", async () => {
     const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
     const text = Buffer.from("log me in to example.com, nonce 42")

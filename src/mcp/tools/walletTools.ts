@@ -1,7 +1,7 @@
 /** Wallet tools (spec: Tool interface, Wallet). */
 import { Schema } from "effect"
 import { WalletsApi } from "../../../schemas/api/wallets.js"
-import { Base64, Limit, Offset, WalletId } from "../args.js"
+import { Base64, IdempotencyKeyArg, Limit, Offset, WalletId } from "../args.js"
 import { apiPath, tool } from "../toolDefinition.js"
 
 const byWallet = Schema.Struct({ walletId: WalletId })
@@ -62,11 +62,13 @@ export const walletTools = [
   }),
   tool({
     name: "wallet.sign_transaction",
-    description: "Sign a serialized transaction (base64) after simulation and policy: its outflows count against limits and budgets; returns the signature of exactly those bytes.",
+    description: "Sign a serialized transaction (base64) after simulation and policy: its outflows count against limits and budgets; returns the signature of exactly those bytes. Give an idempotencyKey and reuse it if you call again after an error or a timeout: the first signing is answered, its outflow counted once.",
     endpoint: WalletsApi.sign,
-    args: Schema.Struct({ walletId: WalletId, transaction: Base64 }),
+    args: Schema.Struct({ walletId: WalletId, transaction: Base64, idempotencyKey: Schema.optional(IdempotencyKeyArg) }),
     readOnly: false,
     destructive: true,
-    request: ({ walletId, transaction }) => ({ method: "POST", path: apiPath`/api/v1/wallets/${walletId}/sign`, body: { transaction } })
+    request: ({ walletId, transaction, idempotencyKey }) => ({
+      method: "POST", path: apiPath`/api/v1/wallets/${walletId}/sign`, body: { transaction, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) }
+    })
   })
 ]
