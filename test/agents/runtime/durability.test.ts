@@ -54,9 +54,11 @@ const sentLamports = (service: RunningService, agentId: string) =>
     ).pipe(Effect.map((rows) => Number(rows[0].total)), Effect.orDie)
   )
 
-// The three are independent (each its own service and database, its own tenant, wallets and agents; only
+// The four are independent (each its own service and database, its own tenant, wallets and agents; only
 // the ledger is shared) and mostly wait for agent ticks, so they run side by side. Each uses its own
-// `expect`, as concurrent tests need.
+// `expect`, as concurrent tests need. Each starts its services inside the test: on a machine whose two cores
+// other files load, that start can take most of a minute (a CI run's embedded pass once took 55 s).
+const TEST_TIMEOUT_MS = 150_000
 describe.concurrent("durable runs", () => {
   it("a restart mid-run never runs a step past its maxRuns", async ({ expect }) => {
     const first = await startService({ rpcUrl: ledger.rpcUrl, env: ENV })
@@ -82,7 +84,7 @@ describe.concurrent("durable runs", () => {
     } finally {
       await second.stop()
     }
-  })
+  }, TEST_TIMEOUT_MS)
 
   it("a run claimed before a crash is sent once, whether or not its execute had happened", async ({ expect }) => {
     const service = await startService({ rpcUrl: ledger.rpcUrl, env: ENV })
@@ -124,7 +126,7 @@ describe.concurrent("durable runs", () => {
     } finally {
       await service.stop()
     }
-  })
+  }, TEST_TIMEOUT_MS)
 
   it("a paper run claimed before a crash records its paper trade once, whether or not it had recorded it", async ({ expect }) => {
     const service = await startService({ rpcUrl: ledger.rpcUrl, env: ENV })
@@ -168,7 +170,7 @@ describe.concurrent("durable runs", () => {
     } finally {
       await service.stop()
     }
-  })
+  }, TEST_TIMEOUT_MS)
 
   // Two services on one fresh database of their own (on TEST_DATABASE_URL's server, or the run's embedded one).
   it("two processes on one PostgreSQL run each agent once", async ({ expect }) => {
@@ -213,5 +215,5 @@ describe.concurrent("durable runs", () => {
       await first.stop()
       await postgres.drop()
     }
-  })
+  }, TEST_TIMEOUT_MS)
 })
