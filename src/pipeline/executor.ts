@@ -8,7 +8,7 @@
  * happens before signing.
  */
 import { PublicKey } from "@solana/web3.js"
-import { Context, Effect } from "effect"
+import { Context, Effect, Option } from "effect"
 import { Signer } from "./signer.js"
 import { ChainClient } from "../chain/chainClient.js"
 import { AppConfig } from "../config.js"
@@ -45,6 +45,7 @@ import { SIGN_ONLY_TYPES } from "./signRequest.js"
 import { signingFailure } from "./signingFailure.js"
 import { StageTelemetry } from "../observability/stageTelemetry.js"
 import { AuditLog } from "../audit/auditLog.js"
+import { isUniqueViolation } from "../db/uniqueViolation.js"
 
 
 const NOTHING_UNWRITTEN: Unwritten = { fields: {}, via: [] }
@@ -339,7 +340,42 @@ export class PipelineExecutor extends Effect.Service<PipelineExecutor>()("Pipeli
           from: ["signing"], to: "submitting", stage: "send", message: "signed",
           fields: { signature: signed.signature, signedTransaction: signed.signedTransaction },
           eventType: "transaction.signed", eventMetadata: { signature: signed.signature, signedAt: signed.signedAt }
-        })
+        }).pipe(
+          Effect.catchSomeDefect((defect) =>
+            isUniqueViolation(defect, "transactions_signature") ? Option.some(buildAgainAfterIdentical(row, context, signed.signature)) : Option.none()
+          )
+        )
+      })
+
+    /**
+     * Another transaction holds the signature this one just made: the same intent (wallet, destination,
+     * amount) built on the same blockhash by another worker process, which makes the same bytes (each
+     * process keeps only its own messages distinct). The unique signature index refused ours before it
+     * was sent, so nothing left the service: it is built again (a price this process has not used),
+     * judged by policy again as a signing approved earlier is, and that message is signed.
+     */
+    const buildAgainAfterIdentical = (row: TransactionRow, context: RunContext, taken: string) =>
+      Effect.gen(function* () {
+        const reason = `not sent: another transaction signed the same bytes (${taken}: the same intent, built on the same blockhash by another worker)`
+        const builtAgain = (message: string, fields: Transition["fields"] = {}) =>
+          move(row, { from: ["signing"], to: "signing", stage: "sign", message, fields, eventType: "transaction.rebuilt", eventMetadata: { identicalTo: taken } })
+        // an approved transaction is built again at signing anyway, and compared with its approved preview (approvalGate.ts)
+        if (row.policy_decision?.decision === "require_approval") return yield* builtAgain(`${reason}; building again`)
+        const rebuilt = yield* rebuild(row, context)
+        if (!rebuilt.simulation.ok) {
+          return yield* Effect.fail(new Terminal({ failedAt: "build", errorCode: "PIPELINE_ERROR", message: `simulation failed when built again: ${rebuilt.simulation.error ?? "unknown error"}`, stage: "simulate" }))
+        }
+        const recorded = recordedEffect(row.type, rebuilt.simulation)
+        if (recorded.kind === "refused") {
+          return yield* Effect.fail(new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy denied when built again: ${recorded.reason}`, stage: "policy" }))
+        }
+        const fields = rebuilt.fields
+        const decision = yield* policy.recheckForSigning(riskInputOf(row, fields.buildFacts, fields.preBalanceLamports, recorded.kind === "effect" ? recorded.effect : undefined))
+        if (decision.decision !== "allow") {
+          const verdict = decision.decision === "deny" ? "denied" : "asks for an approval"
+          return yield* Effect.fail(new Terminal({ failedAt: "policy", errorCode: "POLICY_VIOLATION", message: `policy ${verdict} when built again: ${decision.reasons.join("; ")}`, stage: "policy" }))
+        }
+        return yield* builtAgain(`${reason}; built again and allowed`, fields)
       })
 
     /**
