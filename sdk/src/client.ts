@@ -87,7 +87,12 @@ export const isSettled = (tx: Pick<Transaction, "status">) => TERMINAL.has(tx.st
 const isRecord = (data: unknown): data is Transaction =>
   typeof data === "object" && data !== null && "id" in data && "status" in data && "walletId" in data
 
-const newKey = () => globalThis.crypto.randomUUID()
+/**
+ * A write that is safe to send again: the body with its idempotency key (the caller's, else a new one), and
+ * `idempotent` so the transport sends it again after a lost answer; the service answers a repeat with the first.
+ */
+const keyed = <B extends { readonly idempotencyKey?: string }>(body: B) =>
+  ({ body: { ...body, idempotencyKey: body.idempotencyKey ?? globalThis.crypto.randomUUID() }, idempotent: true }) as const
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -141,7 +146,7 @@ export class CustodyClient {
       readonly reason?: string
       readonly idempotencyKey?: string
     }): Promise<Allocation> =>
-      this.transport.data("POST", "/api/v1/treasury/allocate", { body: { ...body, idempotencyKey: body.idempotencyKey ?? newKey() }, idempotent: true }),
+      this.transport.data("POST", "/api/v1/treasury/allocate", keyed(body)),
     rebalance: (body: {
       readonly sourceAgentId: string
       readonly targetAgentId: string
@@ -149,7 +154,7 @@ export class CustodyClient {
       readonly reason?: string
       readonly idempotencyKey?: string
     }): Promise<Rebalance> =>
-      this.transport.data("POST", "/api/v1/treasury/rebalance", { body: { ...body, idempotencyKey: body.idempotencyKey ?? newKey() }, idempotent: true })
+      this.transport.data("POST", "/api/v1/treasury/rebalance", keyed(body))
   }
 
   /** Market data (no transaction): pools and quotes. A swap itself is a `swap` intent of transactions.create. */
@@ -170,10 +175,8 @@ export class CustodyClient {
      * Submits an intent. The answer is the record as it stands when the service stops waiting (`waitMs`, 0-30000):
      * confirmed, failed, at the approval gate or still running.
      */
-    create: <T extends TransactionType>(request: TransactionRequest<T>, options: { readonly waitMs?: number } = {}): Promise<Transaction> => {
-      const body = { ...request, idempotencyKey: request.idempotencyKey ?? newKey() }
-      return this.record("POST", "/api/v1/transactions", { body, query: { waitMs: options.waitMs }, idempotent: true })
-    },
+    create: <T extends TransactionType>(request: TransactionRequest<T>, options: { readonly waitMs?: number } = {}): Promise<Transaction> =>
+      this.record("POST", "/api/v1/transactions", { ...keyed(request), query: { waitMs: options.waitMs } }),
     /** Submits an intent and waits for its outcome: confirmed, failed, or (by default) the approval gate. */
     createAndWait: async <T extends TransactionType>(request: TransactionRequest<T>, options: WaitOptions = {}): Promise<Transaction> => {
       const timeoutMs = options.timeoutMs ?? 60_000
@@ -276,11 +279,7 @@ export class CustodyClient {
     budget: (agentId: string): Promise<AgentBudget> => this.transport.data("GET", path`/api/v1/agents/${agentId}/budget`),
     /** An intent on the agent's behalf: its allowlists, manifest and budget, then the pipeline with policy. */
     execute: <T extends TransactionType>(agentId: string, order: AgentOrder<T>, options: { readonly waitMs?: number } = {}): Promise<Transaction> =>
-      this.record("POST", path`/api/v1/agents/${agentId}/execute`, {
-        body: { ...order, idempotencyKey: order.idempotencyKey ?? newKey() },
-        query: { waitMs: options.waitMs },
-        idempotent: true
-      })
+      this.record("POST", path`/api/v1/agents/${agentId}/execute`, { ...keyed(order), query: { waitMs: options.waitMs } })
   }
 
   /**
