@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { PaginationQuery, Timestamp, Uuid } from "./common.js"
+import { IdempotencyKey } from "./transaction.js"
 
 /** What a subscription may ask for: transaction stages, approvals waiting, agent pauses, policy denials, freezes (the kill switch). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -61,7 +62,9 @@ export const CreateWebhookBody = Schema.Struct({
   description: Schema.optionalWith(
     Schema.String.pipe(Schema.maxLength(256, { message: () => "must be at most 256 characters" })),
     { exact: true }
-  )
+  ),
+  /** A create sent again with the same key (after a lost answer) answers the subscription it made, with its secret. */
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true })
 })
 export type CreateWebhookBody = typeof CreateWebhookBody.Type
 

@@ -28,10 +28,10 @@ export const WebhookDelivery = Schema.Struct({
 
 export const WebhooksApi = {
   create: endpoint("webhooks", "POST", "/api/v1/webhooks", {
-    summary: "Subscribe a URL to event types (the answer shows the signing secret once)",
+    summary: "Subscribe a URL to event types (the answer shows the signing secret; 200 for a create repeated with its idempotencyKey)",
     body: CreateWebhookBody,
     success: WebhookWithSecret,
-    successStatuses: [201]
+    successStatuses: [201, 200]
   }),
   list: endpoint("webhooks", "GET", "/api/v1/webhooks", { summary: "The tenant's subscriptions", query: PaginationQuery, success: Page("webhooks", WebhookResource) }),
   get: endpoint("webhooks", "GET", "/api/v1/webhooks/:webhookId", { summary: "A subscription", params: WebhookIdParams, success: WebhookResource }),

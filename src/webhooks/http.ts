@@ -27,7 +27,9 @@ export const webhookRoutes = [
       const ports = yield* ListeningPorts
       const selfTarget = yield* Effect.promise(() => selfTargetRefusal(body.url, ports.isOurPort))
       if (selfTarget !== undefined) return yield* Effect.fail(new ValidationError({ message: selfTarget, field: "url" }))
-      return ok(yield* (yield* WebhookRepo).create(yield* Caller, body), 201)
+      // A create repeated with its idempotency key answers the subscription it made: 200, not a second 201.
+      const { webhook, created } = yield* (yield* WebhookRepo).create(yield* Caller, body)
+      return ok(webhook, created ? 201 : 200)
     })
   ),
   route(

@@ -1,7 +1,8 @@
 /**
  * The webhooks component's tables: subscriptions (per tenant) and the deliveries a subscriber can
  * inspect (the dead-letter state is visible here). Every query filters by the caller's tenant; the
- * secret leaves this file only from `create` and `rotateSecret`, the two answers that show it once.
+ * secret leaves this file only from `create` and `rotateSecret`, the two answers that show it (a create
+ * repeated with its idempotency key shows it again: its first answer may never have arrived).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted, Schema } from "effect"
@@ -10,7 +11,8 @@ import type { CreateWebhookBody, DeliveriesQuery, Webhook } from "../../schemas/
 import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { canSee, type CallerInfo } from "../gateway/caller.js"
 import { AppConfig } from "../config.js"
-import { sealWebhookSecret, webhookSealingKey } from "./secretSealing.js"
+import { openWebhookSecret, sealWebhookSecret, webhookSealingKey } from "./secretSealing.js"
+import { Conflict, ValidationError } from "../../schemas/errors.js"
 import { newWebhookSecret } from "./webhookSecret.js"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 
@@ -24,6 +26,14 @@ const SubscriptionRow = Schema.Struct({
   secret_rotated_at: Schema.NullOr(Timestamp)
 })
 type SubscriptionRow = typeof SubscriptionRow.Type
+
+const SubscriptionWithSecretRow = Schema.Struct({ ...SubscriptionRow.fields, secret: Schema.String })
+
+/** The same request as the one that made `row`: its URL, event types (as a set) and description. */
+const sameSubscription = (row: SubscriptionRow, body: CreateWebhookBody) =>
+  row.url === body.url &&
+  (row.description ?? undefined) === body.description &&
+  [...new Set(row.event_types)].sort().join() === [...new Set(body.eventTypes)].sort().join()
 
 const SubscriptionPageRow = withPageKey(SubscriptionRow)
 
@@ -78,18 +88,40 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
     const config = yield* AppConfig
     const sealingKey = Option.getOrUndefined(Option.map(config.webhooks.secretKey, (key) => webhookSealingKey(Redacted.value(key))))
 
+    /**
+     * A new subscription with a new secret (`created`), or, for an `idempotencyKey` the tenant used before
+     * with the same request, the subscription it made, with its secret as it is now: the create's answer
+     * may have been lost, and a second subscription would leave the first one's secret unseen.
+     */
     const create = (caller: CallerInfo, body: CreateWebhookBody) =>
       Effect.gen(function* () {
         const secret = newWebhookSecret()
         const id = randomUUID()
         const eventTypes = [...new Set(body.eventTypes)]
+        const key = body.idempotencyKey ?? null
         const rows = yield* sql`
-          INSERT INTO webhook_subscriptions (id, tenant_id, url, event_types, description, secret)
-          VALUES (${id}, ${caller.tenant}, ${body.url}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(eventTypes)}::jsonb)), ${body.description ?? null}, ${sealWebhookSecret(sealingKey, id, secret)})
+          INSERT INTO webhook_subscriptions (id, tenant_id, url, event_types, description, secret, idempotency_key)
+          VALUES (${id}, ${caller.tenant}, ${body.url}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(eventTypes)}::jsonb)), ${body.description ?? null}, ${sealWebhookSecret(sealingKey, id, secret)}, ${key})
+          ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
           RETURNING ${sql.unsafe(COLUMNS)}
-        `.pipe(decodeRows("webhook_subscriptions", SubscriptionRow))
-        return { ...webhookOf(rows[0]), secret }
-      }).pipe(Effect.orDie)
+        `.pipe(decodeRows("webhook_subscriptions", SubscriptionRow), Effect.orDie)
+        if (rows[0] !== undefined) return { webhook: { ...webhookOf(rows[0]), secret }, created: true }
+        const earlier = (yield* sql`
+          SELECT ${sql.unsafe(COLUMNS)}, secret FROM webhook_subscriptions WHERE tenant_id = ${caller.tenant} AND idempotency_key = ${key}
+        `.pipe(decodeRows("webhook_subscriptions", SubscriptionWithSecretRow), Effect.orDie))[0]
+        if (earlier === undefined || !sameSubscription(earlier, body)) {
+          const what = earlier === undefined ? "at the same time for a subscription since deleted" : `for subscription ${earlier.id} with a different request`
+          return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was already used ${what}`, field: "idempotencyKey" }))
+        }
+        const opened = openWebhookSecret(sealingKey, earlier.id, earlier.secret)
+        if (opened === undefined) {
+          return yield* Effect.fail(new Conflict({
+            message: `webhook ${earlier.id}: its secret is sealed under another WEBHOOK_SECRET_KEY than this service's; rotate it to see a new one`,
+            currentState: "sealed"
+          }))
+        }
+        return { webhook: { ...webhookOf(earlier), secret: opened }, created: false }
+      })
 
     const find = (caller: CallerInfo, id: string) =>
       sql`SELECT ${sql.unsafe(COLUMNS)} FROM webhook_subscriptions WHERE id = ${id}`.pipe(

@@ -204,6 +204,46 @@ describe("webhook deliveries", () => {
     await hooks("DELETE", `/${subscription.id}`)
   })
 
+  it("a create whose answer was lost, sent again with its idempotencyKey, answers the one subscription and the secret its deliveries verify with", async () => {
+    const own = await startWebhookReceiver()
+    try {
+      const body = { url: own.url, eventTypes: ["transaction.confirmed"], idempotencyKey: `hooks-${Date.now()}` }
+      const before = (await hooks<Wire<"list">>("GET", "", undefined, TENANT_A)).body.data.webhooks.length
+      // The first create is served; its answer is read by no one (a dropped connection, a timed-out client).
+      const lost = await fetch(`${service.baseUrl}/api/v1/webhooks`, { method: "POST", headers: { "content-type": "application/json", ...as(TENANT_A) }, body: JSON.stringify(body) })
+      expect(lost.status).toBe(201)
+      await lost.body?.cancel()
+
+      const repeated = await hooks<Wire<"create">>("POST", "", body, TENANT_A)
+      expect(repeated.status).toBe(200)
+      expect(repeated.body.data).toMatchObject({ url: own.url, eventTypes: ["transaction.confirmed"], tenantId: "a" })
+      expect(repeated.body.data.secret).toMatch(/^whsec_/)
+      const listed = (await hooks<Wire<"list">>("GET", "", undefined, TENANT_A)).body.data.webhooks
+      expect(listed.length).toBe(before + 1)
+      expect(listed.filter((w) => w.url === own.url).map((w) => w.id)).toEqual([repeated.body.data.id])
+      // the same key with another request changes nothing; another tenant's key of the same name is its own
+      const other = await hooks("POST", "", { ...body, eventTypes: ["policy.denied"] }, TENANT_A)
+      expect(other.status).toBe(400)
+      expect(other.body.error?.startsWith("idempotencyKey:"), other.body.error).toBe(true)
+      expect((await hooks<Wire<"list">>("GET", "", undefined, TENANT_A)).body.data.webhooks.length).toBe(before + 1)
+      const theirs = await hooks<Wire<"create">>("POST", "", body, TENANT_B)
+      expect(theirs.status).toBe(201)
+      expect(theirs.body.data.id).not.toBe(repeated.body.data.id)
+      await hooks("DELETE", `/${theirs.body.data.id}`, undefined, TENANT_B)
+
+      // The secret shown again is the one deliveries are signed with.
+      own.setSecrets([repeated.body.data.secret])
+      const wallet = await createWallet(service.baseUrl, 1_000_000_000, as(TENANT_A))
+      const confirmed = await submit(service.baseUrl, { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: Keypair.generate().publicKey.toBase58(), lamports: 1_000_000 } }, as(TENANT_A))
+      expect((await waitSettled(service.baseUrl, confirmed.body.data.id, 30_000, as(TENANT_A))).data.status).toBe("confirmed")
+      await waitFor("the confirmation delivered and verified", () => own.accepted().some((a) => a.payload?.type === "transaction.confirmed" && a.payload.data.txId === confirmed.body.data.id), 20_000)
+      expect(own.attempts.every((a) => a.verified)).toBe(true)
+      await hooks("DELETE", `/${repeated.body.data.id}`, undefined, TENANT_A)
+    } finally {
+      await own.close()
+    }
+  })
+
   it("a receiver failing three times then recovering gets the event exactly once more", async () => {
     const subscription = await subscribe(["transaction.created"])
     receiver.setSecrets([subscription.secret])

@@ -28,6 +28,7 @@ import growth from "./0150_growth.js"
 import apiKeys from "./0160_api_keys.js"
 import sealedKeys from "./0161_sealed_keys.js"
 import offChainOnce from "./0170_off_chain_once.js"
+import webhookIdempotency from "./0180_webhook_idempotency.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -54,5 +55,6 @@ export const migrations = Migrator.fromRecord({
   "0150_growth": growth,
   "0160_api_keys": apiKeys,
   "0161_sealed_keys": sealedKeys,
-  "0170_off_chain_once": offChainOnce
+  "0170_off_chain_once": offChainOnce,
+  "0180_webhook_idempotency": webhookIdempotency
 })
