@@ -42,7 +42,9 @@ export const CreateWalletBody = Schema.Struct({
         message: () => "must be between 0 and 10000000000 (at least 1 when autoFund is true)"
       })
     )
-  )
+  ),
+  /** A create sent again with the same key (after a lost answer) answers the wallet it made, not a second one. */
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true })
 }).pipe(
   Schema.filter((body) =>
     !body.autoFund || body.fundLamports === undefined || body.fundLamports > 0n

@@ -22,10 +22,10 @@ export const WalletIdParams = Schema.Struct({ walletId: Uuid })
 
 export const WalletsApi = {
   create: endpoint("wallets", "POST", "/api/v1/wallets", {
-    summary: "Create a wallet (optionally funded on the local ledger)",
+    summary: "Create a wallet (optionally funded on the local ledger; 200 for a create repeated with its idempotencyKey)",
     body: CreateWalletBody,
     success: CreatedWallet,
-    successStatuses: [201]
+    successStatuses: [201, 200]
   }),
   list: endpoint("wallets", "GET", "/api/v1/wallets", {
     summary: "List wallets, newest first",

@@ -124,8 +124,9 @@ export class CustodyClient {
   }
 
   readonly wallets = {
-    create: (body: { readonly label?: string; readonly autoFund?: boolean; readonly fundLamports?: number } = {}): Promise<CreatedWallet> =>
-      this.transport.data("POST", "/api/v1/wallets", { body }),
+    /** Creates a wallet; sent again after a lost answer with its idempotency key, it answers the one wallet made (funded once). */
+    create: (body: { readonly label?: string; readonly autoFund?: boolean; readonly fundLamports?: number; readonly idempotencyKey?: string } = {}): Promise<CreatedWallet> =>
+      this.transport.data("POST", "/api/v1/wallets", keyed(body)),
     get: (walletId: string): Promise<Wallet> => this.transport.data("GET", path`/api/v1/wallets/${walletId}`),
     list: (query: { readonly limit?: number; readonly offset?: number; readonly publicKey?: string } = {}): Promise<Page<"wallets", Wallet>> =>
       this.transport.data("GET", "/api/v1/wallets", { query }),

@@ -84,7 +84,7 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
         // A given wallet must be visible to the caller; the agent lives in that wallet's tenant.
         const tenantId = body.walletId === undefined ? caller.tenant : (yield* wallets.get(caller, body.walletId)).tenantId
         const keyGrant = body.apiKey === undefined ? undefined : yield* agentKeyGrant(caller, tenantId, id, body.name, body.apiKey)
-        const walletId = body.walletId ?? (yield* wallets.create(caller, { label: `agent ${body.name}`.slice(0, MAX_LABEL), autoFund: false })).id
+        const walletId = body.walletId ?? (yield* wallets.create(caller, { label: `agent ${body.name}`.slice(0, MAX_LABEL), autoFund: false })).wallet.id
         // The agent, its event and its key commit together.
         const { stored, apiKey } = yield* sql.withTransaction(
           Effect.gen(function* () {

@@ -19,8 +19,9 @@ export const walletRoutes = [
     Effect.gen(function* () {
       const body = yield* decodeBody(CreateWalletBody)
       const caller = yield* Caller
-      const wallet = yield* (yield* WalletService).create(caller, body)
-      return ok(wallet, 201)
+      // A create repeated with its idempotency key answers the wallet it made: 200, not a second 201.
+      const { wallet, created } = yield* (yield* WalletService).create(caller, body)
+      return ok(wallet, created ? 201 : 200)
     })
   ),
   route(

@@ -20,6 +20,8 @@ export type WalletRow = typeof WalletRow.Type
 
 const WalletPageRow = withPageKey(WalletRow)
 
+const KeyedWalletRow = Schema.Struct({ ...WalletRow.fields, idempotency_request: Schema.NullOr(Schema.String) })
+
 export interface StoredWallet {
   readonly wallet: Wallet
   readonly tenantId: string
@@ -50,12 +52,25 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (row: Omit<WalletRow, "created_at" | "status">) =>
+    /**
+     * A new wallet row; with `idempotency`, undefined when the tenant's key is taken (its wallet is
+     * `byIdempotencyKey`'s), so two creates racing with one key make one wallet.
+     */
+    const insert = (row: Omit<WalletRow, "created_at" | "status">, idempotency?: { readonly key: string; readonly request: string }) =>
       sql`
-        INSERT INTO wallets (id, tenant_id, public_key, provider, key_backend, label)
-        VALUES (${row.id}, ${row.tenant_id}, ${row.public_key}, ${row.provider}, ${row.key_backend}, ${row.label})
+        INSERT INTO wallets (id, tenant_id, public_key, provider, key_backend, label, idempotency_key, idempotency_request)
+        VALUES (${row.id}, ${row.tenant_id}, ${row.public_key}, ${row.provider}, ${row.key_backend}, ${row.label}, ${idempotency?.key ?? null}, ${idempotency?.request ?? null})
+        ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING *
-      `.pipe(decodeRows("wallets", WalletRow), Effect.map((rows) => toStoredWallet(rows[0])), Effect.orDie)
+      `.pipe(decodeRows("wallets", WalletRow), Effect.map((rows) => (rows[0] === undefined ? undefined : toStoredWallet(rows[0]))), Effect.orDie)
+
+    /** The tenant's wallet created with `key`, and the request that created it. */
+    const byIdempotencyKey = (tenantId: string, key: string) =>
+      sql`SELECT * FROM wallets WHERE tenant_id = ${tenantId} AND idempotency_key = ${key}`.pipe(
+        decodeRows("wallets", KeyedWalletRow),
+        Effect.map((rows) => (rows[0] === undefined ? undefined : { stored: toStoredWallet(rows[0]), request: rows[0].idempotency_request ?? "" })),
+        Effect.orDie
+      )
 
     /** readTenant null = every tenant (an unbound key without x-tenant-id). */
     const find = (id: string, readTenant: string | null) =>
@@ -119,6 +134,6 @@ export class WalletRepo extends Effect.Service<WalletRepo>()("WalletRepo", {
     const listActiveOthers = (tenantId: string, exceptWalletId: string, limit: number) =>
       activeOthersOfTenant({ tenantId, exceptWalletId, limit }).pipe(Effect.orDie)
 
-    return { insert, find, findShared, list, listActiveOthers }
+    return { insert, byIdempotencyKey, find, findShared, list, listActiveOthers }
   })
 }) {}

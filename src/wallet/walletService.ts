@@ -6,7 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import bs58 from "bs58"
 import { randomUUID } from "node:crypto"
-import { NotFound, UpstreamUnavailable } from "../../schemas/errors.js"
+import { NotFound, UpstreamUnavailable, ValidationError } from "../../schemas/errors.js"
 import type { CreateWalletBody, TokenBalance } from "../../schemas/wallet.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { ChainClient, TOKEN_PROGRAM_ID } from "../chain/chainClient.js"
@@ -14,7 +14,7 @@ import type { PageRequest } from "../db/keysetPage.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { AutoFunder } from "./autoFund.js"
 import { KeyStore } from "./keyStore.js"
-import { WalletRepo } from "./walletRepo.js"
+import { type StoredWallet, WalletRepo } from "./walletRepo.js"
 
 const TOKEN_PROGRAMS = [TOKEN_PROGRAM_ID, "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"]
 
@@ -31,8 +31,30 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
     const audit = yield* AuditLog
     const sql = yield* SqlClient.SqlClient
 
+    /**
+     * The request a wallet's idempotency key stands for: a create sent again with the key must ask the same
+     * (label, autoFund, fundLamports), else it is a 400 naming the key.
+     */
+    const requestOf = (body: CreateWalletBody) =>
+      JSON.stringify({ label: body.label ?? null, autoFund: body.autoFund, fundLamports: body.fundLamports?.toString() ?? null })
+
+    /** The wallet an earlier create with the key made (`created: false`), or a 400 when it asked something else. */
+    const madeBefore = (key: string, earlier: { readonly stored: StoredWallet; readonly request: string }, body: CreateWalletBody) =>
+      earlier.request === requestOf(body)
+        ? Effect.succeed({ wallet: { ...earlier.stored.wallet }, created: false })
+        : Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was already used for wallet ${earlier.stored.wallet.id} with a different request`, field: "idempotencyKey" }))
+
+    /**
+     * A new wallet (`created`), or, for an `idempotencyKey` the tenant used before with the same request, the
+     * wallet it made, funded then or not (its funding is not done again; read its balance).
+     */
     const create = (caller: CallerInfo, body: CreateWalletBody) =>
       Effect.gen(function* () {
+        const idempotency = body.idempotencyKey === undefined ? undefined : { key: body.idempotencyKey, request: requestOf(body) }
+        if (idempotency !== undefined) {
+          const earlier = yield* repo.byIdempotencyKey(caller.tenant, idempotency.key)
+          if (earlier !== undefined) return yield* madeBefore(idempotency.key, earlier, body)
+        }
         // The daily auto-funding cap is checked before anything is created: a refusal changes nothing.
         const fundLamports = body.fundLamports ?? funder.defaultLamports
         const reservation = body.autoFund ? yield* funder.reserve(caller.tenant, fundLamports) : undefined
@@ -49,24 +71,33 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
               provider: key.provider,
               key_backend: key.backend,
               label: body.label ?? null
-            }),
+            }, idempotency),
             (stored) =>
-              audit.record({
-                tenantId: caller.tenant,
-                eventType: "wallet.created",
-                message: `wallet ${id} created`,
-                metadata: { publicKey: stored.wallet.publicKey, provider: stored.wallet.provider, autoFund: body.autoFund },
-                walletId: id,
-                entityType: "wallet",
-                category: "wallet",
-                traceId: caller.traceId
-              })
+              stored === undefined
+                ? Effect.void
+                : audit.record({
+                    tenantId: caller.tenant,
+                    eventType: "wallet.created",
+                    message: `wallet ${id} created`,
+                    metadata: { publicKey: stored.wallet.publicKey, provider: stored.wallet.provider, autoFund: body.autoFund },
+                    walletId: id,
+                    entityType: "wallet",
+                    category: "wallet",
+                    traceId: caller.traceId
+                  })
           )
         ).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
-        if (reservation === undefined) return { ...stored.wallet }
+        if (stored === undefined) {
+          // Another create with the same key won the race: its wallet is the answer (the key made here names no wallet and is never used).
+          if (reservation !== undefined) yield* funder.release(reservation)
+          const earlier = yield* repo.byIdempotencyKey(caller.tenant, idempotency?.key ?? "")
+          if (earlier === undefined) return yield* Effect.die(new Error("a wallet's idempotency key was taken and its wallet is gone"))
+          return yield* madeBefore(idempotency?.key ?? "", earlier, body)
+        }
+        if (reservation === undefined) return { wallet: { ...stored.wallet }, created: true }
         const funding = yield* funder.fund(stored.wallet.publicKey, fundLamports)
         if (!funding.ok) yield* funder.release(reservation)
-        return { ...stored.wallet, funding }
+        return { wallet: { ...stored.wallet, funding }, created: true }
       }).pipe(Effect.withSpan("WalletService.create"))
 
     const get = (caller: CallerInfo, id: string) =>

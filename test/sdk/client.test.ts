@@ -69,6 +69,16 @@ describe("the SDK", () => {
     expect(listed.transactions.map((t) => t.id)).toEqual([tx.id])
   })
 
+  it("makes a retried wallet create safe: the first answer lost, the retry with the same key answers the one wallet, funded once", async () => {
+    const before = (await custody().wallets.list({ limit: 1 })).total
+    const losing = answerLostOnce("/api/v1/wallets")
+    const wallet = await custody({ fetch: losing.fetch }).wallets.create({ label: "sdk keyed", autoFund: true, fundLamports: 3_000_000 })
+    expect(losing.lost()).toBe(1)
+    expect(wallet.label).toBe("sdk keyed")
+    expect((await custody().wallets.list({ limit: 1 })).total).toBe(before + 1)
+    expect(await balanceOf(wallet.publicKey)).toBe(3_000_000)
+  })
+
   it("makes a retried treasury move safe: the first answer lost, the retry with the same key answers the one move", async () => {
     const agent = await custody().agents.create({ name: "sdk treasury", budgetLamports: 1_000 })
     const losing = answerLostOnce("/api/v1/treasury/allocate")

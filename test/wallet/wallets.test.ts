@@ -7,7 +7,7 @@ import { Connection, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { makeClient } from "../support/client.js"
 import { useServiceWithLedger } from "../support/harness.js"
-import { api } from "../support/service.js"
+import { ADMIN_KEY, api } from "../support/service.js"
 
 const env = useServiceWithLedger()
 const client = () => makeClient(env.service.baseUrl)
@@ -59,6 +59,35 @@ describe("wallets over HTTP", () => {
     expect(balance.data).toEqual({ lamports: BigInt(onChain), sol: 1.5 })
     const tokens = await client().wallets.tokens({ params: { walletId } })
     expect(tokens.data).toEqual({ tokens: [] })
+  })
+
+  it("answers a create sent again with its idempotencyKey (the first answer lost) with the one wallet, funded once; the key with another request is a 400", async () => {
+    const before = await walletCount()
+    const body = { label: "keyed", autoFund: true, fundLamports: 7_000_000, idempotencyKey: `wallet-${Date.now()}` }
+    // The first create is served; its answer is read by no one (a dropped connection, a timed-out client).
+    const lost = await fetch(`${env.service.baseUrl}/api/v1/wallets`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": ADMIN_KEY }, body: JSON.stringify(body) })
+    expect(lost.status).toBe(201)
+    await lost.body?.cancel()
+
+    const repeated = await client().wallets.create({ body })
+    expect(repeated.status).toBe(200)
+    const wallet = repeated.data!
+    expect(wallet).toMatchObject({ label: "keyed", status: "active" })
+    expect(await walletCount()).toBe(before + 1)
+    // funded by the first create only
+    expect(await new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(wallet.publicKey))).toBe(7_000_000)
+
+    const other = await client().wallets.create({ body: { ...body, label: "another" } })
+    expect(other.status).toBe(400)
+    expect(other.body.error?.startsWith("idempotencyKey:"), other.body.error).toBe(true)
+    expect(await walletCount()).toBe(before + 1)
+
+    // creates racing with one key make one wallet
+    const key = `wallet-race-${Date.now()}`
+    const raced = await Promise.all(Array.from({ length: 6 }, () => client().wallets.create({ body: { label: "raced", idempotencyKey: key } })))
+    expect(raced.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 201])
+    expect(new Set(raced.map((answer) => answer.data!.id)).size).toBe(1)
+    expect(await walletCount()).toBe(before + 2)
   })
 
   it("gets a wallet by id and answers 404 for an unknown one", async () => {

@@ -29,6 +29,7 @@ import apiKeys from "./0160_api_keys.js"
 import sealedKeys from "./0161_sealed_keys.js"
 import offChainOnce from "./0170_off_chain_once.js"
 import webhookIdempotency from "./0180_webhook_idempotency.js"
+import walletIdempotency from "./0181_wallet_idempotency.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -56,5 +57,6 @@ export const migrations = Migrator.fromRecord({
   "0160_api_keys": apiKeys,
   "0161_sealed_keys": sealedKeys,
   "0170_off_chain_once": offChainOnce,
-  "0180_webhook_idempotency": webhookIdempotency
+  "0180_webhook_idempotency": webhookIdempotency,
+  "0181_wallet_idempotency": walletIdempotency
 })

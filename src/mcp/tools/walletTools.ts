@@ -14,7 +14,8 @@ export const walletTools = [
     args: Schema.Struct({
       label: Schema.optional(Schema.String),
       autoFund: Schema.optional(Schema.Boolean),
-      fundLamports: Schema.optional(Schema.Number.pipe(Schema.int({ message: () => "must be an integer" })))
+      fundLamports: Schema.optional(Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }))),
+      idempotencyKey: Schema.optional(IdempotencyKeyArg)
     }),
     readOnly: false,
     request: (args) => ({ method: "POST", path: "/api/v1/wallets", body: args })
