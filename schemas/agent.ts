@@ -4,10 +4,9 @@
  */
 import * as Schema from "effect/Schema"
 import { AgentKeyRequest, IssuedApiKey } from "./apiKey.js"
-import { Amount, Label, PageFields, Timestamp, Uuid } from "./common.js"
+import { Amount, IdempotencyKey, Label, PageFields, Timestamp, Uuid } from "./common.js"
 import { TransactionType, unknownIntentFields } from "./intent.js"
 import { ProtocolId } from "./protocol.js"
-import { IdempotencyKey } from "./transaction.js"
 import { ValueLimitState } from "./valueLimits.js"
 
 /** A Literal union's own message only shows with `override` (else each member reports "Expected x"). */

@@ -84,6 +84,12 @@ export const Label = Schema.String.pipe(
   Schema.maxLength(128, { message: () => "must be 1-128 characters" })
 )
 
+/** A client's key for one intended create or move: sent again with it, the request answers what it did the first time. */
+export const IdempotencyKey = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be 1-128 characters" }),
+  Schema.maxLength(128, { message: () => "must be 1-128 characters" })
+)
+
 /** Query-string integers arrive as text. */
 const IntFromQuery = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
 

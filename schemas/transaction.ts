@@ -5,7 +5,7 @@
 import * as Schema from "effect/Schema"
 import { ApprovalQuorumFields } from "./approval.js"
 import { TransactionEffect } from "./effect.js"
-import { Amount, Timestamp, Uuid } from "./common.js"
+import { Amount, IdempotencyKey, Timestamp, Uuid } from "./common.js"
 import { ErrorCodeSchema, FailedAtSchema } from "./envelope.js"
 import { TransactionType } from "./intent.js"
 import { PolicyDecision } from "./policy.js"
@@ -38,11 +38,6 @@ export type TransactionStage = typeof TransactionStage.Type
 const IntentObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   message: () => ({ message: "must be a JSON object", override: true })
 })
-
-export const IdempotencyKey = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must be 1-128 characters" }),
-  Schema.maxLength(128, { message: () => "must be 1-128 characters" })
-)
 
 /**
  * Body of `POST /transactions`. `intent` is decoded by `type` afterwards (see intent.ts).

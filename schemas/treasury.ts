@@ -1,8 +1,7 @@
 /** Treasury: budget allocation and rebalancing between agents (spec: Treasury). Bookkeeping only, no on-chain move. */
 import * as Schema from "effect/Schema"
-import { Amount, Timestamp, Uuid } from "./common.js"
+import { Amount, IdempotencyKey, Timestamp, Uuid } from "./common.js"
 import { PositiveLamports } from "./intent.js"
-import { IdempotencyKey } from "./transaction.js"
 
 const Reason = (defaultReason: string) =>
   Schema.optionalWith(

@@ -1,7 +1,6 @@
 /** Wallet resource, its token balances, and the wallet endpoints' bodies (spec: Wallet, Wallets). */
 import * as Schema from "effect/Schema"
-import { Amount, Label, Timestamp, Uuid } from "./common.js"
-import { IdempotencyKey } from "./transaction.js"
+import { Amount, IdempotencyKey, Label, Timestamp, Uuid } from "./common.js"
 
 export const WalletProvider = Schema.Literal("local-dev", "local-memory", "kms", "hsm", "mpc")
 export type WalletProvider = typeof WalletProvider.Type

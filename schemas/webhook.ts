@@ -3,8 +3,7 @@
  * Event types are derived from audit events; the payload is Standard Webhooks' `{type, timestamp, data}`.
  */
 import * as Schema from "effect/Schema"
-import { PaginationQuery, Timestamp, Uuid } from "./common.js"
-import { IdempotencyKey } from "./transaction.js"
+import { IdempotencyKey, PaginationQuery, Timestamp, Uuid } from "./common.js"
 
 /** What a subscription may ask for: transaction stages, approvals waiting, agent pauses, policy denials, freezes (the kill switch). */
 export const WEBHOOK_EVENT_TYPES = [

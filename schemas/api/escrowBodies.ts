@@ -4,9 +4,8 @@
  * numeric id comes from the path for `/escrow/<id>/...`; a body `escrowNumericId` must agree with it.
  */
 import { Schema } from "effect"
-import { Base58Address, Uuid } from "../common.js"
+import { Base58Address, IdempotencyKey, Uuid } from "../common.js"
 import { CreateEscrowIntent, EscrowNumericId } from "../intent.js"
-import { IdempotencyKey } from "../transaction.js"
 
 /** Fields every helper takes besides the intent's. */
 export const HelperFields = {

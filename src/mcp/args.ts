@@ -3,9 +3,8 @@
  * transform: what a tool decodes is what it forwards.
  */
 import { Schema } from "effect"
-import { Base58Address, Uuid } from "../../schemas/common.js"
+import { Base58Address, IdempotencyKey, Uuid } from "../../schemas/common.js"
 import { TransactionType } from "../../schemas/intent.js"
-import { IdempotencyKey } from "../../schemas/transaction.js"
 
 export { Base58Address, TransactionType, Uuid }
 
