@@ -6,7 +6,7 @@
  * Required fields of each rule type are recorded in docs/decisions/policy.md ([n4]).
  */
 import * as Schema from "effect/Schema"
-import { Amount, AmountString, Base58Address, BasisPoints, Label, Timestamp, Uuid } from "./common.js"
+import { Amount, AmountString, Base58Address, BasisPoints, IdempotencyKey, Label, Timestamp, Uuid } from "./common.js"
 import { isProtocolId, PROTOCOLS } from "./protocol.js"
 
 /** Rules reject unknown fields: a misspelt limit must not silently become "no limit". */
@@ -261,7 +261,9 @@ export const PolicyCreateBody = Schema.Struct({
   /** Create it in shadow: never enforced (stored inactive), evaluated beside every decision; activating it promotes it. */
   shadow: Schema.optional(Schema.Boolean),
   rules: PolicyRules,
-  approvalsRequired: Schema.optional(ApprovalsRequired)
+  approvalsRequired: Schema.optional(ApprovalsRequired),
+  /** A create sent again with the same key (after a lost answer) answers the policy it made, not a copy. */
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true })
 })
 export type PolicyCreateBody = typeof PolicyCreateBody.Type
 

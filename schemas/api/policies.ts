@@ -36,10 +36,10 @@ export const PolicyVersionParams = Schema.Struct({ policyId: Uuid, version: Vers
 
 export const PoliciesApi = {
   create: endpoint("policies", "POST", "/api/v1/policies", {
-    summary: "Create a policy for a wallet",
+    summary: "Create a policy for a wallet (200 for a create repeated with its idempotencyKey)",
     body: PolicyCreateBody,
     success: Policy,
-    successStatuses: [201]
+    successStatuses: [201, 200]
   }),
   compatibilityCheck: endpoint("policies", "POST", "/api/v1/policies/compatibility-check", {
     summary: "Check a rule list without storing it",

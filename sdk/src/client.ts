@@ -241,8 +241,9 @@ export class CustodyClient {
   }
 
   readonly policies = {
-    create: (body: { readonly walletId: string; readonly name: string; readonly rules: ReadonlyArray<PolicyRule>; readonly active?: boolean }): Promise<Policy> =>
-      this.transport.data("POST", "/api/v1/policies", { body }),
+    /** Creates a policy; sent again after a lost answer with its idempotency key, it answers the one policy made. */
+    create: (body: { readonly walletId: string; readonly name: string; readonly rules: ReadonlyArray<PolicyRule>; readonly active?: boolean; readonly idempotencyKey?: string }): Promise<Policy> =>
+      this.transport.data("POST", "/api/v1/policies", keyed(body)),
     get: (policyId: string): Promise<Policy> => this.transport.data("GET", path`/api/v1/policies/${policyId}`),
     update: (policyId: string, body: { readonly name?: string; readonly rules?: ReadonlyArray<PolicyRule>; readonly active?: boolean }): Promise<Policy> =>
       this.transport.data("PUT", path`/api/v1/policies/${policyId}`, { body }),

@@ -61,7 +61,9 @@ export const policyRoutes = [
     PoliciesApi.create,
     Effect.gen(function* () {
       const body = yield* decodeBody(CreateBody)
-      return ok(yield* (yield* PolicyService).create(yield* Caller, body), 201)
+      // A create repeated with its idempotency key answers the policy it made: 200, not a second 201.
+      const { policy, created } = yield* (yield* PolicyService).create(yield* Caller, body)
+      return ok(policy, created ? 201 : 200)
     })
   ),
   route(

@@ -28,6 +28,8 @@ type PolicyRow = typeof PolicyRow.Type
 
 const PolicyPageRow = withPageKey(PolicyRow)
 
+const KeyedPolicyRow = Schema.Struct({ ...PolicyRow.fields, idempotency_request: Schema.NullOr(Schema.String) })
+
 /** The most approvals an active policy asks for (null: no active policy asks). */
 const MaxApprovalsRow = Schema.Struct({ n: Schema.NullOr(Schema.Number) })
 
@@ -76,6 +78,8 @@ export interface NewPolicy {
   /** Encoded rules (JSON-serialisable). */
   readonly rules: unknown
   readonly approvalsRequired?: number | undefined
+  /** The create's idempotency key and the request it stands for (see `byIdempotencyKey`). */
+  readonly idempotency?: { readonly key: string; readonly request: string } | undefined
 }
 
 export interface PolicyChange {
@@ -93,6 +97,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const tenantFilter = (readTenant: string | null) => (readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`)
+    const rowColumns = sql.literal("id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at")
 
     const insertVersion = (row: PolicyRow) =>
       sql`
@@ -101,18 +106,30 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
           ${row.rules_text}::jsonb, ${row.approvals_required}, ${row.updated_at})
       `
 
+    /** The new policy, version 1; with `input.idempotency`, undefined when the tenant's key is taken (see `byIdempotencyKey`). */
     const create = (input: NewPolicy) =>
       sql.withTransaction(
         Effect.gen(function* () {
           const [row] = yield* sql`
-            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, shadow, rules, approvals_required)
-            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active && input.shadow !== true}, ${input.shadow === true}, ${JSON.stringify(input.rules)}::jsonb, ${input.approvalsRequired ?? null})
-            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
+            INSERT INTO policies (id, tenant_id, wallet_id, name, version, active, shadow, rules, approvals_required, idempotency_key, idempotency_request)
+            VALUES (${input.id}, ${input.tenantId}, ${input.walletId}, ${input.name}, 1, ${input.active && input.shadow !== true}, ${input.shadow === true}, ${JSON.stringify(input.rules)}::jsonb, ${input.approvalsRequired ?? null},
+              ${input.idempotency?.key ?? null}, ${input.idempotency?.request ?? null})
+            ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            RETURNING ${rowColumns}
           `.pipe(decodeRows("policies", PolicyRow))
+          if (row === undefined) return undefined
           yield* insertVersion(row)
           return toStored(row)
         })
       ).pipe(Effect.orDie, Effect.withSpan("PolicyRepo.create"))
+
+    /** The tenant's policy created with `key` (as it stands now), and the request that created it. */
+    const byIdempotencyKey = (tenantId: string, key: string) =>
+      sql`SELECT ${rowColumns}, idempotency_request FROM policies WHERE tenant_id = ${tenantId} AND idempotency_key = ${key}`.pipe(
+        decodeRows("policies", KeyedPolicyRow),
+        Effect.map((rows) => (rows[0] === undefined ? undefined : { stored: toStored(rows[0]), request: rows[0].idempotency_request ?? "" })),
+        Effect.orDie
+      )
 
     /** Writes a new version (current version + 1) with the change applied; undefined when not visible. */
     const appendVersion = (id: string, readTenant: string | null, change: PolicyChange) =>
@@ -232,6 +249,6 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         SELECT max(approvals_required) AS n FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
       `.pipe(decodeRows("policies", MaxApprovalsRow), Effect.map((rows) => rows[0]?.n ?? 1), Effect.orDie)
 
-    return { create, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet, approvalsRequiredFor }
+    return { create, byIdempotencyKey, appendVersion, find, listVersions, findVersion, list, listByWallet, activeForWallet, shadowForWallet, approvalsRequiredFor }
   })
 }) {}

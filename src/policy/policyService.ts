@@ -49,10 +49,26 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         stored === undefined ? Effect.fail(new NotFound({ resource: "policy", id })) : Effect.succeed(stored.policy)
       )
 
-    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; shadow?: boolean | undefined; rules: ReadonlyArray<unknown>; approvalsRequired?: number | undefined }) =>
+    /**
+     * A new policy (`created`), or, for an `idempotencyKey` its wallet's tenant used before with the same
+     * request, the policy it made as it stands now (a create whose answer was lost, sent again).
+     */
+    const create = (caller: CallerInfo, body: { walletId: string; name: string; active: boolean; shadow?: boolean | undefined; rules: ReadonlyArray<unknown>; approvalsRequired?: number | undefined; idempotencyKey?: string | undefined }) =>
       Effect.gen(function* () {
         const rules = yield* validateRules(body.rules)
         const wallet = yield* visibleWallet(caller, body.walletId)
+        const encoded = encodeRules(rules)
+        const request = JSON.stringify({ walletId: body.walletId, name: body.name, active: body.active, shadow: body.shadow ?? false, rules: encoded, approvalsRequired: body.approvalsRequired ?? null })
+        const key = body.idempotencyKey
+        const madeBefore = Effect.gen(function* () {
+          const earlier = yield* repo.byIdempotencyKey(wallet.tenantId, key ?? "")
+          if (earlier === undefined) return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was used at the same time for a policy since deleted`, field: "idempotencyKey" }))
+          if (earlier.request !== request) {
+            return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was already used for policy ${earlier.stored.policy.id} with a different request`, field: "idempotencyKey" }))
+          }
+          return { policy: earlier.stored.policy, created: false }
+        })
+        if (key !== undefined && (yield* repo.byIdempotencyKey(wallet.tenantId, key)) !== undefined) return yield* madeBefore
         const stored = yield* repo.create({
           id: randomUUID(),
           tenantId: wallet.tenantId,
@@ -60,10 +76,12 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
           name: body.name,
           active: body.active,
           shadow: body.shadow,
-          rules: encodeRules(rules),
-          approvalsRequired: body.approvalsRequired
+          rules: encoded,
+          approvalsRequired: body.approvalsRequired,
+          idempotency: key === undefined ? undefined : { key, request }
         })
-        return stored.policy
+        // undefined: a create with the same key committed first (two sent at once)
+        return stored === undefined ? yield* madeBefore : { policy: stored.policy, created: true }
       })
 
     const update = (caller: CallerInfo, id: string, body: { name?: string | undefined; active?: boolean | undefined; rules?: ReadonlyArray<unknown> | undefined; approvalsRequired?: number | null | undefined }) =>

@@ -83,6 +83,7 @@ export const startEngine = async (env: Record<string, string> = {}, rpcUrl: stri
           active: true,
           rules: Schema.encodeSync(PolicyRules)(decoded)
         })
+        if (stored === undefined) throw new Error("a policy without an idempotency key is always created")
         return stored.policy.id
       })
     )

@@ -59,6 +59,32 @@ describe("policies over HTTP", () => {
     expect(got.body.data).toEqual(created.body.data)
   })
 
+  it("answers a create sent again with its idempotencyKey (the first answer lost) with the one policy, as it stands; the key with another request is a 400", async () => {
+    const walletId = await newWallet(A)
+    const body = { walletId, name: "keyed", rules: [{ type: "spending_limit" as const, maxLamportsPerTx: 1000 }], idempotencyKey: `policy-${Date.now()}` }
+    const policiesOf = async () => (await makeClient(service.baseUrl, A).policies.listByWallet({ params: { walletId } })).body.data.policies.map((p) => p.id)
+    // The first create is served; its answer is read by no one (a dropped connection, a timed-out client).
+    const lost = await fetch(`${service.baseUrl}/api/v1/policies`, { method: "POST", headers: { "content-type": "application/json", ...A }, body: JSON.stringify(body) })
+    expect(lost.status).toBe(201)
+    await lost.body?.cancel()
+
+    const repeated = await makeClient(service.baseUrl, A).policies.create({ body })
+    expect(repeated.status).toBe(200)
+    expect(repeated.body.data).toMatchObject({ walletId, name: "keyed", version: 1 })
+    expect(await policiesOf()).toEqual([repeated.body.data.id])
+    // updated since: the repeat answers the policy as it stands
+    await makeClient(service.baseUrl, A).policies.update({ params: { policyId: repeated.body.data.id }, body: { name: "renamed" } })
+    expect((await makeClient(service.baseUrl, A).policies.create({ body })).body.data).toMatchObject({ id: repeated.body.data.id, name: "renamed", version: 2 })
+
+    const other = await makeClient(service.baseUrl, A).policies.create({ body: { ...body, rules: [{ type: "spending_limit" as const, maxLamportsPerTx: 5000 }] } })
+    expect(other.status).toBe(400)
+    expect(other.body.error?.startsWith("idempotencyKey:"), other.body.error).toBe(true)
+    expect(await policiesOf()).toEqual([repeated.body.data.id])
+    // another tenant's key of the same name is its own
+    const theirs = await makeClient(service.baseUrl, B).policies.create({ body: { ...body, walletId: await newWallet(B) } })
+    expect(theirs.status).toBe(201)
+  })
+
   it("answers 400 naming the rule and field, and stores nothing", async () => {
     const walletId = await newWallet()
     const cases: Array<[unknown, string]> = [

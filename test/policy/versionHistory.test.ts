@@ -47,7 +47,7 @@ describe("policy version history", () => {
         const service = <A>(effect: (s: PolicyService) => Effect.Effect<A, unknown>) => engine.run(Effect.flatMap(PolicyService, effect))
         // Invalid rule sets (the generator makes some) are refused and write nothing; start from a valid one.
         const first = await service((s) => Effect.either(s.create(caller, { walletId, name: "prop", active: true, rules: initial })))
-        const created = (first._tag === "Right" ? first.right : await service((s) => s.create(caller, { walletId, name: "prop", active: true, rules: [] }))) as Policy
+        const created = (first._tag === "Right" ? first.right : await service((s) => s.create(caller, { walletId, name: "prop", active: true, rules: [] }))).policy
         const seen: Array<Policy> = [created]
         for (const s of steps) {
           // A defect (anything but a typed refusal) rejects here and fails the property.

@@ -30,6 +30,7 @@ import sealedKeys from "./0161_sealed_keys.js"
 import offChainOnce from "./0170_off_chain_once.js"
 import webhookIdempotency from "./0180_webhook_idempotency.js"
 import walletIdempotency from "./0181_wallet_idempotency.js"
+import policyIdempotency from "./0182_policy_idempotency.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -58,5 +59,6 @@ export const migrations = Migrator.fromRecord({
   "0161_sealed_keys": sealedKeys,
   "0170_off_chain_once": offChainOnce,
   "0180_webhook_idempotency": webhookIdempotency,
-  "0181_wallet_idempotency": walletIdempotency
+  "0181_wallet_idempotency": walletIdempotency,
+  "0182_policy_idempotency": policyIdempotency
 })

@@ -1,7 +1,7 @@
 /** Policy tools (spec: Tool interface, Policy; plus update and versions, which the gateway also serves). */
 import { Schema } from "effect"
 import { PoliciesApi } from "../../../schemas/api/policies.js"
-import { Amount, Base58Address, Limit, Offset, PolicyId, ProtocolName, Rules, TransactionType, WalletId } from "../args.js"
+import { Amount, Base58Address, IdempotencyKeyArg, Limit, Offset, PolicyId, ProtocolName, Rules, TransactionType, WalletId } from "../args.js"
 import { apiPath, omit, tool } from "../toolDefinition.js"
 
 const Version = Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }), Schema.positive({ message: () => "must be positive" }))
@@ -11,7 +11,7 @@ export const policyTools = [
     name: "policy.create",
     description: "Create a policy for a wallet (rules: spending_limit, address_allowlist, program_allowlist, time_window, rate_limit, ...); active defaults to true.",
     endpoint: PoliciesApi.create,
-    args: Schema.Struct({ walletId: WalletId, name: Schema.String, rules: Rules, active: Schema.optional(Schema.Boolean) }),
+    args: Schema.Struct({ walletId: WalletId, name: Schema.String, rules: Rules, active: Schema.optional(Schema.Boolean), idempotencyKey: Schema.optional(IdempotencyKeyArg) }),
     readOnly: false,
     destructive: true,
     request: (args) => ({ method: "POST", path: "/api/v1/policies", body: args })
