@@ -182,7 +182,9 @@ export const CreateAgentBody = Schema.Struct({
   budgetLamports: Schema.optionalWith(Amount, { exact: true }),
   autonomy: Schema.optionalWith(Autonomy, { exact: true }),
   /** Issue the agent's own API key in the same call (issue 36): needs the `keys` scope. */
-  apiKey: Schema.optionalWith(AgentKeyRequest, { exact: true })
+  apiKey: Schema.optionalWith(AgentKeyRequest, { exact: true }),
+  /** A create sent again with the same key (after a lost answer) answers the agent it made, not a second one. */
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true })
 })
 export type CreateAgentBody = typeof CreateAgentBody.Type
 

@@ -42,10 +42,10 @@ const transition = (action: "start" | "stop" | "pause" | "resume") =>
 
 export const AgentsApi = {
   create: endpoint("agents", "POST", "/api/v1/agents", {
-    summary: "Register an agent (and issue its API key, with `apiKey`)",
+    summary: "Register an agent (and issue its API key, with `apiKey`; 200 for a create repeated with its idempotencyKey)",
     body: CreateAgentBody,
     success: AgentCreated.annotations({ identifier: "AgentCreated" }),
-    successStatuses: [201]
+    successStatuses: [201, 200]
   }),
   list: endpoint("agents", "GET", "/api/v1/agents", { summary: "List agents, oldest first", query: PaginationQuery, success: AgentList }),
   get: endpoint("agents", "GET", "/api/v1/agents/:agentId", { summary: "An agent", params: AgentIdParams, success: AgentResource }),

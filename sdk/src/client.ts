@@ -263,6 +263,7 @@ export class CustodyClient {
   }
 
   readonly agents = {
+    /** Registers an agent; sent again after a lost answer with its idempotency key, it answers the one agent made. */
     create: (body: {
       readonly name: string
       readonly walletId?: string
@@ -270,7 +271,8 @@ export class CustodyClient {
       readonly allowedIntents?: ReadonlyArray<TransactionType>
       readonly allowedProtocols?: ReadonlyArray<ProtocolId>
       readonly budgetLamports?: number | string
-    }): Promise<Agent> => this.transport.data("POST", "/api/v1/agents", { body }),
+      readonly idempotencyKey?: string
+    }): Promise<Agent> => this.transport.data("POST", "/api/v1/agents", keyed(body)),
     get: (agentId: string): Promise<Agent> => this.transport.data("GET", path`/api/v1/agents/${agentId}`),
     list: (): Promise<{ readonly agents: ReadonlyArray<Agent> }> => this.transport.data("GET", "/api/v1/agents"),
     start: (agentId: string): Promise<Agent> => this.transport.data("POST", path`/api/v1/agents/${agentId}/start`),

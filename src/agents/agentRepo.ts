@@ -13,6 +13,8 @@ import { makeStatementBatch } from "../db/statementBatch.js"
 import { AGENT_COLUMNS, AgentRow, toStoredAgent, type StoredAgent } from "./agentRow.js"
 import { decodeRows } from "../db/rowDecoding.js"
 
+const KeyedAgentRow = Schema.Struct({ ...AgentRow.fields, idempotency_request: Schema.NullOr(Schema.String) })
+
 export interface NewAgent {
   readonly id: string
   readonly tenantId: string
@@ -23,6 +25,8 @@ export interface NewAgent {
   readonly allowedProtocols: ReadonlyArray<ProtocolId> | undefined
   readonly budgetLamports: bigint | undefined
   readonly autonomy: Autonomy
+  /** The create's idempotency key and the request it stands for (see `byIdempotencyKey`). */
+  readonly idempotency?: { readonly key: string; readonly request: string } | undefined
 }
 
 /** A capabilities update; undefined fields keep their value. */
@@ -58,16 +62,26 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
         const today = yield* utcToday
         const rows = yield* sql`
           INSERT INTO agents (id, tenant_id, name, wallet_id, status, execution_mode, allowed_intents, allowed_protocols,
-            budget_lamports, spent_day, autonomy)
+            budget_lamports, spent_day, autonomy, idempotency_key, idempotency_request)
           VALUES (${input.id}, ${input.tenantId}, ${input.name}, ${input.walletId}, 'stopped', ${input.executionMode},
             ${JSON.stringify(input.allowedIntents)}::jsonb,
             ${input.allowedProtocols === undefined ? null : JSON.stringify(input.allowedProtocols)}::jsonb,
             ${input.budgetLamports === undefined ? null : input.budgetLamports.toString()}::numeric,
-            ${today}, ${JSON.stringify(encodeAutonomy(input.autonomy))}::jsonb)
+            ${today}, ${JSON.stringify(encodeAutonomy(input.autonomy))}::jsonb, ${input.idempotency?.key ?? null}, ${input.idempotency?.request ?? null})
+          ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
           RETURNING ${columns}
         `.pipe(decodeRows("agents", AgentRow))
-        return toStoredAgent(rows[0])
+        // undefined: the tenant's idempotency key is taken (its agent is byIdempotencyKey's)
+        return first(rows)
       }).pipe(Effect.orDie, Effect.withSpan("AgentRepo.insert"))
+
+    /** The tenant's agent created with `key` (as it stands now), and the request that created it. */
+    const byIdempotencyKey = (tenantId: string, key: string) =>
+      sql`SELECT ${columns}, idempotency_request FROM agents WHERE tenant_id = ${tenantId} AND idempotency_key = ${key}`.pipe(
+        decodeRows("agents", KeyedAgentRow),
+        Effect.map((rows) => (rows[0] === undefined ? undefined : { stored: toStoredAgent(rows[0]), request: rows[0].idempotency_request ?? "" })),
+        Effect.orDie
+      )
 
     const find = (id: string, readTenant: string | null) =>
       sql`SELECT ${columns} FROM agents WHERE id = ${id} ${tenantFilter(readTenant)}`.pipe(
@@ -199,6 +213,6 @@ export class AgentRepo extends Effect.Service<AgentRepo>()("AgentRepo", {
     /** Scheduler and supervisor: one agent by id, any tenant (read in a statement shared with concurrent reads). */
     const findSystem = (id: string) => systemReads.submit(id)
 
-    return { insert, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, runningOfTenant, runningAutonomousIds, findSystem }
+    return { insert, byIdempotencyKey, find, list, listByWallet, updateCapabilities, transition, listByStatusSystem, runningOfTenant, runningAutonomousIds, findSystem }
   })
 }) {}

@@ -6,7 +6,7 @@
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Autonomy, type AgentStatus, type CreateAgentBody, type UpdateCapabilitiesBody } from "../../schemas/agent.js"
-import { Forbidden, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
+import { Conflict, Forbidden, InvalidState, NotFound, PolicyViolation, ValidationError } from "../../schemas/errors.js"
 import { SqlClient } from "@effect/sql"
 import { type AgentKeyRequest, DEFAULT_AGENT_KEY_SCOPES } from "../../schemas/apiKey.js"
 import { AuditLog } from "../audit/auditLog.js"
@@ -78,15 +78,46 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
       )
     }
 
+    /**
+     * The agent an earlier create with the key made (`created: false`, as it stands now); a 400 when it asked
+     * something else, a 409 when it also issued the agent's API key, whose secret only its answer showed.
+     */
+    const madeBefore = (tenantId: string, key: string, request: string) =>
+      Effect.gen(function* () {
+        const earlier = yield* repo.byIdempotencyKey(tenantId, key)
+        if (earlier === undefined) return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was used at the same time for another create`, field: "idempotencyKey" }))
+        const { id } = earlier.stored.agent
+        if (earlier.request !== request) {
+          return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was already used for agent ${id} with a different request`, field: "idempotencyKey" }))
+        }
+        if ((JSON.parse(request) as { apiKey?: unknown }).apiKey !== undefined) {
+          return yield* Effect.fail(new Conflict({
+            message: `agent ${id} was made by this create, with an API key whose secret only that answer showed: rotate the agent's key (GET /api/v1/keys?agentId=${id}, then POST /api/v1/keys/<keyId>/rotate) to get a new secret`,
+            currentState: earlier.stored.agent.status
+          }))
+        }
+        return { agent: earlier.stored.agent, created: false }
+      })
+
+    /**
+     * A new agent (`created`), or, for an `idempotencyKey` its tenant used before with the same request, the
+     * agent it made (a create whose answer was lost, sent again). A new wallet made for it is keyed too, so
+     * two creates racing with one key make one wallet as well as one agent.
+     */
     const create = (caller: CallerInfo, body: CreateAgentBody) =>
       Effect.gen(function* () {
         const id = randomUUID()
         // A given wallet must be visible to the caller; the agent lives in that wallet's tenant.
         const tenantId = body.walletId === undefined ? caller.tenant : (yield* wallets.get(caller, body.walletId)).tenantId
+        const { idempotencyKey: key, ...asked } = body
+        const request = JSON.stringify(asked, (_name, value: unknown) => (typeof value === "bigint" ? value.toString() : value))
+        if (key !== undefined && (yield* repo.byIdempotencyKey(tenantId, key)) !== undefined) return yield* madeBefore(tenantId, key, request)
         const keyGrant = body.apiKey === undefined ? undefined : yield* agentKeyGrant(caller, tenantId, id, body.name, body.apiKey)
-        const walletId = body.walletId ?? (yield* wallets.create(caller, { label: `agent ${body.name}`.slice(0, MAX_LABEL), autoFund: false })).wallet.id
+        const walletId = body.walletId ?? (yield* wallets.create(caller, {
+          label: `agent ${body.name}`.slice(0, MAX_LABEL), autoFund: false, ...(key === undefined ? {} : { idempotencyKey: `agent:${key}`.slice(0, 128) })
+        })).wallet.id
         // The agent, its event and its key commit together.
-        const { stored, apiKey } = yield* sql.withTransaction(
+        const created = yield* sql.withTransaction(
           Effect.gen(function* () {
             const stored = yield* repo.insert({
               id,
@@ -97,8 +128,10 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
               allowedIntents: body.allowedIntents,
               allowedProtocols: body.allowedProtocols,
               budgetLamports: body.budgetLamports,
-              autonomy: body.autonomy ?? DEFAULT_AUTONOMY
+              autonomy: body.autonomy ?? DEFAULT_AUTONOMY,
+              idempotency: key === undefined ? undefined : { key, request }
             })
+            if (stored === undefined) return undefined
             yield* event(stored, "agent.created", `agent ${stored.agent.id} created`, {
               name: body.name, walletCreated: body.walletId === undefined, executionMode: body.executionMode,
               allowedIntents: body.allowedIntents, budgetLamports: body.budgetLamports ?? null, apiKeyIssued: keyGrant !== undefined
@@ -107,9 +140,12 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
             return { stored, apiKey }
           })
         ).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
-        if (apiKey === undefined) return stored.agent
+        // undefined: a create with the same key committed first (two sent at once)
+        if (created === undefined) return yield* madeBefore(tenantId, key ?? "", request)
+        const { stored, apiKey } = created
+        if (apiKey === undefined) return { agent: stored.agent, created: true }
         yield* keys.announce(apiKey.id)
-        return { ...stored.agent, apiKey }
+        return { agent: { ...stored.agent, apiKey }, created: true }
       }).pipe(Effect.withSpan("AgentService.create"))
 
     const list = (caller: CallerInfo, page: PageRequest) => repo.list(caller.readTenant, page, actingAgent(caller))

@@ -39,7 +39,9 @@ export const agentRoutes = [
     AgentsApi.create,
     Effect.gen(function* () {
       const body = yield* decodeBody(CreateAgentBody)
-      return ok(yield* (yield* AgentService).create(yield* Caller, body), 201)
+      // A create repeated with its idempotency key answers the agent it made: 200, not a second 201.
+      const { agent, created } = yield* (yield* AgentService).create(yield* Caller, body)
+      return ok(agent, created ? 201 : 200)
     })
   ),
   route(

@@ -81,6 +81,7 @@ export const startAgents = async (env: Record<string, string> = {}): Promise<Age
         })
       )
     )
+    if (stored === undefined) throw new Error("an agent without an idempotency key is always created")
     return { agentId: stored.agent.id, walletId }
   }
   return {

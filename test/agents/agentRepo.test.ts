@@ -54,7 +54,10 @@ describe("AgentRepo", () => {
           allowedIntents: ["transfer_sol"], allowedProtocols: undefined, budgetLamports: undefined, autonomy: Schema.decodeUnknownSync(Autonomy)({})
         })
       )
-    )
+    ).then((stored) => {
+      if (stored === undefined) throw new Error("an agent without an idempotency key is always created")
+      return stored
+    })
     const other = await harness.createAgent({ tenantId: "t2" })
     const ids = (agents: ReadonlyArray<{ readonly agent: { readonly id: string } }>) => agents.map((stored) => stored.agent.id)
     const answers = await harness.run(

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest"
 import { useServiceWithLedger } from "../support/harness.js"
 import { makeClient } from "../support/client.js"
-import { api } from "../support/service.js"
+import { ADMIN_KEY, api } from "../support/service.js"
 import { createWallet, waitSettled } from "../support/transactions.js"
 
 const DESTINATION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
@@ -35,6 +35,45 @@ describe("agents", () => {
     const listed = (await client().agents.list({})).body.data.agents
     expect(listed.map((a) => a.id)).toContain(agent.id)
     expect(await events(agent.id, "agent.created")).toHaveLength(1)
+  })
+
+  it("answers a create sent again with its idempotencyKey (the first answer lost) with the one agent and its one wallet", async () => {
+    const count = async () => ({
+      agents: (await client().agents.list({ query: { limit: "1" } })).body.data.total,
+      wallets: (await client().wallets.list({ query: { limit: "1" } })).body.data.total
+    })
+    const before = await count()
+    const body = { name: "keyed", budgetLamports: 5_000, idempotencyKey: `agent-${Date.now()}` }
+    // The first create is served; its answer is read by no one (a dropped connection, a timed-out client).
+    const lost = await fetch(`${env.service.baseUrl}/api/v1/agents`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": ADMIN_KEY }, body: JSON.stringify(body) })
+    expect(lost.status).toBe(201)
+    await lost.body?.cancel()
+    const repeated = await client().agents.create({ body })
+    expect(repeated.status).toBe(200)
+    expect(repeated.body.data).toMatchObject({ name: "keyed", budgetLamports: 5_000, status: "stopped" })
+    expect(await count()).toEqual({ agents: before.agents + 1, wallets: before.wallets + 1 })
+    expect(await events(repeated.body.data.id, "agent.created")).toHaveLength(1)
+
+    const other = await client().agents.create({ body: { ...body, budgetLamports: 6_000 } })
+    expect(other.status).toBe(400)
+    expect(other.body.error?.startsWith("idempotencyKey:"), other.body.error).toBe(true)
+
+    // creates racing with one key make one agent and one wallet
+    const raceKey = `agent-race-${Date.now()}`
+    const raced = await Promise.all(Array.from({ length: 5 }, () => client().agents.create({ body: { name: "raced", idempotencyKey: raceKey } })))
+    expect(raced.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 201])
+    expect(new Set(raced.map((answer) => answer.body.data.id)).size).toBe(1)
+    expect(await count()).toEqual({ agents: before.agents + 2, wallets: before.wallets + 2 })
+
+    // a create that issued the agent's key cannot show its secret again: 409 saying how to get a new one
+    const withKey = { name: "keyed with key", apiKey: {}, idempotencyKey: `agent-key-${Date.now()}` }
+    const first = await client().agents.create({ body: withKey })
+    expect(first.status).toBe(201)
+    const again = await client().agents.create({ body: withKey })
+    expect(again.status).toBe(409)
+    expect(again.body.error).toContain(`agent ${first.body.data.id} was made by this create`)
+    expect(again.body.error).toContain("rotate")
+    expect(await count()).toEqual({ agents: before.agents + 3, wallets: before.wallets + 3 })
   })
 
   it("refuses a bad body naming the field, and an unknown agent with 404", async () => {

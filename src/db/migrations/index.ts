@@ -31,6 +31,7 @@ import offChainOnce from "./0170_off_chain_once.js"
 import webhookIdempotency from "./0180_webhook_idempotency.js"
 import walletIdempotency from "./0181_wallet_idempotency.js"
 import policyIdempotency from "./0182_policy_idempotency.js"
+import agentIdempotency from "./0183_agent_idempotency.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -60,5 +61,6 @@ export const migrations = Migrator.fromRecord({
   "0170_off_chain_once": offChainOnce,
   "0180_webhook_idempotency": webhookIdempotency,
   "0181_wallet_idempotency": walletIdempotency,
-  "0182_policy_idempotency": policyIdempotency
+  "0182_policy_idempotency": policyIdempotency,
+  "0183_agent_idempotency": agentIdempotency
 })

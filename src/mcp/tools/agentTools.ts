@@ -37,7 +37,7 @@ export const agentTools = [
     name: "agent.create",
     description: "Register an agent (name; optional walletId (created when omitted), executionMode (default autonomous), allowedIntents (default transfer_sol, transfer_spl, query_balance), allowedProtocols, budgetLamports, autonomy).",
     endpoint: AgentsApi.create,
-    args: Schema.Struct({ name: Schema.String, executionMode: Schema.optional(ExecutionMode), allowedIntents: Schema.optional(Strings) }, AnyFields),
+    args: Schema.Struct({ name: Schema.String, executionMode: Schema.optional(ExecutionMode), allowedIntents: Schema.optional(Strings), idempotencyKey: Schema.optional(IdempotencyKeyArg) }, AnyFields),
     readOnly: false,
     request: (args) => ({ method: "POST", path: "/api/v1/agents", body: args })
   }),
