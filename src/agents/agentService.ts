@@ -22,6 +22,7 @@ import { AGENT_TRANSITIONS, invalidTransitionMessage, type AgentAction } from ".
 import { AgentBudgets } from "./budgets.js"
 import { Strategy } from "./strategy.js"
 import { ValueLimitStore } from "../risk/valueLimits.js"
+import { idempotencyKeyTaken } from "../gateway/idempotencyKeyRefusal.js"
 
 const DEFAULT_AUTONOMY = Schema.decodeUnknownSync(Autonomy)({})
 const MAX_LABEL = 128
@@ -85,10 +86,10 @@ export class AgentService extends Effect.Service<AgentService>()("AgentService",
     const madeBefore = (tenantId: string, key: string, request: string) =>
       Effect.gen(function* () {
         const earlier = yield* repo.byIdempotencyKey(tenantId, key)
-        if (earlier === undefined) return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was used at the same time for another create`, field: "idempotencyKey" }))
+        if (earlier === undefined) return yield* Effect.fail(idempotencyKeyTaken(key, undefined))
         const { id } = earlier.stored.agent
         if (earlier.request !== request) {
-          return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was already used for agent ${id} with a different request`, field: "idempotencyKey" }))
+          return yield* Effect.fail(idempotencyKeyTaken(key, { resource: "agent", id }))
         }
         if ((JSON.parse(request) as { apiKey?: unknown }).apiKey !== undefined) {
           return yield* Effect.fail(new Conflict({

@@ -17,6 +17,7 @@ import type { AllocateBody, AllocateResult, RebalanceBody, RebalanceResult } fro
 import { AuditLog } from "../audit/auditLog.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
+import { idempotencyKeyTaken } from "../gateway/idempotencyKeyRefusal.js"
 
 /** Who asks: the tenant filter of the agents (null = every tenant) and the trace to stamp events with. */
 export type TreasuryActor = Pick<CallerInfo, "readTenant" | "traceId">
@@ -91,9 +92,6 @@ const sameMove = (row: OperationRow, move: BudgetMove) =>
   BigInt(row.lamports) === move.lamports &&
   row.reason === move.reason
 
-const keyUsedElsewhere = (key: string, operationId: string) =>
-  new ValidationError({ message: `idempotencyKey: '${key}' was already used for treasury operation ${operationId} with a different request`, field: "idempotencyKey" })
-
 export class Treasury extends Effect.Service<Treasury>()("Treasury", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -135,7 +133,7 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
         // Made before (the agents' locks order it after that move's commit): answered, not made again.
         const [earlier] = yield* madeBefore(target.tenant_id, move)
         if (earlier !== undefined) {
-          if (move.txId === undefined && !sameMove(earlier, move)) return yield* Effect.fail(keyUsedElsewhere(move.idempotencyKey ?? "", earlier.id))
+          if (move.txId === undefined && !sameMove(earlier, move)) return yield* Effect.fail(idempotencyKeyTaken(move.idempotencyKey ?? "", { resource: "treasury operation", id: earlier.id }))
           return answerOf(earlier)
         }
         const targetBefore = BigInt(target.budget ?? "0")
@@ -173,7 +171,7 @@ export class Treasury extends Effect.Service<Treasury>()("Treasury", {
         `.pipe(decodeRows("treasury_operations", OperationCreatedRow))
         if (row === undefined) {
           return yield* Effect.fail(
-            new ValidationError({ message: `idempotencyKey: '${move.idempotencyKey ?? ""}' was used at the same time for another treasury operation`, field: "idempotencyKey" })
+            idempotencyKeyTaken(move.idempotencyKey ?? "", undefined)
           )
         }
         const result: BudgetMoveResult = {

@@ -34,6 +34,7 @@ import { stageEventOf, StageEvents } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import { toTransactionRecord, TransactionRow } from "./transactionRow.js"
 import { decodeRows, JsonObject } from "../db/rowDecoding.js"
+import { idempotencyKeyTaken } from "../gateway/idempotencyKeyRefusal.js"
 
 /** How long a retry waits for the chain to say whether an earlier signature landed (past it: left unresolved, never built again). */
 const REBUILD_CHECK_TIMEOUT = "5 seconds"
@@ -191,12 +192,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const sameRequestOrRefuse = (existing: TransactionRow, requestHash: string) =>
       existing.request_hash === requestHash
         ? Effect.succeed({ row: existing, created: false })
-        : Effect.fail(
-            new ValidationError({
-              message: `idempotencyKey: '${existing.idempotency_key}' was already used for transaction ${existing.id} with a different request`,
-              field: "idempotencyKey"
-            })
-          )
+        : Effect.fail(idempotencyKeyTaken(existing.idempotency_key ?? "", { resource: "transaction", id: existing.id }))
 
     const notAwaiting = (txId: string, status: string) =>
       new InvalidState({ message: `transaction ${txId} is ${status}, not awaiting approval`, currentState: status })

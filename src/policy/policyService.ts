@@ -13,6 +13,7 @@ import { WalletRepo } from "../wallet/walletRepo.js"
 import { compileRules } from "./compileRules.js"
 import { planMigration } from "./migration.js"
 import { PolicyRepo } from "./policyRepo.js"
+import { idempotencyKeyTaken } from "../gateway/idempotencyKeyRefusal.js"
 
 const encodeRules = Schema.encodeSync(PolicyRules)
 
@@ -62,9 +63,9 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
         const key = body.idempotencyKey
         const madeBefore = Effect.gen(function* () {
           const earlier = yield* repo.byIdempotencyKey(wallet.tenantId, key ?? "")
-          if (earlier === undefined) return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was used at the same time for a policy since deleted`, field: "idempotencyKey" }))
+          if (earlier === undefined) return yield* Effect.fail(idempotencyKeyTaken(key ?? "", undefined))
           if (earlier.request !== request) {
-            return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was already used for policy ${earlier.stored.policy.id} with a different request`, field: "idempotencyKey" }))
+            return yield* Effect.fail(idempotencyKeyTaken(key ?? "", { resource: "policy", id: earlier.stored.policy.id }))
           }
           return { policy: earlier.stored.policy, created: false }
         })

@@ -6,7 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import bs58 from "bs58"
 import { randomUUID } from "node:crypto"
-import { NotFound, UpstreamUnavailable, ValidationError } from "../../schemas/errors.js"
+import { NotFound, UpstreamUnavailable } from "../../schemas/errors.js"
 import type { CreateWalletBody, TokenBalance } from "../../schemas/wallet.js"
 import { AuditLog } from "../audit/auditLog.js"
 import { ChainClient, TOKEN_PROGRAM_ID } from "../chain/chainClient.js"
@@ -15,6 +15,7 @@ import type { CallerInfo } from "../gateway/caller.js"
 import { AutoFunder } from "./autoFund.js"
 import { KeyStore } from "./keyStore.js"
 import { type StoredWallet, WalletRepo } from "./walletRepo.js"
+import { idempotencyKeyTaken } from "../gateway/idempotencyKeyRefusal.js"
 
 const TOKEN_PROGRAMS = [TOKEN_PROGRAM_ID, "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"]
 
@@ -42,7 +43,7 @@ export class WalletService extends Effect.Service<WalletService>()("WalletServic
     const madeBefore = (key: string, earlier: { readonly stored: StoredWallet; readonly request: string }, body: CreateWalletBody) =>
       earlier.request === requestOf(body)
         ? Effect.succeed({ wallet: { ...earlier.stored.wallet }, created: false })
-        : Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was already used for wallet ${earlier.stored.wallet.id} with a different request`, field: "idempotencyKey" }))
+        : Effect.fail(idempotencyKeyTaken(key, { resource: "wallet", id: earlier.stored.wallet.id }))
 
     /**
      * A new wallet (`created`), or, for an `idempotencyKey` the tenant used before with the same request, the

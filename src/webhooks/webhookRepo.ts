@@ -12,9 +12,10 @@ import { makeKeyset, type PageRequest, withPageKey } from "../db/keysetPage.js"
 import { canSee, type CallerInfo } from "../gateway/caller.js"
 import { AppConfig } from "../config.js"
 import { openWebhookSecret, sealWebhookSecret, webhookSealingKey } from "./secretSealing.js"
-import { Conflict, ValidationError } from "../../schemas/errors.js"
+import { Conflict } from "../../schemas/errors.js"
 import { newWebhookSecret } from "./webhookSecret.js"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
+import { idempotencyKeyTaken } from "../gateway/idempotencyKeyRefusal.js"
 
 const SubscriptionRow = Schema.Struct({
   id: Schema.String,
@@ -110,8 +111,7 @@ export class WebhookRepo extends Effect.Service<WebhookRepo>()("WebhookRepo", {
           SELECT ${sql.unsafe(COLUMNS)}, secret FROM webhook_subscriptions WHERE tenant_id = ${caller.tenant} AND idempotency_key = ${key}
         `.pipe(decodeRows("webhook_subscriptions", SubscriptionWithSecretRow), Effect.orDie))[0]
         if (earlier === undefined || !sameSubscription(earlier, body)) {
-          const what = earlier === undefined ? "at the same time for a subscription since deleted" : `for subscription ${earlier.id} with a different request`
-          return yield* Effect.fail(new ValidationError({ message: `idempotencyKey: '${key}' was already used ${what}`, field: "idempotencyKey" }))
+          return yield* Effect.fail(idempotencyKeyTaken(key ?? "", earlier === undefined ? undefined : { resource: "webhook", id: earlier.id }))
         }
         const opened = openWebhookSecret(sealingKey, earlier.id, earlier.secret)
         if (opened === undefined) {
