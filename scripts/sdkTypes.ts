@@ -14,10 +14,12 @@ import { PoliciesApi } from "../schemas/api/policies.js"
 import { TransactionsApi } from "../schemas/api/transactions.js"
 import { TreasuryApi } from "../schemas/api/treasury.js"
 import { WalletsApi } from "../schemas/api/wallets.js"
+import { WebhookDelivery, WebhooksApi } from "../schemas/api/webhooks.js"
 import { INTENT_TYPES, IntentPayloads } from "../schemas/intent.js"
 import { PolicyRule } from "../schemas/policy.js"
 import { PROTOCOLS } from "../schemas/protocol.js"
 import { TRANSACTION_STATUSES } from "../schemas/transaction.js"
+import { WEBHOOK_EVENT_TYPES } from "../schemas/webhook.js"
 
 const indent = (text: string, by: string) => text.split("\n").join(`\n${by}`)
 
@@ -114,7 +116,11 @@ export const generateSdkTypes = (): string => {
     typeAlias("Pools", "The AMM pools, live from the chain.", wire(success(DefiApi.pools))),
     typeAlias("SwapQuote", "A swap quote over live pools.", wire(success(DefiApi.quote))),
     typeAlias("Allocation", "A treasury allocation, with the budgets before and after.", wire(success(TreasuryApi.allocate))),
-    typeAlias("Rebalance", "A treasury rebalance, with the budgets before and after.", wire(success(TreasuryApi.rebalance)))
+    typeAlias("Rebalance", "A treasury rebalance, with the budgets before and after.", wire(success(TreasuryApi.rebalance))),
+    typeAlias("WebhookEventType", "An event type a webhook subscription may ask for.", union(WEBHOOK_EVENT_TYPES)),
+    typeAlias("Webhook", "A webhook subscription (never its secret).", wire(success(WebhooksApi.get))),
+    typeAlias("WebhookWithSecret", "A webhook subscription with its signing secret (create, a create sent again, rotate).", wire(success(WebhooksApi.create))),
+    typeAlias("WebhookDelivery", "One delivery of an event to a subscription, with its attempts and outcome.", wire(WebhookDelivery))
   ].join("\n")
 }
 

@@ -27,7 +27,11 @@ import type {
   TokenBalances,
   Transaction,
   TransactionType,
-  Wallet
+  Wallet,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventType,
+  WebhookWithSecret
 } from "./generated.js"
 import { type RequestOptions, Transport, type TransportOptions } from "./http.js"
 import { openStageStream, type StageFilter, type StageStream, type StreamGap, type WebSocketClass } from "./stream.js"
@@ -260,6 +264,29 @@ export class CustodyClient {
       readonly programIds?: ReadonlyArray<string>
       readonly slippageBps?: number
     }): Promise<PolicyDecision> => this.transport.data("POST", "/api/v1/evaluate", { body })
+  }
+
+  /**
+   * Webhook subscriptions: events delivered to your URL, signed the Standard Webhooks way with the secret that
+   * create and rotateSecret answer. A create carries an idempotency key (one is made when you give none): sent
+   * again after a lost answer it answers the one subscription and its secret. A rotate is sent again too (the
+   * secret a lost answer carried was seen by no one; the last answer's is the one in force).
+   */
+  readonly webhooks = {
+    create: (body: { readonly url: string; readonly eventTypes: ReadonlyArray<WebhookEventType>; readonly description?: string; readonly idempotencyKey?: string }): Promise<WebhookWithSecret> =>
+      this.transport.data("POST", "/api/v1/webhooks", keyed(body)),
+    list: (query: { readonly limit?: number; readonly offset?: number } = {}): Promise<Page<"webhooks", Webhook>> =>
+      this.transport.data("GET", "/api/v1/webhooks", { query }),
+    get: (webhookId: string): Promise<Webhook> => this.transport.data("GET", path`/api/v1/webhooks/${webhookId}`),
+    delete: (webhookId: string): Promise<{ readonly id: string; readonly deleted: true }> =>
+      this.transport.data("DELETE", path`/api/v1/webhooks/${webhookId}`),
+    rotateSecret: (webhookId: string): Promise<WebhookWithSecret> =>
+      this.transport.data("POST", path`/api/v1/webhooks/${webhookId}/rotate-secret`, { idempotent: true }),
+    deliveries: (webhookId: string, query: { readonly status?: WebhookDelivery["status"]; readonly limit?: number; readonly offset?: number } = {}): Promise<Page<"deliveries", WebhookDelivery>> =>
+      this.transport.data("GET", path`/api/v1/webhooks/${webhookId}/deliveries`, { query }),
+    /** Queues a dead delivery again (not resent after a lost answer: read `deliveries` to see whether it was taken). */
+    redeliver: (webhookId: string, deliveryId: string): Promise<{ readonly id: string; readonly status: "pending" }> =>
+      this.transport.data("POST", path`/api/v1/webhooks/${webhookId}/deliveries/${deliveryId}/redeliver`)
   }
 
   readonly agents = {

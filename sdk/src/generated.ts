@@ -876,3 +876,44 @@ export type Rebalance = {
   readonly targetBudgetBefore: number | string
   readonly targetBudgetAfter: number | string
 }
+
+/** An event type a webhook subscription may ask for. */
+export type WebhookEventType = "transaction.created" | "transaction.built" | "transaction.simulated" | "transaction.policy_evaluated" | "transaction.approved" | "transaction.signed" | "transaction.submitted" | "transaction.confirmed" | "transaction.failed" | "approval.waiting" | "agent.paused" | "policy.denied" | "freeze.applied" | "freeze.lifted"
+
+/** A webhook subscription (never its secret). */
+export type Webhook = {
+  readonly id: string
+  readonly tenantId: string
+  readonly url: string
+  readonly eventTypes: ReadonlyArray<string>
+  readonly description: string | null
+  readonly createdAt: string
+  readonly secretRotatedAt: string | null
+}
+
+/** A webhook subscription with its signing secret (create, a create sent again, rotate). */
+export type WebhookWithSecret = {
+  readonly id: string
+  readonly tenantId: string
+  readonly url: string
+  readonly eventTypes: ReadonlyArray<string>
+  readonly description: string | null
+  readonly createdAt: string
+  readonly secretRotatedAt: string | null
+  readonly secret: string
+}
+
+/** One delivery of an event to a subscription, with its attempts and outcome. */
+export type WebhookDelivery = {
+  readonly id: string
+  readonly eventType: string
+  readonly auditEventId: string
+  readonly status: "pending" | "processing" | "delivered" | "dead"
+  readonly attempts: number
+  readonly nextAttemptAt: string | null
+  readonly lastError: string | null
+  readonly lastStatusCode: number | null
+  readonly deliveredAt: string | null
+  readonly createdAt: string
+  readonly payload: unknown
+}

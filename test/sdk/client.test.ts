@@ -2,13 +2,15 @@
  * The SDK against the real service (issue 32): typed answers, create-and-wait to confirmation, a failed
  * transaction as a record, typed errors with the spec's retry guidance, idempotency keys that make a retried
  * create safe (one transaction when the first answer was lost), a 429 waited out, approvals, and the stage
- * stream as an async iterator.
+ * stream as an async iterator, webhook subscriptions (a lost create answer, a rotate).
  */
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { CustodyClient, CustodyError, type StageEvent } from "../../sdk/src/index.js"
 import { useServiceWithLedger } from "../support/harness.js"
 import { ADMIN_KEY } from "../support/service.js"
+import { waitFor } from "../support/wait.js"
+import { startWebhookReceiver } from "../webhooks/webhookReceiver.js"
 
 const env = useServiceWithLedger({ env: { AGENT_SCHEDULER_ENABLED: "false" } })
 const custody = (options: { fetch?: typeof fetch } = {}) => new CustodyClient({ baseUrl: env.service.baseUrl, apiKey: ADMIN_KEY, retry: { baseDelayMs: 20 }, ...options })
@@ -77,6 +79,34 @@ describe("the SDK", () => {
     expect(wallet.label).toBe("sdk keyed")
     expect((await custody().wallets.list({ limit: 1 })).total).toBe(before + 1)
     expect(await balanceOf(wallet.publicKey)).toBe(3_000_000)
+  })
+
+  it("subscribes a webhook whose first answer is lost: one subscription, its secret verifies the deliveries; a rotate's secret takes over", async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const losing = answerLostOnce("/api/v1/webhooks")
+      const hook = await custody({ fetch: losing.fetch }).webhooks.create({ url: receiver.url, eventTypes: ["transaction.confirmed"] })
+      expect(losing.lost()).toBe(1)
+      expect(hook.secret).toMatch(/^whsec_/)
+      expect((await custody().webhooks.list()).webhooks.filter((w) => w.url === receiver.url).map((w) => w.id)).toEqual([hook.id])
+
+      receiver.setSecrets([hook.secret])
+      const wallet = await custody().wallets.create({ autoFund: true, fundLamports: 1_000_000_000 })
+      const paid = await custody().transactions.createAndWait({ walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports: 1_000_000 } })
+      await waitFor("the confirmation delivered", () => receiver.accepted().some((a) => a.payload?.data.txId === paid.id), 20_000)
+
+      const rotated = await custody().webhooks.rotateSecret(hook.id)
+      expect(rotated.secret).not.toBe(hook.secret)
+      receiver.setSecrets([rotated.secret])
+      const again = await custody().transactions.createAndWait({ walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination(), lamports: 1_000_000 } })
+      await waitFor("the next confirmation delivered under the new secret", () => receiver.accepted().some((a) => a.payload?.data.txId === again.id), 20_000)
+      expect(receiver.attempts.every((a) => a.verified)).toBe(true)
+      // (a delivery is marked delivered once the receiver's answer is back: wait for it, not for the receiver)
+      await waitFor("both deliveries marked delivered", async () => (await custody().webhooks.deliveries(hook.id, { status: "delivered" })).deliveries.length === 2, 10_000)
+      expect(await custody().webhooks.delete(hook.id)).toEqual({ id: hook.id, deleted: true })
+    } finally {
+      await receiver.close()
+    }
   })
 
   it("makes a retried treasury move safe: the first answer lost, the retry with the same key answers the one move", async () => {
