@@ -64,6 +64,13 @@ const list = (flags: Flags, name: string): Array<string> =>
 
 const enc = encodeURIComponent
 
+/**
+ * A create's body with its idempotency key (`--idempotency-key`, else a new one), sent again after a lost answer:
+ * the service answers the repeat with what the first made, never a second one.
+ */
+const keyed = (flags: Flags, body: Record<string, unknown>) =>
+  ({ body: { ...body, idempotencyKey: optional(flags, "idempotency-key") ?? globalThis.crypto.randomUUID() }, idempotent: true }) as const
+
 /** A transaction's envelope as `tx get` answers it, after a watch or a wait. */
 const readTransaction = (custody: CustodyClient, txId: string) => custody.transport.request("GET", `/api/v1/transactions/${enc(txId)}`)
 
@@ -73,9 +80,7 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
     create: ({ custody, flags }) => {
       const fund = integer(flags, "fund")
       const label = optional(flags, "label")
-      return custody.transport.request("POST", "/api/v1/wallets", {
-        body: { ...(label === undefined ? {} : { label }), ...(fund === undefined ? {} : { autoFund: true, fundLamports: fund }) }
-      })
+      return custody.transport.request("POST", "/api/v1/wallets", keyed(flags, { ...(label === undefined ? {} : { label }), ...(fund === undefined ? {} : { autoFund: true, fundLamports: fund }) }))
     },
     list: ({ custody, flags }) => custody.transport.request("GET", "/api/v1/wallets", { query: { limit: integer(flags, "limit"), offset: integer(flags, "offset") } }),
     get: (context) => context.custody.transport.request("GET", `/api/v1/wallets/${enc(idArgument(context, "wallet"))}`),
@@ -84,20 +89,16 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
   tx: {
     create: async (context) => {
       const { custody, flags } = context
-      const idempotencyKey = optional(flags, "idempotency-key") ?? globalThis.crypto.randomUUID()
       const created = await custody.transport.request<{ readonly id?: string }>("POST", "/api/v1/transactions", {
         query: { waitMs: flags.watch === true ? 0 : (integer(flags, "wait-ms") ?? 30_000) },
-        body: {
+        ...keyed(flags, {
           walletId: required(flags, "wallet"),
           type: required(flags, "type"),
           protocol: required(flags, "protocol"),
           intent: json(flags, "intent"),
-          idempotencyKey,
           ...(flags["require-approval"] === true ? { requireApproval: true } : {}),
           ...(optional(flags, "agent") === undefined ? {} : { agentId: optional(flags, "agent") })
-        },
-        // The key makes a repeated create answer the original transaction.
-        idempotent: true
+        })
       })
       const txId = created.envelope.data?.id
       if (flags.watch !== true || typeof txId !== "string") return created
@@ -129,9 +130,9 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
   },
   policies: {
     create: ({ custody, flags }) =>
-      custody.transport.request("POST", "/api/v1/policies", {
-        body: { walletId: required(flags, "wallet"), name: required(flags, "name"), rules: json(flags, "rules"), ...(flags.inactive === true ? { active: false } : {}) }
-      }),
+      custody.transport.request("POST", "/api/v1/policies", keyed(flags, {
+        walletId: required(flags, "wallet"), name: required(flags, "name"), rules: json(flags, "rules"), ...(flags.inactive === true ? { active: false } : {})
+      })),
     list: ({ custody, flags }) =>
       custody.transport.request("GET", "/api/v1/policies", { query: { walletId: optional(flags, "wallet"), limit: integer(flags, "limit") } }),
     get: (context) => context.custody.transport.request("GET", `/api/v1/policies/${enc(idArgument(context, "policy"))}`)
@@ -176,15 +177,13 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
     create: ({ custody, flags }) => {
       const intents = optional(flags, "intents")
       const budget = optional(flags, "budget")
-      return custody.transport.request("POST", "/api/v1/agents", {
-        body: {
-          name: required(flags, "name"),
-          ...(optional(flags, "wallet") === undefined ? {} : { walletId: optional(flags, "wallet") }),
-          ...(optional(flags, "mode") === undefined ? {} : { executionMode: optional(flags, "mode") }),
-          ...(intents === undefined ? {} : { allowedIntents: list(flags, "intents") }),
-          ...(budget === undefined ? {} : { budgetLamports: budget })
-        }
-      })
+      return custody.transport.request("POST", "/api/v1/agents", keyed(flags, {
+        name: required(flags, "name"),
+        ...(optional(flags, "wallet") === undefined ? {} : { walletId: optional(flags, "wallet") }),
+        ...(optional(flags, "mode") === undefined ? {} : { executionMode: optional(flags, "mode") }),
+        ...(intents === undefined ? {} : { allowedIntents: list(flags, "intents") }),
+        ...(budget === undefined ? {} : { budgetLamports: budget })
+      }))
     },
     list: ({ custody }) => custody.transport.request("GET", "/api/v1/agents"),
     get: (context) => context.custody.transport.request("GET", `/api/v1/agents/${enc(idArgument(context, "agent"))}`),
@@ -195,6 +194,28 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
     pause: (context) => {
       const reason = optional(context.flags, "reason")
       return context.custody.transport.request("POST", `/api/v1/agents/${enc(idArgument(context, "agent"))}/pause`, { body: reason === undefined ? {} : { reason } })
+    }
+  },
+  webhooks: {
+    create: ({ custody, flags }) => {
+      const description = optional(flags, "description")
+      return custody.transport.request("POST", "/api/v1/webhooks", keyed(flags, {
+        url: required(flags, "hook-url"), eventTypes: list(flags, "events"), ...(description === undefined ? {} : { description })
+      }))
+    },
+    list: ({ custody, flags }) => custody.transport.request("GET", "/api/v1/webhooks", { query: { limit: integer(flags, "limit"), offset: integer(flags, "offset") } }),
+    get: (context) => context.custody.transport.request("GET", `/api/v1/webhooks/${enc(idArgument(context, "webhook"))}`),
+    delete: (context) => context.custody.transport.request("DELETE", `/api/v1/webhooks/${enc(idArgument(context, "webhook"))}`),
+    // A rotate whose answer was lost is sent again: its secret was seen by no one, and the last one answered is in force.
+    rotate: (context) => context.custody.transport.request("POST", `/api/v1/webhooks/${enc(idArgument(context, "webhook"))}/rotate-secret`, { idempotent: true }),
+    deliveries: (context) =>
+      context.custody.transport.request("GET", `/api/v1/webhooks/${enc(idArgument(context, "webhook"))}/deliveries`, {
+        query: { status: optional(context.flags, "status"), limit: integer(context.flags, "limit"), offset: integer(context.flags, "offset") }
+      }),
+    redeliver: (context) => {
+      const deliveryId = context.positionals[1]
+      if (deliveryId === undefined) throw new UsageError("the delivery id is required")
+      return context.custody.transport.request("POST", `/api/v1/webhooks/${enc(idArgument(context, "webhook"))}/deliveries/${enc(deliveryId)}/redeliver`)
     }
   }
 }

@@ -18,15 +18,20 @@ import { describeFailure, render } from "./render.js"
 const USAGE = `usage: agent-custody <command> [arguments] [--json] [--url URL] [--api-key KEY] [--tenant TENANT]
 
   health
-  wallets create [--label L] [--fund LAMPORTS] | list [--limit N] | get <id> | balance <id>
+  wallets create [--label L] [--fund LAMPORTS] [--idempotency-key K] | list [--limit N] | get <id> | balance <id>
   tx create --wallet ID --type TYPE --protocol P --intent JSON [--idempotency-key K] [--require-approval] [--agent ID] [--wait-ms N | --watch]
   tx get <id> | approve <id> [--preview-hash H] | reject <id> [--reason R] | retry <id> | watch <id>
   tx list --wallet ID [--status S] | pending --wallet ID
-  policies create --wallet ID --name N --rules JSON [--inactive] | list [--wallet ID] | get <id>
-  agents create --name N [--wallet ID] [--budget LAMPORTS] [--intents a,b] [--mode autonomous|supervised]
+  policies create --wallet ID --name N --rules JSON [--inactive] [--idempotency-key K] | list [--wallet ID] | get <id>
+  agents create --name N [--wallet ID] [--budget LAMPORTS] [--intents a,b] [--mode autonomous|supervised] [--idempotency-key K]
   agents list | get <id> | budget <id> | start <id> | stop <id> | pause <id> [--reason R] | resume <id>
   keys issue --scopes a,b [--agent ID] [--expires-at ISO] [--label L] | list [--status S] [--agent ID] | get <id>
   keys revoke <id> [--reason R] | rotate <id> [--grace-seconds N] [--expires-at ISO] [--label L]
+  webhooks create --hook-url URL --events a,b [--description D] [--idempotency-key K] | list | get <id> | delete <id>
+  webhooks rotate <id> | deliveries <id> [--status pending|processing|delivered|dead] | redeliver <id> <deliveryId>
+
+creates carry an idempotency key (a new one unless --idempotency-key gives it) and are sent again after a lost
+answer: the service answers the repeat with what the first made
 
 exit codes: 0 success, 2 VALIDATION_ERROR, 3 POLICY_VIOLATION, 4 PIPELINE_ERROR, 5 CONFIRMATION_FAILED,
 64 bad arguments, 69 the service could not be reached`
@@ -61,7 +66,10 @@ const OPTIONS = {
   scopes: { type: "string" },
   "expires-at": { type: "string" },
   "grace-seconds": { type: "string" },
-  "preview-hash": { type: "string" }
+  "preview-hash": { type: "string" },
+  "hook-url": { type: "string" },
+  events: { type: "string" },
+  description: { type: "string" }
 } as const
 
 const run = async (argv: ReadonlyArray<string>): Promise<number> => {

@@ -1,6 +1,6 @@
 /**
  * What the CLI prints for a person (`--json` prints the service's envelope as it came): one line per wallet,
- * transaction, policy, agent or API key (with an issued key's secret, shown this once), a list as its lines,
+ * transaction, policy, agent, API key or webhook (with an issued key's or a webhook's secret, shown this once), a list as its lines,
  * anything else as `key: value` lines; a refusal on stderr with its errorCode, stage and traceId.
  */
 import type { Envelope } from "../../sdk/src/index.js"
@@ -38,6 +38,14 @@ const line = (item: Fields): string | undefined => {
   if ("executionMode" in item && "allowedIntents" in item && "id" in item) {
     return `agent ${text(item.id)}  "${text(item.name)}" ${text(item.status)} ${text(item.executionMode)}  wallet ${text(item.walletId)}`
   }
+  if ("url" in item && "eventTypes" in item && "id" in item) {
+    const events = Array.isArray(item.eventTypes) ? item.eventTypes.join(",") : text(item.eventTypes)
+    return `webhook ${text(item.id)}  ${text(item.url)}  events ${events}${item.description === null || item.description === undefined ? "" : `  "${text(item.description)}"`}`
+  }
+  if ("auditEventId" in item && "attempts" in item && "id" in item) {
+    const last = item.lastError === null || item.lastError === undefined ? "" : `  last error: ${text(item.lastError)}`
+    return `delivery ${text(item.id)}  ${text(item.eventType)}  ${text(item.status)} after ${text(item.attempts)} attempt(s)${last}`
+  }
   return undefined
 }
 
@@ -47,7 +55,7 @@ const keyValues = (data: Fields) => Object.entries(data).map(([key, value]) => `
 export const render = (data: unknown): Array<string> => {
   if (!isObject(data)) return [text(data)]
   const known = line(data)
-  // An issued or rotated key's secret: shown this once, so printed where the operator sees it.
+  // An issued or rotated key's (or webhook's) secret: shown this once, so printed where the operator sees it.
   if (known !== undefined) return typeof data.secret === "string" ? [known, `secret: ${data.secret}`] : [known]
   // A rotation: the new key (with its secret) and the one it replaces.
   if (isObject(data.key) && isObject(data.previous)) return [...render(data.key), `replaces ${line(data.previous) ?? text(data.previous)}`]

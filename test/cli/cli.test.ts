@@ -1,7 +1,7 @@
 /**
  * The operators' CLI (issue 32), run as a process against a local service: wallets, transactions (create with a
- * live stage display, get, approve, reject, retry, watch), policies, agents, API keys and health; `--json` prints the
- * envelope; the exit code follows it (0 success, 2 VALIDATION_ERROR, 3 POLICY_VIOLATION, 4 PIPELINE_ERROR, 64 bad
+ * live stage display, get, approve, reject, retry, watch), policies, agents, API keys, webhooks and health; `--json`
+ * prints the envelope; the exit code follows it (0 success, 2 VALIDATION_ERROR, 3 POLICY_VIOLATION, 4 PIPELINE_ERROR, 64 bad
  * arguments, 69 unreachable). And `npx agent-custody` reaches it through the package's bin.
  */
 import { spawn } from "node:child_process"
@@ -165,6 +165,35 @@ describe("agent-custody", () => {
     expect((await run(["agents", "budget", agentId])).stdout).toMatch(/^budgetLamports: 20000000$/m)
     expect((await run(["agents", "list"])).stdout).toContain(`agent ${agentId}`)
   }, 60_000)
+
+  it("subscribes, lists, rotates and deletes webhooks (the secret printed at create and rotate); creates sent again with their key answer the first", async () => {
+    const url = "https://hooks.example.com/custody"
+    const created = await run(["webhooks", "create", "--hook-url", url, "--events", "transaction.confirmed,policy.denied", "--description", "ops", "--idempotency-key", "cli-hook-1"])
+    expect(created.code, created.stderr).toBe(0)
+    const id = created.stdout.match(new RegExp(`^webhook ([0-9a-f-]{36}) {2}${url} {2}events transaction.confirmed,policy.denied {2}"ops"$`, "m"))?.[1]
+    expect(id, created.stdout).toBeDefined()
+    const secret = created.stdout.match(/^secret: (whsec_\S+)$/m)?.[1]
+    expect(secret, created.stdout).toBeDefined()
+    // the same create again (its first answer lost, say): the one subscription, its secret
+    const again = await run(["webhooks", "create", "--hook-url", url, "--events", "transaction.confirmed,policy.denied", "--description", "ops", "--idempotency-key", "cli-hook-1", "--json"])
+    expect(again.code, again.stderr).toBe(0)
+    expect(dataOf<{ id: string; secret: string }>(again)).toMatchObject({ id, secret })
+    expect((await run(["webhooks", "list"])).stdout.match(new RegExp(`^webhook ${id} `, "gm"))?.length).toBe(1)
+
+    const rotated = await run(["webhooks", "rotate", id!])
+    expect(rotated.code, rotated.stderr).toBe(0)
+    expect(rotated.stdout.match(/^secret: (whsec_\S+)$/m)?.[1]).not.toBe(secret)
+    expect((await run(["webhooks", "deliveries", id!, "--status", "dead"])).stdout).toMatch(/^\(0 of 0\)$/m)
+    expect((await run(["webhooks", "delete", id!])).code).toBe(0)
+    expect((await run(["webhooks", "get", id!])).code).toBe(2)
+    expect((await run(["webhooks", "create", "--events", "policy.denied"])).code).toBe(64)
+
+    // a wallet create sent again with its key answers the one wallet
+    const first = await run(["wallets", "create", "--label", "keyed", "--idempotency-key", "cli-wallet-1", "--json"])
+    const second = await run(["wallets", "create", "--label", "keyed", "--idempotency-key", "cli-wallet-1", "--json"])
+    expect([first.code, second.code]).toEqual([0, 0])
+    expect(dataOf<{ id: string }>(second).id).toBe(dataOf<{ id: string }>(first).id)
+  }, 90_000)
 
   it("issues, lists, rotates and revokes API keys; the secret is printed once and works at once", async () => {
     const issued = await run(["keys", "issue", "--scopes", "wallets,audit", "--label", "cli-ops", "--tenant", "cli-tenant"])
