@@ -97,6 +97,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const tenantFilter = (readTenant: string | null) => (readTenant === null ? sql`` : sql`AND tenant_id = ${readTenant}`)
+    // The columns of a PolicyRow, as every query here selects them.
     const rowColumns = sql.literal("id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at")
 
     const insertVersion = (row: PolicyRow) =>
@@ -136,7 +137,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
       sql.withTransaction(
         Effect.gen(function* () {
           const current = yield* sql`
-            SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
+            SELECT ${rowColumns}
             FROM policies WHERE id = ${id} ${tenantFilter(readTenant)} FOR UPDATE
           `.pipe(decodeRows("policies", PolicyRow))
           if (current.length === 0) return undefined
@@ -153,7 +154,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
               version = version + 1,
               updated_at = clock_timestamp()
             WHERE id = ${id}
-            RETURNING id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
+            RETURNING ${rowColumns}
           `.pipe(decodeRows("policies", PolicyRow))
           yield* insertVersion(row)
           return toStored(row)
@@ -162,7 +163,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
 
     const find = (id: string, readTenant: string | null) =>
       sql`
-        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
+        SELECT ${rowColumns}
         FROM policies WHERE id = ${id} ${tenantFilter(readTenant)}
       `.pipe(decodeRows("policies", PolicyRow), Effect.map((rows) => (rows.length === 0 ? undefined : toStored(rows[0]))), Effect.orDie)
 
@@ -216,7 +217,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
         ]
         const where = yield* listOrder.where(conditions, page)
         const rows = yield* sql`
-          SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at, ${listOrder.keyColumn}
+          SELECT ${rowColumns}, ${listOrder.keyColumn}
           FROM policies WHERE ${where}
           ORDER BY ${listOrder.orderBy} LIMIT ${page.limit + 1} OFFSET ${page.offset}
         `.pipe(decodeRows("policies", PolicyPageRow), Effect.orDie)
@@ -230,7 +231,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     /** The active policies of a wallet in its tenant, for evaluation. Fails (not dies) so the engine can deny. */
     const activeForWallet = (walletId: string, tenantId: string) =>
       sql`
-        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
+        SELECT ${rowColumns}
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND active
         ORDER BY created_at, id
       `.pipe(decodeRows("policies", PolicyRow), Effect.map((rows) => rows.map(toStored)))
@@ -238,7 +239,7 @@ export class PolicyRepo extends Effect.Service<PolicyRepo>()("PolicyRepo", {
     /** The wallet's shadow policies (issue 34): evaluated beside every decision, never enforced. */
     const shadowForWallet = (walletId: string, tenantId: string) =>
       sql`
-        SELECT id, tenant_id, wallet_id, name, version, active, shadow, rules::text AS rules_text, approvals_required, created_at, updated_at
+        SELECT ${rowColumns}
         FROM policies WHERE wallet_id = ${walletId} AND tenant_id = ${tenantId} AND shadow AND NOT active
         ORDER BY created_at, id
       `.pipe(decodeRows("policies", PolicyRow), Effect.map((rows) => rows.map(toStored)))
