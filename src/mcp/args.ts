@@ -26,7 +26,7 @@ export const Intent = Schema.Record({ key: Schema.String, value: Schema.Unknown 
   description: "the type-specific intent payload (e.g. transfer_sol: {destination, lamports})"
 })
 export const IdempotencyKeyArg = IdempotencyKey.annotations({
-  description: "one per intended payment or action (1-128 characters); a repeat with it answers the first transaction, nothing is done twice"
+  description: "one per intended payment, move or create (1-128 characters); a repeat with it answers what the first did (the transaction, wallet, policy or agent it made), nothing is done twice"
 })
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export const Rules = Schema.Array(JsonObject).annotations({ description: "policy rules, e.g. [{type: 'spending_limit', maxLamportsPerTx: 1000000}]" })

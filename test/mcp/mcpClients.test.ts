@@ -74,10 +74,10 @@ describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
     }
     const byName = new Map(tools.map((t) => [t.name, t]))
     expect(byName.get("tx_create")!.inputSchema.required).toEqual(expect.arrayContaining(["walletId", "type", "protocol", "intent"]))
-    // Tools that move value tell the host how to call again safely.
-    for (const name of ["tx_create", "agent_execute", "treasury_allocate", "treasury_rebalance"]) {
+    // Tools that move value or create tell the host how to call again safely.
+    for (const name of ["tx_create", "agent_execute", "treasury_allocate", "treasury_rebalance", "wallet_create", "policy_create", "agent_create"]) {
       const properties = byName.get(name)!.inputSchema.properties as Record<string, { description?: string }>
-      expect(properties.idempotencyKey?.description, name).toMatch(/a repeat with it answers the first/)
+      expect(properties.idempotencyKey?.description, name).toMatch(/a repeat with it answers what the first did/)
     }
     expect(byName.get("wallet_get")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
     expect(byName.get("wallet_sign_transaction")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false })
