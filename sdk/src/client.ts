@@ -278,8 +278,21 @@ export class CustodyClient {
     list: (query: { readonly limit?: number; readonly offset?: number } = {}): Promise<Page<"webhooks", Webhook>> =>
       this.transport.data("GET", "/api/v1/webhooks", { query }),
     get: (webhookId: string): Promise<Webhook> => this.transport.data("GET", path`/api/v1/webhooks/${webhookId}`),
-    delete: (webhookId: string): Promise<{ readonly id: string; readonly deleted: true }> =>
-      this.transport.data("DELETE", path`/api/v1/webhooks/${webhookId}`),
+    /**
+     * Deletes a subscription. After a lost answer it is not sent blindly again (a repeat would answer 404 for what
+     * the first deleted): a read tells, gone meaning deleted, still there meaning send it again.
+     */
+    delete: (webhookId: string): Promise<{ readonly id: string; readonly deleted: true }> => {
+      const route = path`/api/v1/webhooks/${webhookId}`
+      return this.transport.sendOnce(
+        () => this.transport.data<{ readonly id: string; readonly deleted: true }>("DELETE", route, { idempotent: false }),
+        () =>
+          this.transport.data<Webhook>("GET", route).then(
+            () => undefined,
+            (error: unknown) => (error instanceof CustodyError && error.httpStatus === 404 ? { id: webhookId, deleted: true as const } : Promise.reject(error))
+          )
+      )
+    },
     rotateSecret: (webhookId: string): Promise<WebhookWithSecret> =>
       this.transport.data("POST", path`/api/v1/webhooks/${webhookId}/rotate-secret`, { idempotent: true }),
     deliveries: (webhookId: string, query: { readonly status?: WebhookDelivery["status"]; readonly limit?: number; readonly offset?: number } = {}): Promise<Page<"deliveries", WebhookDelivery>> =>

@@ -17,12 +17,12 @@ const custody = (options: { fetch?: typeof fetch } = {}) => new CustodyClient({ 
 const destination = () => Keypair.generate().publicKey.toBase58()
 const balanceOf = (address: string) => new Connection(env.ledger.rpcUrl, "confirmed").getBalance(new PublicKey(address))
 
-/** A fetch whose first POST to a path containing `path` reaches the service but whose answer never comes back. */
-const answerLostOnce = (path: string) => {
+/** A fetch whose first `method` request to a path containing `path` reaches the service but whose answer never comes back. */
+const answerLostOnce = (path: string, method = "POST") => {
   let lost = 0
   const losingFetch: typeof fetch = async (input, init) => {
     const response = await fetch(input, init)
-    if (init?.method === "POST" && String(input).includes(path) && lost === 0) {
+    if (init?.method === method && String(input).includes(path) && lost === 0) {
       lost++
       await response.text()
       throw new TypeError("fetch failed: the connection dropped")
@@ -103,7 +103,11 @@ describe("the SDK", () => {
       expect(receiver.attempts.every((a) => a.verified)).toBe(true)
       // (a delivery is marked delivered once the receiver's answer is back: wait for it, not for the receiver)
       await waitFor("both deliveries marked delivered", async () => (await custody().webhooks.deliveries(hook.id, { status: "delivered" })).deliveries.length === 2, 10_000)
-      expect(await custody().webhooks.delete(hook.id)).toEqual({ id: hook.id, deleted: true })
+      // a delete whose answer is lost: a read finds it gone, so it is done (not a 404 thrown for its own success)
+      const losingDelete = answerLostOnce(`/api/v1/webhooks/${hook.id}`, "DELETE")
+      expect(await custody({ fetch: losingDelete.fetch }).webhooks.delete(hook.id)).toEqual({ id: hook.id, deleted: true })
+      expect(losingDelete.lost()).toBe(1)
+      await expect(custody().webhooks.get(hook.id)).rejects.toMatchObject({ httpStatus: 404 })
     } finally {
       await receiver.close()
     }
