@@ -5,7 +5,7 @@
  * fields (a misspelt `expiresAt` must never issue a key that never expires).
  */
 import * as Schema from "effect/Schema"
-import { Label, PaginationQuery, Timestamp, Uuid } from "./common.js"
+import { IdempotencyKey, Label, PaginationQuery, Timestamp, Uuid } from "./common.js"
 import { strict } from "./strict.js"
 
 /** The spec's scopes, plus `webhooks` ([n21]) and `keys` (this API). */
@@ -50,7 +50,9 @@ export const IssueApiKeyBody = Schema.Struct({
   /** Binds the key to one agent of its tenant: it executes and reads that agent's state only. */
   agentId: Schema.optionalWith(Uuid, { exact: true }),
   expiresAt: Schema.optionalWith(Instant, { exact: true }),
-  label: Schema.optionalWith(Label, { exact: true })
+  label: Schema.optionalWith(Label, { exact: true }),
+  /** An issue sent again with the same key (after a lost answer) makes no second key: a 409 names the first. */
+  idempotencyKey: Schema.optionalWith(IdempotencyKey, { exact: true })
 }).pipe(strict)
 export type IssueApiKeyBody = typeof IssueApiKeyBody.Type
 

@@ -142,14 +142,13 @@ export const COMMANDS: Readonly<Record<string, Readonly<Record<string, Command>>
       const agent = optional(flags, "agent")
       const expiresAt = optional(flags, "expires-at")
       const label = optional(flags, "label")
-      return custody.transport.request("POST", "/api/v1/keys", {
-        body: {
-          scopes: list(flags, "scopes"),
-          ...(agent === undefined ? {} : { agentId: agent }),
-          ...(expiresAt === undefined ? {} : { expiresAt }),
-          ...(label === undefined ? {} : { label })
-        }
-      })
+      // keyed: sent again after a lost answer, it makes no second key (the service's 409 names the first)
+      return custody.transport.request("POST", "/api/v1/keys", keyed(flags, {
+        scopes: list(flags, "scopes"),
+        ...(agent === undefined ? {} : { agentId: agent }),
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+        ...(label === undefined ? {} : { label })
+      }))
     },
     list: ({ custody, flags }) =>
       custody.transport.request("GET", "/api/v1/keys", {

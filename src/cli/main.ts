@@ -25,7 +25,7 @@ const USAGE = `usage: agent-custody <command> [arguments] [--json] [--url URL] [
   policies create --wallet ID --name N --rules JSON [--inactive] [--idempotency-key K] | list [--wallet ID] | get <id>
   agents create --name N [--wallet ID] [--budget LAMPORTS] [--intents a,b] [--mode autonomous|supervised] [--idempotency-key K]
   agents list | get <id> | budget <id> | start <id> | stop <id> | pause <id> [--reason R] | resume <id>
-  keys issue --scopes a,b [--agent ID] [--expires-at ISO] [--label L] | list [--status S] [--agent ID] | get <id>
+  keys issue --scopes a,b [--agent ID] [--expires-at ISO] [--label L] [--idempotency-key K] | list [--status S] [--agent ID] | get <id>
   keys revoke <id> [--reason R] | rotate <id> [--grace-seconds N] [--expires-at ISO] [--label L]
   webhooks create --hook-url URL --events a,b [--description D] [--idempotency-key K] | list | get <id> | delete <id>
   webhooks rotate <id> | deliveries <id> [--status pending|processing|delivered|dead] | redeliver <id> <deliveryId>

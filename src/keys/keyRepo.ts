@@ -45,6 +45,8 @@ export const GatewayKeyRow = Schema.Struct({
 })
 export type GatewayKeyRow = typeof GatewayKeyRow.Type
 
+const KeyedKeyRow = Schema.Struct({ ...KeyRow.fields, idempotency_request: Schema.NullOr(Schema.String) })
+
 export interface NewKeyRow {
   readonly id: string
   readonly tenantId: string
@@ -55,6 +57,8 @@ export interface NewKeyRow {
   readonly createdBy: string
   readonly expiresAt: Date | null
   readonly rotatedFrom: string | null
+  /** An issue's idempotency key and the request it stands for (see `byIdempotencyKey`); a second row with the key is refused by the unique index. */
+  readonly idempotency?: { readonly key: string; readonly request: string } | undefined
 }
 
 const isoOrNull = (value: Date | null) => (value === null ? null : value.toISOString())
@@ -88,11 +92,20 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
     /** Inserts a key (in the caller's SQL transaction, if any) and announces it. */
     const insert = (key: NewKeyRow) =>
       sql`
-        INSERT INTO api_keys (id, tenant_id, scopes, agent_id, label, key_hash, created_by, expires_at, rotated_from)
+        INSERT INTO api_keys (id, tenant_id, scopes, agent_id, label, key_hash, created_by, expires_at, rotated_from, idempotency_key, idempotency_request)
         VALUES (${key.id}, ${key.tenantId}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(key.scopes)}::jsonb)),
-          ${key.agentId}, ${key.label}, ${key.digest}, ${key.createdBy}, ${key.expiresAt}, ${key.rotatedFrom})
+          ${key.agentId}, ${key.label}, ${key.digest}, ${key.createdBy}, ${key.expiresAt}, ${key.rotatedFrom},
+          ${key.idempotency?.key ?? null}, ${key.idempotency?.request ?? null})
         RETURNING ${columns}, ${notify(key.id)} AS notified
       `.pipe(decodeRows("api_keys", KeyRow), Effect.map((rows) => keyOf(rows[0]!)), Effect.orDie)
+
+    /** The tenant's key issued with `key` (never its secret), and the request that issued it. */
+    const byIdempotencyKey = (tenantId: string, key: string) =>
+      sql`SELECT ${columns}, idempotency_request FROM api_keys WHERE tenant_id = ${tenantId} AND idempotency_key = ${key}`.pipe(
+        decodeRows("api_keys", KeyedKeyRow),
+        Effect.map((rows) => (rows[0] === undefined ? undefined : { key: keyOf(rows[0]), request: rows[0].idempotency_request ?? "" })),
+        Effect.orDie
+      )
 
     const find = (readTenant: string | null, id: string) =>
       sql`SELECT ${columns} FROM api_keys WHERE id = ${id} AND ${visible(readTenant)}`.pipe(
@@ -178,6 +191,6 @@ export class ApiKeyRepo extends Effect.Service<ApiKeyRepo>()("ApiKeyRepo", {
         WHERE k.id = u.id
       `.pipe(Effect.asVoid)
 
-    return { insert, find, list, revoke, lock, retire, activeKeys, gatewayKey, touch }
+    return { insert, byIdempotencyKey, find, list, revoke, lock, retire, activeKeys, gatewayKey, touch }
   })
 }) {}

@@ -4,9 +4,11 @@
  * (keyRepo.ts); this process applies it at once. The secret exists only in the answer of issue and rotate.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { ApiKey, ApiKeysQuery, IssuedApiKey, RotateApiKeyBody } from "../../schemas/apiKey.js"
-import { InvalidState, NotFound } from "../../schemas/errors.js"
+import { Conflict, InvalidState, NotFound } from "../../schemas/errors.js"
+import { isUniqueViolation } from "../db/uniqueViolation.js"
+import { idempotencyKeyTaken } from "../gateway/idempotencyKeyRefusal.js"
 import { AuditLog } from "../audit/auditLog.js"
 import type { CallerInfo } from "../gateway/caller.js"
 import { KeyAgents } from "./keyAgents.js"
@@ -49,12 +51,12 @@ export class KeyService extends Effect.Service<KeyService>()("KeyService", {
       })
 
     /** Writes a prepared key and its audit event (inside the caller's SQL transaction when there is one). */
-    const store = (caller: CallerInfo, grant: KeyGrant, rotatedFrom: string | null) =>
+    const store = (caller: CallerInfo, grant: KeyGrant, rotatedFrom: string | null, idempotency?: { readonly key: string; readonly request: string }) =>
       Effect.gen(function* () {
         const made = newKey()
         const key = yield* repo.insert({
           id: made.id, tenantId: grant.tenant, scopes: grant.scopes, agentId: grant.agentId, label: grant.label,
-          digest: made.digest, createdBy: caller.keyId, expiresAt: grant.expiresAt, rotatedFrom
+          digest: made.digest, createdBy: caller.keyId, expiresAt: grant.expiresAt, rotatedFrom, idempotency
         })
         yield* event(caller, key, "api_key.issued", `api key ${key.prefix} issued`, {
           scopes: key.scopes, expiresAt: key.expiresAt, label: key.label, rotatedFrom
@@ -66,10 +68,37 @@ export class KeyService extends Effect.Service<KeyService>()("KeyService", {
     /** Makes this process use a committed change now (the others hear its NOTIFY). */
     const announce = (...ids: ReadonlyArray<string>) => Effect.forEach(ids, (id) => issuedKeys.refresh(id), { discard: true })
 
-    const issue = (caller: CallerInfo, request: KeyRequest) =>
+    /**
+     * The key an earlier issue with the idempotency key made: a 409 naming it (its secret was only in that
+     * answer: rotate it for a new one, or revoke it), or a 400 when it was asked for something else.
+     */
+    const issuedBefore = (tenant: string, key: string, request: string) =>
+      Effect.gen(function* () {
+        const earlier = yield* repo.byIdempotencyKey(tenant, key)
+        if (earlier === undefined) return yield* Effect.fail(idempotencyKeyTaken(key, undefined))
+        if (earlier.request !== request) return yield* Effect.fail(idempotencyKeyTaken(key, { resource: "api key", id: earlier.key.id }))
+        return yield* Effect.fail(new Conflict({
+          message: `api key ${earlier.key.id} was issued by this request; its secret was only in that answer: rotate it (POST /api/v1/keys/${earlier.key.id}/rotate) for a new secret, or revoke it`,
+          currentState: earlier.key.status
+        }))
+      })
+
+    const issue = (caller: CallerInfo, request: KeyRequest & { readonly idempotencyKey?: string | undefined }) =>
       Effect.gen(function* () {
         const grant = yield* prepare(caller, request)
-        const issued = yield* sql.withTransaction(store(caller, grant, null)).pipe(Effect.orDie)
+        const key = request.idempotencyKey
+        // what the key stands for: the grant as checked (tenant, scopes, agent, expiry, label)
+        const idempotency = key === undefined ? undefined : { key, request: JSON.stringify({ ...grant, expiresAt: grant.expiresAt?.toISOString() ?? null }) }
+        if (idempotency !== undefined && (yield* repo.byIdempotencyKey(grant.tenant, idempotency.key)) !== undefined) {
+          return yield* issuedBefore(grant.tenant, idempotency.key, idempotency.request)
+        }
+        const issued = yield* sql.withTransaction(store(caller, grant, null, idempotency)).pipe(
+          Effect.orDie,
+          // the same key issued at the same moment by another request: the unique index let one through
+          Effect.catchSomeDefect((defect) =>
+            idempotency !== undefined && isUniqueViolation(defect, "api_keys_idempotency") ? Option.some(issuedBefore(grant.tenant, idempotency.key, idempotency.request)) : Option.none()
+          )
+        )
         yield* announce(issued.id)
         return issued
       }).pipe(Effect.withSpan("KeyService.issue"))

@@ -77,6 +77,37 @@ describe("an issued key", () => {
     expect(again.data?.revokedAt).toBe(revoked.data?.revokedAt)
   })
 
+  it("issued with an idempotencyKey and its answer lost: the repeat makes no second key, and its 409 names the first to rotate or revoke", async () => {
+    const body = { tenant: "tenant-a", scopes: ["wallets" as const], label: "keyed", idempotencyKey: `key-${Date.now()}` }
+    // every tenant's keys (the ops key reads them all); a rotation adds its successor
+    const count = async () => dataOf(await ops.keys.list({ query: { limit: 1 } })).total
+    const before = await count()
+    // The first issue is served; its answer (and so the secret) is read by no one.
+    const lost = await fetch(`${first.baseUrl}/api/v1/keys`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": "ops" }, body: JSON.stringify(body) })
+    expect(lost.status).toBe(201)
+    await lost.body?.cancel()
+
+    const repeated = await ops.keys.issue({ body })
+    expect(repeated.status).toBe(409)
+    const id = repeated.body.error?.match(/^api key ([0-9a-f]{16}) was issued by this request/)?.[1]
+    expect(id, repeated.body.error).toBeDefined()
+    expect(repeated.body.error).toContain(`/api/v1/keys/${id}/rotate`)
+    expect(await count()).toBe(before + 1)
+    // the key it names is the one made, and can be rotated to a secret someone holds
+    const rotated = await ops.keys.rotate({ params: { keyId: id! }, body: { graceSeconds: 0 } })
+    expect(rotated.status).toBe(200)
+    await waitFor("the rotated key to work", async () => (await walletsStatus(first, dataOf(rotated).key.secret)) === 200, 1_000, 20)
+
+    // the key with another request is a 400 naming it; racing issues with one key make one key
+    const other = await ops.keys.issue({ body: { ...body, scopes: ["wallets", "transactions"] } })
+    expect(other.status).toBe(400)
+    expect(other.body.error?.startsWith("idempotencyKey:"), other.body.error).toBe(true)
+    const raceKey = `key-race-${Date.now()}`
+    const raced = await Promise.all(Array.from({ length: 4 }, () => ops.keys.issue({ body: { ...body, idempotencyKey: raceKey } })))
+    expect(raced.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409])
+    expect(await count()).toBe(before + 3)
+  })
+
   it("revoked: an open stage stream made with it is closed", async () => {
     const key = await issue(ops, { tenant: "tenant-a", scopes: ["transactions"] })
     await waitFor("the key on the second process", async () => (await api(second.baseUrl, "GET", "/api/v1/outbox/stats", undefined, { "x-api-key": key.secret })).status !== 401, 1_000, 20)

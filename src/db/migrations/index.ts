@@ -32,6 +32,7 @@ import webhookIdempotency from "./0180_webhook_idempotency.js"
 import walletIdempotency from "./0181_wallet_idempotency.js"
 import policyIdempotency from "./0182_policy_idempotency.js"
 import agentIdempotency from "./0183_agent_idempotency.js"
+import apiKeyIdempotency from "./0184_api_key_idempotency.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -62,5 +63,6 @@ export const migrations = Migrator.fromRecord({
   "0180_webhook_idempotency": webhookIdempotency,
   "0181_wallet_idempotency": walletIdempotency,
   "0182_policy_idempotency": policyIdempotency,
-  "0183_agent_idempotency": agentIdempotency
+  "0183_agent_idempotency": agentIdempotency,
+  "0184_api_key_idempotency": apiKeyIdempotency
 })
