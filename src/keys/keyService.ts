@@ -89,12 +89,9 @@ export class KeyService extends Effect.Service<KeyService>()("KeyService", {
         const key = request.idempotencyKey
         // what the key stands for: the grant as checked (tenant, scopes, agent, expiry, label)
         const idempotency = key === undefined ? undefined : { key, request: JSON.stringify({ ...grant, expiresAt: grant.expiresAt?.toISOString() ?? null }) }
-        if (idempotency !== undefined && (yield* repo.byIdempotencyKey(grant.tenant, idempotency.key)) !== undefined) {
-          return yield* issuedBefore(grant.tenant, idempotency.key, idempotency.request)
-        }
         const issued = yield* sql.withTransaction(store(caller, grant, null, idempotency)).pipe(
           Effect.orDie,
-          // the same key issued at the same moment by another request: the unique index let one through
+          // the key was used before (a repeat, or an issue sent at the same time): the unique index refused this one
           Effect.catchSomeDefect((defect) =>
             idempotency !== undefined && isUniqueViolation(defect, "api_keys_idempotency") ? Option.some(issuedBefore(grant.tenant, idempotency.key, idempotency.request)) : Option.none()
           )

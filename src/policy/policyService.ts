@@ -69,7 +69,6 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
           }
           return { policy: earlier.stored.policy, created: false }
         })
-        if (key !== undefined && (yield* repo.byIdempotencyKey(wallet.tenantId, key)) !== undefined) return yield* madeBefore
         const stored = yield* repo.create({
           id: randomUUID(),
           tenantId: wallet.tenantId,
@@ -81,7 +80,7 @@ export class PolicyService extends Effect.Service<PolicyService>()("PolicyServic
           approvalsRequired: body.approvalsRequired,
           idempotency: key === undefined ? undefined : { key, request }
         })
-        // undefined: a create with the same key committed first (two sent at once)
+        // undefined: the key was used before (a repeat, or a create sent at the same time): nothing was written
         return stored === undefined ? yield* madeBefore : { policy: stored.policy, created: true }
       })
 
