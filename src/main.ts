@@ -7,6 +7,7 @@ import { Cause, ConfigProvider, Effect, Exit, Layer, Logger } from "effect"
 import * as path from "node:path"
 import { AppConfig } from "./config.js"
 import { devEnvironment } from "./devCredentials.js"
+import { startChildServersEarly, stopUntakenChildServers } from "./headStarts.js"
 import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine } from "./observability/startupLines.js"
 import { checkStartupConfig } from "./startupCheck.js"
 import { installTurnBufferedConsole } from "./observability/turnBufferedConsole.js"
@@ -46,6 +47,8 @@ const checked = await Effect.runPromiseExit(checkStartupConfig.pipe(Effect.withC
 if (Exit.isFailure(checked)) {
   await Effect.runPromise(reportStartupFailure(checked.cause))
 } else {
+  // The local ledger and the embedded PostgreSQL start while the modules below load (headStarts.ts).
+  startChildServersEarly(checked.value)
   const [{ NodeRuntime }, { AppLive }, { ChainEndpointsLive }] = await Promise.all([
     import("@effect/platform-node"),
     import("./app.js"),
@@ -88,6 +91,8 @@ if (Exit.isFailure(checked)) {
   // built), and no pretty logger beside it.
   Layer.launch(MainLive).pipe(
     Effect.withConfigProvider(configProvider),
+    // a start that fails or is stopped before its layers took the child servers started early stops them
+    Effect.ensuring(Effect.promise(stopUntakenChildServers)),
     Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : reportStartupFailure(cause))),
     logFormat === "json" ? Effect.provide(Logger.json) : (effect) => effect,
     NodeRuntime.runMain({ disablePrettyLogger: logFormat === "json" })

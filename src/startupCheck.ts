@@ -7,7 +7,9 @@ import { Effect } from "effect"
 import { AppConfig } from "./config.js"
 import { readApiKeys } from "./gateway/apiKeys.js"
 
+/** The checked configuration (main.ts starts the child servers it names before the modules load). */
 export const checkStartupConfig = Effect.gen(function* () {
   const config = yield* AppConfig
   yield* readApiKeys(config.gateway.apiKeys)
+  return config
 }).pipe(Effect.provide(AppConfig.Default))

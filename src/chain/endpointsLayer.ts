@@ -1,13 +1,13 @@
 /**
- * Where the ledger is: CHAIN_RPC_URL (+ CHAIN_RPC_POOL_URLS) when set; otherwise the local ledger,
- * started here as a child process on LEDGER_PORT and stopped with the service, with the gasless
+ * Where the ledger is: CHAIN_RPC_URL (+ CHAIN_RPC_POOL_URLS) when set; otherwise the local ledger, a
+ * child process on LEDGER_PORT (started while the modules loaded, src/headStarts.ts, or here) stopped
+ * with the service, with the gasless
  * fee-payer relay beside it (src/gasless/localRelay.ts).
  */
 import { Effect, Layer, Option } from "effect"
-import * as path from "node:path"
-import { AppConfig, LOCAL_ESCROW_PROGRAM_ID } from "../config.js"
+import { AppConfig } from "../config.js"
 import { startLocalRelay } from "../gasless/localRelay.js"
-import { spawnLedger } from "../ledger/spawn.js"
+import { localLedger } from "../headStarts.js"
 import { ChainEndpoints } from "./chainClient.js"
 
 export const ChainEndpointsLive = Layer.scoped(
@@ -17,14 +17,9 @@ export const ChainEndpointsLive = Layer.scoped(
     if (Option.isSome(config.chain.rpcUrl)) {
       return { urls: [config.chain.rpcUrl.value, ...config.chain.poolUrls] }
     }
+    // started while the modules loaded when main.ts could (headStarts.ts)
     const ledger = yield* Effect.acquireRelease(
-      Effect.promise(() =>
-        spawnLedger({
-          port: config.ports.ledger,
-          dataDir: path.resolve(config.dataDir),
-          env: { ESCROW_PROGRAM_ID: Option.getOrElse(config.escrowProgramId, () => LOCAL_ESCROW_PROGRAM_ID) }
-        })
-      ),
+      Effect.promise(() => localLedger(config)),
       (running) => Effect.promise(() => running.stop())
     )
     yield* Effect.logInfo(`local ledger (litesvm) serving Solana JSON-RPC on ${ledger.rpcUrl}`)

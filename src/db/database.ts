@@ -8,7 +8,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "../config.js"
-import { openEmbeddedServer } from "./embeddedServer.js"
+import { embeddedDatabase } from "../headStarts.js"
 import { PreparingClient } from "./preparedStatements.js"
 import { SerializedMigratorLive } from "./serializedMigrations.js"
 import { SilentConnectionWatch } from "./silentConnections.js"
@@ -20,11 +20,14 @@ const clientOptions = {
   applicationName: "agent-custody"
 } as const
 
-/** The embedded server of DATA_DIR, started or joined; stopped when this process leaves last (after its pool closed). */
+/**
+ * The embedded server of DATA_DIR, started or joined (while the modules loaded, when main.ts could:
+ * headStarts.ts); stopped when this process leaves last (after its pool closed).
+ */
 const embeddedServer = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => openEmbeddedServer(dataDir),
+      try: () => embeddedDatabase(dataDir),
       catch: (cause) => new Error(`could not start the embedded PostgreSQL under ${dataDir}: ${cause instanceof Error ? cause.message : String(cause)}`)
     }).pipe(Effect.orDie),
     (opened) => Effect.promise(() => opened.release())

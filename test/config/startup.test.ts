@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, it } from "vitest"
@@ -81,5 +82,32 @@ describe.concurrent("start-up with bad configuration", () => {
     expect(result.output).not.toContain("super-secret-key-value")
     // Refused before the service loads: nothing was started, no database made under DATA_DIR.
     expect(fs.readdirSync(dataDir)).toEqual([])
+  })
+})
+
+/**
+ * The local ledger and the embedded PostgreSQL start while the modules load (src/headStarts.ts), before the
+ * layers that use them: a start that fails first must not leave them running. Here the ledger's port is
+ * taken, so the ledger child fails and the start with it, after the embedded server began to start.
+ */
+describe("a start that fails after its child servers began", () => {
+  it("stops the embedded PostgreSQL it started early", { timeout: START_LIMIT_MS + 30_000 }, async ({ expect }) => {
+    const ownDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-config-early-"))
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    try {
+      const port = (taken.address() as net.AddressInfo).port
+      const result = await startProd({ DATA_DIR: ownDataDir, CHAIN_RPC_URL: undefined, LEDGER_PORT: String(port) })
+      expect(result.code).not.toBe(0)
+      expect(result.output).toMatch(/ledger/)
+      expect(result.output).not.toContain("listening")
+      // The embedded server had started (its cluster is there) and was stopped with the failed start.
+      expect(fs.existsSync(path.join(ownDataDir, "postgres", "PG_VERSION"))).toBe(true)
+      expect(fs.existsSync(path.join(ownDataDir, "postgres", "postmaster.pid"))).toBe(false)
+    } finally {
+      taken.close()
+      await stopEmbeddedServer(ownDataDir)
+      fs.rmSync(ownDataDir, { recursive: true, force: true })
+    }
   })
 })

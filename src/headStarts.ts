@@ -1,0 +1,72 @@
+/**
+ * The two child servers a start waits for, the local ledger (no CHAIN_RPC_URL) and the embedded PostgreSQL
+ * (no DATABASE_URL), started by main.ts while the service's modules load instead of after them: on a
+ * restart each takes about as long as the loading, so started together the restart takes about half as
+ * long (docs/decisions/production.md). The layers that need them (chain/endpointsLayer.ts, db/database.ts)
+ * take the one started here, or start their own where nothing was (tests, other entry points), with the
+ * same arguments either way: this file is the one place that says how each is started.
+ */
+import { Option } from "effect"
+import * as path from "node:path"
+import { type AppConfigShape, LOCAL_ESCROW_PROGRAM_ID } from "./config.js"
+import { openEmbeddedServer } from "./db/embeddedServer.js"
+import { spawnLedger, type SpawnedLedger } from "./ledger/spawn.js"
+
+type OpenedEmbeddedServer = Awaited<ReturnType<typeof openEmbeddedServer>>
+
+interface HeadStart {
+  readonly started: Promise<unknown>
+  /** Stops what was started, when no layer took it (a start that failed first). */
+  readonly stop: () => Promise<void>
+}
+
+const untaken = new Map<string, HeadStart>()
+
+const ledgerOptions = (config: AppConfigShape) => ({
+  port: config.ports.ledger,
+  dataDir: path.resolve(config.dataDir),
+  env: { ESCROW_PROGRAM_ID: Option.getOrElse(config.escrowProgramId, () => LOCAL_ESCROW_PROGRAM_ID) }
+})
+const ledgerKey = (options: ReturnType<typeof ledgerOptions>) => `ledger ${options.port} ${options.dataDir} ${options.env.ESCROW_PROGRAM_ID}`
+const databaseKey = (dataDir: string) => `embedded PostgreSQL ${path.resolve(dataDir)}`
+
+const take = <A>(key: string): Promise<A> | undefined => {
+  const headStart = untaken.get(key)
+  untaken.delete(key)
+  return headStart?.started as Promise<A> | undefined
+}
+
+const begin = <A>(key: string, start: () => Promise<A>, stop: (running: A) => Promise<void>) => {
+  const started = start()
+  // Its layer awaits it and reports a failure; until then a rejection is not unhandled.
+  started.catch(() => undefined)
+  untaken.set(key, { started, stop: () => started.then(stop, () => undefined) })
+}
+
+/** The local ledger of this configuration: the one main.ts started, else a new child. */
+export const localLedger = (config: AppConfigShape): Promise<SpawnedLedger> => {
+  const options = ledgerOptions(config)
+  return take<SpawnedLedger>(ledgerKey(options)) ?? spawnLedger(options)
+}
+
+/** The embedded PostgreSQL of DATA_DIR: the one main.ts opened, else opened now. */
+export const embeddedDatabase = (dataDir: string): Promise<OpenedEmbeddedServer> =>
+  take<OpenedEmbeddedServer>(databaseKey(dataDir)) ?? openEmbeddedServer(dataDir)
+
+/** main.ts, once the configuration is checked and before the service's modules load. */
+export const startChildServersEarly = (config: AppConfigShape) => {
+  if (Option.isNone(config.chain.rpcUrl)) {
+    const options = ledgerOptions(config)
+    begin(ledgerKey(options), () => spawnLedger(options), (ledger) => ledger.stop())
+  }
+  if (Option.isNone(config.databaseUrl)) {
+    begin(databaseKey(config.dataDir), () => openEmbeddedServer(config.dataDir), (opened) => opened.release())
+  }
+}
+
+/** What no layer took (the start failed or was stopped first) is stopped: the embedded server outlives its process otherwise. */
+export const stopUntakenChildServers = async () => {
+  const left = [...untaken.values()]
+  untaken.clear()
+  await Promise.all(left.map((headStart) => headStart.stop()))
+}
