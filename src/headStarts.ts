@@ -64,6 +64,25 @@ export const startChildServersEarly = (config: AppConfigShape) => {
   }
 }
 
+/**
+ * A stop (SIGINT, SIGTERM) asked while the modules load, before the runtime handles signals, would kill the
+ * process at once and leave the embedded server running: noted instead, and answered once they have loaded
+ * (main.ts then launches nothing and stops what started early). Returns the check, which ends the watch.
+ */
+export const watchStopWhileLoading = () => {
+  let asked: NodeJS.Signals | undefined
+  const note = (signal: NodeJS.Signals) => {
+    asked = signal
+  }
+  process.on("SIGINT", note)
+  process.on("SIGTERM", note)
+  return (): NodeJS.Signals | undefined => {
+    process.off("SIGINT", note)
+    process.off("SIGTERM", note)
+    return asked
+  }
+}
+
 /** What no layer took (the start failed or was stopped first) is stopped: the embedded server outlives its process otherwise. */
 export const stopUntakenChildServers = async () => {
   const left = [...untaken.values()]

@@ -7,7 +7,7 @@ import { Cause, ConfigProvider, Effect, Exit, Layer, Logger } from "effect"
 import * as path from "node:path"
 import { AppConfig } from "./config.js"
 import { devEnvironment } from "./devCredentials.js"
-import { startChildServersEarly, stopUntakenChildServers } from "./headStarts.js"
+import { startChildServersEarly, stopUntakenChildServers, watchStopWhileLoading } from "./headStarts.js"
 import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine } from "./observability/startupLines.js"
 import { checkStartupConfig } from "./startupCheck.js"
 import { installTurnBufferedConsole } from "./observability/turnBufferedConsole.js"
@@ -48,6 +48,7 @@ if (Exit.isFailure(checked)) {
   await Effect.runPromise(reportStartupFailure(checked.cause))
 } else {
   // The local ledger and the embedded PostgreSQL start while the modules below load (headStarts.ts).
+  const stopAskedWhileLoading = watchStopWhileLoading()
   startChildServersEarly(checked.value)
   const [{ NodeRuntime }, { AppLive }, { ChainEndpointsLive }] = await Promise.all([
     import("@effect/platform-node"),
@@ -90,6 +91,8 @@ if (Exit.isFailure(checked)) {
   // LOG_FORMAT=json: JSON from the first line every layer logs (not only once the app's logging layer is
   // built), and no pretty logger beside it.
   Layer.launch(MainLive).pipe(
+    // stopped while the modules loaded: nothing is launched (the child servers started early are stopped below)
+    (launch) => (stopAskedWhileLoading() === undefined ? launch : Effect.interrupt),
     Effect.withConfigProvider(configProvider),
     // a start that fails or is stopped before its layers took the child servers started early stops them
     Effect.ensuring(Effect.promise(stopUntakenChildServers)),

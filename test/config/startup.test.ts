@@ -1,6 +1,7 @@
 /**
  * Bad configuration stops start-up (issue #2): the production entry point (`src/main.ts` without
- * --dev, as `npm run start:prod` runs it) exits non-zero with a message naming the variable, and never
+ * --dev, as `npm run start:prod` runs it, through node with the tsx loader: the tsx CLI may SIGKILL a
+ * process that does not acknowledge a relayed SIGTERM within 30 ms) exits non-zero with a message naming the variable, and never
  * echoes a secret it was given. Effect's default logger writes the error to stdout when it is not a
  * terminal, so the message is looked for in both streams.
  */
@@ -11,9 +12,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, it } from "vitest"
 import { stopEmbeddedServer } from "../../src/db/embeddedServer.js"
+import { nodeArgumentsFor } from "../../src/entryPoints.js"
 
 const projectRoot = path.resolve(import.meta.dirname, "../..")
-const tsx = path.join(projectRoot, "node_modules/.bin/tsx")
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-config-"))
 
 afterAll(async () => {
@@ -33,11 +34,12 @@ const VALID: Record<string, string> = {
 
 const START_LIMIT_MS = 120_000
 
-const startProd = (env: Record<string, string | undefined>) =>
-  new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const merged: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? os.tmpdir() }
-    for (const [name, value] of Object.entries({ ...VALID, ...env })) if (value !== undefined) merged[name] = value
-    const child = spawn(tsx, ["src/main.ts"], { cwd: projectRoot, env: merged, stdio: ["ignore", "pipe", "pipe"] })
+/** The started process, and its exit code with everything it printed. */
+const spawnProd = (env: Record<string, string | undefined>) => {
+  const merged: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? os.tmpdir() }
+  for (const [name, value] of Object.entries({ ...VALID, ...env })) if (value !== undefined) merged[name] = value
+  const child = spawn(process.execPath, nodeArgumentsFor("main"), { cwd: projectRoot, env: merged, stdio: ["ignore", "pipe", "pipe"] })
+  const done = new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
@@ -52,6 +54,10 @@ const startProd = (env: Record<string, string | undefined>) =>
       resolve({ code, output: stdout + stderr })
     })
   })
+  return { child, done }
+}
+
+const startProd = (env: Record<string, string | undefined>) => spawnProd(env).done
 
 // Each case is its own process start; they are independent, so they run concurrently (up to vitest's
 // maxConcurrency at once) instead of one after the other; `it.for` hands each case the test's own
@@ -90,7 +96,7 @@ describe.concurrent("start-up with bad configuration", () => {
  * layers that use them: a start that fails first must not leave them running. Here the ledger's port is
  * taken, so the ledger child fails and the start with it, after the embedded server began to start.
  */
-describe("a start that fails after its child servers began", () => {
+describe("a start that fails or is stopped after its child servers began", () => {
   it("stops the embedded PostgreSQL it started early", { timeout: START_LIMIT_MS + 30_000 }, async ({ expect }) => {
     const ownDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-config-early-"))
     const taken = net.createServer()
@@ -106,6 +112,29 @@ describe("a start that fails after its child servers began", () => {
       expect(fs.existsSync(path.join(ownDataDir, "postgres", "postmaster.pid"))).toBe(false)
     } finally {
       taken.close()
+      await stopEmbeddedServer(ownDataDir)
+      fs.rmSync(ownDataDir, { recursive: true, force: true })
+    }
+  })
+
+  it("stopped while its modules load, it launches nothing and stops the embedded PostgreSQL", { timeout: START_LIMIT_MS + 30_000 }, async ({ expect }) => {
+    const ownDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-config-stop-"))
+    try {
+      const { child, done } = spawnProd({ DATA_DIR: ownDataDir })
+      // The embedded server's password file is its first step: the child servers have begun, the modules
+      // (seconds under tsx) have not loaded yet.
+      const credentials = path.join(ownDataDir, "embedded-postgres.json")
+      const deadline = Date.now() + START_LIMIT_MS
+      while (!fs.existsSync(credentials) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(fs.existsSync(credentials)).toBe(true)
+      child.kill("SIGTERM")
+      const result = await done
+      expect(result.output).not.toContain("listening")
+      expect(result.output).not.toContain("could not start")
+      // The server it began was started (its cluster is there), then stopped with the process.
+      expect(fs.existsSync(path.join(ownDataDir, "postgres", "PG_VERSION"))).toBe(true)
+      expect(fs.existsSync(path.join(ownDataDir, "postgres", "postmaster.pid"))).toBe(false)
+    } finally {
       await stopEmbeddedServer(ownDataDir)
       fs.rmSync(ownDataDir, { recursive: true, force: true })
     }
