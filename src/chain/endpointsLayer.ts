@@ -1,8 +1,7 @@
 /**
  * Where the ledger is: CHAIN_RPC_URL (+ CHAIN_RPC_POOL_URLS) when set; otherwise the local ledger, a
  * child process on LEDGER_PORT (started while the modules loaded, src/headStarts.ts, or here) stopped
- * with the service, with the gasless
- * fee-payer relay beside it (src/gasless/localRelay.ts).
+ * with the service, with the gasless fee-payer relay beside it (src/gasless/localRelay.ts).
  */
 import { Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config.js"
