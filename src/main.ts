@@ -54,7 +54,11 @@ if (Exit.isFailure(checked)) {
     import("@effect/platform-node"),
     import("./app.js"),
     import("./chain/endpointsLayer.js")
-  ])
+  ]).catch(async (error: unknown) => {
+    // a module that cannot load (a broken build) ends the start: what began early stops with it
+    await stopUntakenChildServers()
+    throw error
+  })
 
   const announce = Effect.gen(function* () {
     const config = yield* AppConfig
