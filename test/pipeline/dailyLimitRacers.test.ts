@@ -14,7 +14,11 @@ import { makeClient } from "../support/client.js"
 import { createWallet, submit } from "../support/transactions.js"
 
 // One outbox attempt per run: a chaos fault fails the transaction, and its client retries it.
-const env = useServiceWithLedger({ env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: "1", API_GATEWAY_RATE_LIMIT_PER_MINUTE: "100000" } })
+// 50 ms slots: a send fault is proven not landed when its blockhash expires, 7.5 s later instead of 60.
+const env = useServiceWithLedger({
+  env: { CHAOS_ENABLED: "true", TX_OUTBOX_MAX_ATTEMPTS: "1", API_GATEWAY_RATE_LIMIT_PER_MINUTE: "100000", TX_SETTLEMENT_SWEEP_MS: "200" },
+  ledger: { slotMs: 50 }
+})
 
 const LIMIT = 10_000_000
 const APPROVAL_ABOVE = 1_500_000
