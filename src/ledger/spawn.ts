@@ -13,20 +13,37 @@ export interface SpawnedLedger {
 }
 
 const READY_TIMEOUT_MS = 30_000
+const HEALTHY_TIMEOUT_MS = 10_000
 const STOP_TIMEOUT_MS = 10_000
 
-async function isHealthy(rpcUrl: string): Promise<boolean> {
+/** One getHealth call: "ok", or why not (a refused connection, a timeout, another answer). */
+async function healthOf(rpcUrl: string, timeoutMs: number): Promise<string> {
   try {
     const response = await fetch(rpcUrl, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getHealth" }),
-      signal: AbortSignal.timeout(1000)
+      signal: AbortSignal.timeout(timeoutMs)
     })
     const body: unknown = await response.json()
-    return typeof body === "object" && body !== null && "result" in body && body.result === "ok"
-  } catch {
-    return false
+    return typeof body === "object" && body !== null && "result" in body && body.result === "ok" ? "ok" : `it answered ${JSON.stringify(body)}`
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+}
+
+/**
+ * Resolves once the ledger answers getHealth with "ok", asking again until `deadlineMs` has passed: its first
+ * answer may take seconds on a loaded machine (a single one-second try failed a start under a busy test run).
+ */
+export async function waitUntilHealthy(rpcUrl: string, deadlineMs: number): Promise<void> {
+  const deadline = Date.now() + deadlineMs
+  for (;;) {
+    const left = deadline - Date.now()
+    const health = await healthOf(rpcUrl, Math.max(100, Math.min(2_000, left)))
+    if (health === "ok") return
+    if (Date.now() >= deadline) throw new Error(`ledger on ${rpcUrl} does not answer getHealth within ${deadlineMs} ms (${health})`)
+    await new Promise((resolveLater) => setTimeout(resolveLater, 100))
   }
 }
 
@@ -74,7 +91,10 @@ export async function spawnLedger(opts: { port: number; dataDir: string; env?: R
       }
     })
   })
-  if (!(await isHealthy(rpcUrl))) throw new Error(`ledger on ${rpcUrl} does not answer getHealth`)
+  await waitUntilHealthy(rpcUrl, HEALTHY_TIMEOUT_MS).catch((error: unknown) => {
+    child.kill("SIGKILL")
+    throw error
+  })
 
   const pid = child.pid
   if (pid === undefined) throw new Error("ledger child has no pid")
