@@ -48,7 +48,8 @@
  * sending pre-signed transfers and reading their status) of the same invocation. BENCH_LOOP_SPLIT=1 runs
  * the closed loop against an API process (TX_PIPELINE_WORKERS=0) beside a worker process, as the burst's
  * postgres-split does (BENCH_LOOP_SPLIT=2: beside two worker processes); BENCH_SERVICE_NODE_ARGS adds node arguments to its service process(es). BENCH_SERVICE_ENV
- * ("NAME=value NAME2=value") adds environment to every service process of any mode (A/B runs of a setting). The load average is
+ * ("NAME=value NAME2=value") adds environment to every service process of any mode (A/B runs of a setting); SERVICE_NODE=<path>
+ * runs the service processes (and the ledger child a service starts) on another node binary. The load average is
  * printed with every figure: on a shared machine, figures without it mean little.
  */
 import type { TransactionsApi } from "../schemas/api/transactions.js"

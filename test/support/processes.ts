@@ -180,16 +180,22 @@ export const SERVICE_NODE_FLAGS: ReadonlyArray<string> =
     ? nodeFlagsOfScript("start:prod")
     : process.env.SERVICE_NODE_FLAGS.split(/\s+/).filter((argument) => argument.startsWith("--"))
 
+/**
+ * The node binary a service process runs on: this process's own, or SERVICE_NODE (a path), for a benchmark
+ * comparing Node.js versions. The service starts its ledger child with the same binary.
+ */
+export const SERVICE_NODE: string = process.env.SERVICE_NODE ?? process.execPath
+
 /** Starts `tsx src/main.ts` (production mode; or the build) and resolves once the gateway announced it listens. */
 export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
   const port = options.port ?? (await freePort())
   const mode = options.dev === true ? ["--dev"] : []
   const [command, args] =
     options.built === true
-      ? [process.execPath, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), "dist/main.js", ...mode]]
+      ? [SERVICE_NODE, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), "dist/main.js", ...mode]]
       : options.nodeArgs === undefined
         ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), [...SERVICE_NODE_FLAGS, "src/main.ts", ...mode]]
-        : [process.execPath, [...SERVICE_NODE_FLAGS, ...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...mode]]
+        : [SERVICE_NODE, [...SERVICE_NODE_FLAGS, ...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...mode]]
   const child = spawn(command, args, {
     cwd: PROJECT_ROOT,
     // Its own process group, so one signal reaches tsx and the node process it runs main.ts in.
