@@ -19,6 +19,7 @@ import {
   type FreshDatabase,
   PROJECT_ROOT,
   SERVICE_API_KEY,
+  SERVICE_NODE,
   type ServiceProcess,
   startServiceProcess,
   tempDir
@@ -98,7 +99,8 @@ describe("the production build", () => {
       path.join(PROJECT_ROOT, "dist", "ledger.js")
     ])
     for (const [index, argv] of commandLines.entries()) {
-      expect(argv[0], argv.join(" ")).toBe(process.execPath)
+      // the node binary the service was started with (SERVICE_NODE: CI runs this file again on Node.js 24)
+      expect(argv[0], argv.join(" ")).toBe(SERVICE_NODE)
       expect(argv.filter((arg) => /^--(import|require|loader|experimental-loader)\b|^-r$/.test(arg) || TOOLING.test(arg)), argv.join(" ")).toEqual([])
       const environment = environmentOf(processes[index]!)
       expect(environment.filter((entry) => entry.startsWith("NODE_OPTIONS="))).toEqual([])
