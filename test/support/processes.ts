@@ -181,8 +181,8 @@ export const SERVICE_NODE_FLAGS: ReadonlyArray<string> =
     : process.env.SERVICE_NODE_FLAGS.split(/\s+/).filter((argument) => argument.startsWith("--"))
 
 /**
- * The node binary a service process runs on: this process's own, or SERVICE_NODE (a path), for a benchmark
- * comparing Node.js versions. The service starts its ledger child with the same binary.
+ * The node binary a service process runs on: this process's own, or SERVICE_NODE (a path): benchmarks comparing
+ * Node.js versions, and CI's run of the production build on Node 24. The service starts its ledger child with it.
  */
 export const SERVICE_NODE: string = process.env.SERVICE_NODE ?? process.execPath
 
