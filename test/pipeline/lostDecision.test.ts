@@ -15,7 +15,7 @@ import { CustodyClient, type Transaction } from "../../sdk/src/index.js"
 import { defined } from "../support/defined.js"
 import { commitWithAnswerLost, useProxiedServiceWithLedger } from "../support/proxiedService.js"
 import { ADMIN_KEY } from "../support/service.js"
-import { createWallet, submit, waitSettled } from "../support/transactions.js"
+import { submit, waitSettled } from "../support/transactions.js"
 
 const LAMPORTS = 1_000_000
 const HOLD_LOCK = 731_731
@@ -61,9 +61,17 @@ const expectLostThenAnswered = (statuses: ReadonlyArray<number>) => {
   expect(statuses.slice(0, -1).every((status) => status === 503), statuses.join(", ")).toBe(true)
 }
 
+/**
+ * A funded wallet, made as a client would make it right after the previous test: that test silenced every open
+ * connection of the service's pool, and until the pool has replaced them a create may meet one and answer 503
+ * ("retry shortly with the same idempotencyKey"), which the SDK does. (A plain create here failed a CI run on a
+ * slow machine.)
+ */
+const fundedWallet = () => new CustodyClient({ baseUrl: env.service.baseUrl, apiKey: ADMIN_KEY }).wallets.create({ autoFund: true, fundLamports: 1_000_000_000 })
+
 /** A transfer the build failed (chaos), as the SDK saw it. */
 const failedTransfer = async (custody: CustodyClient) => {
-  const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+  const wallet = await fundedWallet()
   const destination = Keypair.generate().publicKey
   await custody.transport.data("PUT", "/api/v1/chaos", { body: { enabled: true, failureRates: { build: 1 } } })
   const failed = await custody.transactions.createAndWait(
@@ -85,7 +93,7 @@ const confirmedAfterOneRetry = async (txId: string, destination: PublicKey) => {
 }
 
 const gatedTransfer = async () => {
-  const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+  const wallet = await fundedWallet()
   const destination = Keypair.generate().publicKey
   const created = await submit(
     env.service.baseUrl,
