@@ -1,7 +1,8 @@
 /**
  * `tx watch <id>`: the transaction's stages as they happen, one line each (time, status, stage, message), from
  * its history so far and then the stage stream, until it is confirmed or failed. The stream is opened first, so
- * a transition between the read and the subscription is not missed (one seen twice is printed once).
+ * a transition between the subscription and the read is not missed; it then comes both in the history and on
+ * the stream, and is printed once (the service gives a transition's event the time of its history entry).
  */
 import { type CustodyClient, isSettled, type StageEvent, type Transaction } from "../../sdk/src/index.js"
 
@@ -11,6 +12,8 @@ interface Step {
   readonly stage: string
   readonly message?: string | undefined
 }
+
+const stepKey = (step: Step) => `${step.at}|${step.status}|${step.stage}`
 
 const clock = (at: string) => (Number.isNaN(Date.parse(at)) ? at : new Date(at).toISOString().slice(11, 23))
 
@@ -30,22 +33,16 @@ export const watchTransaction = async (custody: CustodyClient, txId: string, pri
   try {
     const tx = await custody.transactions.get(txId)
     print(`tx ${tx.id}  ${tx.type} ${tx.protocol}`)
-    // A transition made between the subscription and the read comes both in the history and on the stream, with
-    // times taken apart (the row's and the publisher's): the same step right after itself is printed once.
-    let last: string | undefined
-    const show = (step: Step) => {
-      const key = `${step.status}|${step.stage}|${step.message ?? ""}`
-      if (key === last) return
-      last = key
-      print(stepLine(step))
-    }
-    for (const entry of tx.history) show({ at: entry.at, status: entry.status, stage: entry.stage, message: entry.message })
+    // Every transition made after the subscription comes on the stream, the ones made before the read also in
+    // the history (several, on a busy service): those are known by their time, status and stage.
+    const inHistory = new Set(tx.history.map(stepKey))
+    for (const entry of tx.history) print(stepLine(entry))
     if (isSettled(tx)) {
       print(outcomeLine(tx))
       return tx
     }
     for await (const event of stream as AsyncIterable<StageEvent>) {
-      show(event)
+      if (!inHistory.has(stepKey(event))) print(stepLine(event))
       if (event.status === "confirmed" || event.status === "failed") break
     }
     const settled = await custody.transactions.get(txId)

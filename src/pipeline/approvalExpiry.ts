@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { txStageMetric, TX_FAILED } from "../audit/metricNames.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
-import { stageEventOf, StageEvents } from "./stageEvents.js"
+import { StageEvents, transitionEventOf } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
 
@@ -45,7 +45,7 @@ export const makeApprovalExpiry = Effect.gen(function* () {
     Effect.gen(function* () {
       yield* metrics.increment(TX_FAILED)
       yield* metrics.increment(txStageMetric("failed"))
-      yield* events.publish(stageEventOf(moved, "approval expired"))
+      yield* events.publish(transitionEventOf(moved, "approval expired"))
     })
 
   return { expire, announce }

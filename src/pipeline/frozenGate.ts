@@ -11,7 +11,7 @@ import { freezeNotice, type Freeze } from "../../schemas/freeze.js"
 import { MetricCounters } from "../audit/metricCounters.js"
 import { auditEventMetric, TX_FAILED } from "../audit/metricNames.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
-import { stageEventOf, StageEvents } from "./stageEvents.js"
+import { StageEvents, transitionEventOf } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import { decodeRows, JsonObject } from "../db/rowDecoding.js"
 
@@ -56,7 +56,7 @@ export class FrozenGate extends Effect.Service<FrozenGate>()("FrozenGate", {
           if (moved === undefined) continue
           yield* metrics.increment(TX_FAILED)
           yield* metrics.increment(auditEventMetric("transaction.failed"))
-          yield* events.publish(stageEventOf(moved, "failed: frozen"))
+          yield* events.publish(transitionEventOf(moved, "failed: frozen"))
           failed.push(moved.id)
         }
         return failed

@@ -52,6 +52,16 @@ export const stageEventOf = (row: Omit<StageColumnsRow, "updated_at">, message?:
 })
 
 /**
+ * The message of the transition that just wrote `row`, at the time its history entry records: a client
+ * that reads the history and also follows the stream (the CLI's watch) sees one transition in both and
+ * can tell it is the same one.
+ */
+export const transitionEventOf = (row: Omit<StageColumnsRow, "updated_at"> & Pick<TransactionRow, "history">, message?: string): StageEvent => {
+  const entry = row.history.at(-1)
+  return stageEventOf(row, message, entry !== undefined && entry.status === row.status && entry.stage === row.stage ? entry.at : undefined)
+}
+
+/**
  * The row behind an event this process published when its transition settled the transaction: a
  * request waiting for it answers with that row (the statement's RETURNING, committed) instead of
  * reading it again. Keyed by the event object itself, so only that very event (delivered in process)

@@ -9,7 +9,7 @@ import { MetricCounters } from "../audit/metricCounters.js"
 import { PolicyEngine } from "../policy/policyEngine.js"
 import { buildExecutionProof } from "./proof.js"
 import type { Terminal } from "./stageFailure.js"
-import { eventWithRow, stageEventOf, StageEvents } from "./stageEvents.js"
+import { eventWithRow, stageEventOf, StageEvents, transitionEventOf } from "./stageEvents.js"
 import { type PassedStage, TransactionRepo, type Transition, type TransitionFields } from "./transactionRepo.js"
 import type { TransactionRow } from "./transactionRow.js"
 
@@ -44,7 +44,7 @@ export class StageTransitions extends Effect.Service<StageTransitions>()("StageT
         yield* metrics.increment(txStageMetric(moved.status))
         yield* metrics.increment(auditEventMetric(change.eventType))
         // (with its row: a request waiting for this transaction answers with it, transactionWaits.ts)
-        yield* events.publish(eventWithRow(stageEventOf(moved, change.message), moved))
+        yield* events.publish(eventWithRow(transitionEventOf(moved, change.message), moved))
         return moved
       })
 

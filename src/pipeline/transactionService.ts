@@ -30,7 +30,7 @@ import { insertTransactionsWithJobs, type NewTransaction } from "./insertTransac
 import { Outbox } from "./outbox.js"
 import { Settlement } from "./settlement.js"
 import { canonicalJson, sha256Hex } from "./proof.js"
-import { stageEventOf, StageEvents } from "./stageEvents.js"
+import { StageEvents, transitionEventOf } from "./stageEvents.js"
 import { TransactionRepo } from "./transactionRepo.js"
 import { toTransactionRecord, TransactionRow } from "./transactionRow.js"
 import { decodeRows, JsonObject } from "../db/rowDecoding.js"
@@ -77,7 +77,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
       { maxBatch: 64, repeatable: false }
     )
 
-    const publish = (row: TransactionRow, message?: string) => events.publish(stageEventOf(row, message))
+    const publish = (row: TransactionRow, message?: string) => events.publish(transitionEventOf(row, message))
 
     /** A transaction the caller may see: its tenant's, and for an agent's credential only that agent's. */
     const mustFind = (caller: CallerInfo, txId: string) =>

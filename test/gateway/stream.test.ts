@@ -355,6 +355,10 @@ describe("stage stream: a real transaction", () => {
     // One message per recorded transition, in the recorded order.
     expect(statusesAt(a, txA)).toEqual(recordA.history.map((entry) => entry.status))
     expect(statusesAt(b, txB)).toEqual(recordB.history.map((entry) => entry.status))
+    // Each at the time its history entry records, so a client merging the history with the stream can tell one
+    // transition seen in both (the CLI's watch does).
+    const stepsAt = (client: Client, txId: string) => client.messages.filter((m) => m.type === "stage" && m.txId === txId).map((m) => `${m.at} ${m.status} ${m.stage}`)
+    expect(stepsAt(a, txA)).toEqual(recordA.history.map((entry) => `${entry.at} ${entry.status} ${entry.stage}`))
     expect(statusesAt(a, txA)).toEqual(expect.arrayContaining(["pending", "simulating", "policy_eval", "signing", "submitting", "confirmed"]))
     expect(a.messages.filter((m) => m.type === "stage").every((m) => m.tenantId === "tenant-a" && m.txId === txA)).toBe(true)
     expect(b.messages.filter((m) => m.type === "stage").every((m) => m.tenantId === "tenant-b" && m.txId === txB)).toBe(true)
