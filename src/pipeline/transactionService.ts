@@ -350,8 +350,9 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             Effect.catchAll((error) => Effect.succeed({ _tag: "Open", until: null, answered: false, error: error.message } as const))
           )
           if (verdict._tag === "Adopted") {
-            if (verdict.row === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
-            return { outcome: "adopted", row: verdict.row } as const
+            // Undefined: another settled it first (a retry sent at the same time, or the resolver, whose sweep finds
+            // the adopted transaction at submitting): the landed signature was adopted all the same; answered as it is now.
+            return { outcome: "adopted", row: verdict.row ?? (yield* mustFind(caller, txId)) } as const
           }
           if (verdict._tag === "Open") {
             const why = verdict.answered
