@@ -15,7 +15,7 @@ import { CustodyClient, type Transaction } from "../../sdk/src/index.js"
 import { defined } from "../support/defined.js"
 import { commitWithAnswerLost, useProxiedServiceWithLedger } from "../support/proxiedService.js"
 import { ADMIN_KEY } from "../support/service.js"
-import { submit, waitSettled } from "../support/transactions.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
 
 const LAMPORTS = 1_000_000
 const HOLD_LOCK = 731_731
@@ -64,10 +64,10 @@ const expectLostThenAnswered = (statuses: ReadonlyArray<number>) => {
 /**
  * A funded wallet, made as a client would make it right after the previous test: that test silenced every open
  * connection of the service's pool, and until the pool has replaced them a create may meet one and answer 503
- * ("retry shortly with the same idempotencyKey"), which the SDK does. (A plain create here failed a CI run on a
- * slow machine.)
+ * ("retry shortly with the same idempotencyKey"), which createWallet does. (A plain create here failed a CI run on
+ * a slow machine.)
  */
-const fundedWallet = () => new CustodyClient({ baseUrl: env.service.baseUrl, apiKey: ADMIN_KEY }).wallets.create({ autoFund: true, fundLamports: 1_000_000_000 })
+const fundedWallet = () => createWallet(env.service.baseUrl, 1_000_000_000)
 
 /** A transfer the build failed (chaos), as the SDK saw it. */
 const failedTransfer = async (custody: CustodyClient) => {

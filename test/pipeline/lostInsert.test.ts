@@ -15,10 +15,8 @@
 import { Connection, Keypair } from "@solana/web3.js"
 import type pg from "pg"
 import { describe, expect, it } from "vitest"
-import { CustodyClient } from "../../sdk/src/index.js"
 import { commitWithAnswerLost, type ProxiedService, rollbackWithAnswerLost, useProxiedServiceWithLedger, waitForLockWaiters } from "../support/proxiedService.js"
-import { ADMIN_KEY } from "../support/service.js"
-import { submit, waitSettled } from "../support/transactions.js"
+import { createWallet, submit, waitSettled } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
 
 const LAMPORTS = 1_000_000
@@ -27,9 +25,7 @@ const env = useProxiedServiceWithLedger({ env: { DATABASE_SILENCE_CHECK_MS: "500
 
 /** A transfer without an idempotency key, created while the administrator holds its wallet's row; `lose` then loses the insert's answer. */
 const createWithAnswerLost = async (lose: typeof commitWithAnswerLost) => {
-  // through the SDK: after the previous test silenced the pool's connections, a create may meet one not yet
-  // replaced and answer 503 ("retry shortly with the same idempotencyKey"), which the SDK does
-  const wallet = await new CustodyClient({ baseUrl: env.service.baseUrl, apiKey: ADMIN_KEY }).wallets.create({ autoFund: true, fundLamports: 1_000_000_000 })
+  const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
   const destination = Keypair.generate().publicKey
   const body = { walletId: wallet.id, type: "transfer_sol", protocol: "system-program", intent: { destination: destination.toBase58(), lamports: LAMPORTS } }
   const rows = async () => (await env.admin.query("SELECT id FROM transactions WHERE wallet_id = $1", [wallet.id])).rows.map((row: { id: string }) => row.id)

@@ -4,6 +4,7 @@
  * They call through the typed client (test/support/client.ts): a settled answer's `data` is the decoded
  * transaction record (amounts as bigint), not `any`.
  */
+import { randomUUID } from "node:crypto"
 import type { Transaction } from "../../schemas/transaction.js"
 import { type EndpointAnswer, type EndpointInput, makeClient } from "./client.js"
 import { ADMIN_KEY } from "./service.js"
@@ -12,10 +13,18 @@ import type { TransactionsApi } from "../../schemas/api/transactions.js"
 
 const clientOf = (baseUrl: string, headers?: Record<string, string>) => makeClient(baseUrl, headers ?? { "x-api-key": ADMIN_KEY })
 
-/** Creates a wallet (funded on the ledger when `fundLamports` is given); throws unless it answers 201. */
+/**
+ * Creates a wallet (funded on the ledger when `fundLamports` is given); throws unless it answers 201. Sent with an
+ * idempotency key, and sent again with it after a 503, as the service asks ("retry shortly with the same
+ * idempotencyKey"): a test that silenced the pool's connections leaves some for the next test to meet.
+ */
 export const createWallet = async (baseUrl: string, fundLamports?: number, headers?: Record<string, string>) => {
-  const body = fundLamports === undefined ? {} : { autoFund: true, fundLamports }
-  const response = await clientOf(baseUrl, headers).wallets.create({ body })
+  const body = { idempotencyKey: randomUUID(), ...(fundLamports === undefined ? {} : { autoFund: true, fundLamports }) }
+  let response = await clientOf(baseUrl, headers).wallets.create({ body })
+  for (let again = 0; again < 5 && response.status === 503; again++) {
+    await sleep(200)
+    response = await clientOf(baseUrl, headers).wallets.create({ body })
+  }
   if (response.status !== 201 || response.data === undefined) throw new Error(`wallet create failed: ${JSON.stringify(response.body)}`)
   return response.data
 }
