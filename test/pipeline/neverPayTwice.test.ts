@@ -217,6 +217,9 @@ describe("never pay twice", () => {
 
     // Two retries at once (a client that sent its retry again, say): the first to move adopts; the other, and the
     // resolver (whose sweep finds the adopted transaction at submitting), find it adopted already. Each answers 200.
+    // The chain's statuses answer 300 ms late for a moment, so both retries have read the record failed before
+    // either asks the chain (else the second could arrive after the first's adoption and be told it is submitting).
+    proxy.add({ methods: ["getSignatureStatuses"], action: { kind: "delay", ms: 300 }, forMs: 1_000 })
     const retries = await Promise.all([1, 2].map(() => client().transactions.retry({ params: { txId } })))
     for (const retried of retries) {
       expect(retried.status, JSON.stringify(retried.body)).toBe(200)
