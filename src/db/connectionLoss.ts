@@ -38,11 +38,16 @@ export const isConnectionLoss = (cause: Cause.Cause<unknown>): boolean => {
   return Chunk.isNonEmpty(errors) && Chunk.every(errors, isLost)
 }
 
-/** Backing off from 50 ms, for up to about 2 s. */
-const AGAIN = Schedule.exponential("50 millis").pipe(Schedule.upTo("2 seconds"))
+/**
+ * Backing off from 50 ms, each wait at most 250 ms, for up to about 5 s: longer than a burst of cuts lasts (a
+ * flapping failover; test/gateway/databaseLoss's ten cuts took 3.5-4.1 s on a loaded machine, where every new
+ * connection took long enough to meet the next cut). With 2 s and waits doubling to 800 ms a poll there answered
+ * 503 in one CI run; with 3 s, in half the runs under load.
+ */
+const AGAIN = Schedule.exponential("50 millis").pipe(Schedule.union(Schedule.spaced("250 millis")), Schedule.upTo("5 seconds"))
 
 /**
- * `effect` run again on a new connection while it fails as a lost connection, for up to about 2 s: for reads,
+ * `effect` run again on a new connection while it fails as a lost connection, for up to about 5 s: for reads,
  * and for writes made safe to repeat.
  */
 export const againOnConnectionLoss = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
