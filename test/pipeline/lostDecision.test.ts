@@ -61,17 +61,9 @@ const expectLostThenAnswered = (statuses: ReadonlyArray<number>) => {
   expect(statuses.slice(0, -1).every((status) => status === 503), statuses.join(", ")).toBe(true)
 }
 
-/**
- * A funded wallet, made as a client would make it right after the previous test: that test silenced every open
- * connection of the service's pool, and until the pool has replaced them a create may meet one and answer 503
- * ("retry shortly with the same idempotencyKey"), which createWallet does. (A plain create here failed a CI run on
- * a slow machine.)
- */
-const fundedWallet = () => createWallet(env.service.baseUrl, 1_000_000_000)
-
 /** A transfer the build failed (chaos), as the SDK saw it. */
 const failedTransfer = async (custody: CustodyClient) => {
-  const wallet = await fundedWallet()
+  const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
   const destination = Keypair.generate().publicKey
   await custody.transport.data("PUT", "/api/v1/chaos", { body: { enabled: true, failureRates: { build: 1 } } })
   const failed = await custody.transactions.createAndWait(
@@ -93,7 +85,7 @@ const confirmedAfterOneRetry = async (txId: string, destination: PublicKey) => {
 }
 
 const gatedTransfer = async () => {
-  const wallet = await fundedWallet()
+  const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
   const destination = Keypair.generate().publicKey
   const created = await submit(
     env.service.baseUrl,
