@@ -319,6 +319,28 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         }
       })
 
+    /** What a retry of `row` answers without changing it: submitting (400, nothing changed), not failed or not retryable (400); undefined when it may be retried. */
+    const refusalOf = (row: TransactionRow) => {
+      if (row.status === "submitting") return Effect.succeed({ outcome: "unchanged", row } as const)
+      if (row.status === "failed" && row.error_code !== null && RETRYABLE_CODES.has(row.error_code)) return undefined
+      return Effect.fail(
+        new InvalidState({
+          message: row.status === "failed"
+            ? `transaction ${row.id} failed with ${row.error_code} at ${row.failed_at}; only PIPELINE_ERROR and CONFIRMATION_FAILED failures can be retried`
+            : `transaction ${row.id} is ${row.status}; only failed transactions can be retried`,
+          currentState: row.status
+        })
+      )
+    }
+
+    /**
+     * A retry that lost a race (another retry, or the resolver, moved the record after this one read it) answers
+     * what a retry sent just after would: the record as it is now, unchanged.
+     */
+    const answerAsItIsNow = (caller: CallerInfo, txId: string) =>
+      Effect.flatMap(mustFind(caller, txId), (current) =>
+        refusalOf(current) ?? Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" })))
+
     /**
      * [n7] retry: a failed transaction with a retryable failure goes back to pending as a fresh attempt.
      * In one SQL transaction: the row's per-attempt columns are cleared (the earlier attempt moves into
@@ -329,17 +351,8 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     const retry = (caller: CallerInfo, txId: string) =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
-        if (row.status === "submitting") return { outcome: "unchanged", row } as const
-        if (row.status !== "failed" || row.error_code === null || !RETRYABLE_CODES.has(row.error_code)) {
-          return yield* Effect.fail(
-            new InvalidState({
-              message: row.status === "failed"
-                ? `transaction ${txId} failed with ${row.error_code} at ${row.failed_at}; only PIPELINE_ERROR and CONFIRMATION_FAILED failures can be retried`
-                : `transaction ${txId} is ${row.status}; only failed transactions can be retried`,
-              currentState: row.status
-            })
-          )
-        }
+        const refusal = refusalOf(row)
+        if (refusal !== undefined) return yield* refusal
         // A frozen scope takes no new attempt (unfreezing is an operator act; then the retry may run).
         const freeze = yield* freezes.activeFor({ tenantId: row.tenant_id, walletId: row.wallet_id, agentId: row.agent_id })
         if (freeze !== undefined) return yield* Effect.fail(yield* frozenRefusal(freeze.id))
@@ -359,7 +372,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
               ? `a signature of an earlier attempt may still land${verdict.until === null ? "" : ` until block height ${verdict.until}`}`
               : "the chain did not answer whether a signature of an earlier attempt landed"
             const reopened = yield* settlement.reopenUnresolved(row, why)
-            if (reopened === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
+            if (reopened === undefined) return yield* answerAsItIsNow(caller, txId)
             return { outcome: "unresolved", row: reopened } as const
           }
         }
@@ -382,7 +395,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return rows[0]
           })
         ).pipe(Effect.catchTag("SqlError", Effect.die))
-        if (moved === undefined) return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" }))
+        if (moved === undefined) return yield* answerAsItIsNow(caller, txId)
         yield* outbox.notify
         yield* publish(moved, "retry requested")
         return { outcome: "retried", row: moved } as const

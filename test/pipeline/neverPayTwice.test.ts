@@ -8,6 +8,7 @@
  * - give-up then resolver: the bytes never reach the ledger; unresolved until the blockhash expired, then
  *   failed "not landed", the daily spend and the agent budget given back; the retry then pays once.
  * - a record an earlier version failed while its bytes landed: the retry adopts the landed signature.
+ * - two retries sent at once: the one that loses the race answers what a later retry would (400, unchanged).
  * - lagging endpoint: the only endpoint answering statuses is 300 slots behind and says "not found" past
  *   the blockhash's expiry; the transaction is never failed on its word.
  */
@@ -234,6 +235,52 @@ describe("never pay twice", () => {
     // Nothing was built or signed again.
     expect(settled.data.history.filter((entry) => entry.status === "signing")).toHaveLength(1)
   }, 90_000)
+
+  it("two retries sent at once: one moves the record, the other answers what a retry sent just after would (400, nothing changed), while an earlier signature may still land and once it cannot; paid once", async () => {
+    const wallet = await createWallet(service.baseUrl, SOL)
+    // The bytes never reach the ledger: the outbox gives up and leaves the transfer unresolved, which an earlier
+    // version wrote as failed (while its signature could still land until the blockhash expired).
+    proxy.add({ methods: ["sendTransaction"], action: { kind: "unavailable" }, forMs: 3_000 })
+    const { txId, destination } = await transfer(wallet.id, 0.1 * SOL)
+    expect((await waitUnresolved(txId)).status).toBe("submitting")
+    const rewritten = await service.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+        UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED',
+          error = 'gave up after 3 attempts: sendTransaction failed on every RPC endpoint'
+        WHERE id = ${txId} AND status = 'submitting' RETURNING id
+      `)
+    )
+    expect(rewritten).toHaveLength(1)
+    const retryTwice = async () => {
+      const answers = await Promise.all([1, 2].map(() => client().transactions.retry({ params: { txId } })))
+      return [...answers].sort((a, b) => a.status - b.status)
+    }
+
+    // Both retries read the record failed before either asks the chain (its statuses answer 300 ms late for a
+    // moment). The first puts it back to submitting for the resolver (its signature may still land); the other
+    // finds it moved and answers as any later retry: submitting, nothing changed (it answered "changed meanwhile").
+    proxy.add({ methods: ["getSignatureStatuses"], action: { kind: "delay", ms: 300 }, forMs: 1_000 })
+    const [reopened, refused] = await retryTwice()
+    expect(reopened.status, JSON.stringify(reopened.body)).toBe(202)
+    expect(reopened.body.data).toMatchObject({ id: txId, status: "submitting" })
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400)
+    expect(refused.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR", data: { id: txId, status: "submitting" } })
+    expect(refused.body.error).toMatch(/is submitting: .*Nothing was changed/)
+
+    // The resolver proves it did not land once its blockhash expired. Two retries again: one builds it anew,
+    // the other answers as a retry sent after that one would (the record is no longer failed).
+    const notLanded = (await waitTerminal(service.baseUrl, txId)).body
+    expect(notLanded.error).toMatch(/^not landed: blockhash expired/)
+    const [rebuilt, refusedAgain] = await retryTwice()
+    expect(rebuilt.status, JSON.stringify(rebuilt.body)).toBe(202)
+    expect(refusedAgain.status, JSON.stringify(refusedAgain.body)).toBe(400)
+    expect(refusedAgain.body.error).toMatch(/^transaction \S+ is (pending|simulating|policy_eval|signing|submitting|confirmed)(; only failed transactions can be retried|: )/)
+
+    const settled = (await waitTerminal(service.baseUrl, txId)).body.data
+    expect(settled.status).toBe("confirmed")
+    expect(settled.history.filter((entry) => entry.message === "retry requested")).toHaveLength(1)
+    expect(await balance(destination)).toBe(0.1 * SOL)
+  }, 60_000)
 
   it("lagging endpoint: while the only endpoint answering statuses is 300 slots behind and says 'not found', the transaction is not failed on its word, even past its blockhash's expiry; it confirms once", async () => {
     const lagging = await startFaultProxy(ledger.rpcUrl)
