@@ -15,7 +15,8 @@
  *     after that load once the reducer has run again;
  *   - `soak` on the last profile (BENCH_SOAK_SECONDS, 1,200; 0 skips it): transfers offered at BENCH_SOAK_RATE (100/s), resident
  *     memory every 10 s: at one minute, the highest after, and the growth after the first minute (MiB a
- *     minute, least squares).
+ *     minute, least squares), the memory at each minute, and how many transfers the outbox finished against those
+ *     offered (a service that fell behind would hold its backlog in the queue, not in memory).
  * Resident memory is the node process of the service alone (not the ledger child, not PostgreSQL).
  */
 import { Keypair } from "@solana/web3.js"
@@ -38,7 +39,7 @@ import { buildNow } from "./support/built.js"
 import { runClosedLoop } from "./support/closedLoop.js"
 import { benchPostgresUrl } from "./support/postgresUrl.js"
 import { ms, percentile, sleep, table } from "./support/stats.js"
-import { postTransfers } from "./support/transferClients.js"
+import { getJson, postTransfers } from "./support/transferClients.js"
 
 const intEnv = (name: string, fallback: number) => {
   const raw = process.env[name]
@@ -100,6 +101,14 @@ const latestReduction = (service: ServiceProcess) => {
   const at = output.lastIndexOf(REDUCED)
   return at === -1 ? undefined : output.slice(output.lastIndexOf("\n", at) + 1, at)
 }
+
+/** The outbox's job counts (GET /api/v1/outbox/stats). */
+const outboxStats = async (baseUrl: string) =>
+  (await getJson(baseUrl, "/api/v1/outbox/stats")).body.data as { done: number; failed: number; pending: number; processing: number }
+
+/** The last sample of each minute. */
+const everyMinute = (samples: ReadonlyArray<{ readonly at: number; readonly mib: number }>) =>
+  samples.filter((sample, i) => Math.floor(sample.at / 60) !== Math.floor((samples[i + 1]?.at ?? Infinity) / 60)).map((sample) => sample.mib)
 
 /**
  * Resident memory once the idle memory reducer (actors/idleMemoryReducer.ts) has run again, with how long
@@ -166,16 +175,24 @@ const main = async () => {
       report(`idle again after the load, once the reducer ran, ${profile}`, await afterReducer(service, pid))
 
       if (index === settings.profiles.length - 1 && settings.soakSeconds > 0) {
+        const before = await outboxStats(service.baseUrl)
         const soak = await sampling(pid, 10_000, () =>
           postTransfers(service.baseUrl, {
             count: settings.soakRate * settings.soakSeconds, clients: settings.clients, sources, destinations, offset: 9_000_000, rate: settings.soakRate
           }))
+        const after = await outboxStats(service.baseUrl)
         const afterMinute = soak.samples.filter((s) => s.at >= 60)
         report(
           `soak: ${settings.soakSeconds} s at ${settings.soakRate} transfers/s offered`,
           `${afterMinute[0]?.mib.toFixed(0) ?? "-"} MiB at 1 min, highest after ${Math.max(...afterMinute.map((s) => s.mib)).toFixed(0)} MiB, ` +
             `growth after the first minute ${slopePerMinute(afterMinute).toFixed(2)} MiB/min`
         )
+        // A service that fell behind would hold its backlog in the outbox, not in memory: the soak says whether it kept up.
+        report(
+          "soak: the pipeline kept up",
+          `${after.done - before.done} done and ${after.failed - before.failed} failed of ${soak.result.ids.length} offered; ${after.pending + after.processing} still queued at the end`
+        )
+        report("soak: resident memory each minute (MiB)", everyMinute(soak.samples).map((mib) => mib.toFixed(0)).join(" "))
       }
       await service.stop()
     }
