@@ -42,6 +42,9 @@ const REBUILD_CHECK_TIMEOUT = "5 seconds"
 /** Failures a client may retry ([n7]): never policy refusals, never a success. */
 const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
 
+/** A failed transaction whose failure a retry may try again (never a policy refusal). */
+const isRetryable = (row: TransactionRow) => row.status === "failed" && row.error_code !== null && RETRYABLE_CODES.has(row.error_code)
+
 /** How long the repeat of a lost insert waits for a first insert still running (finishLostInsert). */
 const LOST_INSERT_WAIT = "5s"
 
@@ -322,7 +325,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     /** What a retry of `row` answers without changing it: submitting (400, nothing changed), not failed or not retryable (400); undefined when it may be retried. */
     const refusalOf = (row: TransactionRow) => {
       if (row.status === "submitting") return Effect.succeed({ outcome: "unchanged", row } as const)
-      if (row.status === "failed" && row.error_code !== null && RETRYABLE_CODES.has(row.error_code)) return undefined
+      if (isRetryable(row)) return undefined
       return Effect.fail(
         new InvalidState({
           message: row.status === "failed"
@@ -379,7 +382,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         const moved = yield* sql.withTransaction(
           Effect.gen(function* () {
             const [locked] = yield* sql`SELECT * FROM transactions WHERE id = ${txId} AND status = 'failed' FOR UPDATE`.pipe(decodeRows("transactions", TransactionRow))
-            if (locked === undefined || locked.error_code === null || !RETRYABLE_CODES.has(locked.error_code)) return undefined
+            if (locked === undefined || !isRetryable(locked)) return undefined
             const entry = JSON.stringify([retryHistoryEntry(locked, new Date())])
             const rows = yield* sql`
               UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL,
