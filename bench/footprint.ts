@@ -7,8 +7,8 @@
  *   - `restart (DATABASE_URL)`: a service on the machine's PostgreSQL and a running ledger (CHAIN_RPC_URL), its
  *     second start on the same database, spawn to the first 200 of /health;
  *   - for each start script of BENCH_PROFILES (`start:prod`, the 128 MiB young generation chosen for
- *     throughput, and `start:prod:lean`, 16 MiB and a slower-growing heap; the node flags are read from
- *     package.json): resident
+ *     throughput, and `start:prod:lean`, 16 MiB and a slower-growing heap; the node flags, and any
+ *     `NAME=value` the script sets before `node`, are read from package.json): resident
  *     memory of the service's node process idle (10 s after start, and again once the idle memory reducer has
  *     run: 30 s of an idle event loop), its highest under 32 clients each
  *     waiting for its transfer (BENCH_FOOTPRINT_TRANSFERS, 3,000), with their throughput, and idle again
@@ -16,7 +16,8 @@
  *   - `soak` on the last profile (BENCH_SOAK_SECONDS, 1,200; 0 skips it): transfers offered at BENCH_SOAK_RATE (100/s), resident
  *     memory every 10 s: at one minute, the highest after, and the growth after the first minute (MiB a
  *     minute, least squares), the memory at each minute, and how many transfers the outbox finished against those
- *     offered (a service that fell behind would hold its backlog in the queue, not in memory).
+ *     offered (a service that fell behind would hold its backlog in the queue, not in memory), and where the
+ *     memory is at one minute and at the end (the V8 heap's spaces, external memory, the rest: the service's /metrics).
  * Resident memory is the node process of the service alone (not the ledger child, not PostgreSQL).
  */
 import { Keypair } from "@solana/web3.js"
@@ -26,7 +27,9 @@ import {
   createPostgresDatabase,
   killAllChildren,
   mapConcurrent,
+  nodeEnvOfScript,
   nodeFlagsOfScript,
+  SERVICE_API_KEY,
   type ServiceProcess,
   type ServiceProcessOptions,
   startLedgerProcess,
@@ -106,6 +109,30 @@ const latestReduction = (service: ServiceProcess) => {
 const outboxStats = async (baseUrl: string) =>
   (await getJson(baseUrl, "/api/v1/outbox/stats")).body.data as { done: number; failed: number; pending: number; processing: number }
 
+const MIB = 1024 * 1024
+
+/**
+ * Where the service's memory is, from its own /metrics (prom-client's V8 figures): the V8 heap's spaces as
+ * committed (old generation, young generation, code, large objects, the rest), memory held outside the heap
+ * by Buffers and the like (external), and the resident memory none of those explain (the allocator, thread
+ * stacks, the binary's pages, the JIT's own data).
+ */
+const memoryBreakdown = async (baseUrl: string, pid: number) => {
+  const text = await fetch(`${baseUrl}/metrics`, { headers: { "x-api-key": SERVICE_API_KEY } }).then((response) => response.text())
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN)
+  const space = (name: string) => value(new RegExp(`^nodejs_heap_space_size_total_bytes\\{space="${name}"\\} (\\S+)`, "m"))
+  const heap = value(/^nodejs_heap_size_total_bytes (\S+)/m)
+  const external = value(/^nodejs_external_memory_bytes (\S+)/m)
+  const resident = residentMiB(pid)
+  const old = space("old")
+  const young = space("new")
+  const code = space("code")
+  const large = space("large_object")
+  return `resident ${resident.toFixed(0)}: V8 heap ${(heap / MIB).toFixed(0)} (old ${(old / MIB).toFixed(0)}, young ${(young / MIB).toFixed(0)}, ` +
+    `code ${(code / MIB).toFixed(0)}, large objects ${(large / MIB).toFixed(0)}, other spaces ${((heap - old - young - code - large) / MIB).toFixed(0)}), ` +
+    `external ${(external / MIB).toFixed(0)}, outside both ${(resident - (heap + external) / MIB).toFixed(0)}`
+}
+
 /** The last sample of each minute. */
 const everyMinute = (samples: ReadonlyArray<{ readonly at: number; readonly mib: number }>) =>
   samples.filter((sample, i) => Math.floor(sample.at / 60) !== Math.floor((samples[i + 1]?.at ?? Infinity) / 60)).map((sample) => sample.mib)
@@ -158,10 +185,11 @@ const main = async () => {
 
     for (const [index, profile] of settings.profiles.entries()) {
       const flags = nodeFlagsOfScript(profile)
-      const { service } = await timeToHealth({ ...base, nodeArgs: flags })
+      const scriptEnv = nodeEnvOfScript(profile)
+      const { service } = await timeToHealth({ ...base, nodeArgs: flags, env: { ...base.env, ...scriptEnv } })
       const pid = serviceNodePid(service.pid)
       await sleep(10_000)
-      report(`idle resident memory, ${profile} (${flags.join(" ")})`, `${residentMiB(pid).toFixed(0)} MiB`)
+      report(`idle resident memory, ${profile} (${[...Object.entries(scriptEnv).map(([name, value]) => `${name}=${value}`), ...flags].join(" ")})`, `${residentMiB(pid).toFixed(0)} MiB`)
       report(`idle, once the idle memory reducer ran, ${profile}`, await afterReducer(service, pid))
       const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 5_000_000_000))
       const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
@@ -176,10 +204,14 @@ const main = async () => {
 
       if (index === settings.profiles.length - 1 && settings.soakSeconds > 0) {
         const before = await outboxStats(service.baseUrl)
+        const breakdowns: Array<Promise<string>> = []
+        const atOneMinute = setTimeout(() => breakdowns.push(memoryBreakdown(service.baseUrl, pid)), 60_000)
         const soak = await sampling(pid, 10_000, () =>
           postTransfers(service.baseUrl, {
             count: settings.soakRate * settings.soakSeconds, clients: settings.clients, sources, destinations, offset: 9_000_000, rate: settings.soakRate
           }))
+        clearTimeout(atOneMinute)
+        breakdowns.push(memoryBreakdown(service.baseUrl, pid))
         const after = await outboxStats(service.baseUrl)
         const afterMinute = soak.samples.filter((s) => s.at >= 60)
         report(
@@ -193,6 +225,9 @@ const main = async () => {
           `${after.done - before.done} done and ${after.failed - before.failed} failed of ${soak.result.ids.length} offered; ${after.pending + after.processing} still queued at the end`
         )
         report("soak: resident memory each minute (MiB)", everyMinute(soak.samples).map((mib) => mib.toFixed(0)).join(" "))
+        const [oneMinute, atEnd] = await Promise.all(breakdowns)
+        if (atEnd !== undefined) report("soak: where the memory is at 1 min (MiB)", oneMinute ?? "-")
+        report("soak: where the memory is at the end (MiB)", atEnd ?? oneMinute ?? "-")
       }
       await service.stop()
     }

@@ -164,11 +164,20 @@ export const killAllChildren = () => {
 }
 process.once("exit", killAllChildren)
 
-/** The node flags of a start script of package.json (`node <flags> dist/main.js`). */
-export const nodeFlagsOfScript = (script: string): ReadonlyArray<string> => {
+const scriptWords = (script: string): ReadonlyArray<string> => {
   const command = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts[script]
   if (command === undefined) throw new Error(`package.json has no script ${script}`)
-  return command.split(/\s+/).filter((argument) => argument.startsWith("--"))
+  return command.split(/\s+/)
+}
+
+/** The node flags of a start script of package.json (`[NAME=value ...] node <flags> dist/main.js`). */
+export const nodeFlagsOfScript = (script: string): ReadonlyArray<string> => scriptWords(script).filter((argument) => argument.startsWith("--"))
+
+/** The environment a start script of package.json sets before `node` (`NAME=value node ...`). */
+export const nodeEnvOfScript = (script: string): Record<string, string> => {
+  const words = scriptWords(script)
+  const assignments = words.slice(0, words.indexOf("node")).filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word))
+  return Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]))
 }
 
 /**
