@@ -112,11 +112,11 @@ describe("the watch over connections that stop answering", () => {
     await sleep(50)
     proxy.silenceOpen()
     expect((await settle(pending, 5_000)).outcome).toBe("failed")
-    // The idle one went with it: the next statement runs on a new connection at once, not after a wait.
+    // The idle one went with it: the next statement runs on a new connection, not on the silent one (where it
+    // would wait for the watch and then fail). Answered, on the pool's one connection, is that: no clock needed.
     expect(watched.totalCount).toBe(0)
-    const started = Date.now()
     expect(await settle(watched.query("SELECT 3 AS three"), 5_000)).toEqual({ outcome: "answered", rows: [{ three: 3 }] })
-    expect(Date.now() - started).toBeLessThan(400)
+    expect(watched.totalCount).toBe(1)
   }, 20_000)
 
   it("leaves a slow statement alone: the server still runs it, so it is looked up and answered in full", async () => {
