@@ -186,7 +186,7 @@ const main = async () => {
     for (const [index, profile] of settings.profiles.entries()) {
       const flags = nodeFlagsOfScript(profile)
       const scriptEnv = nodeEnvOfScript(profile)
-      const { service } = await timeToHealth({ ...base, nodeArgs: flags, env: { ...base.env, ...scriptEnv } })
+      const { service } = await timeToHealth({ ...base, script: profile })
       const pid = serviceNodePid(service.pid)
       await sleep(10_000)
       report(`idle resident memory, ${profile} (${[...Object.entries(scriptEnv).map(([name, value]) => `${name}=${value}`), ...flags].join(" ")})`, `${residentMiB(pid).toFixed(0)} MiB`)

@@ -142,6 +142,8 @@ export interface ServiceProcessOptions {
   readonly dev?: boolean
   /** Runs the production build as `npm run start:prod` does (`node <flags> dist/main.js`; `npm run build` first). */
   readonly built?: boolean
+  /** The start script whose node flags and NAME=value settings the process takes; SERVICE_SCRIPT otherwise. */
+  readonly script?: string
 }
 
 const children = new Set<ChildProcess>()
@@ -181,13 +183,19 @@ export const nodeEnvOfScript = (script: string): Record<string, string> => {
 }
 
 /**
- * The node flags of `npm run start:prod`: the service runs here as deployed. SERVICE_NODE_FLAGS
- * (space-separated) replaces them, for a benchmark comparing settings.
+ * The start script of package.json the service processes run as: `start:prod` (as deployed), or SERVICE_SCRIPT
+ * (e.g. `start:prod:lean`) for a benchmark of another profile.
  */
+export const SERVICE_SCRIPT: string = process.env.SERVICE_SCRIPT ?? "start:prod"
+
+/** The node flags of SERVICE_SCRIPT. SERVICE_NODE_FLAGS (space-separated) replaces them, for a benchmark comparing settings. */
 export const SERVICE_NODE_FLAGS: ReadonlyArray<string> =
   process.env.SERVICE_NODE_FLAGS === undefined
-    ? nodeFlagsOfScript("start:prod")
+    ? nodeFlagsOfScript(SERVICE_SCRIPT)
     : process.env.SERVICE_NODE_FLAGS.split(/\s+/).filter((argument) => argument.startsWith("--"))
+
+/** The NAME=value settings of SERVICE_SCRIPT (start:prod:lean's LD_PRELOAD), set as npm would set them. */
+export const SERVICE_SCRIPT_ENV: Record<string, string> = nodeEnvOfScript(SERVICE_SCRIPT)
 
 /**
  * The node binary a service process runs on: this process's own, or SERVICE_NODE (a path): benchmarks comparing
@@ -199,12 +207,14 @@ export const SERVICE_NODE: string = process.env.SERVICE_NODE ?? process.execPath
 export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
   const port = options.port ?? (await freePort())
   const mode = options.dev === true ? ["--dev"] : []
+  const flags = options.script === undefined ? SERVICE_NODE_FLAGS : nodeFlagsOfScript(options.script)
+  const scriptEnv = options.script === undefined ? SERVICE_SCRIPT_ENV : nodeEnvOfScript(options.script)
   const [command, args] =
     options.built === true
-      ? [SERVICE_NODE, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), "dist/main.js", ...mode]]
+      ? [SERVICE_NODE, [...flags, ...(options.nodeArgs ?? []), "dist/main.js", ...mode]]
       : options.nodeArgs === undefined
-        ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), [...SERVICE_NODE_FLAGS, "src/main.ts", ...mode]]
-        : [SERVICE_NODE, [...SERVICE_NODE_FLAGS, ...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...mode]]
+        ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), [...flags, "src/main.ts", ...mode]]
+        : [SERVICE_NODE, [...flags, ...options.nodeArgs, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, "src/main.ts", ...mode]]
   const child = spawn(command, args, {
     cwd: PROJECT_ROOT,
     // Its own process group, so one signal reaches tsx and the node process it runs main.ts in.
@@ -212,6 +222,7 @@ export const startServiceProcess = async (options: ServiceProcessOptions): Promi
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? os.tmpdir(),
+      ...scriptEnv,
       DATA_DIR: options.dataDir,
       ...(options.rpcUrl === undefined ? {} : { CHAIN_RPC_URL: options.rpcUrl }),
       API_GATEWAY_PORT: String(port),
