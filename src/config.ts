@@ -192,6 +192,8 @@ export const appConfig = Config.all({
   deltaGuardToleranceLamports: nonNegativeInt("DELTA_GUARD_ABSOLUTE_TOLERANCE_LAMPORTS", 10_000),
   // After this long with an idle event loop, one memory-reducing collection gives unused heap back (actors/idleMemoryReducer.ts; 0: never).
   idleMemoryReduceAfterMs: nonNegativeInt("IDLE_MEMORY_REDUCE_AFTER_MS", 30_000),
+  // V8's memory saver mode, Node 24 and later (observability/memorySaver.ts; start:prod:lean sets it).
+  memorySaver: bool("V8_MEMORY_SAVER", false),
   chaosEnabled: bool("CHAOS_ENABLED", false),
   agents: Config.all({
     loopIntervalMs: positiveInt("AGENT_LOOP_INTERVAL_MS", 5_000),

@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { AppConfig } from "./config.js"
 import { devEnvironment } from "./devCredentials.js"
 import { startChildServersEarly, stopUntakenChildServers, watchStopWhileLoading } from "./headStarts.js"
+import { applyMemorySaver } from "./observability/memorySaver.js"
 import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine } from "./observability/startupLines.js"
 import { checkStartupConfig } from "./startupCheck.js"
 import { installTurnBufferedConsole } from "./observability/turnBufferedConsole.js"
@@ -47,6 +48,11 @@ const checked = await Effect.runPromiseExit(checkStartupConfig.pipe(Effect.withC
 if (Exit.isFailure(checked)) {
   await Effect.runPromise(reportStartupFailure(checked.cause))
 } else {
+  // Before the modules load: the heap they fill is sized by it (observability/memorySaver.ts).
+  const memorySaver = applyMemorySaver(checked.value.memorySaver)
+  if (memorySaver._tag === "Unsupported") {
+    console.error(formatStartupLines(logFormat, [{ level: "WARN", text: `warning: ${memorySaver.warning}`, message: memorySaver.warning }]))
+  }
   // The local ledger and the embedded PostgreSQL start while the modules below load (headStarts.ts).
   const stopAskedWhileLoading = watchStopWhileLoading()
   startChildServersEarly(checked.value)

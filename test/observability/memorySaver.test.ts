@@ -1,0 +1,58 @@
+/**
+ * V8_MEMORY_SAVER (src/observability/memorySaver.ts): on where the Node.js version's V8 has the mode, and where it
+ * does not, a service that starts anyway and says in one warning that the setting is ignored.
+ */
+import { execFileSync } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MEMORY_SAVER_NODE_MAJOR, memorySaverOutcome } from "../../src/observability/memorySaver.js"
+import { createPostgresDatabase, SERVICE_NODE, type ServiceProcess, startLedgerProcess, startServiceProcess, tempDir } from "../support/processes.js"
+
+describe("what V8_MEMORY_SAVER does on a Node.js version", () => {
+  it("does nothing unless asked", () => {
+    expect(memorySaverOutcome(false, "24.22.3")._tag).toBe("Off")
+    expect(memorySaverOutcome(false, "20.20.2")._tag).toBe("Off")
+  })
+
+  it("turns the mode on from Node.js 24", () => {
+    expect(memorySaverOutcome(true, "24.22.3")._tag).toBe("On")
+    expect(memorySaverOutcome(true, "25.1.0")._tag).toBe("On")
+  })
+
+  it("is ignored with a warning naming the setting and the version on older ones (their V8 has no such flag)", () => {
+    for (const version of ["20.20.2", "22.23.5"]) {
+      const outcome = memorySaverOutcome(true, version)
+      expect(outcome._tag).toBe("Unsupported")
+      expect(outcome._tag === "Unsupported" ? outcome.warning : "").toContain("V8_MEMORY_SAVER")
+      expect(outcome._tag === "Unsupported" ? outcome.warning : "").toContain(version)
+    }
+  })
+})
+
+describe("a service started with V8_MEMORY_SAVER=true", () => {
+  const nodeVersion = execFileSync(SERVICE_NODE, ["--version"], { encoding: "utf8" }).trim().replace(/^v/, "")
+  let ledger: Awaited<ReturnType<typeof startLedgerProcess>>
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
+  let service: ServiceProcess
+
+  beforeAll(async () => {
+    ledger = await startLedgerProcess()
+    database = await createPostgresDatabase()
+    // nodeArgs: the service runs on SERVICE_NODE itself (not through the tsx CLI), the version read above.
+    service = await startServiceProcess({ databaseUrl: database.url, dataDir: tempDir("custody-saver-"), rpcUrl: ledger.rpcUrl, nodeArgs: [], env: { V8_MEMORY_SAVER: "true" } })
+  }, 120_000)
+
+  afterAll(async () => {
+    await service?.stop()
+    await ledger?.close()
+    await database?.drop()
+  })
+
+  it("serves, and warns that the setting is ignored exactly where its Node.js cannot honour it", async () => {
+    const health = await fetch(`${service.baseUrl}/health`)
+    expect(health.status).toBe(200)
+    const supported = Number.parseInt(nodeVersion, 10) >= MEMORY_SAVER_NODE_MAJOR
+    expect(service.output().includes("V8_MEMORY_SAVER is ignored")).toBe(!supported)
+    // V8 itself was never handed a flag it does not know (it would print "unrecognized flag").
+    expect(service.output()).not.toContain("unrecognized flag")
+  }, 60_000)
+})
