@@ -6,7 +6,7 @@
 import v8 from "node:v8"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { afterWindow, BUSY_UTILIZATION, collectForIdle, IDLE_UTILIZATION, INITIAL_IDLE_STATE, type IdleState } from "../../src/observability/idleMemory.js"
-import { createPostgresDatabase, type ServiceProcess, startLedgerProcess, startServiceProcess, tempDir } from "../support/processes.js"
+import { type ServiceProcess, type SharedDeployment, startSharedDeployment } from "../support/processes.js"
 import { residentMiB, serviceNodePid } from "../support/processTree.js"
 import { waitFor } from "../support/wait.js"
 
@@ -60,20 +60,16 @@ describe("the memory-reducing collection", () => {
 })
 
 describe("a service left idle", () => {
-  let ledger: Awaited<ReturnType<typeof startLedgerProcess>>
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
+  let deployment: SharedDeployment
   let service: ServiceProcess
 
   beforeAll(async () => {
-    ledger = await startLedgerProcess()
-    database = await createPostgresDatabase()
-    service = await startServiceProcess({ databaseUrl: database.url, dataDir: tempDir("custody-idle-"), rpcUrl: ledger.rpcUrl, env: { IDLE_MEMORY_REDUCE_AFTER_MS: "2000" } })
+    deployment = await startSharedDeployment("custody-idle-")
+    service = await deployment.startService({ IDLE_MEMORY_REDUCE_AFTER_MS: "2000" })
   }, 120_000)
 
   afterAll(async () => {
-    await service?.stop()
-    await ledger?.close()
-    await database?.drop()
+    await deployment?.close()
   })
 
   it("gives unused heap back once it has been idle, and says so", async () => {

@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MEMORY_SAVER_NODE_MAJOR, memorySaverOutcome } from "../../src/observability/memorySaver.js"
-import { createPostgresDatabase, SERVICE_NODE, type ServiceProcess, startLedgerProcess, startServiceProcess, tempDir } from "../support/processes.js"
+import { SERVICE_NODE, type ServiceProcess, type SharedDeployment, startSharedDeployment } from "../support/processes.js"
 
 describe("what V8_MEMORY_SAVER does on a Node.js version", () => {
   it("does nothing unless asked", () => {
@@ -30,21 +30,17 @@ describe("what V8_MEMORY_SAVER does on a Node.js version", () => {
 
 describe("a service started with V8_MEMORY_SAVER=true", () => {
   const nodeVersion = execFileSync(SERVICE_NODE, ["--version"], { encoding: "utf8" }).trim().replace(/^v/, "")
-  let ledger: Awaited<ReturnType<typeof startLedgerProcess>>
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
+  let deployment: SharedDeployment
   let service: ServiceProcess
 
   beforeAll(async () => {
-    ledger = await startLedgerProcess()
-    database = await createPostgresDatabase()
+    deployment = await startSharedDeployment("custody-saver-")
     // nodeArgs: the service runs on SERVICE_NODE itself (not through the tsx CLI), the version read above.
-    service = await startServiceProcess({ databaseUrl: database.url, dataDir: tempDir("custody-saver-"), rpcUrl: ledger.rpcUrl, nodeArgs: [], env: { V8_MEMORY_SAVER: "true" } })
+    service = await deployment.startService({ V8_MEMORY_SAVER: "true" }, { nodeArgs: [] })
   }, 120_000)
 
   afterAll(async () => {
-    await service?.stop()
-    await ledger?.close()
-    await database?.drop()
+    await deployment?.close()
   })
 
   it("serves, and warns that the setting is ignored exactly where its Node.js cannot honour it", async () => {

@@ -370,8 +370,9 @@ export const startSharedDeployment = async (dataDirPrefix: string) => {
     ledger,
     database: db,
     dataDir,
-    startService: async (env: Record<string, string>) => {
-      const service = await startServiceProcess({ databaseUrl: db.url, dataDir, rpcUrl: ledger.rpcUrl, env })
+    /** A service process on the deployment's database, data directory and ledger; `options` as startServiceProcess's. */
+    startService: async (env: Record<string, string>, options: Pick<ServiceProcessOptions, "nodeArgs" | "script"> = {}) => {
+      const service = await startServiceProcess({ ...options, databaseUrl: db.url, dataDir, rpcUrl: ledger.rpcUrl, env })
       services.push(service)
       return service
     },
