@@ -50,7 +50,7 @@ if (Exit.isFailure(checked)) {
 } else {
   // Before the modules load: the heap they fill is sized by it (observability/memorySaver.ts).
   const memorySaver = applyMemorySaver(checked.value.memorySaver)
-  if (memorySaver._tag === "Unsupported") {
+  if (memorySaver._tag !== "Off" && memorySaver.warning !== undefined) {
     console.error(formatStartupLines(logFormat, [{ level: "WARN", text: `warning: ${memorySaver.warning}`, message: memorySaver.warning }]))
   }
   // The local ledger and the embedded PostgreSQL start while the modules below load (headStarts.ts).

@@ -1,6 +1,7 @@
 /**
  * V8_MEMORY_SAVER (src/observability/memorySaver.ts): on where the Node.js version's V8 has the mode, and where it
- * does not, a service that starts anyway and says in one warning that the setting is ignored.
+ * does not, a service that starts anyway and says in one warning that the setting is ignored; on without a heap
+ * growing percent, a warning that it then costs twice the CPU.
  */
 import { execFileSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -14,8 +15,16 @@ describe("what V8_MEMORY_SAVER does on a Node.js version", () => {
   })
 
   it("turns the mode on from Node.js 24", () => {
-    expect(memorySaverOutcome(true, "24.22.3")._tag).toBe("On")
-    expect(memorySaverOutcome(true, "25.1.0")._tag).toBe("On")
+    expect(memorySaverOutcome(true, "24.22.3", ["--heap-growing-percent=50"])).toEqual({ _tag: "On" })
+    expect(memorySaverOutcome(true, "25.1.0", ["--max-semi-space-size=16", "--heap_growing_percent=100"])).toEqual({ _tag: "On" })
+  })
+
+  it("turns it on but warns when node was started without a heap growing percent (the mode then costs twice the CPU)", () => {
+    for (const flags of [[], ["--max-semi-space-size=16"], ["--heap-growing-percentage=50"]]) {
+      const outcome = memorySaverOutcome(true, "24.22.3", flags)
+      expect(outcome._tag).toBe("On")
+      expect(outcome._tag === "On" ? outcome.warning : "").toContain("--heap-growing-percent=50")
+    }
   })
 
   it("is ignored with a warning naming the setting and the version on older ones (their V8 has no such flag)", () => {
@@ -35,8 +44,9 @@ describe("a service started with V8_MEMORY_SAVER=true", () => {
 
   beforeAll(async () => {
     deployment = await startSharedDeployment("custody-saver-")
-    // nodeArgs: the service runs on SERVICE_NODE itself (not through the tsx CLI), the version read above.
-    service = await deployment.startService({ V8_MEMORY_SAVER: "true" }, { nodeArgs: [] })
+    // nodeArgs: the service runs on SERVICE_NODE itself (not through the tsx CLI), the version read above, with the
+    // growing percent the mode wants (read from the process's own flags: no warning about it where the mode is on).
+    service = await deployment.startService({ V8_MEMORY_SAVER: "true" }, { nodeArgs: ["--heap-growing-percent=50"] })
   }, 120_000)
 
   afterAll(async () => {
@@ -48,6 +58,7 @@ describe("a service started with V8_MEMORY_SAVER=true", () => {
     expect(health.status).toBe(200)
     const supported = Number.parseInt(nodeVersion, 10) >= MEMORY_SAVER_NODE_MAJOR
     expect(service.output().includes("V8_MEMORY_SAVER is ignored")).toBe(!supported)
+    expect(service.output()).not.toContain("without --heap-growing-percent")
     // V8 itself was never handed a flag it does not know (it would print "unrecognized flag").
     expect(service.output()).not.toContain("unrecognized flag")
   }, 60_000)
