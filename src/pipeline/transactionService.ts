@@ -45,6 +45,13 @@ const RETRYABLE_CODES = new Set(["PIPELINE_ERROR", "CONFIRMATION_FAILED"])
 /** A failed transaction whose failure a retry may try again (never a policy refusal). */
 const isRetryable = (row: TransactionRow) => row.status === "failed" && row.error_code !== null && RETRYABLE_CODES.has(row.error_code)
 
+/** What a retry answers: the record it moved (retried, adopted, unresolved) or left as it was (unchanged). */
+type RetryOutcome = { readonly outcome: "retried" | "adopted" | "unresolved" | "unchanged"; readonly row: TransactionRow }
+type RetryError = InvalidState | NotFound | PolicyViolation
+
+/** How many times a retry that lost a race to another retry (whose attempt failed again meanwhile) tries again. */
+const RETRY_RACES = 3
+
 /** How long the repeat of a lost insert waits for a first insert still running (finishLostInsert). */
 const LOST_INSERT_WAIT = "5s"
 
@@ -338,11 +345,16 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
 
     /**
      * A retry that lost a race (another retry, or the resolver, moved the record after this one read it) answers
-     * what a retry sent just after would: the record as it is now, unchanged.
+     * what a retry sent just after would: the record as it is now, unchanged; and when it is retryable again
+     * (the other retry's attempt failed meanwhile), it is retried as such a later retry would retry it.
      */
-    const answerAsItIsNow = (caller: CallerInfo, txId: string) =>
-      Effect.flatMap(mustFind(caller, txId), (current) =>
-        refusalOf(current) ?? Effect.fail(new InvalidState({ message: `transaction ${txId} changed meanwhile`, currentState: "changed" })))
+    const answerLost = (caller: CallerInfo, txId: string, current: TransactionRow, racesLeft: number): Effect.Effect<RetryOutcome, RetryError> =>
+      refusalOf(current) ?? (racesLeft > 0
+        ? retryRound(caller, txId, racesLeft - 1)
+        : Effect.fail(new InvalidState({ message: `transaction ${txId} was retried and failed again ${RETRY_RACES} times while this retry ran; send it again`, currentState: current.status })))
+
+    const answerAsItIsNow = (caller: CallerInfo, txId: string, racesLeft: number) =>
+      Effect.flatMap(mustFind(caller, txId), (current) => answerLost(caller, txId, current, racesLeft))
 
     /**
      * [n7] retry: a failed transaction with a retryable failure goes back to pending as a fresh attempt.
@@ -351,7 +363,9 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
      * spend (the next run decides afresh and counts again), the agent's budget is reserved again, and
      * the job is queued. Over budget: refused (403), nothing changes.
      */
-    const retry = (caller: CallerInfo, txId: string) =>
+    const retry = (caller: CallerInfo, txId: string) => retryRound(caller, txId, RETRY_RACES)
+
+    const retryRound = (caller: CallerInfo, txId: string, racesLeft: number): Effect.Effect<RetryOutcome, RetryError> =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
         const refusal = refusalOf(row)
@@ -375,16 +389,18 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
               ? `a signature of an earlier attempt may still land${verdict.until === null ? "" : ` until block height ${verdict.until}`}`
               : "the chain did not answer whether a signature of an earlier attempt landed"
             const reopened = yield* settlement.reopenUnresolved(row, why)
-            if (reopened === undefined) return yield* answerAsItIsNow(caller, txId)
+            if (reopened === undefined) return yield* answerAsItIsNow(caller, txId, racesLeft)
             return { outcome: "unresolved", row: reopened } as const
           }
         }
-        const moved = yield* sql.withTransaction(
+        const won = yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [locked] = yield* sql`SELECT * FROM transactions WHERE id = ${txId} AND status = 'failed' FOR UPDATE`.pipe(decodeRows("transactions", TransactionRow))
-            if (locked === undefined || !isRetryable(locked)) return undefined
+            // Locked by id alone: when it is no longer retryable, the answer is the record as this lock found it
+            // (a second read after the lock could find it failed again and retryable, with nothing to say).
+            const [locked] = yield* sql`SELECT * FROM transactions WHERE id = ${txId} FOR UPDATE`.pipe(decodeRows("transactions", TransactionRow))
+            if (locked === undefined || !isRetryable(locked)) return { _tag: "Lost", row: locked } as const
             const entry = JSON.stringify([retryHistoryEntry(locked, new Date())])
-            const rows = yield* sql`
+            const [moved] = yield* sql`
               UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL,
                 signature = NULL, signed_transaction = NULL, message_base64 = NULL, extra_signatures = NULL, last_valid_block_height = NULL,
                 policy_decision = NULL, simulation = NULL, execution_proof = NULL, delta_guard = NULL, approval = NULL,
@@ -395,10 +411,13 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             yield* policy.startOver(txId)
             yield* reserveAgentBudgetAgain(locked, caller.traceId)
             yield* outbox.enqueueInTransaction(txId, "retry")
-            return rows[0]
+            return { _tag: "Moved", row: moved } as const
           })
         ).pipe(Effect.catchTag("SqlError", Effect.die))
-        if (moved === undefined) return yield* answerAsItIsNow(caller, txId)
+        if (won._tag === "Lost" || won.row === undefined) {
+          return yield* (won.row === undefined ? answerAsItIsNow(caller, txId, racesLeft) : answerLost(caller, txId, won.row, racesLeft))
+        }
+        const moved = won.row
         yield* outbox.notify
         yield* publish(moved, "retry requested")
         return { outcome: "retried", row: moved } as const

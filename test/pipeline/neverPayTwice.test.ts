@@ -9,6 +9,8 @@
  *   failed "not landed", the daily spend and the agent budget given back; the retry then pays once.
  * - a record an earlier version failed while its bytes landed: the retry adopts the landed signature.
  * - two retries sent at once: the one that loses the race answers what a later retry would (400, unchanged).
+ * - a retry that waited on the record's row lock while another moved it: it answers the record as its lock found
+ *   it, even when that other attempt failed again before it could read anything more (played with SQL locks).
  * - lagging endpoint: the only endpoint answering statuses is 300 slots behind and says "not found" past
  *   the blockhash's expiry; the transaction is never failed on its word.
  */
@@ -23,6 +25,7 @@ import { startTestLedger } from "../support/ledger.js"
 import { ADMIN_KEY, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitTerminal } from "../support/transactions.js"
 import { waitFor } from "../support/wait.js"
+import pg from "pg"
 import { WebSocket } from "ws"
 
 const SOL = 1_000_000_000
@@ -280,6 +283,68 @@ describe("never pay twice", () => {
     expect(settled.status).toBe("confirmed")
     expect(settled.history.filter((entry) => entry.message === "retry requested")).toHaveLength(1)
     expect(await balance(destination)).toBe(0.1 * SOL)
+  }, 60_000)
+
+  it("a retry that waited on the record while another retry moved it answers the record as it found it (pending, 400), never 'changed meanwhile', though that attempt failed again before it answered; the next retry pays once", async () => {
+    const wallet = await createWallet(service.baseUrl, SOL)
+    // Failed "not landed" (retryable): the bytes never reached the ledger and its blockhash expired.
+    proxy.add({ methods: ["sendTransaction"], action: { kind: "unavailable" }, forMs: 3_000 })
+    const { txId, destination } = await transfer(wallet.id, 0.15 * SOL)
+    const failed = (await waitTerminal(service.baseUrl, txId)).body.data
+    expect(failed).toMatchObject({ status: "failed", errorCode: "CONFIRMATION_FAILED" })
+
+    // The other retry is played in SQL, with the locks that order it against this one: this retry waits on the
+    // record's row lock; the record goes to pending (the other retry's move) and, after this retry's lock but
+    // before anything it could read next, back to failed (that attempt failed again).
+    const connect = async () => {
+      const connection = new pg.Client({ connectionString: service.database.url })
+      await connection.connect()
+      return connection
+    }
+    const other = await connect()
+    const tableLock = await connect()
+    // Watched from a connection outside any transaction (inside one, pg_stat_activity is a snapshot).
+    const watcher = await connect()
+    const waitingOn = async (text: string) => {
+      const { rows } = await watcher.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1",
+        [`%${text}%`]
+      )
+      return rows[0]?.n ?? 0
+    }
+    try {
+      await other.query("BEGIN")
+      await other.query("SELECT id FROM transactions WHERE id = $1 FOR UPDATE", [txId])
+      const answering = client().transactions.retry({ params: { txId } })
+      await waitFor("the retry waits on the record's row lock", async () => (await waitingOn("FROM transactions WHERE id = $1%FOR UPDATE")) === 1, 10_000, 20)
+      await other.query("UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL WHERE id = $1", [txId])
+      const locking = tableLock.query("BEGIN; LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE")
+      await waitFor("the table lock queues behind the retry", async () => (await waitingOn("LOCK TABLE transactions")) === 1, 10_000, 20)
+      await other.query("COMMIT")
+      await locking
+      await tableLock.query(
+        "UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED', error = 'not landed: blockhash expired (played)' WHERE id = $1",
+        [txId]
+      )
+      await tableLock.query("COMMIT")
+
+      const answered = await answering
+      expect(answered.status, JSON.stringify(answered.body)).toBe(400)
+      expect(answered.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
+      expect(answered.body.error).toMatch(/^transaction \S+ is pending; only failed transactions can be retried/)
+      expect(answered.body.error).not.toMatch(/changed meanwhile/)
+    } finally {
+      await Promise.all([other.end(), tableLock.end(), watcher.end()])
+    }
+
+    // It changed nothing: the record is as the other retry left it, and the next retry builds it anew, paying once.
+    const left = await get(txId)
+    expect(left).toMatchObject({ status: "failed", errorCode: "CONFIRMATION_FAILED" })
+    expect(left.history.filter((entry) => entry.message === "retry requested")).toHaveLength(0)
+    const retried = await client().transactions.retry({ params: { txId } })
+    expect(retried.status, JSON.stringify(retried.body)).toBe(202)
+    expect((await waitTerminal(service.baseUrl, txId)).data.status).toBe("confirmed")
+    expect(await balance(destination)).toBe(0.15 * SOL)
   }, 60_000)
 
   it("lagging endpoint: while the only endpoint answering statuses is 300 slots behind and says 'not found', the transaction is not failed on its word, even past its blockhash's expiry; it confirms once", async () => {
