@@ -10,7 +10,8 @@
  * - a record an earlier version failed while its bytes landed: the retry adopts the landed signature.
  * - two retries sent at once: the one that loses the race answers what a later retry would (400, unchanged).
  * - a retry that waited on the record's row lock while another moved it: it answers the record as its lock found
- *   it, even when that other attempt failed again before it could read anything more (played with SQL locks).
+ *   it, even when that other attempt failed again before it could read anything more (played with SQL locks);
+ *   one whose move to unresolved lost that way, and then finds the record failed again, retries it (202).
  * - lagging endpoint: the only endpoint answering statuses is 300 slots behind and says "not found" past
  *   the blockhash's expiry; the transaction is never failed on its word.
  */
@@ -78,6 +79,51 @@ const waitUnresolved = async (txId: string) => {
     return (record.status === "submitting" && (record.error ?? "").startsWith("unresolved")) || record.status === "confirmed" || record.status === "failed"
   }, 10_000, 25)
   return record
+}
+
+/**
+ * Plays, in SQL, another retry racing the one `send` makes: the other's move to pending holds the record's row
+ * lock, uncommitted, while `send` starts and its statement `loserStatement` (a LIKE pattern of its text) waits on
+ * that lock; the move commits and, once `send`'s statement has its answer but before anything it reads next, the
+ * record goes back to failed (that attempt failed again: a lock on the whole table, queued before the move commits,
+ * holds every later read until then). Answers what `send` answered.
+ */
+const raceAnotherRetry = async <A>(txId: string, loserStatement: string, send: () => Promise<A>): Promise<A> => {
+  const connect = async () => {
+    const connection = new pg.Client({ connectionString: service.database.url })
+    await connection.connect()
+    return connection
+  }
+  const other = await connect()
+  const tableLock = await connect()
+  // Watched from a connection outside any transaction (inside one, pg_stat_activity is a snapshot).
+  const watcher = await connect()
+  const waitingOn = async (pattern: string) => {
+    const { rows } = await watcher.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1",
+      [`%${pattern}%`]
+    )
+    return rows[0]?.n ?? 0
+  }
+  try {
+    // The other retry's move, not committed yet: its row lock is the one an UPDATE takes.
+    await other.query("BEGIN")
+    await other.query("UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL WHERE id = $1", [txId])
+    const answering = send()
+    await waitFor("the retry waits on the record's row lock", async () => (await waitingOn(loserStatement)) === 1, 10_000, 20)
+    const locking = tableLock.query("BEGIN; LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE")
+    await waitFor("the table lock queues behind the retry", async () => (await waitingOn("LOCK TABLE transactions")) === 1, 10_000, 20)
+    await other.query("COMMIT")
+    await locking
+    await tableLock.query(
+      "UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED', error = 'not landed: blockhash expired (played)' WHERE id = $1",
+      [txId]
+    )
+    await tableLock.query("COMMIT")
+    return await answering
+  } finally {
+    await Promise.all([other.end(), tableLock.end(), watcher.end()])
+  }
 }
 
 /** The stage stream of a wallet's transactions (WebSocket /api/v1/stream), collecting its stage events. */
@@ -293,49 +339,11 @@ describe("never pay twice", () => {
     const failed = (await waitTerminal(service.baseUrl, txId)).body.data
     expect(failed).toMatchObject({ status: "failed", errorCode: "CONFIRMATION_FAILED" })
 
-    // The other retry is played in SQL, with the locks that order it against this one: this retry waits on the
-    // record's row lock; the record goes to pending (the other retry's move) and, after this retry's lock but
-    // before anything it could read next, back to failed (that attempt failed again).
-    const connect = async () => {
-      const connection = new pg.Client({ connectionString: service.database.url })
-      await connection.connect()
-      return connection
-    }
-    const other = await connect()
-    const tableLock = await connect()
-    // Watched from a connection outside any transaction (inside one, pg_stat_activity is a snapshot).
-    const watcher = await connect()
-    const waitingOn = async (text: string) => {
-      const { rows } = await watcher.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1",
-        [`%${text}%`]
-      )
-      return rows[0]?.n ?? 0
-    }
-    try {
-      await other.query("BEGIN")
-      await other.query("SELECT id FROM transactions WHERE id = $1 FOR UPDATE", [txId])
-      const answering = client().transactions.retry({ params: { txId } })
-      await waitFor("the retry waits on the record's row lock", async () => (await waitingOn("FROM transactions WHERE id = $1%FOR UPDATE")) === 1, 10_000, 20)
-      await other.query("UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL WHERE id = $1", [txId])
-      const locking = tableLock.query("BEGIN; LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE")
-      await waitFor("the table lock queues behind the retry", async () => (await waitingOn("LOCK TABLE transactions")) === 1, 10_000, 20)
-      await other.query("COMMIT")
-      await locking
-      await tableLock.query(
-        "UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED', error = 'not landed: blockhash expired (played)' WHERE id = $1",
-        [txId]
-      )
-      await tableLock.query("COMMIT")
-
-      const answered = await answering
-      expect(answered.status, JSON.stringify(answered.body)).toBe(400)
-      expect(answered.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
-      expect(answered.body.error).toMatch(/^transaction \S+ is pending; only failed transactions can be retried/)
-      expect(answered.body.error).not.toMatch(/changed meanwhile/)
-    } finally {
-      await Promise.all([other.end(), tableLock.end(), watcher.end()])
-    }
+    const answered = await raceAnotherRetry(txId, "FROM transactions WHERE id = $1%FOR UPDATE", () => client().transactions.retry({ params: { txId } }))
+    expect(answered.status, JSON.stringify(answered.body)).toBe(400)
+    expect(answered.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
+    expect(answered.body.error).toMatch(/^transaction \S+ is pending; only failed transactions can be retried/)
+    expect(answered.body.error).not.toMatch(/changed meanwhile/)
 
     // It changed nothing: the record is as the other retry left it, and the next retry builds it anew, paying once.
     const left = await get(txId)
@@ -345,6 +353,38 @@ describe("never pay twice", () => {
     expect(retried.status, JSON.stringify(retried.body)).toBe(202)
     expect((await waitTerminal(service.baseUrl, txId)).data.status).toBe("confirmed")
     expect(await balance(destination)).toBe(0.15 * SOL)
+  }, 60_000)
+
+  it("a retry whose move to unresolved lost to another retry, and which then finds the record failed again, retries it as a later retry would (202, unresolved), never 'changed meanwhile'; paid once", async () => {
+    const wallet = await createWallet(service.baseUrl, SOL)
+    // Unresolved (its bytes never reached the ledger), then written as failed as an earlier version did.
+    proxy.add({ methods: ["sendTransaction"], action: { kind: "unavailable" }, forMs: 3_000 })
+    const { txId, destination } = await transfer(wallet.id, 0.05 * SOL)
+    expect((await waitUnresolved(txId)).status).toBe("submitting")
+    // The chain answers no statuses for now: whether its signature landed is open, so a retry moves it back to
+    // unresolved (its own statement, the transition, is the one that waits on the other retry's row lock).
+    proxy.add({ methods: ["getSignatureStatuses", "getTransaction"], action: { kind: "unavailable" } })
+    const rewritten = await service.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+        UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED',
+          error = 'gave up after 3 attempts: sendTransaction failed on every RPC endpoint'
+        WHERE id = ${txId} AND status = 'submitting' RETURNING id
+      `)
+    )
+    expect(rewritten).toHaveLength(1)
+
+    const answered = await raceAnotherRetry(txId, "UPDATE transactions t SET", () => client().transactions.retry({ params: { txId } }))
+    expect(answered.status, JSON.stringify(answered.body)).toBe(202)
+    expect(answered.body.data).toMatchObject({ id: txId, status: "submitting" })
+    expect(answered.body.data.error).toMatch(/^unresolved: the chain did not answer/)
+
+    // Once the chain answers again, the resolver proves it never landed; a retry then pays once.
+    proxy.clear()
+    expect((await waitTerminal(service.baseUrl, txId)).body.error).toMatch(/^not landed: blockhash expired/)
+    const retried = await client().transactions.retry({ params: { txId } })
+    expect(retried.status, JSON.stringify(retried.body)).toBe(202)
+    expect((await waitTerminal(service.baseUrl, txId)).data.status).toBe("confirmed")
+    expect(await balance(destination)).toBe(0.05 * SOL)
   }, 60_000)
 
   it("lagging endpoint: while the only endpoint answering statuses is 300 slots behind and says 'not found', the transaction is not failed on its word, even past its blockhash's expiry; it confirms once", async () => {
