@@ -81,6 +81,16 @@ const waitUnresolved = async (txId: string) => {
   return record
 }
 
+/** An unresolved transaction written as failed, as an earlier version did when the outbox gave up: its rows (none once it moved on). */
+const writeFailedAsBefore = (txId: string) =>
+  service.runtime.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+      UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED',
+        error = 'gave up after 3 attempts: sendTransaction failed on every RPC endpoint'
+      WHERE id = ${txId} AND status = 'submitting' RETURNING id
+    `)
+  )
+
 /**
  * Plays, in SQL, another retry racing the one `send` makes: the other's move to pending holds the record's row
  * lock, uncommitted, while `send` starts and its statement `loserStatement` (a LIKE pattern of its text) waits on
@@ -250,13 +260,7 @@ describe("never pay twice", () => {
       proxy.add({ methods: ["sendTransaction"], times: 1, action: { kind: "loseAnswer" }, then: [{ action: { kind: "unavailable" }, forMs: 4_000 }] })
       const sent = await transfer(wallet.id, 0.2 * SOL)
       const unresolved = await waitUnresolved(sent.txId)
-      const rewritten = unresolved.status !== "submitting" ? [] : await service.runtime.runPromise(
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
-          UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED',
-            error = 'gave up after 3 attempts: sendTransaction failed on every RPC endpoint'
-          WHERE id = ${sent.txId} AND status = 'submitting' RETURNING id
-        `)
-      )
+      const rewritten = unresolved.status !== "submitting" ? [] : await writeFailedAsBefore(sent.txId)
       proxy.clear()
       if (rewritten.length === 1) earlier = sent
       else expect((await waitTerminal(service.baseUrl, sent.txId)).data.status).toBe("confirmed")
@@ -292,13 +296,7 @@ describe("never pay twice", () => {
     proxy.add({ methods: ["sendTransaction"], action: { kind: "unavailable" }, forMs: 3_000 })
     const { txId, destination } = await transfer(wallet.id, 0.1 * SOL)
     expect((await waitUnresolved(txId)).status).toBe("submitting")
-    const rewritten = await service.runtime.runPromise(
-      Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
-        UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED',
-          error = 'gave up after 3 attempts: sendTransaction failed on every RPC endpoint'
-        WHERE id = ${txId} AND status = 'submitting' RETURNING id
-      `)
-    )
+    const rewritten = await writeFailedAsBefore(txId)
     expect(rewritten).toHaveLength(1)
     const retryTwice = async () => {
       const answers = await Promise.all([1, 2].map(() => client().transactions.retry({ params: { txId } })))
@@ -364,13 +362,7 @@ describe("never pay twice", () => {
     // The chain answers no statuses for now: whether its signature landed is open, so a retry moves it back to
     // unresolved (its own statement, the transition, is the one that waits on the other retry's row lock).
     proxy.add({ methods: ["getSignatureStatuses", "getTransaction"], action: { kind: "unavailable" } })
-    const rewritten = await service.runtime.runPromise(
-      Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
-        UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED',
-          error = 'gave up after 3 attempts: sendTransaction failed on every RPC endpoint'
-        WHERE id = ${txId} AND status = 'submitting' RETURNING id
-      `)
-    )
+    const rewritten = await writeFailedAsBefore(txId)
     expect(rewritten).toHaveLength(1)
 
     const answered = await raceAnotherRetry(txId, "UPDATE transactions t SET", () => client().transactions.retry({ params: { txId } }))
