@@ -365,6 +365,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
      */
     const retry = (caller: CallerInfo, txId: string) => retryRound(caller, txId, RETRY_RACES)
 
+    /** One try; `racesLeft`: how many more a retry that lost its race to a retry whose attempt failed again may make. */
     const retryRound = (caller: CallerInfo, txId: string, racesLeft: number): Effect.Effect<RetryOutcome, RetryError> =>
       Effect.gen(function* () {
         const row = yield* mustFind(caller, txId)
