@@ -415,9 +415,9 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
             return { _tag: "Moved", row: moved } as const
           })
         ).pipe(Effect.catchTag("SqlError", Effect.die))
-        if (won._tag === "Lost" || won.row === undefined) {
-          return yield* (won.row === undefined ? answerAsItIsNow(caller, txId, racesLeft) : answerLost(caller, txId, won.row, racesLeft))
-        }
+        // (no row: it is gone, and the read answers so)
+        if (won.row === undefined) return yield* answerAsItIsNow(caller, txId, racesLeft)
+        if (won._tag === "Lost") return yield* answerLost(caller, txId, won.row, racesLeft)
         const moved = won.row
         yield* outbox.notify
         yield* publish(moved, "retry requested")
