@@ -1,113 +1,14 @@
 /**
- * Entry point. `npm start` passes --dev (development credentials under DATA_DIR, see devCredentials.ts);
- * `npm run start:prod` does not. Configuration errors stop start-up with a message naming the variable,
- * before the service's modules are loaded (startupCheck.ts).
+ * Entry point (`npm start`, `npm run start:prod`). It turns V8's compile cache on before any of the service's
+ * modules is read, so that a restart reads their compiled code from DATA_DIR instead of compiling them all
+ * again (compileCache.ts), then loads the start itself (startService.ts).
  */
-import { Cause, ConfigProvider, Effect, Exit, Layer, Logger } from "effect"
-import * as path from "node:path"
-import { AppConfig } from "./config.js"
-import { devEnvironment } from "./devCredentials.js"
-import { startChildServersEarly, stopUntakenChildServers, watchStopWhileLoading } from "./headStarts.js"
-import { applyMemorySaver } from "./observability/memorySaver.js"
-import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine } from "./observability/startupLines.js"
-import { checkStartupConfig } from "./startupCheck.js"
-import { installTurnBufferedConsole } from "./observability/turnBufferedConsole.js"
+import { enableCompileCache } from "./compileCache.js"
+import { formatStartupLines, logFormatOf } from "./observability/startupLines.js"
 
-installTurnBufferedConsole()
-
-const devMode = process.argv.includes("--dev")
-const dev = devMode ? devEnvironment(process.env) : { overrides: {}, apiKey: null, notices: [] }
-
-// One flat provider (the environment, with development defaults filled in) so a bad value is reported once.
-const environment = Object.entries({ ...process.env, ...dev.overrides }).filter(
-  (entry): entry is [string, string] => entry[1] !== undefined
-)
-const configProvider = ConfigProvider.fromMap(new Map(environment))
-// Read before the configuration is: the lines printed before the logger exists follow LOG_FORMAT too.
-const logFormat = logFormatOf(new Map(environment).get("LOG_FORMAT"))
-jsonProcessWarnings(logFormat)
-
-/** What an error wraps (a SqlError's driver error says what PostgreSQL answered; its own message does not). */
-const underlying = (error: unknown, depth = 0): Array<string> => {
-  const inner = error instanceof Error ? error.cause : undefined
-  return inner instanceof Error && depth < 4 ? [`caused by: ${inner.message}`, ...underlying(inner, depth + 1)] : []
+const compileCache = enableCompileCache(process.env)
+if (compileCache._tag === "Refused") {
+  console.error(formatStartupLines(logFormatOf(process.env.LOG_FORMAT), [{ level: "WARN", text: `warning: ${compileCache.warning}`, message: compileCache.warning }]))
 }
 
-/** A failed start says why on stderr (a configuration error names the variable) and exits non-zero. */
-const reportStartupFailure = (cause: Cause.Cause<unknown>) =>
-  Effect.sync(() => {
-    const wrapped = [...Cause.failures(cause), ...Cause.defects(cause)].flatMap(underlying)
-    const reason = [Cause.pretty(cause), ...wrapped].join("\n")
-    console.error(formatStartupLines(logFormat, [{ level: "ERROR", text: `agent-custody could not start:\n${reason}`, message: "agent-custody could not start", annotations: { cause: reason } }]))
-    process.exitCode = 1
-  })
-
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"])
-
-const checked = await Effect.runPromiseExit(checkStartupConfig.pipe(Effect.withConfigProvider(configProvider)))
-if (Exit.isFailure(checked)) {
-  await Effect.runPromise(reportStartupFailure(checked.cause))
-} else {
-  // Before the modules load: the heap they fill is sized by it (observability/memorySaver.ts).
-  const memorySaver = applyMemorySaver(checked.value.memorySaver)
-  if (memorySaver._tag !== "Off" && memorySaver.warning !== undefined) {
-    console.error(formatStartupLines(logFormat, [{ level: "WARN", text: `warning: ${memorySaver.warning}`, message: memorySaver.warning }]))
-  }
-  // The local ledger and the embedded PostgreSQL start while the modules below load (headStarts.ts).
-  const stopAskedWhileLoading = watchStopWhileLoading()
-  startChildServersEarly(checked.value)
-  const [{ NodeRuntime }, { AppLive }, { ChainEndpointsLive }] = await Promise.all([
-    import("@effect/platform-node"),
-    import("./app.js"),
-    import("./chain/endpointsLayer.js")
-  ]).catch(async (error: unknown) => {
-    // a module that cannot load (a broken build) ends the start: what began early stops with it
-    await stopUntakenChildServers()
-    throw error
-  })
-
-  const announce = Effect.gen(function* () {
-    const config = yield* AppConfig
-    const { host } = config.gateway
-    const shownHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host
-    const base = `http://${shownHost}:${config.ports.gateway}`
-    const lines: Array<StartupLine> = [
-      { level: "INFO", text: `agent-custody gateway listening on ${base}`, message: "agent-custody gateway listening", annotations: { url: base, host, port: config.ports.gateway } },
-      ...dev.notices.map((notice): StartupLine => ({ level: "INFO", text: notice, message: notice }))
-    ]
-    if (dev.apiKey !== null) {
-      const credentialsFile = path.join(config.dataDir, "dev-credentials.json")
-      if (!LOOPBACK.has(host)) {
-        const warning = `listening on ${host} with a development key of tenant * and scope all: anyone who can reach this port can use it (unset API_GATEWAY_HOST, or configure API_GATEWAY_API_KEYS)`
-        lines.push({ level: "WARN", text: `warning: ${warning}`, message: warning, annotations: { host } })
-      }
-      const curl = (key: string) =>
-        `curl -s -X POST ${base}/api/v1/wallets -H 'x-api-key: ${key}' -H 'content-type: application/json' -d '{"label":"first","autoFund":true,"fundLamports":2000000000}'`
-      // JSON lines go to log shippers: the key stays in its file (mode 0600) there.
-      lines.push(
-        { level: "INFO", text: `development API key (tenant *, scope all): ${dev.apiKey}`, message: "development API key (tenant *, scope all) created", annotations: { credentialsFile } },
-        { level: "INFO", text: `try: ${curl(dev.apiKey)}`, message: "try the first request", annotations: { curl: curl(`$(jq -r .apiKey ${credentialsFile})`) } }
-      )
-    }
-    yield* Effect.sync(() => console.log(formatStartupLines(config.observability.logFormat, lines)))
-  })
-
-  const MainLive = Layer.effectDiscard(announce).pipe(
-    Layer.provideMerge(AppLive),
-    Layer.provide(ChainEndpointsLive),
-    Layer.provideMerge(AppConfig.Default)
-  )
-
-  // LOG_FORMAT=json: JSON from the first line every layer logs (not only once the app's logging layer is
-  // built), and no pretty logger beside it.
-  Layer.launch(MainLive).pipe(
-    // stopped while the modules loaded: nothing is launched (the child servers started early are stopped below)
-    (launch) => (stopAskedWhileLoading() === undefined ? launch : Effect.interrupt),
-    Effect.withConfigProvider(configProvider),
-    // a start that fails or is stopped before its layers took the child servers started early stops them
-    Effect.ensuring(Effect.promise(stopUntakenChildServers)),
-    Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : reportStartupFailure(cause))),
-    logFormat === "json" ? Effect.provide(Logger.json) : (effect) => effect,
-    NodeRuntime.runMain({ disablePrettyLogger: logFormat === "json" })
-  )
-}
+await import("./startService.js")

@@ -2,9 +2,10 @@
  * The production build (issue 35): `npm run build` writes dist/, and the service started as
  * `npm run start:prod` starts it (with its own local ledger, as a production process on one machine would
  * without CHAIN_RPC_URL) runs plain JavaScript: no TypeScript loader in the service or in its ledger child,
- * and no import of TypeScript tooling anywhere in the build. A transfer confirms through it.
+ * and no import of TypeScript tooling anywhere in the build. A transfer confirms through it. Its start keeps V8's
+ * compile cache in DATA_DIR where Node.js has one (src/compileCache.ts), and refuses a cache folder others can write.
  */
-import { spawnSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -41,29 +42,36 @@ const packageImports = (dir: string): Set<string> => {
 }
 
 /**
- * The packages the service's start loads: what dist/main.js imports (its dynamic imports too: it imports
- * the application at once), and what those chunks import statically, transitively. A chunk imported
- * dynamically elsewhere loads on first use, not at start.
+ * The packages the service's start loads: what dist/main.js imports, with its dynamic import of the start
+ * (it imports it at once) and the start's dynamic imports (it imports the application at once), and what
+ * those chunks import statically, transitively. A chunk imported dynamically elsewhere loads on first use,
+ * not at start.
  */
 const packagesLoadedAtStart = (dir: string): Set<string> => {
   const packages = new Set<string>()
   const visited = new Set<string>()
-  const visit = (file: string, followDynamic: boolean) => {
+  /** `dynamicLevels`: how many links of dynamic imports from here still run at start. */
+  const visit = (file: string, dynamicLevels: number) => {
     if (visited.has(file)) return
     visited.add(file)
     const text = fs.readFileSync(file, "utf8")
-    const pattern = followDynamic ? /(?:\bfrom\s*|\bimport\s*\(\s*|^import\s*)"([^"]+)"/gm : /(?:\bfrom\s*|^import\s*)"([^"]+)"/gm
-    for (const [, specifier] of text.matchAll(pattern)) {
-      if (specifier!.startsWith(".")) visit(path.resolve(path.dirname(file), specifier!), false)
+    for (const [, dynamic, specifier] of text.matchAll(/(?:\bfrom\s*|(\bimport\s*\(\s*)|^import\s*)"([^"]+)"/gm)) {
+      if (dynamic !== undefined && dynamicLevels === 0) continue
+      if (specifier!.startsWith(".")) visit(path.resolve(path.dirname(file), specifier!), dynamic === undefined ? 0 : dynamicLevels - 1)
       else packages.add(specifier!)
     }
   }
-  visit(path.join(dir, "main.js"), true)
+  visit(path.join(dir, "main.js"), 2)
   return packages
 }
 
+/** Whether SERVICE_NODE has a compile cache (Node.js 22.1 and later), asked of that binary itself. */
+const compileCacheSupported =
+  execFileSync(SERVICE_NODE, ["-p", "typeof require('node:module').enableCompileCache"], { encoding: "utf8" }).trim() === "function"
+
 let database: FreshDatabase | undefined
 let service: ServiceProcess | undefined
+let ledgerPort: number | undefined
 const dataDir = tempDir("custody-built-")
 
 afterAll(async () => {
@@ -89,7 +97,8 @@ describe("the production build", () => {
     expect(imported).toContain("pg")
 
     database = await createPostgresDatabase()
-    service = await startServiceProcess({ built: true, databaseUrl: database.url, dataDir, env: { LEDGER_PORT: String(await freePortPair()) } })
+    ledgerPort = await freePortPair()
+    service = await startServiceProcess({ built: true, databaseUrl: database.url, dataDir, env: { LEDGER_PORT: String(ledgerPort) } })
 
     const processes = [service.pid, ...descendantsOf(service.pid)]
     const commandLines = processes.map(commandLineOf)
@@ -104,6 +113,17 @@ describe("the production build", () => {
       expect(argv.filter((arg) => /^--(import|require|loader|experimental-loader)\b|^-r$/.test(arg) || TOOLING.test(arg)), argv.join(" ")).toEqual([])
       const environment = environmentOf(processes[index]!)
       expect(environment.filter((entry) => entry.startsWith("NODE_OPTIONS="))).toEqual([])
+    }
+
+    // V8's compile cache: in DATA_DIR, the service user's alone, written once the start is done (not only at
+    // exit), and the ledger child's too; nothing where Node.js has none (20).
+    const cacheDir = path.join(dataDir, "compile-cache")
+    if (compileCacheSupported) {
+      expect((fs.statSync(cacheDir).mode & 0o777).toString(8)).toBe("700")
+      expect(fs.readdirSync(cacheDir, { recursive: true }).length).toBeGreaterThan(0)
+      expect(environmentOf(processes[1]!)).toContain(`NODE_COMPILE_CACHE=${cacheDir}`)
+    } else {
+      expect(fs.existsSync(cacheDir)).toBe(false)
     }
 
     const wallet = await createFundedWallet(service.baseUrl, 1_000_000_000)
@@ -132,6 +152,23 @@ describe("the production build", () => {
     const signed = await call(service.baseUrl, "POST", `/api/v1/wallets/${wallet.id}/sign`, { message: Buffer.from("signed by the build").toString("base64") })
     expect(signed.status).toBe(200)
   }, 180_000)
+
+  it("refuses a compile cache folder that others can write: it starts without one and says why", async () => {
+    const openDataDir = tempDir("custody-built-open-cache-")
+    const cacheDir = path.join(openDataDir, "compile-cache")
+    fs.mkdirSync(cacheDir)
+    fs.chmodSync(cacheDir, 0o777)
+    // the first test's database and ledger child
+    const opened = await startServiceProcess({ built: true, databaseUrl: database!.url, dataDir: openDataDir, rpcUrl: `http://127.0.0.1:${ledgerPort!}` })
+    try {
+      expect((await fetch(`${opened.baseUrl}/health`)).status).toBe(200)
+      expect(opened.output().includes(`V8's compile cache is off: ${cacheDir} can be written by others than its owner (mode 777)`)).toBe(compileCacheSupported)
+      expect(fs.readdirSync(cacheDir)).toEqual([])
+    } finally {
+      await opened.stop(5_000)
+      fs.rmSync(openDataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
 
   it("loads at start none of the packages that only some requests need, and never fast-check", () => {
     const atStart = [...packagesLoadedAtStart(path.join(PROJECT_ROOT, "dist"))]
