@@ -310,7 +310,9 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         if (moved === undefined) {
           const current = yield* mustFind(caller, txId)
           if (rejectedAlreadyBy(current.approval, caller.keyId)) return current
-          return yield* Effect.fail(new InvalidState({ message: `transaction ${txId} is no longer awaiting approval`, currentState: current.status }))
+          if (current.status !== "approval_gate") return yield* Effect.fail(notAwaiting(txId, current.status))
+          // Left the gate and reached it again (a retried attempt) while this ran: not the approval the caller read.
+          return yield* Effect.fail(new Conflict({ message: `transaction ${txId}: its approval changed while this reject ran; read it again`, currentState: "approval_gate" }))
         }
         yield* metrics.increment(auditEventMetric("transaction.failed"))
         yield* publish(moved, "rejected")

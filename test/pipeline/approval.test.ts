@@ -7,6 +7,7 @@ import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { describe, expect, it } from "vitest"
 import { makeClient } from "../support/client.js"
 import { useServiceWithLedger } from "../support/harness.js"
+import { raceOnTheRow } from "../support/rowRace.js"
 import { createWallet, waitSettled } from "../support/transactions.js"
 
 const env = useServiceWithLedger()
@@ -69,5 +70,33 @@ describe("approval gate", () => {
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(0)
     const retried = await client.transactions.retry({ params: { txId } })
     expect(retried.status).toBe(400)
+  })
+
+  it("a reject whose move lost and which then finds the transaction at the gate again (a new attempt reached it) answers 409 'read it again' and changes nothing", async () => {
+    const client = makeClient(env.service.baseUrl)
+    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+    const destination = Keypair.generate().publicKey.toBase58()
+    const created = await gatedTransfer(wallet.id, destination)
+    expect(created.status).toBe(202)
+    const txId = created.data!.id
+    // Played with locks: the record leaves the gate (approved by another, say) while the reject's move waits on its
+    // row, then is back at the gate (that attempt failed and a retry reached the gate again) before the reject reads it.
+    const answered = await raceOnTheRow(env.service.database.url, txId, {
+      loserStatement: "UPDATE transactions t SET",
+      moveAway: "UPDATE transactions SET status = 'signing', stage = 'sign' WHERE id = $1",
+      moveBack: "UPDATE transactions SET status = 'approval_gate', stage = 'policy' WHERE id = $1"
+    }, () => client.transactions.reject({ params: { txId }, body: { reason: "not on my watch" } }))
+    expect(answered.status, JSON.stringify(answered.body)).toBe(409)
+    expect(answered.body).toMatchObject({ status: "failure", errorCode: "VALIDATION_ERROR" })
+    expect(answered.body.error).toBe(`transaction ${txId}: its approval changed while this reject ran; read it again`)
+
+    // Nothing changed: still waiting, the approval pending and no rejection recorded; a reject now fails it as asked.
+    const waiting = (await client.transactions.get({ params: { txId } })).data!
+    expect(waiting).toMatchObject({ status: "approval_gate", approval: { status: "pending" } })
+    expect(waiting.history.filter((entry) => entry.status === "failed")).toEqual([])
+    const rejected = await client.transactions.reject({ params: { txId }, body: { reason: "not on my watch" } })
+    expect(rejected.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+    expect((await client.transactions.get({ params: { txId } })).data).toMatchObject({ status: "failed", approval: { status: "rejected", reason: "not on my watch" } })
+    expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(0)
   })
 })

@@ -26,8 +26,8 @@ import { startFaultProxy, type FaultProxy } from "../support/faultProxy.js"
 import { startTestLedger } from "../support/ledger.js"
 import { ADMIN_KEY, type RunningService, startService } from "../support/service.js"
 import { createWallet, submit, waitTerminal } from "../support/transactions.js"
+import { raceOnTheRow } from "../support/rowRace.js"
 import { waitFor } from "../support/wait.js"
-import pg from "pg"
 import { WebSocket } from "ws"
 
 const SOL = 1_000_000_000
@@ -93,49 +93,17 @@ const writeFailedAsBefore = (txId: string) =>
   )
 
 /**
- * Plays, in SQL, another retry racing the one `send` makes: the other's move to pending holds the record's row
- * lock, uncommitted, while `send` starts and its statement `loserStatement` (a LIKE pattern of its text) waits on
- * that lock; the move commits and, once `send`'s statement has its answer but before anything it reads next, the
- * record goes back to failed (that attempt failed again: a lock on the whole table, queued before the move commits,
- * holds every later read until then). Answers what `send` answered.
+ * Another retry racing the one `send` makes (test/support/rowRace.ts): the other's move to pending holds the
+ * record's row lock while `send`'s statement `loserStatement` waits on it; once that statement has its answer, and
+ * before anything `send` reads next, the record is failed again (that attempt failed too). Answers what `send` answered.
  */
-const raceAnotherRetry = async <A>(txId: string, loserStatement: string, send: () => Promise<A>): Promise<A> => {
-  const connect = async () => {
-    const connection = new pg.Client({ connectionString: service.database.url })
-    await connection.connect()
-    return connection
-  }
-  const other = await connect()
-  const tableLock = await connect()
-  // Watched from a connection outside any transaction (inside one, pg_stat_activity is a snapshot).
-  const watcher = await connect()
-  const waitingOn = async (pattern: string) => {
-    const { rows } = await watcher.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1",
-      [`%${pattern}%`]
-    )
-    return rows[0]?.n ?? 0
-  }
-  try {
-    // The other retry's move, not committed yet: its row lock is the one an UPDATE takes.
-    await other.query("BEGIN")
-    await other.query("UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL WHERE id = $1", [txId])
-    const answering = send()
-    await waitFor("the retry waits on the record's row lock", async () => (await waitingOn(loserStatement)) === 1, 10_000, 20)
-    const locking = tableLock.query("BEGIN; LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE")
-    await waitFor("the table lock queues behind the retry", async () => (await waitingOn("LOCK TABLE transactions")) === 1, 10_000, 20)
-    await other.query("COMMIT")
-    await locking
-    await tableLock.query(
-      "UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED', error = 'not landed: blockhash expired (played)' WHERE id = $1",
-      [txId]
-    )
-    await tableLock.query("COMMIT")
-    return await answering
-  } finally {
-    await Promise.all([other.end(), tableLock.end(), watcher.end()])
-  }
-}
+const raceAnotherRetry = <A>(txId: string, loserStatement: string, send: () => Promise<A>): Promise<A> =>
+  raceOnTheRow(service.database.url, txId, {
+    loserStatement,
+    moveAway: "UPDATE transactions SET status = 'pending', stage = 'validation', failed_at = NULL, error_code = NULL, error = NULL WHERE id = $1",
+    moveBack:
+      "UPDATE transactions SET status = 'failed', stage = 'send', failed_at = 'send', error_code = 'CONFIRMATION_FAILED', error = 'not landed: blockhash expired (played)' WHERE id = $1"
+  }, send)
 
 /** The stage stream of a wallet's transactions (WebSocket /api/v1/stream), collecting its stage events. */
 const streamOf = async (walletId: string) => {
