@@ -153,6 +153,29 @@ describe("the production build", () => {
     expect(signed.status).toBe(200)
   }, 180_000)
 
+  it("restarts on a damaged compile cache: damaged entries are compiled again (a module loaded later too) and written anew", async () => {
+    await service!.stop(5_000)
+    const cacheDir = path.join(dataDir, "compile-cache")
+    const entries = compileCacheSupported ? fs.readdirSync(cacheDir, { recursive: true, encoding: "utf8" }).map((entry) => path.join(cacheDir, entry)).filter((file) => fs.statSync(file).isFile()) : []
+    expect(entries.length > 0).toBe(compileCacheSupported)
+    // every entry overwritten with noise of its own length (a disk that garbled them)
+    for (const file of entries) fs.writeFileSync(file, Buffer.alloc(fs.statSync(file).size, 0x5a))
+    service = await startServiceProcess({ built: true, databaseUrl: database!.url, dataDir, env: { LEDGER_PORT: String(ledgerPort) } })
+    expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200)
+    const wallets = await call(service.baseUrl, "GET", "/api/v1/wallets")
+    expect(wallets.status).toBe(200)
+    // MCP's SDK, a chunk loaded on first use, from a damaged entry too
+    const listed = await fetch(`${service.baseUrl}/mcp`, {
+      method: "POST",
+      headers: { "x-api-key": SERVICE_API_KEY, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
+    })
+    expect(listed.status).toBe(200)
+    // what this start compiled is written over the noise (modules it never loaded keep theirs until one does)
+    const rewritten = entries.filter((file) => !fs.readFileSync(file).every((byte) => byte === 0x5a))
+    expect(rewritten.length > 0).toBe(compileCacheSupported)
+  }, 120_000)
+
   it("refuses a compile cache folder that others can write: it starts without one and says why", async () => {
     const openDataDir = tempDir("custody-built-open-cache-")
     const cacheDir = path.join(openDataDir, "compile-cache")
