@@ -1,7 +1,7 @@
 /**
  * V8's compile cache for the service and the programs it starts (issue 35: restart to /health within 1 s). Without
  * one, every start compiles all of the build's modules and the npm packages' again; with one, a restart reads the
- * compiled code from disk (a restart on DATABASE_URL about 15% sooner on Node 24: docs/decisions/production.md,
+ * compiled code from disk (a restart on DATABASE_URL about 13% sooner on Node 24: docs/decisions/production.md,
  * "V8's compile cache"). The ledger, wallet-engine and MPC children share it (they inherit NODE_COMPILE_CACHE).
  *
  * It lives in DATA_DIR/compile-cache, kept with the service's data, and only a directory that no one but the
