@@ -5,7 +5,9 @@
  *     start:prod` with credentials: the embedded PostgreSQL's initdb, migrations, the ledger child), spawn to
  *     listening; `restart` on the same DATA_DIR, spawn to the first 200 of /health;
  *   - `restart (DATABASE_URL)`: a service on the machine's PostgreSQL and a running ledger (CHAIN_RPC_URL), its
- *     second start on the same database, spawn to the first 200 of /health;
+ *     later starts on the same database, spawn to the first 200 of /health;
+ *   - each restart BENCH_RESTARTS times (5): the median and the range (one restart swings by a third on a noisy
+ *     machine);
  *   - for each start script of BENCH_PROFILES (`start:prod`, the 128 MiB young generation chosen for
  *     throughput, and `start:prod:lean`, 16 MiB and a slower-growing heap; the node flags, and any
  *     `NAME=value` the script sets before `node`, are read from package.json): resident
@@ -54,6 +56,7 @@ const settings = {
   transfers: intEnv("BENCH_FOOTPRINT_TRANSFERS", 3_000),
   soakSeconds: intEnv("BENCH_SOAK_SECONDS", 1_200),
   soakRate: intEnv("BENCH_SOAK_RATE", 100),
+  restarts: intEnv("BENCH_RESTARTS", 5),
   profiles: (process.env.BENCH_PROFILES ?? "start:prod,start:prod:lean").split(",").map((name) => name.trim()).filter((name) => name !== ""),
   clients: 32
 }
@@ -73,6 +76,18 @@ const timeToHealth = async (options: ServiceProcessOptions): Promise<{ ms: numbe
     if (response?.status === 200) return { ms: performance.now() - started, service }
     await sleep(10)
   }
+}
+
+/** `settings.restarts` restarts of a stopped service (spawn to /health, stopped again): the median and the range. */
+const restarts = async (options: ServiceProcessOptions) => {
+  const times: Array<number> = []
+  for (let i = 0; i < settings.restarts; i++) {
+    const restarted = await timeToHealth(options)
+    times.push(restarted.ms)
+    await restarted.service.stop()
+  }
+  const sorted = [...times].sort((a, b) => a - b)
+  return `${ms(percentile(sorted, 50))} ms (median of ${sorted.length}; ${ms(sorted[0] ?? Number.NaN)}-${ms(sorted.at(-1) ?? Number.NaN)})`
 }
 
 /** Samples `pid`'s resident memory every `everyMs` while `work` runs; the samples with their times (s). */
@@ -166,9 +181,7 @@ const main = async () => {
   const first = await timeToHealth({ dataDir: embeddedDir, env: { LEDGER_PORT: ledgerPort } })
   report("first start (embedded PostgreSQL initdb, migrations, ledger child)", `${ms(first.ms)} ms`)
   await first.service.stop()
-  const again = await timeToHealth({ dataDir: embeddedDir, env: { LEDGER_PORT: ledgerPort } })
-  report("restart to /health, data kept (embedded PostgreSQL, ledger child)", `${ms(again.ms)} ms`)
-  await again.service.stop()
+  report("restart to /health, data kept (embedded PostgreSQL, ledger child)", await restarts({ dataDir: embeddedDir, env: { LEDGER_PORT: ledgerPort } }))
 
   const ledger = await startLedgerProcess()
   const database = await createPostgresDatabase(benchPostgresUrl())
@@ -179,9 +192,7 @@ const main = async () => {
     const migrated = await timeToHealth(base)
     report("first start on DATABASE_URL (migrations)", `${ms(migrated.ms)} ms`)
     await migrated.service.stop()
-    const restarted = await timeToHealth(base)
-    report("restart to /health on DATABASE_URL, data kept", `${ms(restarted.ms)} ms`)
-    await restarted.service.stop()
+    report("restart to /health on DATABASE_URL, data kept", await restarts(base))
 
     for (const [index, profile] of settings.profiles.entries()) {
       const flags = nodeFlagsOfScript(profile)
