@@ -65,6 +65,17 @@ const packagesLoadedAtStart = (dir: string): Set<string> => {
   return packages
 }
 
+/** The tools an MCP `tools/list` over HTTP names (the MCP SDK is a chunk of the build loaded on first use). */
+const mcpToolNames = async (baseUrl: string) => {
+  const listed = await fetch(`${baseUrl}/mcp`, {
+    method: "POST",
+    headers: { "x-api-key": SERVICE_API_KEY, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
+  })
+  expect(listed.status).toBe(200)
+  return ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name)
+}
+
 /** Whether SERVICE_NODE has a compile cache (Node.js 22.1 and later), asked of that binary itself. */
 const compileCacheSupported =
   execFileSync(SERVICE_NODE, ["-p", "typeof require('node:module').enableCompileCache"], { encoding: "utf8" }).trim() === "function"
@@ -139,14 +150,7 @@ describe("the production build", () => {
     expect(proof.status).toBe(200)
 
     // MCP over HTTP: the SDK is a chunk of the build loaded by the first exchange, not by the start.
-    const listed = await fetch(`${service.baseUrl}/mcp`, {
-      method: "POST",
-      headers: { "x-api-key": SERVICE_API_KEY, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
-    })
-    expect(listed.status).toBe(200)
-    const tools = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name)
-    expect(tools).toContain("tx_create")
+    expect(await mcpToolNames(service.baseUrl)).toContain("tx_create")
 
     // An off-chain message: @solana/kit's envelope is a chunk of the build loaded by the first message signed.
     const signed = await call(service.baseUrl, "POST", `/api/v1/wallets/${wallet.id}/sign`, { message: Buffer.from("signed by the build").toString("base64") })
@@ -165,12 +169,7 @@ describe("the production build", () => {
     const wallets = await call(service.baseUrl, "GET", "/api/v1/wallets")
     expect(wallets.status).toBe(200)
     // MCP's SDK, a chunk loaded on first use, from a damaged entry too
-    const listed = await fetch(`${service.baseUrl}/mcp`, {
-      method: "POST",
-      headers: { "x-api-key": SERVICE_API_KEY, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
-    })
-    expect(listed.status).toBe(200)
+    expect(await mcpToolNames(service.baseUrl)).toContain("tx_create")
     // what this start compiled is written over the noise (modules it never loaded keep theirs until one does)
     const rewritten = entries.filter((file) => !fs.readFileSync(file).every((byte) => byte === 0x5a))
     expect(rewritten.length > 0).toBe(compileCacheSupported)

@@ -18,15 +18,30 @@ const gatedTransfer = (walletId: string, destination: string) =>
     body: { walletId, type: "transfer_sol", protocol: "system-program", requireApproval: true, intent: { destination, lamports: 1_000_000 } }
   })
 
+/** A new wallet's transfer waiting at the gate (202), with the client, the wallet and the destination. */
+const waitingAtTheGate = async () => {
+  const client = makeClient(env.service.baseUrl)
+  const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
+  const destination = Keypair.generate().publicKey.toBase58()
+  const created = await gatedTransfer(wallet.id, destination)
+  expect(created.status).toBe(202)
+  return { client, wallet, destination, created, txId: created.data!.id }
+}
+
+/** Rejects it, then finds it failed with the reason and the destination paid nothing; answers the record read. */
+const rejectedAsAsked = async (client: ReturnType<typeof makeClient>, txId: string, destination: string) => {
+  const rejected = await client.transactions.reject({ params: { txId }, body: { reason: "not on my watch" } })
+  expect(rejected.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
+  const got = await client.transactions.get({ params: { txId } })
+  expect(got.data).toMatchObject({ status: "failed", approval: { status: "rejected", reason: "not on my watch" } })
+  expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(0)
+  return got
+}
+
 describe("approval gate", () => {
   it("waits at the gate (202), lists the pending approval, and confirms after approve", async () => {
-    const client = makeClient(env.service.baseUrl)
-    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
-    const destination = Keypair.generate().publicKey.toBase58()
-    const created = await gatedTransfer(wallet.id, destination)
-    expect(created.status).toBe(202)
+    const { client, wallet, destination, created, txId } = await waitingAtTheGate()
     expect(created.data).toMatchObject({ status: "approval_gate", awaitingApproval: true, approval: { status: "pending" } })
-    const txId = created.data!.id
     const expiresIn = Date.parse(created.data!.approval!.expiresAt) - Date.parse(created.data!.approval!.requestedAt)
     expect(expiresIn).toBe(24 * 60 * 60 * 1000)
     expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(0)
@@ -54,31 +69,17 @@ describe("approval gate", () => {
   })
 
   it("fails with the reason after reject and never signs", async () => {
-    const client = makeClient(env.service.baseUrl)
-    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
-    const destination = Keypair.generate().publicKey.toBase58()
-    const created = await gatedTransfer(wallet.id, destination)
-    expect(created.status).toBe(202)
-    const txId = created.data!.id
-    const rejected = await client.transactions.reject({ params: { txId }, body: { reason: "not on my watch" } })
-    expect(rejected.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
-    const got = await client.transactions.get({ params: { txId } })
+    const { client, destination, txId } = await waitingAtTheGate()
+    const got = await rejectedAsAsked(client, txId, destination)
     expect(got.status).toBe(200)
     expect(got.body.status).toBe("failure")
-    expect(got.data).toMatchObject({ status: "failed", approval: { status: "rejected", reason: "not on my watch" } })
     expect(got.data!.signature).toBeUndefined()
-    expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(0)
     const retried = await client.transactions.retry({ params: { txId } })
     expect(retried.status).toBe(400)
   })
 
   it("a reject whose move lost and which then finds the transaction at the gate again (a new attempt reached it) answers 409 'read it again' and changes nothing", async () => {
-    const client = makeClient(env.service.baseUrl)
-    const wallet = await createWallet(env.service.baseUrl, 1_000_000_000)
-    const destination = Keypair.generate().publicKey.toBase58()
-    const created = await gatedTransfer(wallet.id, destination)
-    expect(created.status).toBe(202)
-    const txId = created.data!.id
+    const { client, destination, txId } = await waitingAtTheGate()
     // Played with locks: the record leaves the gate (approved by another, say) while the reject's move waits on its
     // row, then is back at the gate (that attempt failed and a retry reached the gate again) before the reject reads it.
     const answered = await raceOnTheRow(env.service.database.url, txId, {
@@ -94,9 +95,6 @@ describe("approval gate", () => {
     const waiting = (await client.transactions.get({ params: { txId } })).data!
     expect(waiting).toMatchObject({ status: "approval_gate", approval: { status: "pending" } })
     expect(waiting.history.filter((entry) => entry.status === "failed")).toEqual([])
-    const rejected = await client.transactions.reject({ params: { txId }, body: { reason: "not on my watch" } })
-    expect(rejected.body).toMatchObject({ status: "failure", errorCode: "POLICY_VIOLATION", failedAt: "policy" })
-    expect((await client.transactions.get({ params: { txId } })).data).toMatchObject({ status: "failed", approval: { status: "rejected", reason: "not on my watch" } })
-    expect(await new Connection(env.ledger.rpcUrl).getBalance(new PublicKey(destination))).toBe(0)
+    await rejectedAsAsked(client, txId, destination)
   })
 })
