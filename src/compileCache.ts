@@ -14,6 +14,7 @@
 import * as fs from "node:fs"
 import * as nodeModule from "node:module"
 import * as path from "node:path"
+import { DEFAULT_DATA_DIR } from "./dataDir.js"
 
 /** Node's compile cache API (22.1 and 22.10); @types/node 20 does not describe it. */
 interface CompileCacheApi {
@@ -50,7 +51,7 @@ const refused = (directory: string, reason: string): CompileCacheOutcome => ({
 export const enableCompileCache = (env: NodeJS.ProcessEnv): CompileCacheOutcome => {
   if (env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined) return { _tag: "NodeSettings" }
   if (api.enableCompileCache === undefined) return { _tag: "Unsupported" }
-  const directory = path.resolve(env.DATA_DIR ?? ".data", COMPILE_CACHE_FOLDER)
+  const directory = path.resolve(env.DATA_DIR ?? DEFAULT_DATA_DIR, COMPILE_CACHE_FOLDER)
   try {
     fs.mkdirSync(path.dirname(directory), { recursive: true })
     if (!fs.existsSync(directory)) fs.mkdirSync(directory, { mode: 0o700 })

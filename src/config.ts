@@ -4,6 +4,7 @@
  * message naming the variable (Effect's ConfigError does that).
  */
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
+import { DEFAULT_DATA_DIR } from "./dataDir.js"
 
 /** Ports may be 0 (pick a free one), which tests use. */
 const port = (name: string, fallback: number) =>
@@ -84,7 +85,7 @@ const programIdSetting = (name: string) =>
   )
 
 export const appConfig = Config.all({
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR)),
   databaseUrl: optionalSecret("DATABASE_URL"),
   // Pipeline workers hold a connection only for a statement (they mostly wait on RPC), so 20 serve 32
   // workers and the HTTP creates; keep the sum over all processes under the server's max_connections.

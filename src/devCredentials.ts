@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { DEFAULT_DATA_DIR } from "./dataDir.js"
 import { localRelayPort } from "./gasless/localRelayPort.js"
 import { loadOrCreateRelayApiKey } from "./gasless/relayApiKey.js"
 import { ensureSoftHsmToken } from "./wallet/hsm/softHsm.js"
@@ -52,7 +53,7 @@ const devHsmToken = (env: NodeJS.ProcessEnv, dataDir: string, overrides: Record<
 }
 
 export const devEnvironment = (env: NodeJS.ProcessEnv): { overrides: Record<string, string>; apiKey: string | null; notices: Array<string> } => {
-  const dataDir = env.DATA_DIR ?? ".data"
+  const dataDir = env.DATA_DIR ?? DEFAULT_DATA_DIR
   const credentials = loadOrCreateDevCredentials(dataDir)
   const overrides: Record<string, string> = {}
   let apiKey: string | null = null

@@ -4,11 +4,11 @@
  * again (compileCache.ts), then loads the start itself (startService.ts).
  */
 import { enableCompileCache } from "./compileCache.js"
-import { formatStartupLines, logFormatOf } from "./observability/startupLines.js"
+import { formatStartupLines, logFormatOf, warningLine } from "./observability/startupLines.js"
 
 const compileCache = enableCompileCache(process.env)
 if (compileCache._tag === "Refused") {
-  console.error(formatStartupLines(logFormatOf(process.env.LOG_FORMAT), [{ level: "WARN", text: `warning: ${compileCache.warning}`, message: compileCache.warning }]))
+  console.error(formatStartupLines(logFormatOf(process.env.LOG_FORMAT), [warningLine(compileCache.warning)]))
 }
 
 await import("./startService.js")

@@ -10,7 +10,7 @@ import { AppConfig } from "./config.js"
 import { devEnvironment } from "./devCredentials.js"
 import { startChildServersEarly, stopUntakenChildServers, watchStopWhileLoading } from "./headStarts.js"
 import { applyMemorySaver } from "./observability/memorySaver.js"
-import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine } from "./observability/startupLines.js"
+import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine, warningLine } from "./observability/startupLines.js"
 import { checkStartupConfig } from "./startupCheck.js"
 import { installTurnBufferedConsole } from "./observability/turnBufferedConsole.js"
 
@@ -52,7 +52,7 @@ if (Exit.isFailure(checked)) {
   // Before the modules load: the heap they fill is sized by it (observability/memorySaver.ts).
   const memorySaver = applyMemorySaver(checked.value.memorySaver)
   if (memorySaver._tag !== "Off" && memorySaver.warning !== undefined) {
-    console.error(formatStartupLines(logFormat, [{ level: "WARN", text: `warning: ${memorySaver.warning}`, message: memorySaver.warning }]))
+    console.error(formatStartupLines(logFormat, [warningLine(memorySaver.warning)]))
   }
   // The local ledger and the embedded PostgreSQL start while the modules below load (headStarts.ts).
   const stopAskedWhileLoading = watchStopWhileLoading()
@@ -80,7 +80,7 @@ if (Exit.isFailure(checked)) {
       const credentialsFile = path.join(config.dataDir, "dev-credentials.json")
       if (!LOOPBACK.has(host)) {
         const warning = `listening on ${host} with a development key of tenant * and scope all: anyone who can reach this port can use it (unset API_GATEWAY_HOST, or configure API_GATEWAY_API_KEYS)`
-        lines.push({ level: "WARN", text: `warning: ${warning}`, message: warning, annotations: { host } })
+        lines.push(warningLine(warning, { host }))
       }
       const curl = (key: string) =>
         `curl -s -X POST ${base}/api/v1/wallets -H 'x-api-key: ${key}' -H 'content-type: application/json' -d '{"label":"first","autoFund":true,"fundLamports":2000000000}'`

@@ -6,6 +6,7 @@ import { Config } from "effect"
 import { LOCAL_AMM_PROGRAM_IDS } from "../protocols/amm/ammIds.js"
 import { LOCAL_LIQUID_STAKING_PROGRAM_ID } from "../protocols/staking/stakingIds.js"
 import { LOCAL_LENDING_MARKET_PROGRAM_ID } from "../protocols/lending/lendingIds.js"
+import { DEFAULT_DATA_DIR } from "../dataDir.js"
 
 const DEFAULT_ESCROW_PROGRAM_ID = "Escrow1111111111111111111111111111111111111"
 
@@ -17,7 +18,7 @@ export const ledgerConfig = Config.all({
     Config.validate({ message: "LEDGER_PORT must be a TCP port", validation: (p) => p > 0 && p < 65535 }),
     Config.withDefault(8899)
   ),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR)),
   escrowProgramId: programId("ESCROW_PROGRAM_ID", DEFAULT_ESCROW_PROGRAM_ID),
   ammProgramIds: Config.all({
     "amm-one": programId("AMM_ONE_PROGRAM_ID", LOCAL_AMM_PROGRAM_IDS["amm-one"]),

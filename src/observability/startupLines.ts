@@ -16,6 +16,14 @@ export interface StartupLine {
   readonly annotations?: Readonly<Record<string, unknown>>
 }
 
+/** A warning as a start-up line: "warning: ..." as text, the warning itself as JSON's message. */
+export const warningLine = (warning: string, annotations?: Readonly<Record<string, unknown>>): StartupLine => ({
+  level: "WARN",
+  text: `warning: ${warning}`,
+  message: warning,
+  ...(annotations === undefined ? {} : { annotations })
+})
+
 /** LOG_FORMAT as read before configuration is loaded (a bad value is reported by the configuration check). */
 export const logFormatOf = (value: string | undefined): LogFormat => (value?.trim() === "json" ? "json" : "text")
 

@@ -9,6 +9,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { MpcNode } from "./mpcNode.js"
 import { mpcNodeServerLayer } from "./nodeServer.js"
+import { DEFAULT_DATA_DIR } from "../../dataDir.js"
 
 const nonEmptySecret = (name: string) =>
   Config.redacted(name).pipe(Config.validate({ message: `${name} must not be empty`, validation: (s) => Redacted.value(s).trim() !== "" }))
@@ -22,7 +23,7 @@ const nodeConfig = Config.all({
     Config.withDefault(3010),
     Config.validate({ message: "WALLET_MPC_NODE_PORT must be a port number (0-65535)", validation: (p) => p >= 0 && p < 65536 })
   ),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data"))
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR))
 })
 
 const MpcNodeProcessLive = Layer.unwrapEffect(
