@@ -1,6 +1,6 @@
 /**
  * The two child servers a start waits for, the local ledger (no CHAIN_RPC_URL) and the embedded PostgreSQL
- * (no DATABASE_URL), started by main.ts while the service's modules load instead of after them (the
+ * (no DATABASE_URL), started by startService.ts while the service's modules load instead of after them (the
  * ledger child loads modules of its own for about as long): a restart with both took 1.5 s, now 1.2 s
  * (docs/decisions/production.md). The layers that need them (chain/endpointsLayer.ts, db/database.ts)
  * take the one started here, or start their own where nothing was (tests, other entry points), with the
@@ -43,31 +43,38 @@ const begin = <A>(key: string, start: () => Promise<A>, stop: (running: A) => Pr
   untaken.set(key, { started, stop: () => started.then(stop, () => undefined) })
 }
 
-/** The local ledger of this configuration: the one main.ts started, else a new child. */
+/** The local ledger of this configuration: the one startService.ts started, else a new child. */
 export const localLedger = (config: AppConfigShape): Promise<SpawnedLedger> => {
   const options = ledgerOptions(config)
   return take<SpawnedLedger>(ledgerKey(options)) ?? spawnLedger(options)
 }
 
-/** The embedded PostgreSQL of DATA_DIR: the one main.ts opened, else opened now. */
+/** The embedded PostgreSQL of DATA_DIR: the one startService.ts opened, else opened now. */
 export const embeddedDatabase = (dataDir: string): Promise<OpenedEmbeddedServer> =>
   take<OpenedEmbeddedServer>(databaseKey(dataDir)) ?? openEmbeddedServer(dataDir)
 
-/** main.ts, once the configuration is checked and before the service's modules load. */
-export const startChildServersEarly = (config: AppConfigShape) => {
+/**
+ * startService.ts, once the configuration is checked and before the service's modules load. Resolves once both are in
+ * their own processes' hands (the embedded server's pg_ctl or initdb spawned, or a running server found): the
+ * steps before that take a few event-loop turns, which the module loading would hold up for most of a second.
+ */
+export const startChildServersEarly = (config: AppConfigShape): Promise<void> => {
   if (Option.isNone(config.chain.rpcUrl)) {
     const options = ledgerOptions(config)
     begin(ledgerKey(options), () => spawnLedger(options), (ledger) => ledger.stop())
   }
   if (Option.isNone(config.databaseUrl)) {
-    begin(databaseKey(config.dataDir), () => openEmbeddedServer(config.dataDir), (opened) => opened.release())
+    return new Promise((underway) =>
+      begin(databaseKey(config.dataDir), () => openEmbeddedServer(config.dataDir, { onUnderway: underway }), (opened) => opened.release())
+    )
   }
+  return Promise.resolve()
 }
 
 /**
  * A stop (SIGINT, SIGTERM) asked while the modules load, before the runtime handles signals, would kill the
  * process at once and leave the embedded server running: noted instead, and answered once they have loaded
- * (main.ts then launches nothing and stops what started early). Returns the check, which ends the watch.
+ * (startService.ts then launches nothing and stops what started early). Returns the check, which ends the watch.
  */
 export const watchStopWhileLoading = () => {
   let asked: NodeJS.Signals | undefined

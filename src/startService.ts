@@ -54,9 +54,10 @@ if (Exit.isFailure(checked)) {
   if (memorySaver._tag !== "Off" && memorySaver.warning !== undefined) {
     console.error(formatStartupLines(logFormat, [warningLine(memorySaver.warning)]))
   }
-  // The local ledger and the embedded PostgreSQL start while the modules below load (headStarts.ts).
+  // The local ledger and the embedded PostgreSQL start while the modules below load (headStarts.ts), once their
+  // own processes have them: the embedded server's first steps would otherwise wait behind the module loading.
   const stopAskedWhileLoading = watchStopWhileLoading()
-  startChildServersEarly(checked.value)
+  await startChildServersEarly(checked.value)
   const [{ NodeRuntime }, { AppLive }, { ChainEndpointsLive }] = await Promise.all([
     import("@effect/platform-node"),
     import("./app.js"),

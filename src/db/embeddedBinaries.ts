@@ -46,10 +46,11 @@ export interface RunAs {
 
 export const osUser = async (): Promise<RunAs> => {
   if (process.getuid?.() !== 0) return {}
-  const ids = async () => ({
-    uid: Number.parseInt((await run("id", ["-u", OS_USER])).stdout, 10),
-    gid: Number.parseInt((await run("id", ["-g", OS_USER])).stdout, 10)
-  })
+  // both at once: a service's start waits for this before loading its modules (headStarts.ts)
+  const ids = async () => {
+    const [uid, gid] = await Promise.all([run("id", ["-u", OS_USER]), run("id", ["-g", OS_USER])])
+    return { uid: Number.parseInt(uid.stdout, 10), gid: Number.parseInt(gid.stdout, 10) }
+  }
   try {
     return await ids()
   } catch {

@@ -50,6 +50,11 @@ export interface EmbeddedServerOptions {
   readonly settings?: Readonly<Record<string, string>>
   /** How long to wait for a server another process is starting, or for our own to start. */
   readonly timeoutMs?: number
+  /**
+   * Called once the server's start is in other hands (initdb or pg_ctl spawned, or a server another process runs
+   * found), or the open ended: the service's start waits for this before loading its modules (headStarts.ts).
+   */
+  readonly onUnderway?: () => void
 }
 
 /** The password, created once (exclusively: two processes starting together agree on one). */
@@ -77,7 +82,7 @@ host all all 127.0.0.1/32 scram-sha-256
 `
 
 /** Creates the cluster in a staging folder and renames it into place, so a concurrent start never sees half of one. */
-const initialise = async (cluster: string, password: string, runAs: RunAs, bin: Binaries, settings: Readonly<Record<string, string>>) => {
+const initialise = async (cluster: string, password: string, runAs: RunAs, bin: Binaries, settings: Readonly<Record<string, string>>, onSpawned: () => void) => {
   const staging = `${cluster}.init-${randomBytes(4).toString("hex")}`
   const pwDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-pw-"))
   const pwFile = path.join(pwDir, "password")
@@ -87,7 +92,9 @@ const initialise = async (cluster: string, password: string, runAs: RunAs, bin: 
     if (runAs.uid !== undefined && runAs.gid !== undefined) {
       for (const p of [pwDir, pwFile, staging]) fs.chownSync(p, runAs.uid, runAs.gid)
     }
-    await exec(bin.initdb, [`--pgdata=${staging}`, `--username=${EMBEDDED_USER}`, `--pwfile=${pwFile}`, "--auth=scram-sha-256", "--encoding=UTF8", "--no-locale"], runAs)
+    const initdb = exec(bin.initdb, [`--pgdata=${staging}`, `--username=${EMBEDDED_USER}`, `--pwfile=${pwFile}`, "--auth=scram-sha-256", "--encoding=UTF8", "--no-locale"], runAs)
+    onSpawned()
+    await initdb
     const conf = {
       listen_addresses: "'127.0.0.1'",
       unix_socket_directories: "''",
@@ -161,11 +168,53 @@ const answers = async (server: EmbeddedServer) => {
 }
 
 /**
+ * Starts the server on `port`: true once it accepts connections, false when it did not start (another process
+ * started it meanwhile, or the port was taken: the caller looks again). `pg_ctl -w` answers that too, but it
+ * looks every 100 ms and the server is ready in a few: postmaster.pid's status line (what pg_ctl reads) is
+ * also read here every 5 ms, and whichever sees the server ready first answers. pg_ctl, when not first, exits
+ * on its own a moment later; it still answers a start that failed.
+ */
+const startServer = (cluster: string, port: number, runAs: RunAs, bin: Binaries, onSpawned: () => void) =>
+  new Promise<boolean>((resolve) => {
+    let answered = false
+    const answer = (started: boolean) => {
+      answered = true
+      resolve(started)
+    }
+    exec(bin.pg_ctl, ["start", "-D", cluster, "-l", path.join(cluster, "server.log"), "-o", `-p ${port}`, "-w", "-t", "60"], runAs).then(
+      () => answer(true),
+      () => answer(false)
+    )
+    onSpawned()
+    const look = () => {
+      if (answered) return
+      const running = readPidFile(cluster)
+      if (running?.ready === true && running.port === port) answer(true)
+      else setTimeout(look, 5)
+    }
+    look()
+  })
+
+/**
  * Opens the embedded server of `dataDir`: initialises the cluster on first use, then attaches to the
  * server another process runs on it, or starts one. `release` stops it unless another client is still
  * connected (another service process); the cluster stays for the next start.
  */
 export const openEmbeddedServer = async (dataDirectory: string, options: EmbeddedServerOptions = {}) => {
+  let told = false
+  const underway = () => {
+    if (told) return
+    told = true
+    options.onUnderway?.()
+  }
+  try {
+    return await attachOrStart(dataDirectory, options, underway)
+  } finally {
+    underway()
+  }
+}
+
+const attachOrStart = async (dataDirectory: string, options: EmbeddedServerOptions, underway: () => void) => {
   // Absolute: pg_ctl and the server (another OS user, as root) must not depend on this process's cwd.
   const dataDir = path.resolve(dataDirectory)
   const timeoutMs = options.timeoutMs ?? 60_000
@@ -186,7 +235,7 @@ export const openEmbeddedServer = async (dataDirectory: string, options: Embedde
   }
   const password = await loadOrCreatePassword(dataDir)
   const cluster = path.join(dataDir, CLUSTER_FOLDER)
-  if (!fs.existsSync(path.join(cluster, "PG_VERSION"))) await initialise(cluster, password, runAs, bin, options.settings ?? {})
+  if (!fs.existsSync(path.join(cluster, "PG_VERSION"))) await initialise(cluster, password, runAs, bin, options.settings ?? {}, underway)
 
   const opened = (port: number) => {
     const server = serverAt(port, password)
@@ -201,17 +250,13 @@ export const openEmbeddedServer = async (dataDirectory: string, options: Embedde
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const running = readPidFile(cluster)
+    if (running !== undefined) underway()
     if (running?.ready === true && (await answers(serverAt(running.port, password)))) {
       return opened(running.port)
     }
     if (running === undefined) {
       const port = await freePort()
-      const started = await exec(bin.pg_ctl, ["start", "-D", cluster, "-l", path.join(cluster, "server.log"), "-o", `-p ${port}`, "-w", "-t", "60"], runAs).then(
-        () => true,
-        // Another process started it meanwhile, or the port was taken: look again.
-        () => false
-      )
-      if (started) return opened(port)
+      if (await startServer(cluster, port, runAs, bin, underway)) return opened(port)
     }
     if (Date.now() > deadline) {
       const log = fs.existsSync(path.join(cluster, "server.log")) ? fs.readFileSync(path.join(cluster, "server.log"), "utf8").slice(-2_000) : ""
