@@ -116,7 +116,7 @@ const initialise = async (cluster: string, password: string, runAs: RunAs, bin: 
 }
 
 /** The running server's pid, port and state from postmaster.pid, or undefined when none runs. */
-const readPidFile = (cluster: string) => {
+export const readPidFile = (cluster: string) => {
   let lines: Array<string>
   try {
     lines = fs.readFileSync(path.join(cluster, "postmaster.pid"), "utf8").split("\n")

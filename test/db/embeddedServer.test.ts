@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import { afterAll, describe, it } from "vitest"
-import { CLUSTER_FOLDER, type EmbeddedServer, openEmbeddedServer, stopEmbeddedServer } from "../../src/db/embeddedServer.js"
+import { CLUSTER_FOLDER, type EmbeddedServer, openEmbeddedServer, readPidFile, stopEmbeddedServer } from "../../src/db/embeddedServer.js"
 
 const dataDirs: Array<string> = []
 const freshDataDir = () => {
@@ -36,7 +36,7 @@ const query = async (server: EmbeddedServer, sql: string) => {
   }
 }
 
-const postmasterPid = (dataDir: string) => Number.parseInt(fs.readFileSync(path.join(dataDir, CLUSTER_FOLDER, "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10)
+const postmasterPid = (dataDir: string) => readPidFile(path.join(dataDir, CLUSTER_FOLDER))?.pid
 
 const gone = async (pid: number) => {
   for (let i = 0; i < 500; i++) {
@@ -66,6 +66,7 @@ describe("the embedded PostgreSQL's start", () => {
     const first = await openEmbeddedServer(dataDir)
     await query(first.server, "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('before the kill')")
     const killed = postmasterPid(dataDir)
+    if (killed === undefined) throw new Error("no server runs after the open")
     process.kill(killed, "SIGKILL")
     await gone(killed)
 
