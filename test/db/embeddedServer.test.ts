@@ -10,6 +10,8 @@ import * as path from "node:path"
 import pg from "pg"
 import { afterAll, describe, it } from "vitest"
 import { CLUSTER_FOLDER, type EmbeddedServer, openEmbeddedServer, readPidFile, stopEmbeddedServer } from "../../src/db/embeddedServer.js"
+import { isRunning } from "../support/processTree.js"
+import { waitFor } from "../support/wait.js"
 
 const dataDirs: Array<string> = []
 const freshDataDir = () => {
@@ -38,18 +40,6 @@ const query = async (server: EmbeddedServer, sql: string) => {
 
 const postmasterPid = (dataDir: string) => readPidFile(path.join(dataDir, CLUSTER_FOLDER))?.pid
 
-const gone = async (pid: number) => {
-  for (let i = 0; i < 500; i++) {
-    try {
-      process.kill(pid, 0)
-    } catch {
-      return
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error(`process ${pid} still runs`)
-}
-
 describe("the embedded PostgreSQL's start", () => {
   it("three opens racing on a new cluster share one server, each answering at once and saying once it is underway", { timeout: 120_000 }, async ({ expect }) => {
     const dataDir = freshDataDir()
@@ -68,7 +58,7 @@ describe("the embedded PostgreSQL's start", () => {
     const killed = postmasterPid(dataDir)
     if (killed === undefined) throw new Error("no server runs after the open")
     process.kill(killed, "SIGKILL")
-    await gone(killed)
+    await waitFor("the killed server's exit", () => !isRunning(killed), 10_000, 20)
 
     let underway = 0
     const again = await openEmbeddedServer(dataDir, { onUnderway: () => underway++ })

@@ -3,6 +3,7 @@
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction, sendAndConfirmTransaction } from "@solana/web3.js"
 import { afterAll, describe, expect, it } from "vitest"
 import { type SpawnedLedger } from "../../src/ledger/spawn.js"
+import { isRunning } from "../support/processTree.js"
 import { spawnLedgerOnFreePorts } from "../support/processes.js"
 import { rawRpc, tempDataDir } from "./helpers.js"
 
@@ -12,15 +13,6 @@ let ledger: SpawnedLedger | null = null
 afterAll(async () => {
   await ledger?.stop()
 })
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe("ledger child process", () => {
   it("survives garbage, keeps balances across a restart, and stops cleanly", async () => {

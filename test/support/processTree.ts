@@ -1,6 +1,16 @@
 /** Processes below a pid and their memory, read from /proc (Linux): the service's node process under tsx, its ledger child. */
 import * as fs from "node:fs"
 
+/** Whether a process with this pid runs (signal 0 checks without sending anything). */
+export const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Every process below `pid` (children, grandchildren), parents first. */
 export const descendantsOf = (pid: number): Array<number> => {
   const parents = new Map<number, number>()
