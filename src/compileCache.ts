@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import * as nodeModule from "node:module"
 import * as path from "node:path"
 import { DEFAULT_DATA_DIR } from "./dataDir.js"
+import { formatStartupLines, logFormatOf, warningLine } from "./observability/startupLines.js"
 
 /** Node's compile cache API (22.1 and 22.10); @types/node 20 does not describe it. */
 interface CompileCacheApi {
@@ -65,6 +66,20 @@ export const enableCompileCache = (env: NodeJS.ProcessEnv): CompileCacheOutcome 
   env.NODE_COMPILE_CACHE = directory
   return { _tag: "On", directory }
 }
+
+/** Turns the compile cache on as `enableCompileCache` does, and says on stderr why when a folder was refused. */
+export const startCompileCache = (env: NodeJS.ProcessEnv): CompileCacheOutcome => {
+  const outcome = enableCompileCache(env)
+  if (outcome._tag === "Refused") console.error(formatStartupLines(logFormatOf(env.LOG_FORMAT), [warningLine(outcome.warning)]))
+  return outcome
+}
+
+/**
+ * The folder the built service's own code cache may use (serviceCodeCache.ts): the compile cache's, checked
+ * above, or the one the operator gave Node.js; none where the compile cache is off, refused or unsupported.
+ */
+export const serviceCodeCacheDirectory = (outcome: CompileCacheOutcome, env: NodeJS.ProcessEnv): string | undefined =>
+  outcome._tag === "On" ? outcome.directory : outcome._tag === "NodeSettings" && env.NODE_DISABLE_COMPILE_CACHE === undefined ? env.NODE_COMPILE_CACHE : undefined
 
 /** Writes what was compiled so far to the cache (Node writes it at a clean exit otherwise); a no-op without one. */
 export const flushCompileCache = () => api.flushCompileCache?.()

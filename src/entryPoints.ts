@@ -9,7 +9,10 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
-/** Each program's source entry; the build writes it to dist/<name>.js. */
+/**
+ * Each program's source entry; the build writes it to dist/<name>.js. The service's, `main`, is built in two
+ * files: dist/main.js loads dist/service.cjs, the service as one CommonJS bundle (serviceLoader.ts).
+ */
 export const ENTRY_POINTS = {
   main: "src/main.ts",
   ledger: "src/ledger/main.ts",
@@ -23,6 +26,9 @@ export type EntryPoint = keyof typeof ENTRY_POINTS
 /** The build's output folder, under the project root. */
 export const BUILD_DIR = "dist"
 
+/** The service's bundle in BUILD_DIR, which dist/main.js compiles with the service's code cache (serviceCodeCache.ts). */
+export const SERVICE_BUNDLE = "service.cjs"
+
 const findProjectRoot = (from: string): string => {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, "package.json"))) return dir
@@ -33,7 +39,7 @@ const findProjectRoot = (from: string): string => {
 const here = fileURLToPath(import.meta.url)
 
 /** True when this process runs the build (JavaScript in dist/), false under a TypeScript loader. */
-export const runningBuilt = here.endsWith(".js")
+export const runningBuilt = /\.c?js$/.test(here)
 
 export const PROJECT_ROOT = findProjectRoot(path.dirname(here))
 

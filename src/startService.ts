@@ -45,10 +45,16 @@ const reportStartupFailure = (cause: Cause.Cause<unknown>) =>
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"])
 
-const checked = await Effect.runPromiseExit(checkStartupConfig.pipe(Effect.withConfigProvider(configProvider)))
-if (Exit.isFailure(checked)) {
-  await Effect.runPromise(reportStartupFailure(checked.cause))
-} else {
+/**
+ * The start: the configuration checked, the child servers started early, the modules loaded, the layers launched.
+ * An async function rather than top-level await: the build runs this module as CommonJS (serviceCodeCache.ts).
+ */
+const start = async () => {
+  const checked = await Effect.runPromiseExit(checkStartupConfig.pipe(Effect.withConfigProvider(configProvider)))
+  if (Exit.isFailure(checked)) {
+    await Effect.runPromise(reportStartupFailure(checked.cause))
+    return
+  }
   // Before the modules load: the heap they fill is sized by it (observability/memorySaver.ts).
   const memorySaver = applyMemorySaver(checked.value.memorySaver)
   if (memorySaver._tag !== "Off" && memorySaver.warning !== undefined) {
@@ -115,3 +121,6 @@ if (Exit.isFailure(checked)) {
     NodeRuntime.runMain({ disablePrettyLogger: logFormat === "json" })
   )
 }
+
+// a start that throws (a module of a broken build) ends the process with its error, as an uncaught one
+void start()

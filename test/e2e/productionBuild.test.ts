@@ -3,7 +3,8 @@
  * `npm run start:prod` starts it (with its own local ledger, as a production process on one machine would
  * without CHAIN_RPC_URL) runs plain JavaScript: no TypeScript loader in the service or in its ledger child,
  * and no import of TypeScript tooling anywhere in the build. A transfer confirms through it. Its start keeps V8's
- * compile cache in DATA_DIR where Node.js has one (src/compileCache.ts), and refuses a cache folder others can write.
+ * compile cache in DATA_DIR where Node.js has one (src/compileCache.ts), with the service's own code cache
+ * beside it (src/serviceCodeCache.ts), and refuses a cache folder others can write.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -30,40 +31,25 @@ const TOOLING = /\b(tsx|typescript|esbuild|vite|vitest|ts-node)\b/
 
 const environmentOf = (pid: number) => fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((part) => part !== "")
 
-/** The import specifiers of the build's JavaScript that name a package (not a relative chunk). */
+/** The specifiers the build's JavaScript imports or requires that name a package (not a file of the build). */
 const packageImports = (dir: string): Set<string> => {
   const specifiers = new Set<string>()
   for (const file of fs.readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-    if (!file.endsWith(".js")) continue
+    if (!/\.c?js$/.test(file)) continue
     const text = fs.readFileSync(path.join(dir, file), "utf8")
-    for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)"([^".][^"]*)"/g)) specifiers.add(match[1]!)
+    for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\(\s*)"([^".][^"]*)"/g)) specifiers.add(match[1]!)
   }
   return specifiers
 }
 
-/**
- * The packages the service's start loads: what dist/main.js imports, with its dynamic import of the start
- * (it imports it at once) and the start's dynamic imports (it imports the application at once), and what
- * those chunks import statically, transitively. A chunk imported dynamically elsewhere loads on first use,
- * not at start.
- */
-const packagesLoadedAtStart = (dir: string): Set<string> => {
-  const packages = new Set<string>()
-  const visited = new Set<string>()
-  /** `dynamicLevels`: how many links of dynamic imports from here still run at start. */
-  const visit = (file: string, dynamicLevels: number) => {
-    if (visited.has(file)) return
-    visited.add(file)
-    const text = fs.readFileSync(file, "utf8")
-    for (const [, dynamic, specifier] of text.matchAll(/(?:\bfrom\s*|(\bimport\s*\(\s*)|^import\s*)"([^"]+)"/gm)) {
-      if (dynamic !== undefined && dynamicLevels === 0) continue
-      if (specifier!.startsWith(".")) visit(path.resolve(path.dirname(file), specifier!), dynamic === undefined ? 0 : dynamicLevels - 1)
-      else packages.add(specifier!)
-    }
-  }
-  visit(path.join(dir, "main.js"), 2)
-  return packages
-}
+/** The packages a process preloaded with test/support/requireRecorder.cjs has required so far. */
+const requiredPackages = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "") : [])
+
+/** The service's code cache files in a compile cache folder (src/serviceCodeCache.ts). */
+const serviceCodeCaches = (cacheDir: string) => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).filter((entry) => entry.startsWith("service-")) : [])
+
+/** How the build's loader compiled the service (NODE_DEBUG=code-cache): "none", "accepted", "damaged" or "rejected". */
+const codeCacheStatus = (output: string) => /CODE-CACHE \d+: service\.cjs compiled, code cache: (\w+)/.exec(output)?.[1]
 
 /** The tools an MCP `tools/list` over HTTP names (the MCP SDK is a chunk of the build loaded on first use). */
 const mcpToolNames = async (baseUrl: string) => {
@@ -101,6 +87,8 @@ describe("the production build", () => {
     for (const program of ["main", "ledger", "mcp", "wallet-engine", "mpc-node", "kms-rotate"]) {
       expect(fs.existsSync(path.join(PROJECT_ROOT, "dist", `${program}.js`)), program).toBe(true)
     }
+    // the service itself: one CommonJS bundle, which dist/main.js compiles with its code cache
+    expect(fs.existsSync(path.join(PROJECT_ROOT, "dist", "service.cjs"))).toBe(true)
     const imported = [...packageImports(path.join(PROJECT_ROOT, "dist"))]
     expect(imported.filter((specifier) => TOOLING.test(specifier))).toEqual([])
     // Effect is bundled (only the modules the service uses are loaded), so no chunk imports it from node_modules
@@ -109,7 +97,9 @@ describe("the production build", () => {
 
     database = await createPostgresDatabase()
     ledgerPort = await freePortPair()
-    service = await startServiceProcess({ built: true, databaseUrl: database.url, dataDir, env: { LEDGER_PORT: String(ledgerPort) } })
+    service = await startServiceProcess({ built: true, databaseUrl: database.url, dataDir, env: { LEDGER_PORT: String(ledgerPort), NODE_DEBUG: "code-cache" } })
+    // a first start: no code cache of the service yet
+    expect(codeCacheStatus(service.output())).toBe("none")
 
     const processes = [service.pid, ...descendantsOf(service.pid)]
     const commandLines = processes.map(commandLineOf)
@@ -149,31 +139,44 @@ describe("the production build", () => {
     const proof = await call(service.baseUrl, "GET", `/api/v1/transactions/${transfer.body.data.id}/proof`)
     expect(proof.status).toBe(200)
 
-    // MCP over HTTP: the SDK is a chunk of the build loaded by the first exchange, not by the start.
+    // MCP over HTTP: the SDK loads with the first exchange, not with the start (the last test).
     expect(await mcpToolNames(service.baseUrl)).toContain("tx_create")
 
-    // An off-chain message: @solana/kit's envelope is a chunk of the build loaded by the first message signed.
+    // An off-chain message: @solana/kit's envelope loads with the first message signed.
     const signed = await call(service.baseUrl, "POST", `/api/v1/wallets/${wallet.id}/sign`, { message: Buffer.from("signed by the build").toString("base64") })
     expect(signed.status).toBe(200)
   }, 180_000)
 
-  it("restarts on a damaged compile cache: damaged entries are compiled again (a module loaded later too) and written anew", async () => {
+  it("restarts with the service's code cache written at its stop, and on a damaged cache: damaged entries are compiled again (a module loaded later too) and written anew", async () => {
     await service!.stop(5_000)
     const cacheDir = path.join(dataDir, "compile-cache")
+    const restart = () => startServiceProcess({ built: true, databaseUrl: database!.url, dataDir, env: { LEDGER_PORT: String(ledgerPort), NODE_DEBUG: "code-cache" } })
+    // written at the stop (a clean exit), taken by V8 at the restart
+    expect(serviceCodeCaches(cacheDir).length).toBe(compileCacheSupported ? 1 : 0)
+    service = await restart()
+    expect(codeCacheStatus(service.output())).toBe(compileCacheSupported ? "accepted" : "none")
+    await service.stop(5_000)
+
     const entries = compileCacheSupported ? fs.readdirSync(cacheDir, { recursive: true, encoding: "utf8" }).map((entry) => path.join(cacheDir, entry)).filter((file) => fs.statSync(file).isFile()) : []
     expect(entries.length > 0).toBe(compileCacheSupported)
     // every entry overwritten with noise of its own length (a disk that garbled them)
     for (const file of entries) fs.writeFileSync(file, Buffer.alloc(fs.statSync(file).size, 0x5a))
-    service = await startServiceProcess({ built: true, databaseUrl: database!.url, dataDir, env: { LEDGER_PORT: String(ledgerPort) } })
+    service = await restart()
+    expect(codeCacheStatus(service.output())).toBe(compileCacheSupported ? "damaged" : "none")
     expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200)
     const wallets = await call(service.baseUrl, "GET", "/api/v1/wallets")
     expect(wallets.status).toBe(200)
-    // MCP's SDK, a chunk loaded on first use, from a damaged entry too
+    // MCP's SDK, a package loaded on first use, from a damaged entry too
     expect(await mcpToolNames(service.baseUrl)).toContain("tx_create")
     // what this start compiled is written over the noise (modules it never loaded keep theirs until one does)
     const rewritten = entries.filter((file) => !fs.readFileSync(file).every((byte) => byte === 0x5a))
     expect(rewritten.length > 0).toBe(compileCacheSupported)
-  }, 120_000)
+    // and the service's code cache is whole again once it stopped: the next start takes it
+    await service.stop(5_000)
+    service = await restart()
+    expect(codeCacheStatus(service.output())).toBe(compileCacheSupported ? "accepted" : "none")
+    expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200)
+  }, 180_000)
 
   it("refuses a compile cache folder that others can write: it starts without one and says why", async () => {
     const openDataDir = tempDir("custody-built-open-cache-")
@@ -192,13 +195,36 @@ describe("the production build", () => {
     }
   }, 120_000)
 
-  it("loads at start none of the packages that only some requests need, and never fast-check", () => {
-    const atStart = [...packagesLoadedAtStart(path.join(PROJECT_ROOT, "dist"))]
-    // What the start does load (the scan reads the graph): the database driver and web3.js.
-    expect(atStart).toEqual(expect.arrayContaining(["pg", "@solana/web3.js"]))
-    // @solana/kit (off-chain messages) and x402's client load on first use; fast-check (Effect's arbitraries) never.
-    expect(atStart.filter((specifier) => /^(@solana\/kit|@x402\/|fast-check)/.test(specifier))).toEqual([])
+  it("loads at start none of the packages that only some requests need, and never fast-check", async () => {
+    const recordDir = tempDir("custody-built-requires-")
+    const recorded = path.join(recordDir, "required.txt")
+    // the first test's database and ledger child; the process records every package it requires
+    const recording = await startServiceProcess({
+      built: true,
+      databaseUrl: database!.url,
+      dataDir: recordDir,
+      rpcUrl: `http://127.0.0.1:${ledgerPort!}`,
+      nodeArgs: ["--require", path.join(PROJECT_ROOT, "test/support/requireRecorder.cjs")],
+      env: { REQUIRED_PACKAGES_FILE: recorded }
+    })
+    try {
+      expect((await fetch(`${recording.baseUrl}/health`)).status).toBe(200)
+      const atStart = requiredPackages(recorded)
+      // What the start does load: the database driver and web3.js.
+      expect(atStart).toEqual(expect.arrayContaining(["pg", "@solana/web3.js"]))
+      // MCP's SDK, @solana/kit (off-chain messages) and x402's client load on first use; fast-check (Effect's arbitraries) never.
+      expect(atStart.filter((specifier) => /^(@modelcontextprotocol\/|@solana\/kit|@x402\/|fast-check)/.test(specifier))).toEqual([])
+
+      expect(await mcpToolNames(recording.baseUrl)).toContain("tx_create")
+      const wallet = await createFundedWallet(recording.baseUrl, 1_000_000_000)
+      const signed = await call(recording.baseUrl, "POST", `/api/v1/wallets/${wallet.id}/sign`, { message: Buffer.from("signed by the build").toString("base64") })
+      expect(signed.status).toBe(200)
+      expect(requiredPackages(recorded)).toEqual(expect.arrayContaining(["@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js", "@solana/kit"]))
+    } finally {
+      await recording.stop(5_000)
+      fs.rmSync(recordDir, { recursive: true, force: true })
+    }
     expect([...packageImports(path.join(PROJECT_ROOT, "dist"))]).toEqual(expect.arrayContaining(["@solana/kit", "@x402/svm/exact/v1/client"]))
     expect([...packageImports(path.join(PROJECT_ROOT, "dist"))]).not.toContain("fast-check")
-  })
+  }, 120_000)
 })
