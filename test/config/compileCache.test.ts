@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { enableCompileCache, unsafeCacheDirectory } from "../../src/compileCache.js"
+import { enableCompileCache, serviceCodeCacheDirectory, unsafeCacheDirectory } from "../../src/compileCache.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "custody-compile-cache-"))
 const uid = process.getuid?.()
@@ -54,5 +54,16 @@ describe("Node's own compile cache settings", () => {
       expect(fs.existsSync(dataDir)).toBe(false)
       expect(env).toEqual({ DATA_DIR: dataDir, ...setting })
     }
+  })
+})
+
+describe("the folder of the built service's own code cache (src/serviceCodeCache.ts)", () => {
+  it("is the compile cache's, or the one the operator gave Node.js; none where the compile cache is off, refused or unsupported", () => {
+    expect(serviceCodeCacheDirectory({ _tag: "On", directory: "/data/compile-cache" }, {})).toBe("/data/compile-cache")
+    expect(serviceCodeCacheDirectory({ _tag: "NodeSettings" }, { NODE_COMPILE_CACHE: "/var/cache/node" })).toBe("/var/cache/node")
+    expect(serviceCodeCacheDirectory({ _tag: "NodeSettings" }, { NODE_COMPILE_CACHE: "/var/cache/node", NODE_DISABLE_COMPILE_CACHE: "1" })).toBeUndefined()
+    expect(serviceCodeCacheDirectory({ _tag: "NodeSettings" }, { NODE_DISABLE_COMPILE_CACHE: "1" })).toBeUndefined()
+    expect(serviceCodeCacheDirectory({ _tag: "Refused", warning: "others can write it" }, {})).toBeUndefined()
+    expect(serviceCodeCacheDirectory({ _tag: "Unsupported" }, {})).toBeUndefined()
   })
 })
