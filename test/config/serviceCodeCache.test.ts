@@ -31,25 +31,27 @@ const setUp = (name: string, answer: string) => {
   return { file, cacheDir, cacheFile: path.join(cacheDir, cacheFileName(bundleSource(answer))) }
 }
 
+/** A start's script: compiles the bundle with the cache of a folder ("-": none), runs it, calls it, maybe writes. */
+const startScript = path.join(root, "start.ts")
+fs.writeFileSync(
+  startScript,
+  [
+    `import { compileWithCodeCache } from ${JSON.stringify(path.resolve("src/serviceCodeCache.ts"))}`,
+    "const [file, dir, write] = process.argv.slice(2)",
+    'const compiled = compileWithCodeCache(file, dir === "-" ? undefined : dir)',
+    "const answer = compiled.run().answer()",
+    'if (write === "write") compiled.write()',
+    "console.log(JSON.stringify({ status: compiled.status, answer }))"
+  ].join("\n")
+)
+
 /**
  * A start, in a process of its own (V8 keeps what a process compiled and would answer a second compile of the
  * same text from memory, not from the cache): compiles `file` with the cache of `cacheDir`, runs it, calls it, and
  * writes the cache unless told not to. Its status and answer.
  */
 const start = (file: string, cacheDir: string | undefined, options: { readonly write: boolean } = { write: true }) => {
-  const script = path.join(root, "start.ts")
-  fs.writeFileSync(
-    script,
-    [
-      `import { compileWithCodeCache } from ${JSON.stringify(path.resolve("src/serviceCodeCache.ts"))}`,
-      "const [file, dir, write] = process.argv.slice(2)",
-      'const compiled = compileWithCodeCache(file, dir === "-" ? undefined : dir)',
-      "const answer = compiled.run().answer()",
-      'if (write === "write") compiled.write()',
-      "console.log(JSON.stringify({ status: compiled.status, answer }))"
-    ].join("\n")
-  )
-  const output = execFileSync(process.execPath, ["--import", "tsx", script, file, cacheDir ?? "-", options.write ? "write" : "no"], { encoding: "utf8" })
+  const output = execFileSync(process.execPath, ["--import", "tsx", startScript, file, cacheDir ?? "-", options.write ? "write" : "no"], { encoding: "utf8" })
   return JSON.parse(output) as { status: string; answer: string }
 }
 
