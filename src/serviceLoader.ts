@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 import { debuglog } from "node:util"
 import { serviceCodeCacheDirectory, startCompileCache } from "./compileCache.js"
 import { SERVICE_BUNDLE } from "./entryPoints.js"
+import { applyMemorySaver, memorySaverAsked } from "./observability/memorySaver.js"
 import { compileWithCodeCache } from "./serviceCodeCache.js"
 
 /**
@@ -22,6 +23,8 @@ const WRITE_AFTER_MS = 10_000
 /** NODE_DEBUG=code-cache tells how the bundle was compiled and when its cache is written. */
 const debug = debuglog("code-cache")
 
+// Before anything is compiled: V8 refuses a code cache made under other flags (observability/memorySaver.ts).
+applyMemorySaver(memorySaverAsked(process.env))
 const compileCache = startCompileCache(process.env)
 const bundle = compileWithCodeCache(path.join(path.dirname(fileURLToPath(import.meta.url)), SERVICE_BUNDLE), serviceCodeCacheDirectory(compileCache, process.env))
 debug("%s compiled, code cache: %s", SERVICE_BUNDLE, bundle.status)

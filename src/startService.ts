@@ -9,7 +9,7 @@ import { flushCompileCache } from "./compileCache.js"
 import { AppConfig } from "./config.js"
 import { devEnvironment } from "./devCredentials.js"
 import { startChildServersEarly, stopUntakenChildServers, watchStopWhileLoading } from "./headStarts.js"
-import { applyMemorySaver } from "./observability/memorySaver.js"
+import { memorySaverOfThisProcess } from "./observability/memorySaver.js"
 import { formatStartupLines, jsonProcessWarnings, logFormatOf, type StartupLine, warningLine } from "./observability/startupLines.js"
 import { checkStartupConfig } from "./startupCheck.js"
 import { installTurnBufferedConsole } from "./observability/turnBufferedConsole.js"
@@ -55,8 +55,8 @@ const start = async () => {
     await Effect.runPromise(reportStartupFailure(checked.cause))
     return
   }
-  // Before the modules load: the heap they fill is sized by it (observability/memorySaver.ts).
-  const memorySaver = applyMemorySaver(checked.value.memorySaver)
+  // The entry set the mode before compiling anything (observability/memorySaver.ts); its warning goes out here.
+  const memorySaver = memorySaverOfThisProcess(checked.value.memorySaver)
   if (memorySaver._tag !== "Off" && memorySaver.warning !== undefined) {
     console.error(formatStartupLines(logFormat, [warningLine(memorySaver.warning)]))
   }

@@ -10,7 +10,9 @@
  * without it is told so.
  *
  * Node 20 and 22 have no such flag (their V8 refuses it on the command line, which is why this is a setting and
- * not a flag in the start script). Set before the service's modules load, it governs every collection after.
+ * not a flag in the start script). The entries (main.ts, serviceLoader.ts) set it before anything of the service is
+ * compiled: V8 stamps a code cache with a hash of its flags, and a cache written after the flag changed would be
+ * refused at every start that compiles before setting it (the lean profile's service code cache was, until this).
  */
 import { setFlagsFromString } from "node:v8"
 
@@ -46,8 +48,21 @@ export const memorySaverOutcome = (wanted: boolean, nodeVersion: string, nodeFla
   }
 }
 
+/** Effect's Config.boolean words (config.ts reads V8_MEMORY_SAVER with it and stops the start on any other). */
+const TRUE_WORDS = new Set(["true", "yes", "on", "1"])
+
+/**
+ * Whether V8_MEMORY_SAVER asks for the mode, read from the environment before Effect's configuration is (the entries
+ * set the flag first thing). A value that is not a boolean reads as no: the start's configuration check then stops
+ * the process naming the variable.
+ */
+export const memorySaverAsked = (env: NodeJS.ProcessEnv): boolean => TRUE_WORDS.has(env.V8_MEMORY_SAVER ?? "")
+
 /** The node flags this process was started with: its command line's and those NODE_OPTIONS adds. */
 const processNodeFlags = (): ReadonlyArray<string> => [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)]
+
+/** What V8_MEMORY_SAVER does in this process (its Node.js version and flags): the start prints its warning. */
+export const memorySaverOfThisProcess = (wanted: boolean): MemorySaverOutcome => memorySaverOutcome(wanted, process.versions.node, processNodeFlags())
 
 /** Turns the mode on where V8 has it; the warning to print where it was asked for and cannot be, or is costly. */
 export const applyMemorySaver = (wanted: boolean, nodeVersion: string = process.versions.node, nodeFlags: ReadonlyArray<string> = processNodeFlags()): MemorySaverOutcome => {

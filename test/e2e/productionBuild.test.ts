@@ -195,6 +195,28 @@ describe("the production build", () => {
     }
   }, 120_000)
 
+  it("restarts the lean profile (start:prod:lean, V8's memory saver) from the service's code cache too", async () => {
+    // V8 stamps a code cache with its flags: the memory saver's flag, set after the bundle compiled, made every
+    // restart of this profile refuse the cache its last run wrote
+    const leanDataDir = tempDir("custody-built-lean-")
+    const start = () =>
+      startServiceProcess({ built: true, script: "start:prod:lean", databaseUrl: database!.url, dataDir: leanDataDir, rpcUrl: `http://127.0.0.1:${ledgerPort!}`, env: { NODE_DEBUG: "code-cache" } })
+    try {
+      const first = await start()
+      expect(codeCacheStatus(first.output())).toBe("none")
+      await first.stop(5_000)
+      const restarted = await start()
+      try {
+        expect(codeCacheStatus(restarted.output())).toBe(compileCacheSupported ? "accepted" : "none")
+        expect((await fetch(`${restarted.baseUrl}/health`)).status).toBe(200)
+      } finally {
+        await restarted.stop(5_000)
+      }
+    } finally {
+      fs.rmSync(leanDataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("loads at start none of the packages that only some requests need, and never fast-check", async () => {
     const recordDir = tempDir("custody-built-requires-")
     const recorded = path.join(recordDir, "required.txt")

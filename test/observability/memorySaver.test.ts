@@ -5,7 +5,8 @@
  */
 import { execFileSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MEMORY_SAVER_NODE_MAJOR, memorySaverOutcome } from "../../src/observability/memorySaver.js"
+import { Config, ConfigProvider, Effect, Either } from "effect"
+import { MEMORY_SAVER_NODE_MAJOR, memorySaverAsked, memorySaverOutcome } from "../../src/observability/memorySaver.js"
 import { SERVICE_NODE, type ServiceProcess, type SharedDeployment, startSharedDeployment } from "../support/processes.js"
 
 describe("what V8_MEMORY_SAVER does on a Node.js version", () => {
@@ -25,6 +26,17 @@ describe("what V8_MEMORY_SAVER does on a Node.js version", () => {
       expect(outcome._tag).toBe("On")
       expect(outcome._tag === "On" ? outcome.warning : "").toContain("--heap-growing-percent=50")
     }
+  })
+
+  it("is read before the configuration (the entries set it first thing) as the configuration reads it", () => {
+    // Effect's Config.boolean is the configuration's reading; a value it refuses stops the start, and reads as no here
+    const configured = (value: string) =>
+      Effect.runSync(Effect.either(Effect.withConfigProvider(Config.boolean("V8_MEMORY_SAVER"), ConfigProvider.fromMap(new Map([["V8_MEMORY_SAVER", value]])))))
+    for (const value of ["true", "yes", "on", "1", "y", "false", "no", "off", "0", "n", "TRUE", "True", "2", "", " true", "enabled"]) {
+      const read = configured(value)
+      expect(memorySaverAsked({ V8_MEMORY_SAVER: value }), value).toBe(Either.isRight(read) && read.right)
+    }
+    expect(memorySaverAsked({})).toBe(false)
   })
 
   it("is ignored with a warning naming the setting and the version on older ones (their V8 has no such flag)", () => {
