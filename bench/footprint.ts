@@ -14,7 +14,8 @@
  *     memory of the service's node process idle (10 s after start, and again once the idle memory reducer has
  *     run: 30 s of an idle event loop), its highest under 32 clients each
  *     waiting for its transfer (BENCH_FOOTPRINT_TRANSFERS, 3,000), with their throughput, and idle again
- *     after that load once the reducer has run again;
+ *     after that load once the reducer has run again; and its restarts on DATABASE_URL (the rows above run
+ *     `start:prod`, or SERVICE_SCRIPT: V8 takes a code cache only under the flags that wrote it);
  *   - `soak` on the last profile (BENCH_SOAK_SECONDS, 1,200; 0 skips it): transfers offered at BENCH_SOAK_RATE (100/s), resident
  *     memory every 10 s: at one minute, the highest after, and the growth after the first minute (MiB a
  *     minute, least squares), the memory at each minute, and how many transfers the outbox finished against those
@@ -241,6 +242,8 @@ const main = async () => {
         report("soak: where the memory is at the end (MiB)", atEnd ?? oneMinute ?? "-")
       }
       await service.stop()
+      // as this profile would restart in production: V8 takes a code cache only under the flags that wrote it
+      report(`restart to /health on DATABASE_URL, data kept, ${profile}`, await restarts({ ...base, script: profile }))
     }
   } finally {
     killAllChildren()

@@ -89,6 +89,8 @@ describe("the production build", () => {
     }
     // the service itself: one CommonJS bundle, which dist/main.js compiles with its code cache
     expect(fs.existsSync(path.join(PROJECT_ROOT, "dist", "service.cjs"))).toBe(true)
+    // ASCII only, so V8 keeps its source one byte a character (a comment's curly quote made it two)
+    expect(fs.readFileSync(path.join(PROJECT_ROOT, "dist", "service.cjs")).every((byte) => byte < 0x80)).toBe(true)
     const imported = [...packageImports(path.join(PROJECT_ROOT, "dist"))]
     expect(imported.filter((specifier) => TOOLING.test(specifier))).toEqual([])
     // Effect is bundled (only the modules the service uses are loaded), so no chunk imports it from node_modules
@@ -138,6 +140,24 @@ describe("the production build", () => {
     expect(transfer.body.data.status).toBe("confirmed")
     const proof = await call(service.baseUrl, "GET", `/api/v1/transactions/${transfer.body.data.id}/proof`)
     expect(proof.status).toBe(200)
+
+    // A swap on the local pools: the token program's instructions and accounts (spl-token, in the bundle) and the
+    // exact quoted output in the wallet.
+    const pools = (await call<any>(service.baseUrl, "GET", "/api/v1/defi/pools")).body.data.pools as Array<any>
+    const mint = (symbol: string) => pools.flatMap((pool) => [pool.mintA, pool.mintB]).find((m) => m.symbol === symbol).address as string
+    const preview = await call<any>(service.baseUrl, "POST", "/api/v1/defi/swap", {
+      protocol: "dex-aggregator", inputMint: mint("SOL"), outputMint: mint("USDC"), amount: "100000000", wallet: wallet.publicKey, slippageBps: 100
+    })
+    expect(preview.status).toBe(200)
+    const swapped = await call<any>(service.baseUrl, "POST", "/api/v1/transactions?waitMs=30000", preview.body.data.execute.body)
+    expect(swapped.body.data.status).toBe("confirmed")
+    const tokens = (await call<any>(service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/tokens`)).body.data.tokens as Array<any>
+    expect(tokens.find((token) => token.mint === mint("USDC"))?.amount).toBe(preview.body.data.quote.outAmount)
+
+    // the metrics (prom-client, in the bundle) count what was confirmed
+    const metrics = await fetch(`${service.baseUrl}/metrics`, { headers: { "x-api-key": SERVICE_API_KEY } })
+    expect(metrics.status).toBe(200)
+    expect(await metrics.text()).toMatch(/^custody_\w+/m)
 
     // MCP over HTTP: the SDK loads with the first exchange, not with the start (the last test).
     expect(await mcpToolNames(service.baseUrl)).toContain("tx_create")
@@ -232,8 +252,10 @@ describe("the production build", () => {
     try {
       expect((await fetch(`${recording.baseUrl}/health`)).status).toBe(200)
       const atStart = requiredPackages(recorded)
-      // What the start does load: the database driver and web3.js.
-      expect(atStart).toEqual(expect.arrayContaining(["pg", "@solana/web3.js"]))
+      // What the start does load from node_modules: the database driver; web3.js, spl-token and undici are in
+      // the service's bundle (compiled with its code cache), not required file by file (scripts/build.ts).
+      expect(atStart).toContain("pg")
+      expect(atStart.filter((specifier) => /^(@solana\/(web3\.js|spl-token)|undici|prom-client|uuid)(\/|$)/.test(specifier))).toEqual([])
       // MCP's SDK, @solana/kit (off-chain messages) and x402's client load on first use; fast-check (Effect's arbitraries) never.
       expect(atStart.filter((specifier) => /^(@modelcontextprotocol\/|@solana\/kit|@x402\/|fast-check)/.test(specifier))).toEqual([])
 
