@@ -10,6 +10,7 @@
  */
 import { build, type BuildOptions, type Plugin } from "esbuild"
 import * as fs from "node:fs"
+import { createRequire, isBuiltin } from "node:module"
 import * as path from "node:path"
 import { buildConsole } from "../console/build.js"
 import { BUILD_DIR, ENTRY_POINTS, projectPath, SERVICE_BUNDLE } from "../src/entryPoints.js"
@@ -43,16 +44,41 @@ const SERVICE_BUNDLED_PACKAGES = [
   ...["@solana/spl-token", "@solana/spl-token-metadata", "@solana/spl-token-group", "@solana/buffer-layout", "@solana/buffer-layout-utils"],
   ...["@solana/codecs", "@solana/codecs-core", "@solana/codecs-numbers", "@solana/codecs-strings", "@solana/codecs-data-structures", "@solana/errors", "@solana/options"],
   ...["uuid", "prom-client", "bintrees", "tdigest", "@opentelemetry/api"],
-  ...["find-my-way-ts", "multipasta", "mime", "standardwebhooks", "@stablelib/base64", "fast-sha256"]
+  ...["find-my-way-ts", "multipasta", "mime", "standardwebhooks", "@stablelib/base64", "fast-sha256", "ws"],
+  // the database driver, with pg-cursor (@effect/sql-pg's), which requires pg's own files: one copy of pg
+  ...["pg", "pg-pool", "pg-protocol", "pg-types", "pg-int8", "postgres-array", "postgres-bytea", "postgres-date", "postgres-interval", "xtend", "pg-connection-string", "pg-cursor"]
 ]
 const bundledInService = (specifier: string) =>
   bundledEverywhere.test(specifier) || SERVICE_BUNDLED_PACKAGES.some((name) => specifier === name || specifier.startsWith(`${name}/`))
 
-/** npm packages stay imports of node_modules, but those `bundled` takes. */
+/** Where Node's `require` finds a package from a folder (undefined: nowhere, as an optional one not installed). */
+const resolvedFrom = (folder: string, specifier: string): string | undefined => {
+  try {
+    return createRequire(path.join(folder, "index.js")).resolve(specifier)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * npm packages stay imports of node_modules, but those `bundled` takes. An import left to Node from a bundled
+ * package is resolved from dist/ at run time, not from that package's folder: the build fails where the two
+ * differ (a version nested under the package would silently become the top-level one).
+ */
 const npmPackagesBut = (bundled: (specifier: string) => boolean): Plugin => ({
   name: "npm-packages-but-bundled",
   setup: (build) => {
-    build.onResolve({ filter: /^[^./]/ }, (args) => (bundled(args.path) ? undefined : { path: args.path, external: true }))
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (bundled(args.path)) return undefined
+      if (args.importer.includes(`${path.sep}node_modules${path.sep}`) && !isBuiltin(args.path)) {
+        const fromPackage = resolvedFrom(args.resolveDir, args.path)
+        const fromBuild = resolvedFrom(outdir, args.path)
+        if (fromPackage !== fromBuild) {
+          return { errors: [{ text: `${args.path}, imported by ${args.importer}, would be ${fromBuild ?? "missing"} at run time, not ${fromPackage}: bundle it too` }] }
+        }
+      }
+      return { path: args.path, external: true }
+    })
   }
 })
 

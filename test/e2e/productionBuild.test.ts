@@ -252,10 +252,11 @@ describe("the production build", () => {
     try {
       expect((await fetch(`${recording.baseUrl}/health`)).status).toBe(200)
       const atStart = requiredPackages(recorded)
-      // What the start does load from node_modules: the database driver; web3.js, spl-token and undici are in
-      // the service's bundle (compiled with its code cache), not required file by file (scripts/build.ts).
-      expect(atStart).toContain("pg")
-      expect(atStart.filter((specifier) => /^(@solana\/(web3\.js|spl-token)|undici|prom-client|uuid)(\/|$)/.test(specifier))).toEqual([])
+      // What the start does load from node_modules: native addons (the PKCS#11 binding); the database driver,
+      // web3.js, spl-token and undici are in the service's bundle (compiled with its code cache), not required
+      // file by file (scripts/build.ts).
+      expect(atStart).toContain("pkcs11js")
+      expect(atStart.filter((specifier) => /^(pg|pg-pool|ws|@solana\/(web3\.js|spl-token)|undici|prom-client|uuid)(\/|$)/.test(specifier))).toEqual([])
       // MCP's SDK, @solana/kit (off-chain messages) and x402's client load on first use; fast-check (Effect's arbitraries) never.
       expect(atStart.filter((specifier) => /^(@modelcontextprotocol\/|@solana\/kit|@x402\/|fast-check)/.test(specifier))).toEqual([])
 
