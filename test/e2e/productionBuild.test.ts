@@ -10,7 +10,9 @@ import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import type { DefiApi } from "../../schemas/api/defi.js"
 import type { TransactionsApi } from "../../schemas/api/transactions.js"
+import type { WalletsApi } from "../../schemas/api/wallets.js"
 import type { WireDataOf } from "../support/client.js"
 import { freePortPair } from "../support/freePort.js"
 import { commandLineOf, descendantsOf } from "../support/processTree.js"
@@ -143,15 +145,15 @@ describe("the production build", () => {
 
     // A swap on the local pools: the token program's instructions and accounts (spl-token, in the bundle) and the
     // exact quoted output in the wallet.
-    const pools = (await call<any>(service.baseUrl, "GET", "/api/v1/defi/pools")).body.data.pools as Array<any>
-    const mint = (symbol: string) => pools.flatMap((pool) => [pool.mintA, pool.mintB]).find((m) => m.symbol === symbol).address as string
-    const preview = await call<any>(service.baseUrl, "POST", "/api/v1/defi/swap", {
+    const pools = (await call<WireDataOf<typeof DefiApi.pools>>(service.baseUrl, "GET", "/api/v1/defi/pools")).body.data.pools
+    const mint = (symbol: string) => pools.flatMap((pool) => [pool.mintA, pool.mintB]).find((m) => m.symbol === symbol)!.address
+    const preview = await call<WireDataOf<typeof DefiApi.swap>>(service.baseUrl, "POST", "/api/v1/defi/swap", {
       protocol: "dex-aggregator", inputMint: mint("SOL"), outputMint: mint("USDC"), amount: "100000000", wallet: wallet.publicKey, slippageBps: 100
     })
     expect(preview.status).toBe(200)
-    const swapped = await call<any>(service.baseUrl, "POST", "/api/v1/transactions?waitMs=30000", preview.body.data.execute.body)
+    const swapped = await call<WireDataOf<typeof TransactionsApi.create>>(service.baseUrl, "POST", "/api/v1/transactions?waitMs=30000", preview.body.data.execute.body)
     expect(swapped.body.data.status).toBe("confirmed")
-    const tokens = (await call<any>(service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/tokens`)).body.data.tokens as Array<any>
+    const tokens = (await call<WireDataOf<typeof WalletsApi.tokens>>(service.baseUrl, "GET", `/api/v1/wallets/${wallet.id}/tokens`)).body.data.tokens
     expect(tokens.find((token) => token.mint === mint("USDC"))?.amount).toBe(preview.body.data.quote.outAmount)
 
     // the metrics (prom-client, in the bundle) count what was confirmed
