@@ -5,10 +5,10 @@
  * build's entry, dist/main.js, is serviceLoader.ts.
  */
 import { startCompileCache } from "./compileCache.js"
-import { applyMemorySaver, memorySaverAsked } from "./observability/memorySaver.js"
+import { applyMemorySaver } from "./observability/memorySaver.js"
 
 // Before anything is compiled: V8 refuses a code cache made under other flags (observability/memorySaver.ts).
-applyMemorySaver(memorySaverAsked(process.env))
+applyMemorySaver(process.env)
 startCompileCache(process.env)
 
 await import("./startService.js")

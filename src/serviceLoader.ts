@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url"
 import { debuglog } from "node:util"
 import { serviceCodeCacheDirectory, startCompileCache } from "./compileCache.js"
 import { SERVICE_BUNDLE } from "./entryPoints.js"
-import { applyMemorySaver, memorySaverAsked } from "./observability/memorySaver.js"
+import { applyMemorySaver } from "./observability/memorySaver.js"
 import { compileWithCodeCache } from "./serviceCodeCache.js"
 
 /**
@@ -24,7 +24,7 @@ const WRITE_AFTER_MS = 10_000
 const debug = debuglog("code-cache")
 
 // Before anything is compiled: V8 refuses a code cache made under other flags (observability/memorySaver.ts).
-applyMemorySaver(memorySaverAsked(process.env))
+applyMemorySaver(process.env)
 const compileCache = startCompileCache(process.env)
 const bundle = compileWithCodeCache(path.join(path.dirname(fileURLToPath(import.meta.url)), SERVICE_BUNDLE), serviceCodeCacheDirectory(compileCache, process.env))
 debug("%s compiled, code cache: %s", SERVICE_BUNDLE, bundle.status)

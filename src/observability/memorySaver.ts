@@ -64,9 +64,7 @@ const processNodeFlags = (): ReadonlyArray<string> => [...process.execArgv, ...(
 /** What V8_MEMORY_SAVER does in this process (its Node.js version and flags): the start prints its warning. */
 export const memorySaverOfThisProcess = (wanted: boolean): MemorySaverOutcome => memorySaverOutcome(wanted, process.versions.node, processNodeFlags())
 
-/** Turns the mode on where V8 has it; the warning to print where it was asked for and cannot be, or is costly. */
-export const applyMemorySaver = (wanted: boolean, nodeVersion: string = process.versions.node, nodeFlags: ReadonlyArray<string> = processNodeFlags()): MemorySaverOutcome => {
-  const outcome = memorySaverOutcome(wanted, nodeVersion, nodeFlags)
-  if (outcome._tag === "On") setFlagsFromString("--memory-saver-mode")
-  return outcome
+/** Turns the mode on where the environment asks for it and V8 has it (the start prints the warnings, above). */
+export const applyMemorySaver = (env: NodeJS.ProcessEnv): void => {
+  if (memorySaverOfThisProcess(memorySaverAsked(env))._tag === "On") setFlagsFromString("--memory-saver-mode")
 }
