@@ -64,8 +64,9 @@ const start = async () => {
   // own processes have them: the embedded server's first steps would otherwise wait behind the module loading.
   const stopAskedWhileLoading = watchStopWhileLoading()
   await startChildServersEarly(checked.value)
-  const [{ NodeRuntime }, { AppLive }, { ChainEndpointsLive }] = await Promise.all([
-    import("@effect/platform-node"),
+  // NodeRuntime alone: the package's index would load its cluster, worker and client modules too
+  const [NodeRuntime, { AppLive }, { ChainEndpointsLive }] = await Promise.all([
+    import("@effect/platform-node/NodeRuntime"),
     import("./app.js"),
     import("./chain/endpointsLayer.js")
   ]).catch(async (error: unknown) => {

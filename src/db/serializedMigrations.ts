@@ -6,7 +6,7 @@
  * a transaction's advisory lock, is all it needs: the others then wait on the table lock and find nothing
  * left to do. One connection at a time, so a pool of one still migrates.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"

@@ -3,7 +3,7 @@
  * ValidationError whose message names the field (e.g. `rules[2].maxBps: must be between 0 and 10000`).
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, type Exit, ParseResult, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import { UnsupportedMediaType, ValidationError } from "../../schemas/errors.js"

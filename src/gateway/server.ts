@@ -5,7 +5,7 @@
  * share the port (WebSocket upgrade).
  */
 import { HttpMiddleware, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"

@@ -6,7 +6,7 @@
  * one recorded) rather than taking the caller's word. It answers public keys and signatures only.
  */
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"

@@ -5,7 +5,7 @@
  * sealed key material (`sealed_keys`), and signs only for callers with WALLET_ENGINE_INTERNAL_TOKEN. The gateway+pipeline process sets WALLET_ENGINE_URL instead.
  */
 import { HttpServer } from "@effect/platform"
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, ConfigError, ConfigProvider, Effect, Either, Layer, Option } from "effect"
 import { pgClientOnUrl } from "../../db/database.js"
 import { ActorRegistry } from "../../supervision/actorRegistry.js"

@@ -5,7 +5,7 @@
  * one). Key files of an earlier version under DATA_DIR/kms are imported first. Stop the processes that sign
  * with kms first and start them with the new pair after.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Config, ConfigError, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig, appConfig, optionalSecret, optionalString } from "../../config.js"
 import { DatabaseLive } from "../../db/database.js"

@@ -5,7 +5,7 @@
  * with the shared WALLET_MPC_INTERNAL_TOKEN. See docs/decisions/custody.md.
  */
 import { HttpServer } from "@effect/platform"
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Config, ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { MpcNode } from "./mpcNode.js"
 import { mpcNodeServerLayer } from "./nodeServer.js"

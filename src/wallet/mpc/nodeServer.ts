@@ -5,7 +5,7 @@
  * The node's own calls run one at a time (the node keeps DKG and nonce state between them).
  */
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import * as http from "node:http"
 import { INTERNAL_TOKEN_HEADER, tokenChecker } from "../engine/internalToken.js"
