@@ -106,7 +106,8 @@ const start = async () => {
   const MainLive = Layer.effectDiscard(announce).pipe(
     Layer.provideMerge(AppLive),
     Layer.provide(ChainEndpointsLive),
-    Layer.provideMerge(AppConfig.Default)
+    // the configuration the check above read and validated (reading it again costs ~5,000 Effect operations)
+    Layer.provideMerge(Layer.succeed(AppConfig, checked.value))
   )
 
   // LOG_FORMAT=json: JSON from the first line every layer logs (not only once the app's logging layer is
