@@ -18,8 +18,27 @@ export const Timestamp = Schema.DateFromSelf
 /** int8 and numeric: node-postgres keeps them as exact decimal strings. */
 export const Int8 = Schema.String
 
-/** A jsonb object whose keys the reading code looks at itself. */
-export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/**
+ * A jsonb object whose keys the reading code looks at itself. node-postgres made it with JSON.parse, so every key is
+ * a string: checked as an object, not key by key as a Record schema does (and copies), which cost about 0.4 us a
+ * column, and a transactions row has nine of them.
+ */
+export const JsonObject = Schema.declare(
+  (value: unknown): value is { readonly [key: string]: unknown } => typeof value === "object" && value !== null && !Array.isArray(value),
+  { identifier: "JsonObject", description: "a JSON object" }
+)
+
+/**
+ * A text column holding one of `literal`'s values, checked against a set: Schema's union of literals tries its
+ * members one by one (about 0.6 us a column on a transactions row, against 0.1).
+ */
+export const OneOf = <const Literals extends ReadonlyArray<string>>(literal: Schema.Schema<Literals[number]> & { readonly literals: Literals }) => {
+  const values: ReadonlySet<string> = new Set(literal.literals)
+  return Schema.declare((value: unknown): value is Literals[number] => typeof value === "string" && values.has(value), {
+    // what a refused row's message names (the literal's identifier, or its values)
+    identifier: String(literal)
+  })
+}
 
 /**
  * The rows of a statement, decoded by `row` (`sql\`...\`.pipe(decodeRows("wallets", WalletRow))`):

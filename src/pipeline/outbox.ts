@@ -14,7 +14,7 @@ import { makeDoorbell } from "../db/doorbell.js"
 import { makeStatementBatch } from "../db/statementBatch.js"
 import { OutboxDepth } from "../observability/queueDepth.js"
 import { type RunContext, RunContextColumns, runContextOf } from "./runContext.js"
-import { decodeRows, Timestamp } from "../db/rowDecoding.js"
+import { decodeRows, OneOf, Timestamp } from "../db/rowDecoding.js"
 import { Notifications, Relistened } from "../db/notifications.js"
 
 const OutboxAction = Schema.Literal("execute", "retry", "approve")
@@ -23,8 +23,8 @@ export type OutboxAction = typeof OutboxAction.Type
 export const OutboxJob = Schema.Struct({
   id: Schema.String,
   tx_id: Schema.String,
-  action: OutboxAction,
-  status: Schema.Literal("pending", "processing", "done", "failed"),
+  action: OneOf(OutboxAction),
+  status: OneOf(Schema.Literal("pending", "processing", "done", "failed")),
   attempts: Schema.Number,
   lease_id: Schema.NullOr(Schema.String),
   lease_expires_at: Schema.NullOr(Timestamp),

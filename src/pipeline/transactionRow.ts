@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 import { ErrorCodeSchema, FailedAtSchema } from "../../schemas/envelope.js"
 import { TransactionStage, TransactionStatus } from "../../schemas/transaction.js"
-import { Int8, JsonObject, Timestamp } from "../db/rowDecoding.js"
+import { Int8, JsonObject, OneOf, Timestamp } from "../db/rowDecoding.js"
 import { EarlierAttempt } from "./earlierAttempt.js"
 
 export const HistoryEntryRow = Schema.Struct({
@@ -54,10 +54,10 @@ export const TransactionRow = Schema.Struct({
   gasless: Schema.Boolean,
   require_approval: Schema.Boolean,
   idempotency_key: Schema.NullOr(Schema.String),
-  status: TransactionStatus,
-  stage: TransactionStage,
-  failed_at: Schema.NullOr(FailedAtSchema),
-  error_code: Schema.NullOr(ErrorCodeSchema),
+  status: OneOf(TransactionStatus),
+  stage: OneOf(TransactionStage),
+  failed_at: Schema.NullOr(OneOf(FailedAtSchema)),
+  error_code: Schema.NullOr(OneOf(ErrorCodeSchema)),
   error: Schema.NullOr(Schema.String),
   signature: Schema.NullOr(Schema.String),
   signed_transaction: Schema.NullOr(Schema.String),
