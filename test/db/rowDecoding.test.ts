@@ -32,7 +32,7 @@ describe("decodeRows", () => {
   // The row columns' fast checks accept exactly what Schema's own Record and literal union accept, and answer the same values.
   const decodeEither = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownEither(schema)
 
-  it("checks a jsonb column as an object, as a Record of unknown values would, and keeps it whole", () => {
+  it("checks a jsonb column as an object, accepting what a Record of unknown values would, and keeps it whole", () => {
     const record = decodeEither(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
     const jsonObject = decodeEither(JsonObject)
     fc.assert(
@@ -40,13 +40,14 @@ describe("decodeRows", () => {
         const expected = record(value)
         const actual = jsonObject(value)
         expect(Either.isRight(actual)).toBe(Either.isRight(expected))
-        if (Either.isRight(actual) && Either.isRight(expected)) {
-          expect(actual.right).toEqual(expected.right)
-          expect(actual.right).toBe(value)
-        }
+        if (Either.isRight(actual)) expect(actual.right).toBe(value)
       })
     )
     for (const refused of [null, [], [{ a: 1 }], "{}", 1, true]) expect(Either.isLeft(jsonObject(refused))).toBe(true)
+    // kept as stored: the Record's copy turned a "__proto__" key into the copy's prototype
+    const stored = JSON.parse('{"__proto__": {"a": 1}, "b": 2}') as unknown
+    expect(Either.getOrThrow(jsonObject(stored))).toBe(stored)
+    expect(Object.keys(Either.getOrThrow(jsonObject(stored)))).toEqual(["__proto__", "b"])
   })
 
   /** OneOf(literal) accepts exactly the values the literal's union does, and answers them as they are. */
