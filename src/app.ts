@@ -130,6 +130,24 @@ import { KeyService } from "./keys/keyService.js"
 import { KeyUsage } from "./keys/keyUsage.js"
 import { KeyAgentsLive } from "./agents/keyAgentsPort.js"
 import { SigningFreezes } from "./wallet/signingFreezes.js"
+import { PolicyRepo } from "./policy/policyRepo.js"
+import { PolicyStore } from "./policy/policyStore.js"
+import { PortfolioValueRepo } from "./risk/portfolioValueRepo.js"
+import { PortfolioValuation } from "./risk/portfolioValuation.js"
+import { PortfolioProjector } from "./risk/portfolioProjection.js"
+import { TransactionValuer } from "./risk/transactionValue.js"
+import { PositionRepo } from "./positions/positionRepo.js"
+import { RecordedTransactions } from "./pipeline/recordedTransactions.js"
+import { SealedKeyRepo } from "./wallet/sealedKeyRepo.js"
+import { AutoFunder } from "./wallet/autoFund.js"
+import { SignatureLog } from "./pipeline/signatureLog.js"
+import { UnresolvedTransactions } from "./pipeline/unresolvedTransactions.js"
+import { X402PaymentRepo } from "./protocols/x402/paymentRepo.js"
+import { ApiKeyRepo } from "./keys/keyRepo.js"
+import { GaslessQuota } from "./pipeline/gaslessQuota.js"
+import { GaslessRelay } from "./gasless/relayClient.js"
+import { ProtocolPrograms } from "./protocols/protocolPrograms.js"
+import { ApprovalPreviews } from "./pipeline/approvals/approvalPreviews.js"
 
 const componentRoutes = [
   ...healthRoutes,
@@ -167,82 +185,83 @@ const componentRoutes = [
 /** Every route, and the OpenAPI document generated from their declarations. */
 export const routes = [...componentRoutes, ...openApiRoutes(componentRoutes)]
 
-/** Shared infrastructure every component may use from context. */
-const InfrastructureLive = Layer.mergeAll(
-  AuditLog.Default,
-  SignatureLanding.Default.pipe(Layer.provideMerge(ChainClient.Default)),
-  StageEventFeedLive.pipe(Layer.provideMerge(StageEvents.Default)),
-  StageTelemetry.Default,
-  ListeningPorts.Default
-).pipe(Layer.provideMerge(MetricCounters.Default))
-
-/** Policy, risk limits, wallets and their keys, webhooks and chaos: what the engine and the agents call. */
-const CoreComponentsLive = Layer.mergeAll(
-  // Policies and their engine, risk settings and value limits.
-  PolicyEngine.Default, PolicyService.Default, RiskConfigRepo.Default, ValueLimitStore.Default,
-  // Fault injection, audit events, protocol health and webhooks.
-  Chaos.Default, AuditEvents.Default, ProtocolHealthCheck.Default, WebhookRepo.Default, WebhookDeliveryQueue.Default,
-  // Wallets, their keys (sealed or MPC) and signing freezes.
-  SigningFreezes.Default, WalletService.Default, WalletRepo.Default, KeyStore.Default, MpcCluster.Default
-)
-
-/** Our own programs and the oracle's freshness, the indexers of their accounts, and the positions read from them. */
-const ProtocolsLive = Layer.mergeAll(
-  EscrowProgram.Default, AmmPrograms.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default, OracleFreshness.Default,
-  EscrowRepo.Default, EscrowIndexer.Default, StakePositionIndexer.Default, LendingPositionIndexer.Default, WalletPositions.Default
-)
-
-/** The transaction engine: each stage's service brings what it calls (its `dependencies`). */
-const TransactionEngineLive = Layer.mergeAll(
-  // Intake, reads and waits of transactions, and the gate a frozen wallet closes.
-  TransactionService.Default, TransactionRepo.Default, TransactionSummaries.Default, TransactionWaits.Default, ReadOnlyIntents.Default, FrozenGate.Default,
-  // The outbox the pipeline workers drain, and its depth for the metrics.
-  OutboxDepthLive.pipe(Layer.provideMerge(Outbox.Default)),
-  // The executor and its stages up to the signature; every signing path simulates for the transaction's whole effect (issue 31).
-  PipelineExecutor.Default, StageTransitions.Default, ChainFacts.Default, MessageBuilder.Default, EffectSimulation.Default,
-  ApprovalGate.Default, WalletQuorums.Default, Signer.Default, SignOnly.Default, Submission.Default,
-  // What the chain says settles every transaction whose bytes may have left (issue 30).
-  Settlement.Default, PostChecks.Default,
-  // Gasless submission through the relay and x402 payments: stages of the pipeline in their own files.
-  GaslessStages.Default, X402Stages.Default
-)
-
-/**
- * What the transaction engine asks of the agents component (pipeline/agentPorts.ts), provided by it.
- * Treasury and paper trades are bookkeeping of the agents component that the pipeline performs, a
- * portfolio breach by an agent's spend is recorded for the supervisor, and a retry reserves the agent's
- * budget again.
+/*
+ * Every service, in tiers: a tier's services need only what the tiers below it provide (the services
+ * each declares in its `dependencies` and what it takes from context), so each is built once, from one
+ * shared context. A service's `Default` provides its own `dependencies` (for tests and the other programs
+ * that build one alone); here its `DefaultWithoutDependencies` is used instead: with each service
+ * providing its own, the whole was a graph of about 540 layers whose machinery took a third of a restart
+ * (docs/decisions/production.md, "The layers, in tiers"). A service placed in a tier below one it needs
+ * leaves that need in AppLive's type, and the build fails: move it up.
  */
-const AgentPortsLive = Layer.mergeAll(OffChainIntentsLive, AgentBreachReportLive, AgentBudgetOnRetryLive, AgentBudgetReleaseLive).pipe(
-  Layer.provideMerge(Layer.mergeAll(Treasury.Default, Strategy.Default, AgentBreaches.Default, AgentBudgets.Default, AgentRepo.Default))
+
+/** Tier 0: the tables' owners, metrics, signing freezes and the oracle's settings (database and config only). */
+const RecordsLive = Layer.mergeAll(
+  WalletRepo.Default, SealedKeyRepo.Default, SigningFreezes.Default, TransactionRepo.Default, TransactionSummaries.Default,
+  SignatureLog.Default, UnresolvedTransactions.Default, X402PaymentRepo.Default, RecordedTransactions.Default,
+  PolicyRepo.Default, PolicyStore.Default, RiskConfigRepo.Default, PortfolioValueRepo.Default, PositionRepo.Default,
+  EscrowRepo.Default, OracleFreshness.Default, AgentRepo.Default, AgentBreaches.Default, AgentLeases.Default,
+  ApiKeyRepo.Default, AuditEvents.Default, MetricCounters.Default
 )
 
-/** Component services: the transaction engine and the protocols on the core components. */
-const ComponentsLive = Layer.mergeAll(TransactionEngineLive, ProtocolsLive).pipe(
-  Layer.provideMerge(AgentPortsLive),
-  Layer.provideMerge(CoreComponentsLive)
+/** Tier 1: the audit log, the chain client, stage events, the outbox, our programs' addresses, policies, keys issued. */
+const FoundationsLive = Layer.mergeAll(
+  AuditLog.DefaultWithoutDependencies, ChainClient.Default, StageEvents.Default, StageTelemetry.Default, ListeningPorts.Default,
+  Outbox.Default, Chaos.Default, GaslessQuota.Default, GaslessRelay.Default, MpcCluster.Default,
+  EscrowProgram.Default, AmmPrograms.Default, LiquidStakingProgram.Default, LendingMarketProgram.Default,
+  PolicyService.DefaultWithoutDependencies, PolicyBacktests.DefaultWithoutDependencies,
+  IssuedKeys.DefaultWithoutDependencies, KeyAgentsLive, AgentRunStore.Default, AgentBreachReportLive,
+  WebhookRepo.Default, WebhookDeliveryQueue.Default
 )
 
-/** Issued API keys (issue 36): the service, and the gateway's key ring kept current by NOTIFY. */
-const KeysLive = KeyRingLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(KeyService.Default, KeyUsage.Default, IssuedKeys.Default)),
-  Layer.provideMerge(KeyAgentsLive)
+/** Tier 2: chain facts, landing and building, keys, budgets and treasury, quorums, the event feed. */
+const ChainAndKeysLive = Layer.mergeAll(
+  ChainFacts.Default, SignatureLanding.Default, MessageBuilder.Default, ProtocolPrograms.DefaultWithoutDependencies,
+  ProtocolHealthCheck.Default, AutoFunder.Default, KeyStore.DefaultWithoutDependencies, KeyService.DefaultWithoutDependencies,
+  KeyUsage.DefaultWithoutDependencies, AgentBudgets.DefaultWithoutDependencies, Treasury.Default, ManifestStore.Default,
+  WalletQuorums.DefaultWithoutDependencies, TransactionWaits.DefaultWithoutDependencies, StageEventFeedLive, OutboxDepthLive
 )
 
-/**
- * Agents core (issue #5): registry, manifests, and execute on top of the transaction engine (budgets,
- * treasury and strategy are provided with the transaction engine, which performs their bookkeeping).
- */
-const AgentsLive = Layer.mergeAll(
-  WalletSpendGateLive.pipe(Layer.provideMerge(WalletSpend.Default)),
-  AgentExecution.Default,
-  AgentService.Default,
-  ManifestStore.Default
-).pipe(Layer.provideMerge(KeysLive))
+/** Tier 3: wallets, the signer, submission, simulation of effects, the protocols' indexers and valuations. */
+const WalletsAndEffectsLive = Layer.mergeAll(
+  WalletService.DefaultWithoutDependencies, Signer.DefaultWithoutDependencies, Submission.Default,
+  EffectSimulation.DefaultWithoutDependencies, ApprovalPreviews.DefaultWithoutDependencies,
+  EscrowIndexer.DefaultWithoutDependencies, StakePositionIndexer.DefaultWithoutDependencies,
+  LendingPositionIndexer.DefaultWithoutDependencies, WalletPositions.DefaultWithoutDependencies,
+  PortfolioValuation.DefaultWithoutDependencies, TransactionValuer.DefaultWithoutDependencies,
+  AgentBudgetOnRetryLive, AgentBudgetReleaseLive, KeyRingLive
+)
 
-/** Agent runtime (issue #5): leases, durable run state, and actions through execute; its actors are below. */
-const AgentRuntimeLive = Layer.mergeAll(ActionRunner.Default, AgentLeases.Default, AgentRunStore.Default, KillSwitch.Default, PolicyBacktests.Default).pipe(
-  Layer.provideMerge(AgentsLive)
+/** Tier 4: value limits, the portfolio's projection, strategies, read-only intents and sign-only. */
+const ValuesLive = Layer.mergeAll(
+  ValueLimitStore.DefaultWithoutDependencies, PortfolioProjector.DefaultWithoutDependencies, Strategy.DefaultWithoutDependencies,
+  ReadOnlyIntents.DefaultWithoutDependencies, SignOnly.DefaultWithoutDependencies
+)
+
+/** Tier 5: the policy engine, agents, and the off-chain intents' port. */
+const PolicyLive = Layer.mergeAll(PolicyEngine.DefaultWithoutDependencies, AgentService.DefaultWithoutDependencies, OffChainIntentsLive)
+
+/** Tiers 6-8: stage transitions, the gate a frozen wallet closes, approvals, post-checks and settlement. */
+const StagesLive = Settlement.DefaultWithoutDependencies.pipe(
+  Layer.provideMerge(Layer.mergeAll(ApprovalGate.DefaultWithoutDependencies, PostChecks.DefaultWithoutDependencies, KillSwitch.DefaultWithoutDependencies)),
+  Layer.provideMerge(Layer.mergeAll(StageTransitions.DefaultWithoutDependencies, FrozenGate.DefaultWithoutDependencies))
+)
+
+/** Tiers 9-12: intake, gasless and x402 stages, the executor, agents' execution and actions, the spend gate. */
+const EngineLive = WalletSpendGateLive.pipe(
+  Layer.provideMerge(Layer.mergeAll(ActionRunner.DefaultWithoutDependencies, WalletSpend.DefaultWithoutDependencies)),
+  Layer.provideMerge(Layer.mergeAll(PipelineExecutor.DefaultWithoutDependencies, AgentExecution.DefaultWithoutDependencies)),
+  Layer.provideMerge(Layer.mergeAll(TransactionService.DefaultWithoutDependencies, GaslessStages.DefaultWithoutDependencies, X402Stages.DefaultWithoutDependencies))
+)
+
+const ServicesLive = EngineLive.pipe(
+  Layer.provideMerge(StagesLive),
+  Layer.provideMerge(PolicyLive),
+  Layer.provideMerge(ValuesLive),
+  Layer.provideMerge(WalletsAndEffectsLive),
+  Layer.provideMerge(ChainAndKeysLive),
+  Layer.provideMerge(FoundationsLive),
+  Layer.provideMerge(RecordsLive)
 )
 
 /** Long-lived supervised fibers (scoped layers without output). */
@@ -267,9 +286,7 @@ const GatewayLive = Layer.merge(StageStreamLive, RecordGatewayPortLive).pipe(Lay
 const ProcessLive = Notifications.Default.pipe(Layer.provideMerge(ActorRegistry.Default))
 
 export const AppLive = Layer.mergeAll(GatewayLive, ActorsLive).pipe(
-  Layer.provideMerge(AgentRuntimeLive),
-  Layer.provideMerge(ComponentsLive),
-  Layer.provideMerge(InfrastructureLive),
+  Layer.provideMerge(ServicesLive),
   Layer.provideMerge(ProcessLive),
   Layer.provideMerge(DatabaseLive),
   // Spans of every layer above go to OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
