@@ -37,7 +37,7 @@ const servicesWithDependencies = async () => {
   for (const file of files) {
     const module = (await import(pathToFileURL(path.join(ROOT, file)).href)) as Record<string, unknown>
     for (const [name, value] of Object.entries(module)) {
-      if (typeof value === "function" && "DefaultWithoutDependencies" in value) found.push({ name, withDependencies: (value as { Default: unknown }).Default })
+      if (typeof value === "function" && "DefaultWithoutDependencies" in value && "Default" in value) found.push({ name, withDependencies: value.Default })
     }
   }
   return found
