@@ -2,9 +2,10 @@
  * The whole service as one layer: database, infrastructure, components, actors and the gateway. It
  * needs only AppConfig and ChainEndpoints, so main.ts and the tests compose it the same way.
  *
- * To add a component: export its routes (an array of `route(...)`) and add them to `routes`; add its
- * services to the list of its feature below (component-to-component dependencies go in the service's own
- * `dependencies`); add long-lived fibers (scoped layers using superviseActor) to `ActorsLive`.
+ * To add a component: export its routes (an array of `route(...)`) and add them to `routes`; add each of its
+ * services to the lowest tier below that holds nothing it needs (its `DefaultWithoutDependencies` when it declares
+ * `dependencies`, else its `Default`; the compiler says when a tier is too low); add long-lived fibers (scoped
+ * layers using superviseActor) to `ActorsLive`.
  */
 import { Layer } from "effect"
 import { AgentSchedulerLive } from "../actors/agentScheduler.js"
