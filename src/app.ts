@@ -191,7 +191,7 @@ export const routes = [...componentRoutes, ...openApiRoutes(componentRoutes)]
  * each declares in its `dependencies` and what it takes from context), so each is built once, from one
  * shared context. A service's `Default` provides its own `dependencies` (for tests and the other programs
  * that build one alone); here its `DefaultWithoutDependencies` is used instead: with each service
- * providing its own, the whole was a graph of about 540 layers whose machinery took a third of a restart
+ * providing its own, the whole was a graph of about 500 layers whose machinery took a third of a restart
  * (docs/decisions/production.md, "The layers, in tiers"). A service placed in a tier below one it needs
  * leaves that need in AppLive's type, and the build fails: move it up.
  */
