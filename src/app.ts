@@ -205,7 +205,11 @@ const RecordsLive = Layer.mergeAll(
   ApiKeyRepo.Default, AuditEvents.Default, MetricCounters.Default
 )
 
-/** Tier 1: the audit log, the chain client, stage events, the outbox, our programs' addresses, policies, keys issued. */
+/**
+ * Tier 1: the audit log, the chain client, stage events, the outbox, our programs' addresses, policies, issued API
+ * keys (issue 36), and the first of the ports the agents component provides to the others (a portfolio breach by an
+ * agent's spend, recorded for the supervisor; whether a key's agent exists).
+ */
 const FoundationsLive = Layer.mergeAll(
   AuditLog.DefaultWithoutDependencies, ChainClient.Default, StageEvents.Default, StageTelemetry.Default, ListeningPorts.Default,
   Outbox.Default, Chaos.Default, GaslessQuota.Default, GaslessRelay.Default, MpcCluster.Default,
@@ -223,7 +227,11 @@ const ChainAndKeysLive = Layer.mergeAll(
   WalletQuorums.DefaultWithoutDependencies, TransactionWaits.DefaultWithoutDependencies, StageEventFeedLive, OutboxDepthLive
 )
 
-/** Tier 3: wallets, the signer, submission, simulation of effects, the protocols' indexers and valuations. */
+/**
+ * Tier 3: wallets, the signer, submission, the simulation of a transaction's whole effect that every signing path
+ * runs (issue 31), the protocols' indexers and valuations, the agents' budget ports (a retry reserves the agent's
+ * budget again; a failure releases it), and the gateway's key ring, kept current by NOTIFY.
+ */
 const WalletsAndEffectsLive = Layer.mergeAll(
   WalletService.DefaultWithoutDependencies, Signer.DefaultWithoutDependencies, Submission.Default,
   EffectSimulation.DefaultWithoutDependencies, ApprovalPreviews.DefaultWithoutDependencies,
@@ -239,10 +247,13 @@ const ValuesLive = Layer.mergeAll(
   ReadOnlyIntents.DefaultWithoutDependencies, SignOnly.DefaultWithoutDependencies
 )
 
-/** Tier 5: the policy engine, agents, and the off-chain intents' port. */
+/** Tier 5: the policy engine, agents, and the off-chain intents' port (treasury moves and paper trades the pipeline performs). */
 const PolicyLive = Layer.mergeAll(PolicyEngine.DefaultWithoutDependencies, AgentService.DefaultWithoutDependencies, OffChainIntentsLive)
 
-/** Tiers 6-8: stage transitions, the gate a frozen wallet closes, approvals, post-checks and settlement. */
+/**
+ * Tiers 6-8: stage transitions, the gate a frozen wallet closes, approvals, post-checks, and settlement: what the
+ * chain says settles every transaction whose bytes may have left (issue 30).
+ */
 const StagesLive = Settlement.DefaultWithoutDependencies.pipe(
   Layer.provideMerge(Layer.mergeAll(ApprovalGate.DefaultWithoutDependencies, PostChecks.DefaultWithoutDependencies, KillSwitch.DefaultWithoutDependencies)),
   Layer.provideMerge(Layer.mergeAll(StageTransitions.DefaultWithoutDependencies, FrozenGate.DefaultWithoutDependencies))
