@@ -21,6 +21,8 @@ export interface Doorbell {
   readonly ringAfter: (delayMs: number) => Effect.Effect<void>
   /** Waits for a ring: new work, or the poll tick (at most pollMs away). */
   readonly waitForWork: Effect.Effect<void>
+  /** How many workers wait for a ring now. */
+  readonly idleWorkers: () => number
 }
 
 export const makeDoorbell = (pollMs: number): Effect.Effect<Doorbell, never, Scope.Scope> =>
@@ -49,5 +51,5 @@ export const makeDoorbell = (pollMs: number): Effect.Effect<Doorbell, never, Sco
       return Queue.take(rings).pipe(Effect.ensuring(Effect.sync(() => idleWorkers--)))
     })
 
-    return { ring, ringAnnounced, ringAfter, waitForWork }
+    return { ring, ringAnnounced, ringAfter, waitForWork, idleWorkers: () => idleWorkers }
   })

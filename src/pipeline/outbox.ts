@@ -2,7 +2,9 @@
  * The durable outbox: one PostgreSQL table of jobs (execute, retry, approve) with leases. A claim takes
  * the oldest pending job that is due, or a processing job whose lease expired (its worker died), with
  * FOR UPDATE SKIP LOCKED so any number of workers in any number of processes share the queue.
- * Workers are woken at once on enqueue: in process always, and across processes by NOTIFY.
+ * Workers are woken at once on enqueue: in process always, and across processes by NOTIFY. A create that
+ * finds one of this process's workers idle enqueues its job already claimed and hands it over in memory
+ * (jobHandoff.ts): a worker takes a handed job before it asks the table.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schedule, Schema, Stream } from "effect"
@@ -16,6 +18,7 @@ import { OutboxDepth } from "../observability/queueDepth.js"
 import { type RunContext, RunContextColumns, runContextOf } from "./runContext.js"
 import { decodeRows, OneOf, Timestamp } from "../db/rowDecoding.js"
 import { Notifications, Relistened } from "../db/notifications.js"
+import { makeJobHandoff } from "./jobHandoff.js"
 
 const OutboxAction = Schema.Literal("execute", "retry", "approve")
 export type OutboxAction = typeof OutboxAction.Type
@@ -113,11 +116,12 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const notify = doorbell.ring()
 
     /**
-     * Gives back the jobs of a claim whose answer was lost (PostgreSQL committed it, then its connection
-     * went quiet or was cut): nobody works on them, and they would wait out the lease. Their claim is not
-     * counted. Tried for a few seconds; past that, the lease's expiry frees them as before.
+     * Gives back the jobs of a lease no worker runs: a claim whose answer was lost (PostgreSQL committed it,
+     * then its connection went quiet or was cut), a job claimed at its enqueue whose insert's answer was lost,
+     * or a handed job no worker took in time. They would wait out the lease. Their claim is not counted. Tried
+     * for a few seconds; past that, the lease's expiry frees them as before.
      */
-    const giveBackLostClaim = (leaseId: string) =>
+    const giveBack = (leaseId: string) =>
       sql`
         WITH returned AS (
           UPDATE outbox_jobs SET status = 'pending', attempts = attempts - 1, lease_id = NULL, lease_expires_at = NULL, updated_at = now()
@@ -167,7 +171,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         LEFT JOIN protocol_risk_configs d ON d.tenant_id = '*' AND d.protocol = t.protocol
         ORDER BY c.created_at, c.id
       `.pipe(
-        Effect.onError((cause) => (isConnectionLoss(cause) ? giveBackLostClaim(leaseId) : Effect.void)),
+        Effect.onError((cause) => (isConnectionLoss(cause) ? giveBack(leaseId) : Effect.void)),
         decodeRows("outbox_jobs", ClaimRow),
         Effect.map((rows) => rows.map(claimedJobOf)),
         Effect.orDie
@@ -180,8 +184,25 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       { maxBatch: 64, repeatable: true }
     )
 
-    /** The oldest due job for one worker, or undefined when there is none. */
-    const claim: Effect.Effect<ClaimedJob | undefined> = claims.submit(undefined)
+    // Jobs claimed at their enqueue (jobHandoff.ts). A handed job waits at most a third of the lease: the lease
+    // keeper renews a run's lease a third of a lease after it starts.
+    const handoff = makeJobHandoff<ClaimedJob>(doorbell.idleWorkers, Math.floor(leaseMs / 3))
+
+    /** A lease id under which a create's insert claims its job for this process's workers, or undefined (none idle). */
+    const reserveHandoff: Effect.Effect<string | undefined> = Effect.sync(handoff.reserve)
+
+    /** The insert under `leaseId` made no job (or failed): the idle worker it counted on is free again. */
+    const releaseHandoff = (leaseId: string) => Effect.sync(() => handoff.release(leaseId))
+
+    /** The job an insert claimed under a reservation, for the next worker here (the insert's commit came first). */
+    const handOver = (job: ClaimedJob) => Effect.zipRight(Effect.sync(() => handoff.handOver(job)), doorbell.ring())
+
+    /** The oldest job handed over here, else the oldest due job of the table, for one worker; undefined when there is none. */
+    const claim: Effect.Effect<ClaimedJob | undefined> = Effect.suspend(() => {
+      const { job, stale } = handoff.take()
+      const givenBack = stale.length === 0 ? Effect.void : Effect.forkDaemon(Effect.forEach(stale, (late) => giveBack(late.lease_id ?? ""), { discard: true }))
+      return Effect.zipRight(givenBack, job === undefined ? claims.submit(undefined) : Effect.succeed(job))
+    })
 
     /** Extends the leases of `jobs` in one statement; answers the ids still held (the others were lost: another worker took over). */
     const renewLeases = (jobs: ReadonlyArray<OutboxJob>) =>
@@ -280,7 +301,10 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** The NOTIFY that wakes other processes' workers: its channel, and the prefix of this process's payloads. */
     const crossProcessNotify = { channel: CHANNEL, payloadPrefix: ownPrefix }
 
-    return { enqueueInTransaction, crossProcessNotify, notify, notifyLater, claim, renewLeases, complete, release, fail, stats, waitForWork, leaseMs, unresolved, contextOf }
+    return {
+      enqueueInTransaction, crossProcessNotify, notify, notifyLater, claim, renewLeases, complete, release, fail, stats, waitForWork, leaseMs, unresolved, contextOf,
+      reserveHandoff, releaseHandoff, handOver, giveBack
+    }
   })
 }) {}
 

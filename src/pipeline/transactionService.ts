@@ -83,7 +83,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
 
     // Concurrent creates share one insert statement (statementBatch.ts).
     const inserts = makeStatementBatch(
-      (batch: ReadonlyArray<NewTransaction>) => insertTransactionsWithJobs(sql, batch, outbox.crossProcessNotify),
+      (batch: ReadonlyArray<NewTransaction>) => insertTransactionsWithJobs(sql, batch, outbox.crossProcessNotify, outbox.leaseMs),
       { maxBatch: 64, repeatable: false }
     )
 
@@ -110,7 +110,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
     /** A lost insert sent again, alone, waiting at most LOST_INSERT_WAIT for locks (finishLostInsert). */
     const insertAgain = (input: NewTransaction) =>
       sql.withTransaction(
-        Effect.zipRight(sql`SET LOCAL lock_timeout = ${sql.literal(`'${LOST_INSERT_WAIT}'`)}`, insertTransactionsWithJobs(sql, [input], outbox.crossProcessNotify))
+        Effect.zipRight(sql`SET LOCAL lock_timeout = ${sql.literal(`'${LOST_INSERT_WAIT}'`)}`, insertTransactionsWithJobs(sql, [input], outbox.crossProcessNotify, outbox.leaseMs))
       ).pipe(Effect.map((outcomes) => outcomes[0]!))
 
     /**
@@ -124,13 +124,16 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
      * the 503 of the lost connection stands ("may have been applied"), as it does while the database stays away.
      * The repeat is a statement of its own (no other create should wait with it), and it waits for a first insert
      * at most LOST_INSERT_WAIT (a first one whose server side is stuck sending its answer to a dead socket holds its
-     * row until TCP gives up): past that, the 503 too.
+     * row until TCP gives up): past that, the 503 too. A first insert that claimed its job for this process's workers
+     * left it leased to nobody: once the first insert's fate is known, that lease is given back (the job is pending
+     * at once), and the repeat claims nothing. (A first insert that commits after the 503 leaves its job to the
+     * lease's expiry.)
      */
     const finishLostInsert = (input: NewTransaction, readTenant: string | null, lost: Cause.Cause<never>) =>
       Effect.gen(function* () {
         const found = yield* repo.find(input.id, readTenant)
         if (found !== undefined) return { _tag: "Inserted" as const, row: found }
-        const again = yield* insertAgain(input)
+        const again = yield* insertAgain({ ...input, leaseId: null })
         if (again._tag === "Inserted") return again
         if (again._tag !== "Conflict") return undefined
         // The id's row, or (its key taken by another create) the Conflict the caller answers with that one's.
@@ -138,6 +141,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
         return row === undefined ? again : { _tag: "Inserted" as const, row }
       }).pipe(
         againOnConnectionLoss,
+        Effect.ensuring(input.leaseId === null ? Effect.void : Effect.forkDaemon(outbox.giveBack(input.leaseId))),
         Effect.catchAllCause(() => Effect.succeed(undefined)),
         Effect.flatMap((outcome) => (outcome === undefined ? Effect.failCause(lost) : Effect.succeed(outcome)))
       )
@@ -147,6 +151,21 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
      * insert checks it in its own statement), else answers "governed" and writes nothing.
      */
     const insertAndAnswer = (caller: CallerInfo, request: AcceptedRequest, options: { readonly agentId?: string; readonly ungovernedOnly: boolean }) =>
+      Effect.flatMap(outbox.reserveHandoff, (reserved) =>
+        reserved === undefined
+          ? insertUnderLease(caller, request, options, null)
+          : insertUnderLease(caller, request, options, reserved).pipe(
+            // A job claimed at its insert reaches the workers even when the caller goes away meanwhile (else it would
+            // wait out its lease); the idle worker it counted on is free again unless it was handed over.
+            Effect.uninterruptible,
+            Effect.ensuring(outbox.releaseHandoff(reserved))
+          )
+      )
+
+    /** `leaseId`: the job is claimed at its insert for this process's workers (null: a pending job). */
+    const insertUnderLease = (
+      caller: CallerInfo, request: AcceptedRequest, options: { readonly agentId?: string; readonly ungovernedOnly: boolean }, leaseId: string | null
+    ) =>
       Effect.gen(function* () {
         // Whatever path a treasury intent takes, it needs the rights of /api/v1/treasury/* (treasuryRights.ts).
         const refusal = treasuryRefusal(caller, request.type)
@@ -158,7 +177,7 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           id: newRowId(), walletId: request.walletId, walletTenant: caller.readTenant === null ? null : caller.tenant, agentId,
           type: request.type, protocol: request.protocol, intent: request.intent, request: stored, requestHash,
           gasless: request.gasless, requireApproval: request.requireApproval, idempotencyKey: request.idempotencyKey ?? null, traceId: caller.traceId,
-          ungovernedOnly: options.ungovernedOnly
+          ungovernedOnly: options.ungovernedOnly, leaseId
         }
         const outcome = yield* inserts.submit(input).pipe(
           Effect.catchAllCause((cause) => (isConnectionLoss(cause) ? finishLostInsert(input, caller.readTenant, cause) : Effect.failCause(cause)))
@@ -183,9 +202,10 @@ export class TransactionService extends Effect.Service<TransactionService>()("Tr
           case "Inserted":
             // Its insert statement wrote the transaction.created audit event (spec: Events rule 1).
             yield* metrics.increment(auditEventMetric("transaction.created"))
-            yield* outbox.notify
             // Found after a lost answer, a worker may have moved it on already (and published that).
             if (outcome.row.status === "pending" && outcome.row.stage === "validation") yield* publish(outcome.row, "accepted")
+            // Its job claimed at the insert goes to this process's workers in memory; a pending one rings for them.
+            yield* outcome.handed === undefined ? outbox.notify : outbox.handOver(outcome.handed)
             return { row: outcome.row, created: true }
         }
       })

@@ -62,8 +62,8 @@ export const ACTOR_COMPONENTS: Readonly<Record<string, string>> = {}
 export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly tables: ReadonlyArray<string>; readonly why: string }> = [
   {
     file: "src/pipeline/insertTransaction.ts",
-    tables: ["wallets", "agents", "audit_events", "signing_freezes"],
-    why: "the create path's one statement: checks the wallet and agent, inserts the row, its job and its audit event atomically (batched)"
+    tables: ["wallets", "agents", "audit_events", "signing_freezes", "protocol_risk_configs"],
+    why: "the create path's one statement: checks the wallet and agent, inserts the row, its job and its audit event atomically (batched); a job claimed at the insert comes back with its run's context (wallet key, delta threshold), as a claim reads it"
   },
   {
     file: "src/pipeline/transactionRepo.ts",
