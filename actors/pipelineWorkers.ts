@@ -1,6 +1,7 @@
 /**
  * Pipeline workers: TX_PIPELINE_WORKERS supervised fibers per process, each claiming one outbox job at
- * a time (lease + SKIP LOCKED, so any number of processes share the queue), its lease kept while the job
+ * a time (lease + SKIP LOCKED, so any number of processes share the queue; or taking one its create claimed and
+ * handed over, jobHandoff.ts), its lease kept while the job
  * runs (leaseKeeper.ts), and completing it or giving it back with a backoff. A job whose lease is lost
  * (this process stalled and another took over) is interrupted, never finished twice.
  */
@@ -79,6 +80,12 @@ export const PipelineWorkersLive = Layer.scopedDiscard(
               }
               yield* actor.setStatus("running")
               yield* handle(job)
+              // A job claimed at its insert was handed over because a worker was idle: no backlog was waiting, and a
+              // job queued since rang for a worker. So the worker waits for a ring instead of asking the table.
+              if (job.claimedAtInsert === true) {
+                yield* actor.setStatus("idle")
+                yield* outbox.waitForWork
+              }
             })
           )),
         { kind: "pipeline-worker" }

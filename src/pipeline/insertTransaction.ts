@@ -88,7 +88,7 @@ const outcomeOf = (result: ResultRow | undefined): InsertOutcome => {
   if (job_id === null || job_attempts === null || job_lease_id === null || job_created_at === null || wallet_public_key === null) return { _tag: "Inserted", row }
   const handed: ClaimedJob = {
     id: job_id, tx_id: row.id, action: "execute", status: "processing", attempts: job_attempts, lease_id: job_lease_id,
-    lease_expires_at: job_lease_expires_at, created_at: job_created_at,
+    lease_expires_at: job_lease_expires_at, created_at: job_created_at, claimedAtInsert: true,
     run: runContextOf({ ...row, wallet_public_key, delta_variance_bps, max_quote_age_seconds })
   }
   return { _tag: "Inserted", row, handed }

@@ -38,6 +38,8 @@ export type OutboxJob = typeof OutboxJob.Type
 /** A claimed job with its run's context; undefined when its transaction is gone. */
 export interface ClaimedJob extends OutboxJob {
   readonly run: RunContext | undefined
+  /** Claimed by its create's insert and handed over in memory (jobHandoff.ts), not by a claim of the table. */
+  readonly claimedAtInsert?: boolean
 }
 
 const jobFields = {

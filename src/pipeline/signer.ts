@@ -14,7 +14,7 @@ import { signingRefusal } from "../wallet/signingPermission.js"
 import { isOffChainMessage, SIGN_MESSAGE_TYPE } from "./signRequest.js"
 import { typeFactsOf } from "../protocols/registry.js"
 import { KeyStore } from "../wallet/keyStore.js"
-import { SigningFreezes } from "../wallet/signingFreezes.js"
+import { sharedFreezeLockOf, SigningFreezes } from "../wallet/signingFreezes.js"
 import { freezeNotice } from "../../schemas/freeze.js"
 import { KeyBackend } from "../../schemas/wallet.js"
 import { superviseActor } from "../supervision/superviseActor.js"
@@ -66,12 +66,16 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
     const freezes = yield* SigningFreezes
     const requests = yield* Queue.unbounded<SignRequest>()
 
-    /** One read for a whole batch of requests (the checks below stay per transaction). */
-    const readRows = (txIds: ReadonlyArray<string>) =>
+    /**
+     * One read for a whole batch of requests (the checks below stay per transaction). `lockTenants`: the same
+     * statement takes each row's tenant's freeze lock, shared, in tenant order (signingFreezes.ts).
+     */
+    const readRows = (txIds: ReadonlyArray<string>, lockTenants: boolean) =>
       sql`
         SELECT t.id, t.type, t.status, t.gasless, t.message_base64, t.extra_signatures, t.policy_decision, t.approval, t.wallet_id,
-          t.tenant_id, t.agent_id, w.public_key, w.key_backend, w.status AS wallet_status
+          t.tenant_id, t.agent_id, w.public_key, w.key_backend, w.status AS wallet_status${lockTenants ? sql`, ${sharedFreezeLockOf(sql, "t.tenant_id")} AS locked` : sql``}
         FROM transactions t JOIN wallets w ON w.id = t.wallet_id WHERE t.id IN ${sql.in([...txIds])}
+        ${lockTenants ? sql`ORDER BY t.tenant_id` : sql``}
       `.pipe(decodeRows("transactions", SigningRowWithId), Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))), Effect.orDie)
 
     const signOne = (txId: string, row: SigningRow | undefined) =>
@@ -103,18 +107,19 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
 
     /**
      * Reads the batch's rows and signs each one that may be signed. Signing here, the batch holds its tenants'
-     * freeze locks (shared) in one SQL transaction until every signature exists, so a freeze that commits
-     * meanwhile waits for it, and one committed before is seen (signingFreezes.ts). With the wallet engine
-     * signing in its own process, the engine holds those locks itself: the check here is only the early refusal.
+     * freeze locks (shared, taken by the read) in one SQL transaction until every signature exists, so a freeze
+     * that commits meanwhile waits for it, and one committed before is seen by the check after the read
+     * (signingFreezes.ts). With the wallet engine signing in its own process, the engine holds those locks
+     * itself: the check here is only the early refusal.
      */
     const signBatch = (txIds: ReadonlyArray<string>) => {
       const signAll = Effect.gen(function* () {
-        const rows = yield* readRows(txIds)
+        const rows = yield* readRows(txIds, !keys.remote)
         const subjects = txIds.map((txId) => {
           const row = rows.get(txId)
           return { tenantId: row?.tenant_id ?? "", walletId: row?.wallet_id ?? "", agentId: row?.agent_id ?? null }
         })
-        const frozen = yield* (keys.remote ? freezes.covering(subjects) : freezes.guardSigning(subjects).pipe(Effect.orDie))
+        const frozen = yield* (keys.remote ? freezes.covering(subjects) : freezes.checkSigning(subjects).pipe(Effect.orDie))
         const exits: Array<Exit.Exit<SignedTransaction, SignRefused>> = []
         for (const [index, txId] of txIds.entries()) {
           const freeze = frozen.get(index)

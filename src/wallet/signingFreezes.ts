@@ -16,6 +16,15 @@ import { decodeRows, Timestamp } from "../db/rowDecoding.js"
 /** The advisory lock class of freezes (the second key is the tenant's hash: a collision only waits longer). */
 const FREEZE_LOCK_CLASS = 34034
 
+/**
+ * The shared freeze lock of the tenant in `tenantColumn`, as an expression a signer's read takes for each row it
+ * reads (inside the signer's SQL transaction, held until it ends); the read must be ordered by that column, so
+ * tenants are locked in one order. Then `checkSigning` reads the freezes in a statement of its own: one whose
+ * snapshot is taken after the locks, so it sees every freeze committed before them.
+ */
+export const sharedFreezeLockOf = (sql: SqlClient.SqlClient, tenantColumn: string) =>
+  sql`pg_advisory_xact_lock_shared(${FREEZE_LOCK_CLASS}, hashtext(${sql(tenantColumn)}))`
+
 const FreezeRow = Schema.Struct({
   id: Schema.String,
   tenant_id: Schema.String,
@@ -155,6 +164,11 @@ export class SigningFreezes extends Effect.Service<SigningFreezes>()("SigningFre
         return { freezes: items.map(toFreeze), ...info }
       })
 
-    return { activeFor, covering: (subjects: ReadonlyArray<FreezeSubject>) => covering(subjects).pipe(Effect.orDie), guardSigning, freeze, lift, find, list }
+    /** After the statement that took the subjects' tenants' locks (sharedFreezeLockOf): per subject, the freeze that forbids it. */
+    const checkSigning = (subjects: ReadonlyArray<FreezeSubject>) => covering(subjects)
+
+    return {
+      activeFor, covering: (subjects: ReadonlyArray<FreezeSubject>) => covering(subjects).pipe(Effect.orDie), guardSigning, checkSigning, freeze, lift, find, list
+    }
   })
 }) {}
