@@ -133,8 +133,11 @@ describe("outbox: a lease that expires mid-job", () => {
       throw new Error(`${String(error)}; A's worker: ${JSON.stringify(lastSeen)}\n${a.output().slice(-3_000)}`)
     })
 
-    // A noticed its lease was gone (the renewal is fenced by the lease id) and let the job go.
-    expect(a.output()).toContain(`outbox job ${jobAfterB.id}: lease lost`)
+    // A noticed its lease was gone (the renewal is fenced by the lease id) and let the job go. Its log line comes
+    // through a pipe, which this process may read after the actor's answer that said A's worker is idle.
+    await waitFor("A's log of the lost lease", async () => a.output().includes(`outbox job ${jobAfterB.id}: lease lost`), 5_000, 50).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${a.output().slice(-3_000)}`)
+    })
 
     // A's late run changed nothing: the record and the job are as B left them, confirmed once.
     const afterA = await readTransaction(b.baseUrl, txId)
