@@ -11,7 +11,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { newRowId } from "../db/rowIds.js"
 import { decodeRows, Timestamp } from "../db/rowDecoding.js"
-import type { ClaimedJob } from "./outbox.js"
+import { type ClaimedJob, riskBoundsOf } from "./outbox.js"
 import { runContextOf } from "./runContext.js"
 import { TransactionRow } from "./transactionRow.js"
 
@@ -113,6 +113,8 @@ export const insertTransactionsWithJobs = (
     audit_message: `transaction ${tx.id} created`, audit_metadata: { type: tx.type, protocol: tx.protocol }
   }))
   // A CTE without data changes runs only when referenced: the final SELECT references `job` for the NOTIFY.
+  // A handed job's run context, as a claim reads it (only for rows whose job was claimed here).
+  const riskBounds = riskBoundsOf(sql, "inserted", sql`handed.id IS NOT NULL`)
   const notified = sql`, (SELECT pg_notify(${notify.channel}, ${notify.payloadPrefix} || count(*)::text) FROM job WHERE lease_id IS NULL HAVING count(*) > 0) AS notified`
   return sql`
     WITH input AS (
@@ -154,14 +156,10 @@ export const insertTransactionsWithJobs = (
     )
     SELECT v.ord AS batch_ord, inserted.*, checked.tenant AS wallet_tenant, checked.wallet_status, checked.agent_ok, checked.governed, checked.freeze_id,
       handed.id AS job_id, handed.attempts AS job_attempts, handed.lease_id AS job_lease_id, handed.lease_expires_at AS job_lease_expires_at,
-      handed.created_at AS job_created_at, checked.public_key AS wallet_public_key,
-      -- the tighter of the tenant's config and the deployment-wide one, as the claim reads them (outbox.ts)
-      least((r.config->>'deltaVarianceBpsThreshold')::int, (d.config->>'deltaVarianceBpsThreshold')::int) AS delta_variance_bps,
-      least((r.config->>'maxQuoteAgeSeconds')::int, (d.config->>'maxQuoteAgeSeconds')::int) AS max_quote_age_seconds${notified}
+      handed.created_at AS job_created_at, checked.public_key AS wallet_public_key, ${riskBounds.columns}${notified}
     FROM input v LEFT JOIN checked ON checked.ord = v.ord LEFT JOIN inserted ON inserted.id = v.id
       LEFT JOIN job handed ON handed.tx_id = inserted.id AND handed.lease_id IS NOT NULL
-      LEFT JOIN protocol_risk_configs r ON handed.id IS NOT NULL AND r.tenant_id = inserted.tenant_id AND r.protocol = inserted.protocol
-      LEFT JOIN protocol_risk_configs d ON handed.id IS NOT NULL AND d.tenant_id = '*' AND d.protocol = inserted.protocol
+      ${riskBounds.joins}
   `.pipe(
     decodeRows("transactions", ResultRow),
     Effect.map((rows) => {

@@ -6,7 +6,7 @@
  * finds one of this process's workers idle enqueues its job already claimed and hands it over in memory
  * (jobHandoff.ts): a worker takes a handed job before it asks the table.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Layer, Schedule, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { newRowId } from "../db/rowIds.js"
@@ -74,6 +74,23 @@ const StatusCountRow = Schema.Struct({ status: Schema.String, n: Schema.String }
 
 const CHANNEL = "outbox_jobs"
 
+/**
+ * What a run reads of its protocol's risk configs beside its transaction row (`row`: the statement's alias of it): the
+ * tighter of the tenant's config and the deployment-wide one (tenant '*', issue 34), as the columns
+ * `delta_variance_bps` and `max_quote_age_seconds` of RunContextColumns. `columns` goes in the select list, `joins`
+ * after the FROM items; `onlyWhere` limits the joins to the rows that need them. Every statement that answers a run's
+ * context (a claim, the settlement's read, a create's insert that claims its job) reads them so.
+ */
+export const riskBoundsOf = (sql: SqlClient.SqlClient, row: string, onlyWhere?: Statement.Fragment) => {
+  const only = onlyWhere === undefined ? sql`` : sql`${onlyWhere} AND`
+  return {
+    columns: sql`least((r.config->>'deltaVarianceBpsThreshold')::int, (d.config->>'deltaVarianceBpsThreshold')::int) AS delta_variance_bps,
+      least((r.config->>'maxQuoteAgeSeconds')::int, (d.config->>'maxQuoteAgeSeconds')::int) AS max_quote_age_seconds`,
+    joins: sql`LEFT JOIN protocol_risk_configs r ON ${only} r.tenant_id = ${sql(row)}.tenant_id AND r.protocol = ${sql(row)}.protocol
+      LEFT JOIN protocol_risk_configs d ON ${only} d.tenant_id = '*' AND d.protocol = ${sql(row)}.protocol`
+  }
+}
+
 export class Outbox extends Effect.Service<Outbox>()("Outbox", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -82,6 +99,8 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const leaseMs = config.outbox.leaseMs
     // Each enqueue rings once (doorbell.ts); idle workers wait for a ring or the poll tick.
     const doorbell = yield* makeDoorbell(config.outbox.pollMs)
+    // The claim's and the settlement's reads name their transaction rows `t`.
+    const riskBounds = riskBoundsOf(sql, "t")
 
     // NOTIFY payloads are "<origin>:<new jobs>". This process's own enqueues already rang in process
     // (`notify`, after their commit): their NOTIFY, delivered back to this process too, is skipped, or
@@ -162,15 +181,11 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         )
         SELECT c.id AS job_id, c.tx_id AS job_tx_id, c.action AS job_action, c.status AS job_status, c.attempts AS job_attempts,
           c.lease_id AS job_lease_id, c.lease_expires_at AS job_lease_expires_at, c.created_at AS job_created_at,
-          t.*, w.public_key AS wallet_public_key,
-          -- the tighter of the tenant's config and the deployment-wide one (tenant '*', issue 34)
-          least((r.config->>'deltaVarianceBpsThreshold')::int, (d.config->>'deltaVarianceBpsThreshold')::int) AS delta_variance_bps,
-          least((r.config->>'maxQuoteAgeSeconds')::int, (d.config->>'maxQuoteAgeSeconds')::int) AS max_quote_age_seconds
+          t.*, w.public_key AS wallet_public_key, ${riskBounds.columns}
         FROM claimed c
         LEFT JOIN counted t ON t.id = c.tx_id
         LEFT JOIN wallets w ON w.id = t.wallet_id
-        LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
-        LEFT JOIN protocol_risk_configs d ON d.tenant_id = '*' AND d.protocol = t.protocol
+        ${riskBounds.joins}
         ORDER BY c.created_at, c.id
       `.pipe(
         Effect.onError((cause) => (isConnectionLoss(cause) ? giveBack(leaseId) : Effect.void)),
@@ -252,14 +267,10 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     /** Transactions matching `where` with their run's context (as a claim reads it), least recently updated first. */
     const contexts = (where: ReturnType<typeof sql.and>, limit: number) =>
       sql`
-        SELECT t.*, w.public_key AS wallet_public_key,
-          -- the tighter of the tenant's config and the deployment-wide one (tenant '*'), as the claim reads them
-          least((r.config->>'deltaVarianceBpsThreshold')::int, (d.config->>'deltaVarianceBpsThreshold')::int) AS delta_variance_bps,
-          least((r.config->>'maxQuoteAgeSeconds')::int, (d.config->>'maxQuoteAgeSeconds')::int) AS max_quote_age_seconds
+        SELECT t.*, w.public_key AS wallet_public_key, ${riskBounds.columns}
         FROM transactions t
         JOIN wallets w ON w.id = t.wallet_id
-        LEFT JOIN protocol_risk_configs r ON r.tenant_id = t.tenant_id AND r.protocol = t.protocol
-        LEFT JOIN protocol_risk_configs d ON d.tenant_id = '*' AND d.protocol = t.protocol
+        ${riskBounds.joins}
         WHERE ${where}
         ORDER BY t.updated_at
         LIMIT ${limit}

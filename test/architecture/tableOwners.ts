@@ -62,8 +62,8 @@ export const ACTOR_COMPONENTS: Readonly<Record<string, string>> = {}
 export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly tables: ReadonlyArray<string>; readonly why: string }> = [
   {
     file: "src/pipeline/insertTransaction.ts",
-    tables: ["wallets", "agents", "audit_events", "signing_freezes", "protocol_risk_configs"],
-    why: "the create path's one statement: checks the wallet and agent, inserts the row, its job and its audit event atomically (batched); a job claimed at the insert comes back with its run's context (wallet key, delta threshold), as a claim reads it"
+    tables: ["wallets", "agents", "audit_events", "signing_freezes"],
+    why: "the create path's one statement: checks the wallet and agent, inserts the row, its job and its audit event atomically (batched); a job claimed at the insert comes back with its run's context (wallet key; the risk bounds read by outbox.ts's riskBoundsOf), as a claim reads it"
   },
   {
     file: "src/pipeline/transactionRepo.ts",
@@ -73,7 +73,7 @@ export const SHARED_STATEMENTS: ReadonlyArray<{ readonly file: string; readonly 
   {
     file: "src/pipeline/outbox.ts",
     tables: ["wallets", "protocol_risk_configs"],
-    why: "the claim statement reads the job's row with its wallet key and delta threshold in one round trip (batched)"
+    why: "the claim statement reads the job's row with its wallet key and delta threshold in one round trip (batched); riskBoundsOf is the one place a run's risk bounds are read, for the create's insert too"
   },
   {
     file: "src/policy/unconstrainedDecision.ts",
