@@ -23,7 +23,7 @@ import {
   tempDir
 } from "../../test/support/processes.js"
 import { type LoopMode, type LoopResult, runClosedLoop } from "./closedLoop.js"
-import { cpuDelta, cpuSnapshot, type CpuSnapshot } from "./cpu.js"
+import { cpuDelta, cpuSnapshot, type CpuSnapshot, mainThreads, mainThreadsDelta } from "./cpu.js"
 import type { CeilingResult } from "./ledgerCeiling.js"
 import { benchPostgresUrl } from "./postgresUrl.js"
 import { ms, percentile, sleep, table } from "./stats.js"
@@ -72,6 +72,9 @@ export interface LoopFigures {
   readonly cpu: CpuSnapshot
   /** Split layout: the worker process's CPU seconds (also counted in cpu.service). */
   readonly workerCpuSeconds?: number
+  /** Each service process's main thread: seconds on a core and waiting for one, over the run's `elapsedSeconds`. */
+  readonly mainThreads: ReadonlyArray<{ readonly role: string; readonly onCoreSeconds: number; readonly waitingSeconds: number }>
+  readonly elapsedSeconds: number
   readonly loadAverage: string
   readonly target: string
   readonly met: boolean
@@ -240,6 +243,10 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
     const workerPids = workerProcesses.map((worker) => worker.pid)
     const servicePids = [service.pid, ...workerPids]
     const serviceUrls = [service.baseUrl, ...workerProcesses.map((worker) => worker.baseUrl)]
+    const roles: ReadonlyArray<readonly [string, number]> = [
+      [settings.split === true ? "API" : "service", service.pid],
+      ...workerProcesses.map((worker, i) => [`workers${workerProcesses.length > 1 ? ` ${i + 1}` : ""}`, worker.pid] as const)
+    ]
     try {
       const sources = await mapConcurrent(Array.from({ length: settings.clients }, (_, i) => i), 8, () => createFundedWallet(service.baseUrl, 1_000_000_000))
       const destinations = Array.from({ length: 64 }, () => Keypair.generate().publicKey.toBase58())
@@ -257,6 +264,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         const writesBefore = await tableWrites(database)
         const before = cpuSnapshot(servicePids, ledger.pid, databaseName)
         const workerBefore = workerProcess === undefined ? undefined : cpuSnapshot(workerPids, ledger.pid, databaseName)
+        const threadsBefore = roles.map(([, pgid]) => mainThreads([pgid], [ledger.pid]))
         const activityBefore = await databaseActivity(database)
         const statementsBefore = await statementsSent(serviceUrls)
         const startedAt = Date.now()
@@ -264,6 +272,10 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         // With extra node arguments (an investigation hook), the mode's wall-clock window, to match the hook's records.
         if (settings.nodeArgs !== undefined) console.log(`  ${mode}: ran from ${startedAt} to ${Date.now()} (epoch ms)`)
         const cpu = cpuDelta(before, cpuSnapshot(servicePids, ledger.pid, databaseName))
+        const threads = roles.map(([role, pgid], i) => {
+          const delta = mainThreadsDelta(threadsBefore[i]!, mainThreads([pgid], [ledger.pid]))
+          return { role, onCoreSeconds: delta.reduce((n, t) => n + t.onCoreSeconds, 0), waitingSeconds: delta.reduce((n, t) => n + t.waitingSeconds, 0) }
+        })
         const workerCpuSeconds = workerProcess === undefined || workerBefore === undefined
           ? undefined
           : cpuDelta(workerBefore, cpuSnapshot(workerPids, ledger.pid, databaseName)).service
@@ -284,7 +296,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         figures.push({
           mode, clients, confirmed: result.confirmed, failed: result.failed, perSecond, outcomeMs: result.outcomeMs, createMs: result.createMs, serviceMs,
           stages: stageGaps(confirmedRecords, result.clientTimes),
-          readsPerTransfer: result.reads / result.ids.length, cpu, loadAverage,
+          readsPerTransfer: result.reads / result.ids.length, cpu, loadAverage, mainThreads: threads, elapsedSeconds: result.elapsedMs / 1000,
           ...(workerCpuSeconds === undefined ? {} : { workerCpuSeconds }),
           seqScansPerTransfer: (scansAfter - scansBefore) / result.ids.length,
           commitsPerTransfer: (activityAfter.commits - activityBefore.commits) / Math.max(1, result.confirmed),
@@ -339,6 +351,16 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
       return [loop.mode, service, per(loop.cpu.postgres), per(loop.cpu.ledger), per(loop.cpu.bench)]
     })
   ]))
+  console.log(table([
+    ["main thread of each service process", "on a core (ms per transfer)", "waiting for a core (ms per transfer)", "on a core or waiting (% of the run)"],
+    ...loops.flatMap((loop) =>
+      loop.mainThreads.map((thread) => {
+        const per = (seconds: number) => ((seconds * 1000) / Math.max(1, loop.confirmed)).toFixed(2)
+        return [`${loop.mode}: ${thread.role}`, per(thread.onCoreSeconds), per(thread.waitingSeconds), (((thread.onCoreSeconds + thread.waitingSeconds) / loop.elapsedSeconds) * 100).toFixed(0)]
+      })
+    )
+  ]))
+  console.log("(a main thread on a core or waiting for one through the whole run bounds the throughput: it is the event loop every request and job passes through)")
   console.log(table([
     ["PostgreSQL per confirmed transfer", "statements (the service's)", "commits (this database)", "WAL bytes (whole server)"],
     ...loops.map((loop) => [loop.mode, loop.statementsPerTransfer.toFixed(2), loop.commitsPerTransfer.toFixed(1), loop.walBytesPerTransfer.toFixed(0)])

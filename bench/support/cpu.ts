@@ -82,3 +82,34 @@ export const cpuDelta = (before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot =
   bench: after.bench - before.bench,
   postgresByPid: after.postgresByPid
 })
+
+/**
+ * The main thread (the event loop) of each Node.js process in `pgids`, from /proc/<pid>/task/<pid>/schedstat:
+ * nanoseconds on a core, and nanoseconds runnable but waiting for a core. A service whose main thread is on a
+ * core or waiting for one for the whole run is bound by that thread, whatever the machine's other cores do.
+ */
+/** A Node.js process's name in /proc: its main thread's (Node 24 names it `MainThread`; Node 20 leaves `node`). */
+const NODE_MAIN_THREAD_NAMES = new Set(["node", "MainThread"])
+
+export type MainThreads = ReadonlyMap<number, { readonly onCoreNs: number; readonly waitingNs: number }>
+
+export const mainThreads = (pgids: ReadonlyArray<number>, exceptPids: ReadonlyArray<number> = []): MainThreads => {
+  const found = new Map<number, { onCoreNs: number; waitingNs: number }>()
+  for (const stat of allStats()) {
+    if (!pgids.includes(stat.pgrp) || !NODE_MAIN_THREAD_NAMES.has(stat.comm) || exceptPids.includes(stat.pid)) continue
+    try {
+      const [onCore, waiting] = fs.readFileSync(`/proc/${stat.pid}/task/${stat.pid}/schedstat`, "utf8").trim().split(" ").map(Number)
+      found.set(stat.pid, { onCoreNs: onCore!, waitingNs: waiting! })
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found
+}
+
+/** Per process alive at both readings: its main thread's seconds on a core and waiting for one between them. */
+export const mainThreadsDelta = (before: MainThreads, after: MainThreads) =>
+  [...after].flatMap(([pid, now]) => {
+    const then = before.get(pid)
+    return then === undefined ? [] : [{ pid, onCoreSeconds: (now.onCoreNs - then.onCoreNs) / 1e9, waitingSeconds: (now.waitingNs - then.waitingNs) / 1e9 }]
+  })
