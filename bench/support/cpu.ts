@@ -83,16 +83,16 @@ export const cpuDelta = (before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot =
   postgresByPid: after.postgresByPid
 })
 
-/**
- * The main thread (the event loop) of each Node.js process in `pgids`, from /proc/<pid>/task/<pid>/schedstat:
- * nanoseconds on a core, and nanoseconds runnable but waiting for a core. A service whose main thread is on a
- * core or waiting for one for the whole run is bound by that thread, whatever the machine's other cores do.
- */
 /** A Node.js process's name in /proc: its main thread's (Node 24 names it `MainThread`; Node 20 leaves `node`). */
 const NODE_MAIN_THREAD_NAMES = new Set(["node", "MainThread"])
 
 export type MainThreads = ReadonlyMap<number, { readonly onCoreNs: number; readonly waitingNs: number }>
 
+/**
+ * The main thread (the event loop) of each Node.js process in `pgids`, from /proc/<pid>/task/<pid>/schedstat:
+ * nanoseconds on a core, and nanoseconds runnable but waiting for a core. A service whose main thread is on a
+ * core or waiting for one for the whole run is bound by that thread, whatever the machine's other cores do.
+ */
 export const mainThreads = (pgids: ReadonlyArray<number>, exceptPids: ReadonlyArray<number> = []): MainThreads => {
   const found = new Map<number, { onCoreNs: number; waitingNs: number }>()
   for (const stat of allStats()) {
