@@ -1,9 +1,12 @@
 /**
  * `npm run bench:growth`: does the service keep its speed when its tables hold months of history (issue
- * 35)? The service as a child process on PostgreSQL (fresh ledger and database). Twice, on the empty
- * database and then on the grown one, each time on a fresh funded wallet with BENCH_GROWTH_WARMUP (300)
- * confirmed transfers (so both wallets look alike and the process is warm), one client measures
- * BENCH_GROWTH_REQUESTS (300) of each operation in turn:
+ * 35)? Two databases on one PostgreSQL server and one ledger: an empty one and a grown one, into which
+ * the generator (bench/support/growthData.ts) writes BENCH_GROWTH_TRANSACTIONS (1,000,000) transactions
+ * with history, proofs and outbox jobs and BENCH_GROWTH_AUDIT_EVENTS (10,000,000) audit events, then
+ * VACUUM ANALYZE. Then a service process on each, both up at once, each with a fresh funded wallet warmed
+ * up with BENCH_GROWTH_WARMUP (300) confirmed transfers, and one client measuring them in
+ * BENCH_GROWTH_ROUNDS (6) alternating rounds (empty then grown, grown then empty, ...), so a change in the
+ * machine's speed falls on both alike; BENCH_GROWTH_REQUESTS (300) of each operation in all, on each:
  *   - `create`: POST /api/v1/transactions?waitMs=0 (a transfer accepted: its row, outbox job and event);
  *   - `get`: GET /api/v1/transactions/<id>;
  *   - `wallet list`: GET /api/v1/wallets/<id>/transactions?limit=50 (first page, with its count);
@@ -11,15 +14,14 @@
  *   - `outbox claim`: the workers' claim statement (src/pipeline/outbox.ts claimMany, copied below; named and
  *     with parameters, as the service runs it) for 16 jobs, run by this process in a transaction rolled
  *     back, with 32 pending jobs in it;
- *   - `WAL after a checkpoint`: CHECKPOINT, then BENCH_GROWTH_WAL_TRANSFERS (200) transfers by 8 clients
- *     waiting for their outcomes: WAL bytes and full-page images per transfer (pg_stat_wal, the whole
- *     server's): what random keys cost once the indexes are large (src/db/rowIds.ts).
- * Between the two, with the service stopped, the generator (bench/support/growthData.ts) adds
- * BENCH_GROWTH_TRANSACTIONS (1,000,000) transactions with history, proofs and outbox jobs and
- * BENCH_GROWTH_AUDIT_EVENTS (10,000,000) audit events, then VACUUM ANALYZE. The grown database also
- * answers for its heavy wallet (a tenth of the transactions): its first page and a page deep by cursor.
- * Prints p50 and p99 of each, the ratio of the p50s (the target: within 1.2), the tables' sizes and the
- * plans of the list and audit statements. TEST_DATABASE_URL names the server (else the local one).
+ *   - the grown database also answers for its heavy wallet (a tenth of the transactions): its first page
+ *     and a page deep by cursor.
+ * Then `WAL after a checkpoint`, on each in turn: CHECKPOINT, then BENCH_GROWTH_WAL_TRANSFERS (200)
+ * transfers by 8 clients waiting for their outcomes: WAL bytes and full-page images per transfer
+ * (pg_stat_wal, the whole server's): what random keys cost once the indexes are large (src/db/rowIds.ts).
+ * Prints p50 and p99 of each, the ratio of the p50s (the target: within 1.2), the tables' sizes, the
+ * outbox's dead rows and vacuums, and the plans of the list and audit statements. TEST_DATABASE_URL names
+ * the server (else the local one).
  */
 import { Keypair } from "@solana/web3.js"
 import pg from "pg"
@@ -43,6 +45,7 @@ const settings = {
   warmup: intEnv("BENCH_GROWTH_WARMUP", 300),
   requests: intEnv("BENCH_GROWTH_REQUESTS", 300),
   walTransfers: intEnv("BENCH_GROWTH_WAL_TRANSFERS", 200),
+  rounds: intEnv("BENCH_GROWTH_ROUNDS", 6),
   chunk: 100_000
 }
 
@@ -136,69 +139,95 @@ const walAfterCheckpoint = async (baseUrl: string, databaseUrl: string, walletId
   }
 }
 
-/** One phase: a fresh wallet warmed up with transfers, then every operation measured in turn. */
-const measure = async (baseUrl: string, databaseUrl: string, heavyWalletId: string | null) => {
-  const timings: Timings = new Map()
+/** A service under measurement: its database, its measured wallet, and the connection its claims run on. */
+interface Target {
+  readonly label: "empty" | "grown"
+  readonly baseUrl: string
+  readonly databaseUrl: string
+  readonly walletId: string
+  readonly destination: string
+  readonly heavyWalletId: string | null
+  readonly claims: pg.Client
+  readonly timings: Timings
+  cursor: string | null
+  created: number
+}
+
+/** A fresh funded wallet warmed up with BENCH_GROWTH_WARMUP confirmed transfers (so both wallets look alike and the process is warm). */
+const prepare = async (label: Target["label"], baseUrl: string, databaseUrl: string, heavyWalletId: string | null): Promise<Target> => {
   const wallet = await createFundedWallet(baseUrl, 5_000_000_000)
   const destination = Keypair.generate().publicKey.toBase58()
   for (let i = 0; i < settings.warmup; i++) {
     const answer = await postJson(baseUrl, "/api/v1/transactions?waitMs=30000", transfer(wallet.id, destination, 1_000_000 + i))
     if (answer.body.data?.status !== "confirmed") throw new Error(`warm-up transfer not confirmed: ${JSON.stringify(answer.body)}`)
   }
+  const claims = new pg.Client({ connectionString: databaseUrl })
+  await claims.connect()
+  return { label, baseUrl, databaseUrl, walletId: wallet.id, destination, heavyWalletId, claims, timings: new Map(), cursor: null, created: 0 }
+}
+
+/** One round on one service: `n` of each operation in turn. */
+const round = async (target: Target, n: number) => {
+  const { baseUrl, timings } = target
   const ids: Array<string> = []
-  for (let i = 0; i < settings.requests; i++) {
-    const answer = await timed(timings, "create", () => postJson(baseUrl, "/api/v1/transactions?waitMs=0", transfer(wallet.id, destination, 2_000_000 + i)))
+  for (let i = 0; i < n; i++) {
+    const answer = await timed(timings, "create", () =>
+      postJson(baseUrl, "/api/v1/transactions?waitMs=0", transfer(target.walletId, target.destination, 2_000_000 + target.created++)))
     ids.push(String(answer.body.data?.id))
   }
   await settle(baseUrl, ids)
-  for (let i = 0; i < settings.requests; i++) await timed(timings, "get", () => getJson(baseUrl, `/api/v1/transactions/${ids[i % ids.length]}`))
-  for (let i = 0; i < settings.requests; i++) await timed(timings, "wallet list", () => getJson(baseUrl, `/api/v1/wallets/${wallet.id}/transactions?limit=50`))
-  for (let i = 0; i < settings.requests; i++) await timed(timings, "audit by tx", () => getJson(baseUrl, `/api/v1/audit/events?txId=${ids[i % ids.length]}`))
-  for (let i = 0; i < settings.requests; i++) await timed(timings, "audit newest", () => getJson(baseUrl, "/api/v1/audit/events?limit=100"))
-  if (heavyWalletId !== null) {
-    let cursor: string | null = null
-    for (let i = 0; i < settings.requests; i++) {
-      await timed(timings, "heavy wallet list", () => getJson(baseUrl, `/api/v1/wallets/${heavyWalletId}/transactions?limit=50`))
+  for (let i = 0; i < n; i++) await timed(timings, "get", () => getJson(baseUrl, `/api/v1/transactions/${ids[i]}`))
+  for (let i = 0; i < n; i++) await timed(timings, "wallet list", () => getJson(baseUrl, `/api/v1/wallets/${target.walletId}/transactions?limit=50`))
+  for (let i = 0; i < n; i++) await timed(timings, "audit by tx", () => getJson(baseUrl, `/api/v1/audit/events?txId=${ids[i]}`))
+  for (let i = 0; i < n; i++) await timed(timings, "audit newest", () => getJson(baseUrl, "/api/v1/audit/events?limit=100"))
+  if (target.heavyWalletId !== null) {
+    for (let i = 0; i < n; i++) {
+      await timed(timings, "heavy wallet list", () => getJson(baseUrl, `/api/v1/wallets/${target.heavyWalletId}/transactions?limit=50`))
       // Ten pages on at each step: the cursor goes deep into the wallet's history.
       const page = await timed(timings, "heavy wallet, by cursor", () =>
-        getJson(baseUrl, `/api/v1/wallets/${heavyWalletId}/transactions?limit=50&offset=450${cursor === null ? "" : `&cursor=${cursor}`}`))
-      cursor = (page.body.data?.nextCursor as string | null | undefined) ?? null
+        getJson(baseUrl, `/api/v1/wallets/${target.heavyWalletId}/transactions?limit=50&offset=450${target.cursor === null ? "" : `&cursor=${target.cursor}`}`))
+      target.cursor = (page.body.data?.nextCursor as string | null | undefined) ?? null
     }
   }
-
-  const wal = await walAfterCheckpoint(baseUrl, databaseUrl, wallet.id, destination)
-
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    for (let i = 0; i < settings.requests; i++) {
-      await client.query("BEGIN")
-      await client.query(
-        `INSERT INTO outbox_jobs (id, tx_id, action, status) SELECT gen_random_uuid(), id, 'execute', 'pending' FROM transactions WHERE wallet_id = $1 LIMIT 32`,
-        [wallet.id]
-      )
-      await timed(timings, "outbox claim", () => client.query({ name: "outbox_claim", text: CLAIM, values: CLAIM_VALUES }))
-      await client.query("ROLLBACK")
-    }
-  } finally {
-    await client.end()
+  for (let i = 0; i < n; i++) {
+    await target.claims.query("BEGIN")
+    await target.claims.query(
+      `INSERT INTO outbox_jobs (id, tx_id, action, status) SELECT gen_random_uuid(), id, 'execute', 'pending' FROM transactions WHERE wallet_id = $1 LIMIT 32`,
+      [target.walletId]
+    )
+    await timed(timings, "outbox claim", () => target.claims.query({ name: "outbox_claim", text: CLAIM, values: CLAIM_VALUES }))
+    await target.claims.query("ROLLBACK")
   }
-  return { timings, wal }
+}
+
+/** What autovacuum has done to the outbox by now, and what is left dead in it (the claim's table). */
+const outboxVacuum = async (target: Target) => {
+  const { rows } = await target.claims.query<{ live: string; dead: string; vacuums: string; autovacuum: string; claimable: string }>(`
+    SELECT n_live_tup::text AS live, n_dead_tup::text AS dead, (vacuum_count + autovacuum_count)::text AS vacuums,
+      current_setting('autovacuum') AS autovacuum,
+      pg_size_pretty(pg_relation_size('outbox_claimable')) AS claimable
+    FROM pg_stat_user_tables WHERE relname = 'outbox_jobs'`)
+  return rows[0]!
 }
 
 const main = async () => {
-  console.log(`growth bench: ${settings.transactions} transactions, ${settings.auditEvents} audit events; ${settings.requests} requests per operation`)
+  console.log(`growth bench: ${settings.transactions} transactions, ${settings.auditEvents} audit events; ${settings.requests} requests per operation in ${settings.rounds} rounds`)
   buildIfBenchBuilt()
   const ledger = await startLedgerProcess()
-  const database = await createPostgresDatabase(benchPostgresUrl())
-  const dataDir = tempDir("custody-bench-growth-")
-  const start = () => startServiceProcess({ databaseUrl: database.url, dataDir, rpcUrl: ledger.rpcUrl, built: benchBuilt })
+  const emptyDatabase = await createPostgresDatabase(benchPostgresUrl())
+  const grownDatabase = await createPostgresDatabase(benchPostgresUrl())
+  const start = (database: { url: string }) =>
+    startServiceProcess({ databaseUrl: database.url, dataDir: tempDir("custody-bench-growth-"), rpcUrl: ledger.rpcUrl, built: benchBuilt })
+  const targets: Array<Target> = []
   try {
-    let service = await start()
-    const { timings: empty, wal: emptyWal } = await measure(service.baseUrl, database.url, null)
-    await service.stop()
+    // The grown database: one confirmed transfer to copy, then the generated history.
+    const seeding = await start(grownDatabase)
+    const seed = await createFundedWallet(seeding.baseUrl, 1_000_000_000)
+    const seeded = await postJson(seeding.baseUrl, "/api/v1/transactions?waitMs=30000", transfer(seed.id, Keypair.generate().publicKey.toBase58(), 1_000_000))
+    if (seeded.body.data?.status !== "confirmed") throw new Error(`seed transfer not confirmed: ${JSON.stringify(seeded.body)}`)
+    await seeding.stop()
 
-    const client = new pg.Client({ connectionString: database.url })
+    const client = new pg.Client({ connectionString: grownDatabase.url })
     await client.connect()
     const started = performance.now()
     try {
@@ -216,20 +245,30 @@ const main = async () => {
     } finally {
       await client.end()
     }
-    const [heavy] = await database.query<{ id: string }>(`SELECT ${HEAVY_WALLET_SQL} AS id`)
+    const [heavy] = await grownDatabase.query<{ id: string }>(`SELECT ${HEAVY_WALLET_SQL} AS id`)
 
-    service = await start()
-    const { timings: grown, wal: grownWal } = await measure(service.baseUrl, database.url, heavy!.id)
-    await service.stop()
+    // Both services up at once, measured in alternating rounds: a change in the machine's speed during the
+    // run (a shared host's) falls on both databases alike instead of on one of them.
+    const empty = await prepare("empty", (await start(emptyDatabase)).baseUrl, emptyDatabase.url, null)
+    targets.push(empty)
+    const grown = await prepare("grown", (await start(grownDatabase)).baseUrl, grownDatabase.url, heavy!.id)
+    targets.push(grown)
+    const perRound = Math.ceil(settings.requests / settings.rounds)
+    for (let r = 0; r < settings.rounds; r++) {
+      for (const target of r % 2 === 0 ? [empty, grown] : [grown, empty]) await round(target, perRound)
+      console.log(`  round ${r + 1} / ${settings.rounds}`)
+    }
+    const emptyWal = await walAfterCheckpoint(empty.baseUrl, empty.databaseUrl, empty.walletId, empty.destination)
+    const grownWal = await walAfterCheckpoint(grown.baseUrl, grown.databaseUrl, grown.walletId, grown.destination)
 
-    const names = [...new Set([...empty.keys(), ...grown.keys()])]
+    const names = [...new Set([...empty.timings.keys(), ...grown.timings.keys()])]
     const cell = (timings: Timings, name: string, p: number) => ms(percentile(timings.get(name) ?? [], p))
     console.log(table([
       ["operation", "empty p50 ms", "grown p50 ms", "ratio", "empty p99", "grown p99"],
       ...names.map((name) => {
-        const a = percentile(empty.get(name) ?? [], 50)
-        const b = percentile(grown.get(name) ?? [], 50)
-        return [name, cell(empty, name, 50), cell(grown, name, 50), Number.isNaN(a) ? "-" : (b / a).toFixed(2), cell(empty, name, 99), cell(grown, name, 99)]
+        const a = percentile(empty.timings.get(name) ?? [], 50)
+        const b = percentile(grown.timings.get(name) ?? [], 50)
+        return [name, cell(empty.timings, name, 50), cell(grown.timings, name, 50), Number.isNaN(a) ? "-" : (b / a).toFixed(2), cell(empty.timings, name, 99), cell(grown.timings, name, 99)]
       })
     ]))
     console.log(table([
@@ -237,14 +276,20 @@ const main = async () => {
       ["bytes", emptyWal.bytesPerTransfer.toFixed(0), grownWal.bytesPerTransfer.toFixed(0), (grownWal.bytesPerTransfer / emptyWal.bytesPerTransfer).toFixed(2)],
       ["full-page images", emptyWal.fullPagesPerTransfer.toFixed(1), grownWal.fullPagesPerTransfer.toFixed(1), "-"]
     ]))
+    const vacuums = await Promise.all([empty, grown].map(outboxVacuum))
+    console.log(table([
+      ["outbox_jobs at the end", "live rows", "dead rows", "vacuums", "the server's autovacuum", "outbox_claimable's size"],
+      ...[empty, grown].map((target, i) => [target.label, vacuums[i]!.live, vacuums[i]!.dead, vacuums[i]!.vacuums, vacuums[i]!.autovacuum, vacuums[i]!.claimable])
+    ]))
     for (const [label, statement] of [
       ["wallet list (heavy wallet)", `SELECT id FROM transactions WHERE wallet_id = ${HEAVY_WALLET_SQL} ORDER BY created_at DESC, id LIMIT 51`],
       ["audit newest", `SELECT seq FROM audit_events ORDER BY seq DESC LIMIT 101`],
-      ["audit by tx", `SELECT seq FROM audit_events WHERE tx_id = (SELECT id FROM transactions ORDER BY created_at DESC LIMIT 1) ORDER BY seq DESC LIMIT 101`],
+      // The heavy wallet's newest transaction, found by the wallet's index (transactions has none on created_at alone).
+      ["audit by tx", `SELECT seq FROM audit_events WHERE tx_id = (SELECT id FROM transactions WHERE wallet_id = ${HEAVY_WALLET_SQL} ORDER BY created_at DESC LIMIT 1) ORDER BY seq DESC LIMIT 101`],
       ["audit count (capped)", `SELECT count(*) FROM (SELECT 1 FROM audit_events LIMIT ${LIST_TOTAL_CAP + 1}) AS matches`],
       ["outbox claim", `${CLAIM_TEST_SET_UP}; EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_WITH_VALUES}`]
     ] as const) {
-      const client = new pg.Client({ connectionString: database.url })
+      const client = new pg.Client({ connectionString: grownDatabase.url })
       await client.connect()
       try {
         await client.query("BEGIN")
@@ -257,9 +302,11 @@ const main = async () => {
       }
     }
   } finally {
+    for (const target of targets) await target.claims.end().catch(() => undefined)
     killAllChildren()
     await ledger.close()
-    await database.drop()
+    await emptyDatabase.drop()
+    await grownDatabase.drop()
   }
 }
 
