@@ -9,6 +9,7 @@ import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "../config.js"
 import { embeddedDatabase } from "../headStarts.js"
+import { AutovacuumCheckLive } from "./autovacuumCheck.js"
 import { PreparingClient } from "./preparedStatements.js"
 import { SerializedMigratorLive } from "./serializedMigrations.js"
 import { SilentConnectionWatch } from "./silentConnections.js"
@@ -152,5 +153,5 @@ const PgClientLive = Layer.unwrapScoped(
   })
 )
 
-/** SqlClient + PgClient, migrated (by one process at a time). */
-export const DatabaseLive = SerializedMigratorLive.pipe(Layer.provideMerge(PgClientLive))
+/** SqlClient + PgClient, migrated (by one process at a time); then a word to the operator when autovacuum is off. */
+export const DatabaseLive = AutovacuumCheckLive.pipe(Layer.provideMerge(SerializedMigratorLive), Layer.provideMerge(PgClientLive))
