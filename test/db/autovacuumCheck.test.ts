@@ -2,15 +2,10 @@
  * The start's word about autovacuum: read from the server the tests run on (off on some machines' servers,
  * on in the embedded one, so CI's two passes take both branches) and from tables switched off one by one.
  */
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import { Effect, Layer, Logger, LogLevel } from "effect"
 import pg from "pg"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { AppConfig } from "../../src/config.js"
 import { autovacuumGaps, autovacuumWarning } from "../../src/db/autovacuumCheck.js"
-import { DatabaseLive } from "../../src/db/database.js"
 import { createTestDatabase, type TestDatabase } from "../support/database.js"
 import { databaseRuntime } from "../support/databaseRuntime.js"
 import { waitFor } from "../support/wait.js"
@@ -68,15 +63,7 @@ describe("the autovacuum check", () => {
     const capture = Logger.make(({ logLevel, message }) => {
       if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) warnings.push(String(Array.isArray(message) ? message[0] : message))
     })
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-autovacuum-"))
-    const settings = { DATABASE_URL: database.url, DATA_DIR: dataDir, WALLET_KEY_ENCRYPTION_SECRET: "autovacuum-test-secret", API_GATEWAY_API_KEYS: "autovacuum-test-key:*:all" }
-    const runtime = ManagedRuntime.make(
-      DatabaseLive.pipe(
-        Layer.provide(AppConfig.Default),
-        Layer.provide(Logger.replace(Logger.defaultLogger, capture)),
-        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
-      )
-    )
+    const { runtime, dispose } = databaseRuntime(database.url, Layer.empty, {}, capture)
     try {
       await runtime.runPromise(Effect.void)
       await waitFor("the autovacuum warning", () => warnings.some((w) => w.includes("autovacuum")), 10_000)
@@ -84,8 +71,7 @@ describe("the autovacuum check", () => {
       expect(said).toHaveLength(1)
       expect(said[0]).toContain(serverOff ? "off on this server" : "autovacuum is off for webhook_deliveries")
     } finally {
-      await runtime.dispose()
-      fs.rmSync(dataDir, { recursive: true, force: true })
+      await dispose()
     }
   })
 })

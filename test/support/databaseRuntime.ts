@@ -5,7 +5,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
-import { ConfigProvider, Layer, ManagedRuntime } from "effect"
+import { ConfigProvider, Layer, Logger, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -15,7 +15,9 @@ import { DatabaseLive } from "../../src/db/database.js"
 export const databaseRuntime = <A, E>(
   databaseUrl: string,
   layer: Layer.Layer<A, E, SqlClient.SqlClient | PgClient.PgClient>,
-  env: Readonly<Record<string, string>> = {}
+  env: Readonly<Record<string, string>> = {},
+  /** Replaces the default logger while the layers are built and run (what they log at start included). */
+  logger?: Logger.Logger<unknown, void>
 ) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "custody-db-runtime-"))
   const settings = {
@@ -29,7 +31,8 @@ export const databaseRuntime = <A, E>(
     layer.pipe(
       Layer.provideMerge(DatabaseLive),
       Layer.provide(AppConfig.Default),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))),
+      Layer.provide(logger === undefined ? Layer.empty : Logger.replace(Logger.defaultLogger, logger))
     )
   )
   return {
