@@ -6,7 +6,9 @@
  * a transaction's advisory lock, is all it needs: the others then wait on the table lock and find nothing
  * left to do. One connection at a time, so a pool of one still migrates.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { SqlClient } from "@effect/sql"
 import { PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
@@ -29,6 +31,12 @@ const createMigrationsTable = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   )
 )
 
+/**
+ * What PgMigrator.run asks for (a file system, paths and a command executor, for its schema dump), not
+ * NodeContext: that would also build a terminal and a worker manager, and load their modules, at every start.
+ */
+const MigratorPlatformLive = Layer.merge(NodePath.layer, NodeCommandExecutor.layer).pipe(Layer.provideMerge(NodeFileSystem.layer))
+
 export const SerializedMigratorLive = Layer.effectDiscard(Effect.zipRight(createMigrationsTable, PgMigrator.run({ loader: migrations }))).pipe(
-  Layer.provide(NodeContext.layer)
+  Layer.provide(MigratorPlatformLive)
 )

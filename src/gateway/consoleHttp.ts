@@ -4,7 +4,8 @@
  * called with the key the operator logs in with. A strict Content-Security-Policy keeps the page to
  * its own origin (no CDN, no inline script).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"

@@ -2,7 +2,7 @@
  * The one envelope every gateway response leaves in (spec: Errors). Success and failure both carry a
  * traceId; failures name errorCode, failedAt and a message, and never internals.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ErrorCode, FailedAt } from "../../schemas/errors.js"
 import { wireJson } from "./wireJson.js"
 

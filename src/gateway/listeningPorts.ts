@@ -4,7 +4,7 @@
  * have been picked). Webhook subscriptions may not target them (src/webhooks/selfTarget.ts): a delivery
  * to our own gateway counts as a failed authentication from loopback and locks every tenant out.
  */
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../config.js"
 

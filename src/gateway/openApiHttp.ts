@@ -3,7 +3,7 @@
  * the document itself, not inside the envelope, so OpenAPI tools read it by URL; no key is needed, like
  * /health (docs/decisions/api-contract.md).
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { OpenApiApi } from "../../schemas/api/openApi.js"
 import { openApiDocument } from "./openApi.js"

@@ -2,7 +2,8 @@
  * Decoding of everything that comes from outside: body, query, path parameters. A bad input becomes a
  * ValidationError whose message names the field (e.g. `rules[2].maxBps: must be between 0 and 10000`).
  */
-import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, type Exit, ParseResult, Schema } from "effect"
 import type { IncomingMessage } from "node:http"

@@ -3,7 +3,9 @@
  * authenticated Caller in context (see app.ts); `buildRouter` turns each Reply, typed failure or
  * defect into the envelope.
  */
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Cause, Effect, Either } from "effect"
 import type { Endpoint } from "../../schemas/api/endpoint.js"

@@ -4,7 +4,10 @@
  * routes and wrong methods answer the 404 envelope. The node server is exposed so the stage stream can
  * share the port (WebSocket upgrade).
  */
-import { HttpMiddleware, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"

@@ -5,7 +5,7 @@
  * decoded strictly by its handler (request.ts). Routes that answer in another protocol's format (`raw`: MCP's
  * JSON-RPC, Prometheus, the console's files) read their own input.
  */
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import type { Endpoint } from "../../schemas/api/endpoint.js"
 import { type UnsupportedMediaType, ValidationError } from "../../schemas/errors.js"

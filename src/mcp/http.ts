@@ -3,7 +3,8 @@
  * goes back into the gateway over HTTP with the CALLER's own x-api-key and x-tenant-id, so it gets
  * exactly the scopes, tenant and policy of that key (docs/decisions/mcp.md).
  */
-import { HttpServer, HttpServerRequest } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { McpApi } from "../../schemas/api/mcp.js"
 import { McpCallBody } from "../../schemas/mcp.js"

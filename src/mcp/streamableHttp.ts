@@ -3,7 +3,8 @@
  * transport; answers are JSON, no session, no server-sent stream). The key is `x-api-key` or
  * `Authorization: Bearer` (checked by the gateway before this runs), and the tools act with it.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { McpTransportApi } from "../../schemas/api/mcp.js"
 import { jsonBody } from "../gateway/request.js"

@@ -6,7 +6,7 @@
  * sent to PostgreSQL (statementCount.ts) and its CPU, memory, event-loop and GC figures (processMetrics.ts).
  * Rendering is prom-client's (escaping, types, histogram buckets); the values are read at scrape time.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Counter, Gauge, Registry } from "prom-client"
 import { ActorRegistry } from "../supervision/actorRegistry.js"

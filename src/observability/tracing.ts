@@ -8,7 +8,7 @@
  * gateway makes no span per request (CPU), so the runs' spans name a parent span id derived from the
  * trace id, the same for every run of that transaction.
  */
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Effect, Layer, Option, Tracer } from "effect"
 import { AppConfig } from "../config.js"
 

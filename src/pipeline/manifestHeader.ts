@@ -1,5 +1,5 @@
 /** The capability manifest riding in x-agent-manifest (base64 JSON), for execute and POST /transactions. */
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Schema } from "effect"
 import { AGENT_MANIFEST_HEADER, ManifestFromHeader } from "../../schemas/agent.js"
 

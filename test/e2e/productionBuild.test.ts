@@ -97,6 +97,8 @@ describe("the production build", () => {
     // the platform's modules the service uses, not its index: that would bring the cluster, RPC and worker modules
     // into the start (esbuild evaluates a dynamically imported module's every re-export)
     expect(serviceBundle.toString("latin1").match(/^\/\/ node_modules\/@effect\/(cluster|rpc|workflow)\/.*$/gm) ?? []).toEqual([])
+    // nor @effect/platform's index, whose every module (MsgPack loading msgpackr from node_modules) ran at each start
+    expect(serviceBundle.toString("latin1").match(/^\/\/ node_modules\/@effect\/platform\/dist\/esm\/(index|MsgPack)\.js$/gm) ?? []).toEqual([])
     const imported = [...packageImports(path.join(PROJECT_ROOT, "dist"))]
     expect(imported.filter((specifier) => TOOLING.test(specifier))).toEqual([])
     // Effect is bundled (only the modules the service uses are loaded), so no chunk imports it from node_modules

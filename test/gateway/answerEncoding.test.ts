@@ -5,7 +5,7 @@
  * integers, an answer of the wrong shape is a 500 envelope whose log names the field but not its value,
  * and a failed record is encoded too while other failures pass as they are.
  */
-import { HttpApp } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
 import { Effect, Logger, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { Amount, Uuid } from "../../schemas/common.js"

@@ -6,7 +6,9 @@
  * (`Effect.provide`): with a file-wide `it.layer`, a file run after another in the same fork (isolate: false)
  * had its requests answered by the earlier file's router too.
  */
-import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { SCOPES } from "../../src/gateway/apiKeys.js"

@@ -3,7 +3,7 @@
  * real database (a fresh database on TEST_DATABASE_URL's server: the machine's or the run's embedded
  * one, see test/support/database.ts). Returns the gateway's base URL and a way to stop (and restart on the same data).
  */
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"

@@ -5,7 +5,10 @@
  * (recorded at `signing`, with an allowing or approved decision, the wallet active, the message the
  * one recorded) rather than taking the caller's word. It answers public keys and signatures only.
  */
-import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SqlClient } from "@effect/sql"
 import bs58 from "bs58"

@@ -4,7 +4,7 @@
  * (DATABASE_URL: the gateway process owns the schema and its migrations) and writes only the wallets'
  * sealed key material (`sealed_keys`), and signs only for callers with WALLET_ENGINE_INTERNAL_TOKEN. The gateway+pipeline process sets WALLET_ENGINE_URL instead.
  */
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, ConfigError, ConfigProvider, Effect, Either, Layer, Option } from "effect"
 import { pgClientOnUrl } from "../../db/database.js"

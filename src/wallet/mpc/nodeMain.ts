@@ -4,7 +4,7 @@
  * (the service or wallet engine with WALLET_MPC_NODE_URLS) on WALLET_MPC_NODE_HOST:WALLET_MPC_NODE_PORT
  * with the shared WALLET_MPC_INTERNAL_TOKEN. See docs/decisions/custody.md.
  */
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Config, ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { MpcNode } from "./mpcNode.js"

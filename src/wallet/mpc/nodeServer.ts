@@ -4,7 +4,9 @@
  * the shared internal token (compared in constant time, as the wallet engine's); without it, 401.
  * The node's own calls run one at a time (the node keeps DKG and nonce state between them).
  */
-import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import * as http from "node:http"
