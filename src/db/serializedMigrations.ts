@@ -33,7 +33,7 @@ const createMigrationsTable = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 
 /**
  * What PgMigrator.run asks for (a file system, paths and a command executor, for its schema dump), not
- * NodeContext: that would also build a terminal and a worker manager, and load their modules, at every start.
+ * NodeContext: that would also build a terminal and a worker manager at every start.
  */
 const MigratorPlatformLive = Layer.merge(NodePath.layer, NodeCommandExecutor.layer).pipe(Layer.provideMerge(NodeFileSystem.layer))
 
