@@ -260,10 +260,12 @@ describe("the production build", () => {
     try {
       expect((await fetch(`${recording.baseUrl}/health`)).status).toBe(200)
       const atStart = requiredPackages(recorded)
-      // What the start does load from node_modules: native addons (the PKCS#11 binding); the database driver,
-      // web3.js, spl-token and undici are in the service's bundle (compiled with its code cache), not required
-      // file by file (scripts/build.ts).
-      expect(atStart).toContain("pkcs11js")
+      // What the start does load from node_modules: native addons (bigint-buffer's binding, for spl-token); the
+      // database driver, web3.js, spl-token and undici are in the service's bundle (compiled with its code cache),
+      // not required file by file (scripts/build.ts). The PKCS#11 binding loads only when an HSM token is opened,
+      // and msgpackr (@effect/platform's MsgPack) not at all.
+      expect(atStart).toContain("bigint-buffer")
+      expect(atStart.filter((specifier) => /^(pkcs11js|msgpackr)(\/|$)/.test(specifier))).toEqual([])
       expect(atStart.filter((specifier) => /^(pg|pg-pool|ws|@solana\/(web3\.js|spl-token)|undici|prom-client|uuid)(\/|$)/.test(specifier))).toEqual([])
       // MCP's SDK, @solana/kit (off-chain messages) and x402's client load on first use; fast-check (Effect's arbitraries) never.
       expect(atStart.filter((specifier) => /^(@modelcontextprotocol\/|@solana\/kit|@x402\/|fast-check)/.test(specifier))).toEqual([])

@@ -3,7 +3,15 @@
  * sensitive and non-extractable), signing with CKM_EDDSA. The token is found by its label (slot ids
  * change when a token is initialised), or by slot id when WALLET_HSM_SLOT is a number.
  */
-import pkcs11js from "pkcs11js"
+import { createRequire } from "node:module"
+import type * as Pkcs11 from "pkcs11js"
+
+/**
+ * pkcs11js, a native addon, loaded when a token is first opened: a service on another key backend never loads
+ * it into its process.
+ */
+let loaded: typeof Pkcs11 | undefined
+const loadPkcs11js = (): typeof Pkcs11 => (loaded ??= createRequire(import.meta.url)("pkcs11js") as typeof Pkcs11)
 
 // PKCS#11 3.0 values that pkcs11js 2.x does not name (the brief asks us to define them ourselves).
 export const CKK_EC_EDWARDS = 0x40
@@ -19,7 +27,7 @@ export interface TokenOptions {
   readonly slot: string
 }
 
-const slotOf = (module: pkcs11js.PKCS11, selector: string): pkcs11js.Handle => {
+const slotOf = (module: Pkcs11.PKCS11, selector: string): Pkcs11.Handle => {
   const slots = module.C_GetSlotList(true)
   if (selector === "" && slots.length > 0) return slots[0]!
   const byLabel = slots.find((slot) => module.C_GetTokenInfo(slot).label.trim() === selector)
@@ -39,20 +47,21 @@ const rawPoint = (value: Buffer): Uint8Array => {
 }
 
 export class Pkcs11Token {
-  private readonly handles = new Map<string, pkcs11js.Handle>()
+  private readonly handles = new Map<string, Pkcs11.Handle>()
 
   private constructor(
-    private readonly module: pkcs11js.PKCS11,
-    private readonly session: pkcs11js.Handle
+    private readonly module: Pkcs11.PKCS11,
+    private readonly session: Pkcs11.Handle
   ) {}
 
   static open(options: TokenOptions): Pkcs11Token {
-    const module = new pkcs11js.PKCS11()
+    const pk = loadPkcs11js()
+    const module = new pk.PKCS11()
     module.load(options.modulePath)
     module.C_Initialize()
     try {
-      const session = module.C_OpenSession(slotOf(module, options.slot), pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION)
-      module.C_Login(session, pkcs11js.CKU_USER, options.pin)
+      const session = module.C_OpenSession(slotOf(module, options.slot), pk.CKF_SERIAL_SESSION | pk.CKF_RW_SESSION)
+      module.C_Login(session, pk.CKU_USER, options.pin)
       return new Pkcs11Token(module, session)
     } catch (error) {
       module.C_Finalize()
@@ -63,43 +72,45 @@ export class Pkcs11Token {
 
   /** An Ed25519 key pair made inside the token, labelled with the wallet id; answers the public key. */
   generate(walletId: string): Uint8Array {
+    const pk = loadPkcs11js()
     const id = Buffer.from(walletId, "utf8")
     const { publicKey, privateKey } = this.module.C_GenerateKeyPair(
       this.session,
       { mechanism: CKM_EC_EDWARDS_KEY_PAIR_GEN },
       [
-        { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PUBLIC_KEY },
-        { type: pkcs11js.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
-        { type: pkcs11js.CKA_EC_PARAMS, value: ED25519_PARAMS },
-        { type: pkcs11js.CKA_TOKEN, value: true },
-        { type: pkcs11js.CKA_VERIFY, value: true },
-        { type: pkcs11js.CKA_LABEL, value: walletId },
-        { type: pkcs11js.CKA_ID, value: id }
+        { type: pk.CKA_CLASS, value: pk.CKO_PUBLIC_KEY },
+        { type: pk.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
+        { type: pk.CKA_EC_PARAMS, value: ED25519_PARAMS },
+        { type: pk.CKA_TOKEN, value: true },
+        { type: pk.CKA_VERIFY, value: true },
+        { type: pk.CKA_LABEL, value: walletId },
+        { type: pk.CKA_ID, value: id }
       ],
       [
-        { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
-        { type: pkcs11js.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
-        { type: pkcs11js.CKA_TOKEN, value: true },
-        { type: pkcs11js.CKA_PRIVATE, value: true },
-        { type: pkcs11js.CKA_SENSITIVE, value: true },
-        { type: pkcs11js.CKA_EXTRACTABLE, value: false },
-        { type: pkcs11js.CKA_SIGN, value: true },
-        { type: pkcs11js.CKA_LABEL, value: walletId },
-        { type: pkcs11js.CKA_ID, value: id }
+        { type: pk.CKA_CLASS, value: pk.CKO_PRIVATE_KEY },
+        { type: pk.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
+        { type: pk.CKA_TOKEN, value: true },
+        { type: pk.CKA_PRIVATE, value: true },
+        { type: pk.CKA_SENSITIVE, value: true },
+        { type: pk.CKA_EXTRACTABLE, value: false },
+        { type: pk.CKA_SIGN, value: true },
+        { type: pk.CKA_LABEL, value: walletId },
+        { type: pk.CKA_ID, value: id }
       ]
     )
     this.handles.set(walletId, privateKey)
-    const [point] = this.module.C_GetAttributeValue(this.session, publicKey, [{ type: pkcs11js.CKA_EC_POINT }])
+    const [point] = this.module.C_GetAttributeValue(this.session, publicKey, [{ type: pk.CKA_EC_POINT }])
     return rawPoint(point!.value as Buffer)
   }
 
   /** The handle of the wallet's private key, or undefined when the token holds none. */
-  privateKeyOf(walletId: string): pkcs11js.Handle | undefined {
+  privateKeyOf(walletId: string): Pkcs11.Handle | undefined {
     const cached = this.handles.get(walletId)
     if (cached !== undefined) return cached
+    const pk = loadPkcs11js()
     this.module.C_FindObjectsInit(this.session, [
-      { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
-      { type: pkcs11js.CKA_ID, value: Buffer.from(walletId, "utf8") }
+      { type: pk.CKA_CLASS, value: pk.CKO_PRIVATE_KEY },
+      { type: pk.CKA_ID, value: Buffer.from(walletId, "utf8") }
     ])
     const found = this.module.C_FindObjects(this.session, 2)
     this.module.C_FindObjectsFinal(this.session)
