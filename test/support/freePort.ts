@@ -41,7 +41,7 @@ const poolId = Number.parseInt(process.env.VITEST_POOL_ID ?? "", 10)
 const share = Number.isInteger(poolId) ? poolId % SHARES : Math.floor(Math.random() * SHARES)
 const handedOut = new Set<number>()
 
-/** An even port of this process's share, not handed out before (its block's first two ports: room for a pair). */
+/** The first port of a block of four in this process's share: room for a ledger's RPC, PubSub and relay ports. */
 const pickQuiet = ([low, high]: readonly [number, number]) => {
   const blocks = Math.floor((high - low) / (4 * SHARES))
   return low + 4 * (SHARES * Math.floor(Math.random() * blocks) + share)
