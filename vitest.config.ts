@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // One PostgreSQL server for the run: TEST_DATABASE_URL's, else an embedded one started here.
-    globalSetup: ["test/support/globalDatabase.ts"],
+    // One PostgreSQL server for the run: TEST_DATABASE_URL's, else an embedded one started here; and one build of
+    // the service for the run's service processes (test/support/serviceBuild.ts).
+    globalSetup: ["test/support/globalDatabase.ts", "test/support/globalBuild.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Tests share one ledger port range and one database per file; files run in parallel forks.

@@ -6,7 +6,7 @@
  * compile cache in DATA_DIR where Node.js has one (src/compileCache.ts), with the service's own code cache
  * beside it (src/serviceCodeCache.ts), and refuses a cache folder others can write.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -15,6 +15,7 @@ import type { TransactionsApi } from "../../schemas/api/transactions.js"
 import type { WalletsApi } from "../../schemas/api/wallets.js"
 import type { WireDataOf } from "../support/client.js"
 import { freePortPair } from "../support/freePort.js"
+import { buildOnceForThisRun } from "../support/serviceBuild.js"
 import { commandLineOf, descendantsOf } from "../support/processTree.js"
 import {
   call,
@@ -81,8 +82,8 @@ afterAll(async () => {
 
 describe("the production build", () => {
   it("builds, starts with no TypeScript loader (service and ledger child) and confirms a transfer", async () => {
-    const built = spawnSync("npm", ["run", "build"], { cwd: PROJECT_ROOT, encoding: "utf8" })
-    expect(built.status, built.stdout + built.stderr).toBe(0)
+    // `npm run build`, run once for the whole test run (every service process of the tests starts from it)
+    await buildOnceForThisRun()
     const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
     // Plain node with V8 flags on the build (the tests' service processes take the same flags from it)
     expect(manifest.scripts["start:prod"]).toMatch(/^node( --[\w-]+=\d+)* dist\/main\.js$/)

@@ -1,8 +1,10 @@
 /**
- * Service processes for multi-process tests and benchmarks: the real entry point (`tsx src/main.ts`,
- * as `npm run start:prod` runs it) as a child, a separately spawned ledger, and a fresh PostgreSQL
- * database. Every child is tracked and killed (with its whole process group: tsx runs the service in
- * a grandchild) by `killAllChildren`, which also runs when this process exits.
+ * Service processes for multi-process tests and benchmarks: the real entry point as a child, a separately
+ * spawned ledger, and a fresh PostgreSQL database. Under vitest a service runs the build, as `npm run start:prod`
+ * runs it (`node <its flags> dist/main.js`, built once per test run: serviceBuild.ts), and a development start
+ * (`dev`) the sources, as `npm start` runs them (`tsx src/main.ts --dev`); a benchmark says which it runs
+ * (`built`). Every child is tracked and killed (with its whole process group: tsx runs the service in a
+ * grandchild) by `killAllChildren`, which also runs when this process exits.
  *
  * PostgreSQL: the server of TEST_DATABASE_URL (under vitest always set: the machine's server, or the
  * embedded one test/support/globalDatabase.ts starts for the run); outside vitest (benchmarks) the
@@ -23,6 +25,7 @@ import { spawnLedger, type SpawnedLedger } from "../../src/ledger/spawn.js"
 import { freePort, freePortPair } from "./freePort.js"
 import { assertMatchesContract } from "./contract.js"
 import { assertLamportsAreNumbers } from "./lamportFields.js"
+import { buildOnceForThisRun } from "./serviceBuild.js"
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..")
 export const SERVICE_API_KEY = "process-test-admin-key"
@@ -134,13 +137,17 @@ export interface ServiceProcessOptions {
   readonly port?: number
   readonly readyTimeoutMs?: number
   /**
-   * Node flags for the service (e.g. --cpu-prof, which NODE_OPTIONS refuses): the service then runs as
-   * `node <flags> --import tsx src/main.ts` instead of through the tsx CLI.
+   * Node flags for the service (e.g. --cpu-prof, which NODE_OPTIONS refuses): `node <flags> dist/main.js` for the
+   * build, and the sources then run as `node <flags> --import tsx src/main.ts` instead of through the tsx CLI.
    */
   readonly nodeArgs?: ReadonlyArray<string>
   /** As `npm start`: `--dev` (development credentials under DATA_DIR) and no WALLET_KEY_ENCRYPTION_SECRET. */
   readonly dev?: boolean
-  /** Runs the production build as `npm run start:prod` does (`node <flags> dist/main.js`; `npm run build` first). */
+  /**
+   * Runs the production build as `npm run start:prod` does (`node <flags> dist/main.js`), or the sources under tsx.
+   * Under vitest the build unless `dev` (made once per run: serviceBuild.ts); elsewhere the sources unless set
+   * (a benchmark runs `npm run build` first).
+   */
   readonly built?: boolean
   /** The start script whose node flags and NAME=value settings the process takes; SERVICE_SCRIPT otherwise. */
   readonly script?: string
@@ -203,14 +210,17 @@ export const SERVICE_SCRIPT_ENV: Record<string, string> = nodeEnvOfScript(SERVIC
  */
 export const SERVICE_NODE: string = process.env.SERVICE_NODE ?? process.execPath
 
-/** Starts `tsx src/main.ts` (production mode; or the build) and resolves once the gateway announced it listens. */
+/** Starts the service (the build, or the sources under tsx: `built`) and resolves once the gateway announced it listens. */
 export const startServiceProcess = async (options: ServiceProcessOptions): Promise<ServiceProcess> => {
+  const underVitest = process.env.VITEST !== undefined
+  const built = options.built ?? (underVitest && options.dev !== true)
+  if (built && underVitest) await buildOnceForThisRun()
   const port = options.port ?? (await freePort())
   const mode = options.dev === true ? ["--dev"] : []
   const flags = options.script === undefined ? SERVICE_NODE_FLAGS : nodeFlagsOfScript(options.script)
   const scriptEnv = options.script === undefined ? SERVICE_SCRIPT_ENV : nodeEnvOfScript(options.script)
   const [command, args] =
-    options.built === true
+    built
       ? [SERVICE_NODE, [...flags, ...(options.nodeArgs ?? []), "dist/main.js", ...mode]]
       : options.nodeArgs === undefined
         ? [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), [...flags, "src/main.ts", ...mode]]

@@ -6,9 +6,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import config from "../../vitest.config.js"
 import { ROOT, sourceFiles } from "../architecture/sourceScan.js"
 
-const GLOBAL_SETUP = "test/support/globalDatabase.ts"
+/** vitest.config.ts's globalSetup files, which run in vitest's own process. */
+const GLOBAL_SETUPS = new Set([config.test?.globalSetup ?? []].flat())
 
 /** Each pattern changes state that the next file in the same fork would see. */
 const SHARED_STATE_CHANGES = [
@@ -20,7 +22,7 @@ const SHARED_STATE_CHANGES = [
 
 describe("test files leave the fork's shared state alone", () => {
   it("no test file mocks a module, stubs a global or timers, or writes process.env", () => {
-    const files = sourceFiles(path.join(ROOT, "test")).filter((file) => file !== GLOBAL_SETUP && !file.endsWith("sharedForkState.test.ts"))
+    const files = sourceFiles(path.join(ROOT, "test")).filter((file) => !GLOBAL_SETUPS.has(file) && !file.endsWith("sharedForkState.test.ts"))
     expect(files.length).toBeGreaterThan(100)
     const offenders = files.flatMap((file) =>
       fs
