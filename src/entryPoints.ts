@@ -47,10 +47,11 @@ export const PROJECT_ROOT = findProjectRoot(path.dirname(here))
 export const projectPath = (...segments: Array<string>) => path.join(PROJECT_ROOT, ...segments)
 
 /**
- * Node's arguments that run `entry` as a child process the way this process runs: the built file with
- * no loader when built, the source through the tsx loader (resolved from this project) otherwise.
+ * Node's arguments that run `entry` as a child process the way this process runs (or as `built` says: the
+ * tests run their children from the build): the built file with no loader when built, the source through
+ * the tsx loader (resolved from this project) otherwise.
  */
-export const nodeArgumentsFor = (entry: EntryPoint): Array<string> =>
-  runningBuilt
+export const nodeArgumentsFor = (entry: EntryPoint, built = runningBuilt): Array<string> =>
+  built
     ? [projectPath(BUILD_DIR, `${entry}.js`)]
     : ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, projectPath(ENTRY_POINTS[entry])]

@@ -1,5 +1,5 @@
-// Starts the ledger as a child process (dist/ledger.js when this process runs the build, else its source
-// through the tsx loader: src/entryPoints.ts) and resolves once it answers getHealth. The child watches
+// Starts the ledger as a child process (dist/ledger.js when this process runs the build or `built` says so,
+// else its source through the tsx loader: src/entryPoints.ts) and resolves once it answers getHealth. The child watches
 // its IPC channel and exits with its parent.
 import { spawn, type ChildProcess } from "node:child_process"
 import { resolve } from "node:path"
@@ -54,8 +54,8 @@ function exited(child: ChildProcess): Promise<void> {
   })
 }
 
-export async function spawnLedger(opts: { port: number; dataDir: string; env?: Record<string, string> }): Promise<SpawnedLedger> {
-  const child = spawn(process.execPath, nodeArgumentsFor("ledger"), {
+export async function spawnLedger(opts: { port: number; dataDir: string; env?: Record<string, string>; built?: boolean }): Promise<SpawnedLedger> {
+  const child = spawn(process.execPath, nodeArgumentsFor("ledger", opts.built), {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,

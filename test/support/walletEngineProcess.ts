@@ -1,12 +1,12 @@
 /**
- * The wallet engine as its own process (`src/wallet/engine/main.ts` under tsx, as `npm run start:wallet-engine`
- * runs it), for split-deployment tests: it holds the key secret and signs for a gateway started with
+ * The wallet engine as its own process (dist/wallet-engine.js, the build of what `npm run start:wallet-engine`
+ * runs under tsx: processes.ts, `childFromBuild`), for split-deployment tests: it holds the key secret and signs for a gateway started with
  * WALLET_ENGINE_URL. Resolves once it announced it listens; `stop` kills its process group.
  */
 import { spawn } from "node:child_process"
 import * as os from "node:os"
 import * as path from "node:path"
-import { PROJECT_ROOT } from "./processes.js"
+import { childFromBuild, PROJECT_ROOT } from "./processes.js"
 
 export interface WalletEngineOptions {
   readonly port: number
@@ -18,7 +18,10 @@ export interface WalletEngineOptions {
 
 export const startWalletEngine = async (options: WalletEngineOptions) => {
   let output = ""
-  const child = spawn(path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/wallet/engine/main.ts"], {
+  const [command, args] = (await childFromBuild())
+    ? [process.execPath, ["dist/wallet-engine.js"]]
+    : [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/wallet/engine/main.ts"]]
+  const child = spawn(command, args, {
     cwd: PROJECT_ROOT,
     detached: true,
     env: {
