@@ -4,7 +4,9 @@
  * so `npm run start:prod` runs plain Node on JavaScript with no TypeScript loader, and the service starts
  * its ledger child from dist/ledger.js the same way. The service itself is one CommonJS bundle,
  * dist/service.cjs, that dist/main.js compiles with a code cache of its own (src/serviceCodeCache.ts: a
- * module's code cache cannot hold what it compiled after it ran). The console is built too (console/dist, when stale).
+ * module's code cache cannot hold what it compiled after it ran). The operators' CLI is dist/cli.js, with the manifest of
+ * its inputs that src/cli/bin.mjs checks before it runs it (src/cli/whichBuild.mjs). The console is built too (console/dist,
+ * when stale).
  * esbuild only strips types: the typecheck is `npm run typecheck` (part of `npm test`).
  * Why esbuild and why bundles: docs/decisions/production.md.
  */
@@ -13,6 +15,7 @@ import * as fs from "node:fs"
 import { createRequire, isBuiltin } from "node:module"
 import * as path from "node:path"
 import { buildConsole } from "../console/build.js"
+import { CLI_BUNDLE, fileStamp, type FileStamp, writeCliManifest } from "../src/cli/whichBuild.mjs"
 import { BUILD_DIR, ENTRY_POINTS, projectPath, SERVICE_BUNDLE } from "../src/entryPoints.js"
 
 const outdir = projectPath(BUILD_DIR)
@@ -123,6 +126,70 @@ const asciiOnly = (file: string) => {
   if (/[^\x00-\x7f]/.test(text)) fs.writeFileSync(file, text.replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`))
 }
 
+/** A source file as the CLI's build read it: its stamp (size, mtime) taken just before, and its contents. */
+interface ReadInput {
+  readonly stamp: FileStamp
+  readonly contents: Buffer
+}
+
+/** Reads each source file for esbuild, stamped first, keyed by its path relative to the project root (as the metafile names it). */
+const stampedBeforeRead = (read: Map<string, ReadInput>): Plugin => ({
+  name: "stamped-before-read",
+  setup: (build) => {
+    build.onLoad({ filter: /\.[cm]?[jt]s$/, namespace: "file" }, (args) => {
+      const stamp = fileStamp(args.path)
+      const contents = fs.readFileSync(args.path)
+      read.set(path.relative(projectPath(), args.path).split(path.sep).join("/"), { stamp, contents })
+      return { contents, loader: /\.[cm]?ts$/.test(args.path) ? "ts" : "js" }
+    })
+  }
+})
+
+/** How coarse a file system's modification times may be: a clock tick on ext4, a second or two on some others. */
+const MTIME_GRANULARITY_MS = 2_000
+
+/**
+ * Whether each input still is what the build read, once no edit could keep its stamp: an edit within one timestamp
+ * granule of the previous one, at the same size, would keep size and mtime (racy-git's case). So this waits until
+ * the newest input's mtime is a granule old, and reads them all again; any later edit changes an mtime. False for
+ * an input changed since it was read, or an mtime in the future (nothing can be told by it).
+ */
+const unchangedSinceRead = async (read: ReadonlyMap<string, ReadInput>): Promise<boolean> => {
+  const wait = Math.max(...[...read.values()].map(({ stamp }) => stamp.mtimeMs)) + MTIME_GRANULARITY_MS - Date.now()
+  if (wait > MTIME_GRANULARITY_MS) return false
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+  return [...read].every(([input, { stamp, contents }]) => {
+    const file = projectPath(input)
+    const now = fileStamp(file)
+    return now.size === stamp.size && now.mtimeMs === stamp.mtimeMs && fs.readFileSync(file).equals(contents)
+  })
+}
+
+/**
+ * The operators' CLI (src/cli/main.ts with the SDK's sources), one ES module; npm packages stay imports (it has one,
+ * `ws`, imported on first use for the stage stream on Node 20). Then its manifest, every input with the stamp it had
+ * when read; none when a source changed while the build ran (the CLI then runs its sources until the next build).
+ */
+const buildCli = async () => {
+  const read = new Map<string, ReadInput>()
+  const result = await build({
+    ...common,
+    entryPoints: [projectPath("src/cli/main.ts")],
+    outfile: projectPath(CLI_BUNDLE),
+    format: "esm",
+    plugins: [stampedBeforeRead(read), npmPackagesBut(() => false)]
+  })
+  const inputs = Object.keys(result.metafile.inputs)
+  const unread = inputs.filter((input) => !read.has(input))
+  if (unread.length > 0) throw new Error(`the CLI's inputs ${unread.join(", ")} were read without a stamp: its manifest would not see them change`)
+  if (await unchangedSinceRead(read)) {
+    writeCliManifest(projectPath(), Object.fromEntries(inputs.map((input) => [input, read.get(input)!.stamp])))
+  } else {
+    console.warn(`the CLI's sources changed while it was built: it runs from them (tsx) until the next build`)
+  }
+  return result
+}
+
 const started = performance.now()
 fs.rmSync(outdir, { recursive: true, force: true })
 const results = await Promise.all([
@@ -146,7 +213,8 @@ const results = await Promise.all([
     plugins: [withoutFastCheck, npmPackagesBut(bundledInService)],
     define: { "import.meta.url": "__bundleFileUrl" },
     banner: { js: 'const __bundleFileUrl = require("node:url").pathToFileURL(__filename).href;' }
-  })
+  }),
+  buildCli()
 ])
 asciiOnly(path.join(outdir, SERVICE_BUNDLE))
 const bytes = results
@@ -155,7 +223,7 @@ const bytes = results
   .reduce((sum, [, output]) => sum + output.bytes, 0)
 const consoleBuilt = await buildConsole()
 console.log(
-  `built ${Object.keys(ENTRY_POINTS).length} programs into ${path.relative(projectPath(), outdir)}/ ` +
+  `built ${Object.keys(ENTRY_POINTS).length} programs and the CLI into ${path.relative(projectPath(), outdir)}/ ` +
     `(${(bytes / 1024).toFixed(0)} KiB of JavaScript) in ${Math.round(performance.now() - started)} ms; ` +
     `console ${consoleBuilt ? "built" : "up to date"}`
 )

@@ -2,17 +2,21 @@
  * The operators' CLI (issue 32), run as a process against a local service: wallets, transactions (create with a
  * live stage display, get, approve, reject, retry, watch), policies, agents, API keys, webhooks and health; `--json`
  * prints the envelope; the exit code follows it (0 success, 2 VALIDATION_ERROR, 3 POLICY_VIOLATION, 4 PIPELINE_ERROR, 64 bad
- * arguments, 69 unreachable). And `npx agent-custody` reaches it through the package's bin.
+ * arguments, 69 unreachable). And `npx agent-custody` reaches it through the package's bin, which runs the CLI's build
+ * (dist/cli.js, made once per test run with the service's) while it is current: bin.test.ts shows both ways.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
+import { currentCliBuild } from "../../src/cli/whichBuild.mjs"
 import { useServiceWithLedger } from "../support/harness.js"
 import { PROJECT_ROOT } from "../support/processes.js"
 import { ADMIN_KEY } from "../support/service.js"
+import { buildOnceForThisRun } from "../support/serviceBuild.js"
 
+beforeAll(buildOnceForThisRun)
 const env = useServiceWithLedger({ env: { AGENT_SCHEDULER_ENABLED: "false" } })
 const BIN = path.join(PROJECT_ROOT, "src/cli/bin.mjs")
 const DESTINATION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
@@ -53,9 +57,10 @@ const transferArgs = (walletId: string, lamports: number) => [
 ]
 
 describe("agent-custody", () => {
-  it("reaches the service through the package's bin (npx agent-custody), and reports health", async () => {
+  it("reaches the service through the package's bin (npx agent-custody), which runs the build, and reports health", async () => {
     const packageJson = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }
     expect(packageJson.bin["agent-custody"]).toBe("src/cli/bin.mjs")
+    expect(currentCliBuild(PROJECT_ROOT)).toBe(path.join(PROJECT_ROOT, "dist", "cli.js"))
     const viaNpx = await run(["health"], { command: ["npx", "--offline", "agent-custody"] })
     expect(viaNpx.code, viaNpx.stderr).toBe(0)
     expect(viaNpx.stdout).toMatch(/^status: ok$/m)

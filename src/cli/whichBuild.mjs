@@ -1,0 +1,59 @@
+// Whether the CLI runs from the build (dist/cli.js) or from its TypeScript sources through tsx (bin.mjs).
+// Plain JavaScript on node:fs and node:path only: bin.mjs reads it at every command, before it knows which way to go.
+//
+// `npm run build` (scripts/build.ts) bundles the CLI into dist/cli.js and writes dist/cli.inputs.json beside it:
+// every file the bundle was made of (esbuild's metafile inputs, paths relative to the project root) with the size and
+// mtime it had just before the build read it, and the bundle's own (the build writes none when a source changed while
+// it ran). The build is current while each of those files still has them. Checking those files is enough for a stale
+// build never to run: an edited input changes its own mtime, and a changed import graph (an import added, removed or
+// pointed elsewhere) is an edit of a file that was an input, so it changes that file's mtime too. A file deleted is
+// missing; a file the sources would now import is named by an edited input.
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/** The CLI's bundle and its manifest, relative to the project root. */
+export const CLI_BUNDLE = "dist/cli.js"
+export const CLI_MANIFEST = "dist/cli.inputs.json"
+
+/** What a file looks like to the manifest: its size and modification time (ms, as fs.statSync gives it). */
+export const fileStamp = (file) => {
+  const stats = fs.statSync(file)
+  return { size: stats.size, mtimeMs: stats.mtimeMs }
+}
+
+const sameStamp = (file, recorded) => {
+  if (typeof recorded !== "object" || recorded === null) return false
+  try {
+    const stamp = fileStamp(file)
+    return stamp.size === recorded.size && stamp.mtimeMs === recorded.mtimeMs
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Writes the manifest of a CLI build: `inputs` maps each input's path (relative to projectRoot) to its stamp as
+ * taken before the build read it, so that an edit made while the build ran leaves the build stale.
+ */
+export const writeCliManifest = (projectRoot, inputs) => {
+  const bundle = fileStamp(path.join(projectRoot, CLI_BUNDLE))
+  fs.writeFileSync(path.join(projectRoot, CLI_MANIFEST), `${JSON.stringify({ bundle, inputs }, null, 1)}\n`)
+}
+
+/**
+ * The CLI's bundle (absolute path) when the build of the project at projectRoot is current: the bundle and its
+ * manifest exist and every recorded file still has its size and mtime. Undefined otherwise (no build, a source
+ * edited or removed since, a manifest that cannot be read): the sources are then what runs.
+ */
+export const currentCliBuild = (projectRoot) => {
+  let manifest
+  try {
+    manifest = JSON.parse(fs.readFileSync(path.join(projectRoot, CLI_MANIFEST), "utf8"))
+  } catch {
+    return undefined
+  }
+  const inputs = typeof manifest === "object" && manifest !== null ? Object.entries(manifest.inputs ?? {}) : []
+  const bundle = path.join(projectRoot, CLI_BUNDLE)
+  if (inputs.length === 0 || !sameStamp(bundle, manifest.bundle)) return undefined
+  return inputs.every(([input, recorded]) => sameStamp(path.join(projectRoot, input), recorded)) ? bundle : undefined
+}
