@@ -43,7 +43,8 @@
  * `waiting` is held to issue 35's targets (steady state, a warm-up of 3,000 or more: >= 450 confirmed/s,
  * p50 < 70 ms; cold start, a shorter warm-up such as 500: >= 300/s, p50 < 100 ms);
  * they print confirmed/s, create-to-outcome p50/p99 as the client saw it, the service's own
- * createdAt -> confirmedAt, CPU per transfer by process, commits, WAL bytes and rows written per transfer by table
+ * createdAt -> confirmedAt, CPU per transfer by process, commits, WAL bytes and rows written per transfer by table,
+ * WAL bytes per transfer by table (heap, TOAST, indexes: support/walByTable.ts, pg_walinspect)
  * (PostgreSQL's statistics, published about once a second: the last few rows may be missed), and the ledger ceiling (32 clients and 1 client
  * sending pre-signed transfers and reading their status) of the same invocation. BENCH_LOOP_SPLIT=1 runs
  * the closed loop against an API process (TX_PIPELINE_WORKERS=0) beside a worker process, as the burst's

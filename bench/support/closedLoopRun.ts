@@ -27,6 +27,7 @@ import { cpuDelta, cpuSnapshot, type CpuSnapshot, mainThreads, mainThreadsDelta 
 import type { CeilingResult } from "./ledgerCeiling.js"
 import { benchPostgresUrl } from "./postgresUrl.js"
 import { ms, percentile, sleep, table } from "./stats.js"
+import { prepareWalByTable, type TableWal, walByTable } from "./walByTable.js"
 
 export interface LoopSettings {
   readonly transfers: number
@@ -69,6 +70,8 @@ export interface LoopFigures {
   readonly statementsPerTransfer: number
   /** Rows written per confirmed transfer by table, most first: where PostgreSQL's share of a transfer goes. */
   readonly tableWritesPerTransfer: ReadonlyArray<TableWrites>
+  /** WAL bytes per confirmed transfer by table (walByTable.ts), or why the log could not be read. */
+  readonly walPerTransferByTable: ReadonlyArray<TableWal> | string
   readonly cpu: CpuSnapshot
   /** Split layout: the worker process's CPU seconds (also counted in cpu.service). */
   readonly workerCpuSeconds?: number
@@ -255,6 +258,7 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
       // The warm-up filled a fresh database faster than autovacuum analyses it (within a minute in a running
       // service): without fresh statistics the planner may scan tables it believes empty.
       await database.query("ANALYZE")
+      const walReadable = await prepareWalByTable(database)
 
       const figures: Array<LoopFigures> = []
       for (const [index, mode] of modes.entries()) {
@@ -282,6 +286,9 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
         const activityAfter = await databaseActivity(database)
         const statementsAfter = await statementsSent(serviceUrls)
         const walBytes = await walBytesBetween(database, activityBefore.lsn, activityAfter.lsn)
+        const walTables = walReadable
+          ? await walByTable(database, activityBefore.lsn, activityAfter.lsn)
+          : "pg_walinspect could not be created in the bench's database (PostgreSQL 15+ with its contrib modules, as a superuser)"
         await sleep(1_500) // PostgreSQL publishes a backend's table statistics within a second
         const scansAfter = await tableScans(database)
         const writesAfter = await tableWrites(database)
@@ -303,6 +310,12 @@ export const runClosedLoops = async (modes: ReadonlyArray<LoopMode>, settings: L
           walBytesPerTransfer: walBytes / Math.max(1, result.confirmed),
           statementsPerTransfer: (statementsAfter - statementsBefore) / Math.max(1, result.confirmed),
           tableWritesPerTransfer: writesPer(writesBefore, writesAfter, result.confirmed),
+          walPerTransferByTable: typeof walTables === "string"
+            ? walTables
+            : walTables.map((row) => {
+              const per = (bytes: number) => bytes / Math.max(1, result.confirmed)
+              return { table: row.table, heap: per(row.heap), toast: per(row.toast), indexes: per(row.indexes), fullPageImages: per(row.fullPageImages) }
+            }),
           target: target.text,
           met: result.failed === 0 && target.met(perSecond, percentile(result.outcomeMs, 50))
         })
@@ -371,6 +384,20 @@ export const printLoopFigures = (loops: ReadonlyArray<LoopFigures>, ceiling: Cei
       ...loop.tableWritesPerTransfer.map((row) => [
         row.table, row.inserted.toFixed(2), row.updated.toFixed(2), row.hot.toFixed(2), row.deleted.toFixed(2), String(row.indexes)
       ])
+    ]))
+  }
+  for (const loop of loops) {
+    const rows = loop.walPerTransferByTable
+    if (typeof rows === "string") {
+      console.log(`WAL by table (${loop.mode}): not read: ${rows}`)
+      continue
+    }
+    const bytes = (n: number) => n.toFixed(0)
+    console.log(table([
+      [`WAL bytes per transfer by table (${loop.mode})`, "heap", "TOAST", "indexes", "of which full-page images", "in all"],
+      ...rows
+        .filter((row) => row.heap + row.toast + row.indexes >= 10)
+        .map((row) => [row.table, bytes(row.heap), bytes(row.toast), bytes(row.indexes), bytes(row.fullPageImages), bytes(row.heap + row.toast + row.indexes)])
     ]))
   }
   console.log(table([
