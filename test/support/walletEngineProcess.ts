@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process"
 import * as os from "node:os"
-import * as path from "node:path"
+import { nodeArgumentsFor } from "../../src/entryPoints.js"
 import { childFromBuild, PROJECT_ROOT } from "./processes.js"
 
 export interface WalletEngineOptions {
@@ -18,10 +18,7 @@ export interface WalletEngineOptions {
 
 export const startWalletEngine = async (options: WalletEngineOptions) => {
   let output = ""
-  const [command, args] = (await childFromBuild())
-    ? [process.execPath, ["dist/wallet-engine.js"]]
-    : [path.join(PROJECT_ROOT, "node_modules/.bin/tsx"), ["src/wallet/engine/main.ts"]]
-  const child = spawn(command, args, {
+  const child = spawn(process.execPath, nodeArgumentsFor("wallet-engine", await childFromBuild()), {
     cwd: PROJECT_ROOT,
     detached: true,
     env: {
