@@ -4,9 +4,9 @@
  * so `npm run start:prod` runs plain Node on JavaScript with no TypeScript loader, and the service starts
  * its ledger child from dist/ledger.js the same way. The service itself is one CommonJS bundle,
  * dist/service.cjs, that dist/main.js compiles with a code cache of its own (src/serviceCodeCache.ts: a
- * module's code cache cannot hold what it compiled after it ran). The operators' CLI is dist/cli.js, with the manifest of
- * its inputs that src/cli/bin.mjs checks before it runs it (src/cli/whichBuild.mjs). The console is built too (console/dist,
- * when stale).
+ * module's code cache cannot hold what it compiled after it ran). The operators' CLI is dist/cli.js and the MCP tool
+ * server dist/mcp.js, each with the manifest of its inputs that its bin checks before it runs it (src/programBuild.mjs).
+ * The console is built too (console/dist, when stale).
  * esbuild only strips types: the typecheck is `npm run typecheck` (part of `npm test`).
  * Why esbuild and why bundles: docs/decisions/production.md.
  */
@@ -15,7 +15,7 @@ import * as fs from "node:fs"
 import { createRequire, isBuiltin } from "node:module"
 import * as path from "node:path"
 import { buildConsole } from "../console/build.js"
-import { CLI_BUNDLE, fileStamp, type FileStamp, writeCliManifest } from "../src/cli/whichBuild.mjs"
+import { buildFiles, fileStamp, type FileStamp, type StampedProgram, writeBuildManifest } from "../src/programBuild.mjs"
 import { BUILD_DIR, ENTRY_POINTS, projectPath, SERVICE_BUNDLE } from "../src/entryPoints.js"
 
 const outdir = projectPath(BUILD_DIR)
@@ -126,7 +126,7 @@ const asciiOnly = (file: string) => {
   if (/[^\x00-\x7f]/.test(text)) fs.writeFileSync(file, text.replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`))
 }
 
-/** A source file as the CLI's build read it: its stamp (size, mtime) taken just before, and its contents. */
+/** A source file as a stamped build read it: its stamp (size, mtime) taken just before, and its contents. */
 interface ReadInput {
   readonly stamp: FileStamp
   readonly contents: Buffer
@@ -136,11 +136,11 @@ interface ReadInput {
 const stampedBeforeRead = (read: Map<string, ReadInput>): Plugin => ({
   name: "stamped-before-read",
   setup: (build) => {
-    build.onLoad({ filter: /\.[cm]?[jt]s$/, namespace: "file" }, (args) => {
+    build.onLoad({ filter: /\.([cm]?[jt]s|json)$/, namespace: "file" }, (args) => {
       const stamp = fileStamp(args.path)
       const contents = fs.readFileSync(args.path)
       read.set(path.relative(projectPath(), args.path).split(path.sep).join("/"), { stamp, contents })
-      return { contents, loader: /\.[cm]?ts$/.test(args.path) ? "ts" : "js" }
+      return { contents, loader: args.path.endsWith(".json") ? "json" : /\.[cm]?ts$/.test(args.path) ? "ts" : "js" }
     })
   }
 })
@@ -165,27 +165,30 @@ const unchangedSinceRead = async (read: ReadonlyMap<string, ReadInput>): Promise
   })
 }
 
+/** A metafile input that is no file (a plugin's namespace, as fast-check's empty module): nothing to stamp. */
+const isVirtual = (input: string) => /^[\w-]+:/.test(input)
+
 /**
- * The operators' CLI (src/cli/main.ts with the SDK's sources), one ES module; npm packages stay imports (it has one,
- * `ws`, imported on first use for the stage stream on Node 20). Then its manifest, every input with the stamp it had
- * when read; none when a source changed while the build ran (the CLI then runs its sources until the next build).
+ * A program its bin starts by hand (src/programBuild.mjs), one ES module with its manifest: every input with the
+ * stamp it had when read; none when a source changed while the build ran (the bin then runs the sources until the
+ * next build). `bundled`: the npm packages it takes in (the others stay imports of node_modules).
  */
-const buildCli = async () => {
+const buildStamped = async (name: StampedProgram, entry: string, bundled: (specifier: string) => boolean, extraPlugins: Array<Plugin> = []) => {
   const read = new Map<string, ReadInput>()
   const result = await build({
     ...common,
-    entryPoints: [projectPath("src/cli/main.ts")],
-    outfile: projectPath(CLI_BUNDLE),
+    entryPoints: [projectPath(entry)],
+    outfile: projectPath(buildFiles(name).bundle),
     format: "esm",
-    plugins: [stampedBeforeRead(read), npmPackagesBut(() => false)]
+    plugins: [...extraPlugins, stampedBeforeRead(read), npmPackagesBut(bundled)]
   })
-  const inputs = Object.keys(result.metafile.inputs)
+  const inputs = Object.keys(result.metafile.inputs).filter((input) => !isVirtual(input))
   const unread = inputs.filter((input) => !read.has(input))
-  if (unread.length > 0) throw new Error(`the CLI's inputs ${unread.join(", ")} were read without a stamp: its manifest would not see them change`)
+  if (unread.length > 0) throw new Error(`${name}'s inputs ${unread.join(", ")} were read without a stamp: its manifest would not see them change`)
   if (await unchangedSinceRead(read)) {
-    writeCliManifest(projectPath(), Object.fromEntries(inputs.map((input) => [input, read.get(input)!.stamp])))
+    writeBuildManifest(projectPath(), name, Object.fromEntries(inputs.map((input) => [input, read.get(input)!.stamp])))
   } else {
-    console.warn(`the CLI's sources changed while it was built: it runs from them (tsx) until the next build`)
+    console.warn(`${name}'s sources changed while it was built: it runs from them (tsx) until the next build`)
   }
   return result
 }
@@ -196,7 +199,10 @@ const results = await Promise.all([
   // The programs; the service's entry is its bundle's loader.
   build({
     ...common,
-    entryPoints: Object.fromEntries(Object.entries({ ...ENTRY_POINTS, main: "src/serviceLoader.ts" }).map(([name, source]) => [name, projectPath(source)])),
+    // (the MCP tool server is built on its own, below, with the manifest its bin reads)
+    entryPoints: Object.fromEntries(
+      Object.entries({ ...ENTRY_POINTS, main: "src/serviceLoader.ts" }).filter(([name]) => name !== "mcp").map(([name, source]) => [name, projectPath(source)])
+    ),
     outdir,
     splitting: true,
     format: "esm",
@@ -214,7 +220,11 @@ const results = await Promise.all([
     define: { "import.meta.url": "__bundleFileUrl" },
     banner: { js: 'const __bundleFileUrl = require("node:url").pathToFileURL(__filename).href;' }
   }),
-  buildCli()
+  // The operators' CLI (src/cli/main.ts with the SDK's sources): npm packages stay imports (it has one, `ws`,
+  // imported on first use for the stage stream on Node 20).
+  buildStamped("cli", "src/cli/main.ts", () => false),
+  // The MCP tool server over stdio (`npm run mcp`), Effect bundled as in the other programs.
+  buildStamped("mcp", ENTRY_POINTS.mcp, (specifier) => bundledEverywhere.test(specifier), [withoutFastCheck])
 ])
 asciiOnly(path.join(outdir, SERVICE_BUNDLE))
 const bytes = results

@@ -7,11 +7,12 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { CLI_BUNDLE, CLI_MANIFEST, currentCliBuild, fileStamp, writeCliManifest } from "../../src/cli/whichBuild.mjs"
+import { buildFiles, currentBuild, fileStamp, writeBuildManifest } from "../../src/programBuild.mjs"
 import { PROJECT_ROOT, tempDir } from "../support/processes.js"
 import { buildOnceForThisRun } from "../support/serviceBuild.js"
 
 const copy = tempDir("custody-cli-bin-")
+const { bundle: CLI_BUNDLE, manifest: CLI_MANIFEST } = buildFiles("cli")
 
 beforeAll(buildOnceForThisRun)
 afterAll(() => fs.rmSync(copy, { recursive: true, force: true }))
@@ -28,13 +29,13 @@ describe("the CLI's bin", () => {
     expect(Object.keys(inputs)).toContain("src/cli/main.ts")
     expect(Object.keys(inputs)).toContain("sdk/src/client.ts")
     expect(Object.keys(inputs).filter((input) => !/^(src\/cli|sdk\/src)\/\w+\.ts$/.test(input))).toEqual([])
-    for (const file of [...Object.keys(inputs), "src/cli/bin.mjs", "src/cli/whichBuild.mjs", "package.json", CLI_BUNDLE]) {
+    for (const file of [...Object.keys(inputs), "src/cli/bin.mjs", "src/programBuild.mjs", "package.json", CLI_BUNDLE]) {
       fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true })
       fs.copyFileSync(path.join(PROJECT_ROOT, file), path.join(copy, file))
     }
     // the copy's build: the same bundle of the same sources, stamped as they are in the copy
-    writeCliManifest(copy, Object.fromEntries(Object.keys(inputs).map((input) => [input, fileStamp(path.join(copy, input))])))
-    expect(currentCliBuild(copy)).toBe(path.join(copy, "dist", "cli.js"))
+    writeBuildManifest(copy, "cli", Object.fromEntries(Object.keys(inputs).map((input) => [input, fileStamp(path.join(copy, input))])))
+    expect(currentBuild(copy, "cli")).toBe(path.join(copy, "dist", "cli.js"))
     const built = help()
     expect(built.code, built.stderr).toBe(0)
     expect(built.stdout).toMatch(/^usage: agent-custody <command>/)
@@ -43,7 +44,7 @@ describe("the CLI's bin", () => {
     fs.symlinkSync(path.join(PROJECT_ROOT, "node_modules"), path.join(copy, "node_modules"))
     const main = path.join(copy, "src/cli/main.ts")
     fs.writeFileSync(main, fs.readFileSync(main, "utf8").replace("usage: agent-custody", "usage (edited): agent-custody"))
-    expect(currentCliBuild(copy)).toBeUndefined()
+    expect(currentBuild(copy, "cli")).toBeUndefined()
     const edited = help()
     expect(edited.code, edited.stderr).toBe(0)
     expect(edited.stdout).toMatch(/^usage \(edited\): agent-custody <command>/)

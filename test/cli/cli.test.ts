@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { currentCliBuild } from "../../src/cli/whichBuild.mjs"
+import { currentBuild } from "../../src/programBuild.mjs"
 import { useServiceWithLedger } from "../support/harness.js"
 import { PROJECT_ROOT } from "../support/processes.js"
 import { ADMIN_KEY } from "../support/service.js"
@@ -60,7 +60,7 @@ describe("agent-custody", () => {
   it("reaches the service through the package's bin (npx agent-custody), which runs the build, and reports health", async () => {
     const packageJson = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }
     expect(packageJson.bin["agent-custody"]).toBe("src/cli/bin.mjs")
-    expect(currentCliBuild(PROJECT_ROOT)).toBe(path.join(PROJECT_ROOT, "dist", "cli.js"))
+    expect(currentBuild(PROJECT_ROOT, "cli")).toBe(path.join(PROJECT_ROOT, "dist", "cli.js"))
     const viaNpx = await run(["health"], { command: ["npx", "--offline", "agent-custody"] })
     expect(viaNpx.code, viaNpx.stderr).toBe(0)
     expect(viaNpx.stdout).toMatch(/^status: ok$/m)

@@ -1,6 +1,7 @@
 /**
  * The official MCP SDK Client (not ours) against our MCP server, over stdio (`npm run mcp`, a child
- * process configured by API_BASE_URL / API_KEY) and over Streamable HTTP on the gateway (`POST /mcp`,
+ * process configured by API_BASE_URL / API_KEY, which runs the build, dist/mcp.js, made once per test run, while it
+ * is current: src/programBuild.mjs) and over Streamable HTTP on the gateway (`POST /mcp`,
  * Bearer key): it lists the tools, creates a wallet, sends a transfer to confirmation and reads its
  * proof, then passes an approval gate through tx.pending_approvals and tx.approve.
  */
@@ -9,12 +10,16 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Connection, Keypair, PublicKey } from "@solana/web3.js"
+import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { currentBuild } from "../../src/programBuild.mjs"
 import { useServiceWithLedger } from "../support/harness.js"
 import { ADMIN_KEY } from "../support/service.js"
+import { buildOnceForThisRun } from "../support/serviceBuild.js"
 import { waitFor } from "../support/wait.js"
 
+beforeAll(buildOnceForThisRun)
 const env = useServiceWithLedger()
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -135,5 +140,11 @@ describe.each(Object.keys(transports))("MCP SDK client over %s", (name) => {
 describe("Streamable HTTP authentication", () => {
   it("refuses a client without a key", async () => {
     await expect(connect(new StreamableHTTPClientTransport(new URL(`${env.service.baseUrl}/mcp`)))).rejects.toThrow()
+  })
+})
+
+describe("npm run mcp", () => {
+  it("runs the MCP server's build while it is current (the stdio client above talked to dist/mcp.js)", () => {
+    expect(currentBuild(REPO_ROOT, "mcp")).toBe(path.join(REPO_ROOT, "dist", "mcp.js"))
   })
 })

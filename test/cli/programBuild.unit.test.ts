@@ -1,13 +1,18 @@
 /**
- * Which way the CLI's bin goes (src/cli/whichBuild.mjs): the build, dist/cli.js, only while its manifest's every
- * recorded file still has the size and mtime it had when the build read it; the sources otherwise. Laid out in a
- * temp folder with a manifest written as `npm run build` writes it; test/cli/bin.test.ts runs the bin itself.
+ * Which way the CLI's bin goes (src/programBuild.mjs, which the MCP tool server's bin asks too): the build,
+ * dist/cli.js, only while its manifest's every recorded file still has the size and mtime it had when the build read
+ * it; the sources otherwise. Laid out in a temp folder with a manifest written as `npm run build` writes it;
+ * test/cli/bin.test.ts runs the bin itself.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { CLI_BUNDLE, CLI_MANIFEST, currentCliBuild, fileStamp, writeCliManifest } from "../../src/cli/whichBuild.mjs"
+import { buildFiles, currentBuild, type FileStamp, fileStamp, writeBuildManifest } from "../../src/programBuild.mjs"
+
+const { bundle: CLI_BUNDLE, manifest: CLI_MANIFEST } = buildFiles("cli")
+const currentCliBuild = (root: string) => currentBuild(root, "cli")
+const writeCliManifest = (root: string, inputs: Record<string, FileStamp>) => writeBuildManifest(root, "cli", inputs)
 
 const INPUTS = ["src/cli/main.ts", "src/cli/render.ts", "sdk/src/index.ts"]
 const projects: Array<string> = []
@@ -90,5 +95,11 @@ describe("currentCliBuild", () => {
     const otherBundle = builtProject()
     fs.appendFileSync(path.join(otherBundle, CLI_BUNDLE), "// another build\n")
     expect(currentCliBuild(otherBundle)).toBeUndefined()
+  })
+
+  it("is per program: the CLI's current build says nothing of the MCP server's", () => {
+    const root = builtProject()
+    expect(currentCliBuild(root)).toBe(path.join(root, "dist", "cli.js"))
+    expect(currentBuild(root, "mcp")).toBeUndefined()
   })
 })
