@@ -25,7 +25,7 @@ export const prepareWalByTable = (database: FreshDatabase): Promise<boolean> =>
 
 const OTHER = "(no table of this database: commits, catalogs, other databases)"
 
-/** Each table's WAL bytes between `from` and `to`, most first; undefined with the reason when the log cannot be read. */
+/** Each table's WAL bytes between `from` and `to`, most first; or, when the log cannot be read, the reason (a string). */
 export const walByTable = async (database: FreshDatabase, from: string, to: string): Promise<ReadonlyArray<TableWal> | string> => {
   try {
     const rows = await database.query<{ table: string | null; part: string | null; bytes: string; fpi: string }>(`
