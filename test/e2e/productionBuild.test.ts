@@ -120,7 +120,7 @@ describe("the production build", () => {
       path.join(PROJECT_ROOT, "dist", "ledger.js")
     ])
     for (const [index, argv] of commandLines.entries()) {
-      // the node binary the service was started with (SERVICE_NODE: CI runs this file again on Node.js 24)
+      // the node binary the service was started with (SERVICE_NODE: CI's PostgreSQL pass runs it on Node.js 24)
       expect(argv[0], argv.join(" ")).toBe(SERVICE_NODE)
       expect(argv.filter((arg) => /^--(import|require|loader|experimental-loader)\b|^-r$/.test(arg) || TOOLING.test(arg)), argv.join(" ")).toEqual([])
       const environment = environmentOf(processes[index]!)
