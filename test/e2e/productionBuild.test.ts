@@ -32,6 +32,10 @@ import {
 
 const TOOLING = /\b(tsx|typescript|esbuild|vite|vitest|ts-node)\b/
 
+/** Whether the system's library path holds jemalloc (Debian's and Ubuntu's libjemalloc2 on the usual architectures). */
+const JEMALLOC_INSTALLED = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"].some((dir) =>
+  fs.existsSync(path.join(dir, "libjemalloc.so.2"))
+)
 const environmentOf = (pid: number) => fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((part) => part !== "")
 
 /** The specifiers the build's JavaScript imports or requires that name a package (not a file of the build). */
@@ -85,8 +89,9 @@ describe("the production build", () => {
     // `npm run build`, run once for the whole test run (every service process of the tests starts from it)
     await buildOnceForThisRun()
     const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
-    // Plain node with V8 flags on the build (the tests' service processes take the same flags from it)
-    expect(manifest.scripts["start:prod"]).toMatch(/^node( --[\w-]+=\d+)* dist\/main\.js$/)
+    // Plain node with V8 flags on the build, jemalloc preloaded (the tests' service processes take the same flags and
+    // setting from it)
+    expect(manifest.scripts["start:prod"]).toMatch(/^LD_PRELOAD=libjemalloc\.so\.2 node( --[\w-]+=\d+)* dist\/main\.js$/)
     for (const program of ["main", "ledger", "mcp", "wallet-engine", "mpc-node", "kms-rotate"]) {
       expect(fs.existsSync(path.join(PROJECT_ROOT, "dist", `${program}.js`)), program).toBe(true)
     }
@@ -126,6 +131,10 @@ describe("the production build", () => {
       const environment = environmentOf(processes[index]!)
       expect(environment.filter((entry) => entry.startsWith("NODE_OPTIONS="))).toEqual([])
     }
+    // jemalloc, which start:prod preloads, is the service's allocator wherever the machine has it (Debian's
+    // libjemalloc2; .ci/run installs it); without it the linker says so once and glibc's malloc serves
+    expect(environmentOf(service.pid)).toContain("LD_PRELOAD=libjemalloc.so.2")
+    if (JEMALLOC_INSTALLED) expect(fs.readFileSync(`/proc/${service.pid}/maps`, "utf8")).toMatch(/\/libjemalloc\.so\.2$/m)
 
     // V8's compile cache: in DATA_DIR, the service user's alone, written once the start is done (not only at
     // exit), and the ledger child's too; nothing where Node.js has none (20).
