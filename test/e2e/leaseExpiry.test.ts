@@ -36,8 +36,11 @@ interface JobRow {
   readonly status: string
   readonly attempts: number
   readonly lease_id: string | null
-  readonly expired: boolean
+  readonly lease_expires_at: Date | null
+  readonly expired: boolean | null
   readonly updated_at: Date
+  /** Its transaction's status, read in the same statement: both as of one moment. */
+  readonly tx_status: string
 }
 
 let deployment: SharedDeployment | undefined
@@ -52,7 +55,8 @@ afterAll(async () => {
 
 const jobOf = async (txId: string) => {
   const rows = await deployment!.database.query<JobRow>(
-    `SELECT id, status, attempts, lease_id, lease_expires_at < now() AS expired, updated_at FROM outbox_jobs WHERE tx_id = $1`, [txId]
+    `SELECT j.id, j.status, j.attempts, j.lease_id, j.lease_expires_at, j.lease_expires_at < now() AS expired, j.updated_at, t.status AS tx_status
+     FROM outbox_jobs j JOIN transactions t ON t.id = j.tx_id WHERE j.tx_id = $1`, [txId]
   )
   expect(rows.length).toBe(1)
   return rows[0]!
@@ -94,9 +98,7 @@ describe("outbox: a lease that expires mid-job", () => {
     expect(frozenAt.status).toBe("processing")
     expect(frozenAt.attempts).toBe(1)
     expect(frozenAt.lease_id).not.toBeNull()
-    const expiryOfA = (await deployment!.database.query<{ lease_expires_at: Date }>(
-      `SELECT lease_expires_at FROM outbox_jobs WHERE tx_id = $1`, [txId]
-    ))[0]!.lease_expires_at
+    expect(frozenAt.lease_expires_at).not.toBeNull()
     // A is frozen (its gateway cannot answer): the signature it recorded, from the database.
     const signatureOfA = (await deployment!.database.query<{ signature: string | null }>(`SELECT signature FROM transactions WHERE id = $1`, [txId]))[0]?.signature
     expect(signatureOfA).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/)
@@ -108,14 +110,9 @@ describe("outbox: a lease that expires mid-job", () => {
     const startingB = deployment!.startService(settings)
     // Awaited below; a failed start is reported there, not as an unhandled rejection meanwhile.
     startingB.catch(() => undefined)
-    // The job and its transaction read in one statement, so both are seen at the same moment.
-    const jobAndStatus = async () => (await deployment!.database.query<JobRow & { tx_status: string }>(
-      `SELECT j.id, j.status, j.attempts, j.lease_id, j.lease_expires_at < now() AS expired, j.updated_at, t.status AS tx_status
-       FROM outbox_jobs j JOIN transactions t ON t.id = j.tx_id WHERE j.tx_id = $1`, [txId]
-    ))[0]!
-    let lapsed: (JobRow & { tx_status: string }) | undefined
+    let lapsed: JobRow | undefined
     await waitFor("A's lease to lapse or be claimed after it ran out", async () => {
-      const job = await jobAndStatus()
+      const job = await jobOf(txId)
       lapsed = job.expired === true || job.lease_id !== frozenAt.lease_id ? job : undefined
       return lapsed !== undefined
     }, 10 * LEASE_MS, 50)
@@ -125,7 +122,7 @@ describe("outbox: a lease that expires mid-job", () => {
     } else {
       // Seen after B's claim: the claim (its updated_at, or a later write of B's) is not earlier than A's lease ran out.
       expect(lapsed!.attempts).toBe(2)
-      expect(lapsed!.updated_at.getTime()).toBeGreaterThanOrEqual(expiryOfA.getTime())
+      expect(lapsed!.updated_at.getTime()).toBeGreaterThanOrEqual(frozenAt.lease_expires_at!.getTime())
     }
     const b = await startingB
     await waitFor("B to confirm the transfer", async () => (await statusOf(txId)) === "confirmed", 60_000, 100)
